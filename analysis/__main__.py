@@ -1,0 +1,37 @@
+"""`python -m analysis <command>`: parason-stats, simulate, diff, fineproofs-trace."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
+_COMMAND_MODULES = ("analysis.cli_parason", "analysis.cli_stopping", "analysis.cli_fineproofs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    args = parser.parse_args(argv)
+    from cache.errors import DataError
+
+    try:
+        return int(args.func(args) or 0)
+    except DataError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

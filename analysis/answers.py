@@ -1,0 +1,344 @@
+"""Answer equivalence groups of one question: a cheap normaliser first, math-verify only between
+distinct normalised strings.
+
+Why this shape: a MARS question has ~4,096 final answers and ~25,000 probe answers but only a
+few dozen distinct strings, most of them plain integers. Normalising and keying integers and
+simple fractions exactly handles almost everything; math-verify (slow, sympy-based) is asked
+only whether two *distinct* keys are the same value, and its results are cached process-wide.
+
+Group ids are deterministic: numbered 0, 1, ... in order of first appearance of the answers as
+they are added (the feature builder adds final answers in `trace_idx` order, then probe answers),
+as shared/spec/stopping.md requires for tie-breaks. A null or empty answer has no group (-1).
+
+Timeout-safe path: math-verify's own timeouts use `signal.alarm`, which only works on the main
+thread. On the main thread we pass short timeouts; elsewhere (Streamlit runs scripts in worker
+threads) we disable them and instead never hand math-verify a string longer than
+`VERIFY_MAX_CHARS`, or one with deep nesting or large exponents (the usual sympy blow-ups).
+Any error or timeout counts as "not equivalent".
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+LONG_ANSWER_CHARS = 120  # longer extracted answers are treated as text spans, not maths
+VERIFY_MAX_CHARS = 60
+LABEL_MAX_CHARS = 80
+
+_INT_RE = re.compile(r"^[+-]?\d+$")
+_THOUSANDS_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")
+_DEC_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+)$")
+_FRAC_RE = re.compile(r"^([+-]?)\\frac\{([+-]?\d+)\}\{([+-]?\d+)\}$")
+_FRAC_SHORT_RE = re.compile(r"^([+-]?)\\frac(\d)(\d)$")
+_SLASH_RE = re.compile(r"^([+-]?\d+)/([+-]?\d+)$")
+_VAR_EQ_RE = re.compile(r"^[a-zA-Z]\s*=\s*(?!=)")
+_TEXT_RE = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
+_BIG_POW_RE = re.compile(r"\^\{?\s*\d{4,}")
+
+
+def _last_boxed(s: str) -> str | None:
+    """Content of the last \\boxed{...} (or \\fbox{...}) with balanced braces, else None."""
+    for tag in ("\\boxed", "\\fbox"):
+        i = s.rfind(tag + "{")
+        if i >= 0:
+            j = i + len(tag) + 1
+            depth = 1
+            k = j
+            while k < len(s) and depth:
+                if s[k] == "{":
+                    depth += 1
+                elif s[k] == "}":
+                    depth -= 1
+                k += 1
+            return s[j : k - 1] if depth == 0 else s[j:]
+    return None
+
+
+def _strip_outer_braces(s: str) -> str:
+    while len(s) >= 2 and s[0] == "{" and s[-1] == "}":
+        depth = 0
+        for i, ch in enumerate(s):
+            depth += ch == "{"
+            depth -= ch == "}"
+            if depth == 0 and i < len(s) - 1:
+                return s
+        s = s[1:-1]
+    return s
+
+
+def normalize(answer: object) -> str | None:
+    """Cheap canonical form: strips \\boxed, $, spaces, \\left/\\right, spacing commands,
+    \\dfrac/\\tfrac -> \\frac, degrees, \\text{}, a leading `x =`, trailing dots; None if empty."""
+    if answer is None:
+        return None
+    s = str(answer).strip()
+    if not s:
+        return None
+    if len(s) > 4 * LONG_ANSWER_CHARS:
+        s = s[: 4 * LONG_ANSWER_CHARS]
+    boxed = _last_boxed(s)
+    if boxed is not None:
+        s = boxed
+    s = s.replace("$", "")
+    for a, b in (
+        ("\\left", ""),
+        ("\\right", ""),
+        ("\\displaystyle", ""),
+        ("\\dfrac", "\\frac"),
+        ("\\tfrac", "\\frac"),
+        ("\\!", ""),
+        ("\\,", ""),
+        ("\\;", ""),
+        ("\\:", ""),
+        ("\\ ", ""),
+        ("~", ""),
+        ("^{\\circ}", ""),
+        ("^\\circ", ""),
+        ("\\circ", ""),
+        ("\\%", ""),
+    ):
+        s = s.replace(a, b)
+    s = _TEXT_RE.sub(r"\1", s)
+    s = "".join(s.split())
+    s = _VAR_EQ_RE.sub("", s)
+    s = s.rstrip(".,;:")
+    s = _strip_outer_braces(s)
+    if _THOUSANDS_RE.match(s):
+        s = s.replace(",", "")
+    return s or None
+
+
+def exact_value(norm: str) -> Fraction | None:
+    """Exact rational value of integers, decimals and simple fractions, else None."""
+    try:
+        if _INT_RE.match(norm):
+            return Fraction(int(norm))
+        if _DEC_RE.match(norm):
+            return Fraction(norm)
+        m = _FRAC_RE.match(norm) or _FRAC_SHORT_RE.match(norm)
+        if m:
+            sign, a, b = m.groups()
+            if int(b) == 0:
+                return None
+            v = Fraction(int(a), int(b))
+            return -v if sign == "-" else v
+        m = _SLASH_RE.match(norm)
+        if m and int(m.group(2)) != 0:
+            return Fraction(int(m.group(1)), int(m.group(2)))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return None
+
+
+def answer_key(norm: str | None) -> str | None:
+    """Grouping key: `n:<p/q>` for exact rationals, `t:<text>` for long spans, else `s:<norm>`."""
+    if norm is None:
+        return None
+    if len(norm) > LONG_ANSWER_CHARS:
+        return "t:" + norm
+    v = exact_value(norm)
+    if v is not None:
+        return f"n:{v.numerator}/{v.denominator}"
+    return "s:" + norm
+
+
+# ---------------------------------------------------------------------------------------------
+# math-verify, cached and guarded
+
+_PARSE_CACHE: dict[str, Any] = {}
+_VERIFY_CACHE: dict[tuple[str, str], bool] = {}
+_CACHE_MAX = 50_000
+
+
+def _mv_allowed(norm: str) -> bool:
+    if len(norm) > VERIFY_MAX_CHARS or _BIG_POW_RE.search(norm):
+        return False
+    return norm.count("{") <= 12
+
+
+def _timeouts() -> int | None:
+    return 2 if threading.current_thread() is threading.main_thread() else None
+
+
+def _parse(norm: str) -> Any:
+    """math-verify parse of a normalised answer (cached); [] when refused or failed."""
+    hit = _PARSE_CACHE.get(norm)
+    if hit is not None:
+        return hit
+    result: Any = []
+    if _mv_allowed(norm):
+        try:
+            from math_verify import parse
+
+            result = parse("$" + norm + "$", parsing_timeout=_timeouts())
+        except Exception:  # noqa: BLE001 - any parser failure means "not comparable"
+            result = []
+    if len(_PARSE_CACHE) > _CACHE_MAX:
+        _PARSE_CACHE.clear()
+    _PARSE_CACHE[norm] = result
+    return result
+
+
+def _numeric_fingerprint(parsed: Any) -> str | None:
+    """A rounded numeric value of a parsed, symbol-free expression (for candidate matching)."""
+    if not parsed:
+        return None
+    expr = parsed[0]
+    try:
+        if getattr(expr, "free_symbols", None):
+            return None
+        val = complex(expr.evalf(15))
+    except Exception:  # noqa: BLE001
+        return None
+    if not (np.isfinite(val.real) and np.isfinite(val.imag)):
+        return None
+    return f"{val.real:.9g},{val.imag:.9g}"
+
+
+def equivalent(a: str, b: str) -> bool:
+    """Are two normalised answers the same value? (exact keys, then cached math-verify)"""
+    if a == b:
+        return True
+    ka, kb = answer_key(a), answer_key(b)
+    if ka == kb:
+        return True
+    if ka is None or kb is None or ka[0] == "t" or kb[0] == "t":
+        return False
+    if ka[0] == "n" and kb[0] == "n":
+        return False
+    pair = (a, b) if a <= b else (b, a)
+    hit = _VERIFY_CACHE.get(pair)
+    if hit is not None:
+        return hit
+    pa_, pb_ = _parse(a), _parse(b)
+    ok = False
+    if pa_ and pb_:
+        try:
+            from math_verify import verify
+
+            ok = bool(verify(pa_, pb_, timeout_seconds=_timeouts()))
+        except Exception:  # noqa: BLE001
+            ok = False
+    if len(_VERIFY_CACHE) > _CACHE_MAX:
+        _VERIFY_CACHE.clear()
+    _VERIFY_CACHE[pair] = ok
+    return ok
+
+
+class AnswerGrouper:
+    """Assigns group ids to the answers of one question in order of first appearance."""
+
+    def __init__(self, ground_truth: object) -> None:
+        self.ground_truth = "" if ground_truth is None else str(ground_truth)
+        self._gt_norm = normalize(self.ground_truth)
+        self._key_to_group: dict[str, int] = {}
+        self._raw_to_group: dict[object, int] = {}
+        self.labels: list[str] = []
+        self._norms: list[str] = []
+        self._fps: list[str | None] = []
+        self._symbolic: list[int] = []  # groups without a numeric fingerprint (math-verify only)
+        self.long_groups: set[int] = set()
+        self._correct: list[bool] = []
+
+    def add(self, answer: object) -> int:
+        """Group id of `answer` (new id if unseen), -1 for null/empty."""
+        if answer is None:
+            return -1
+        hit = self._raw_to_group.get(answer)
+        if hit is not None:
+            return hit
+        g = self._group_of(normalize(answer))
+        self._raw_to_group[answer] = g
+        return g
+
+    def add_many(self, answers: list[object]) -> np.ndarray:
+        out = np.empty(len(answers), dtype=np.int32)
+        for i, a in enumerate(answers):
+            out[i] = self.add(a)
+        return out
+
+    def _group_of(self, norm: str | None) -> int:
+        key = answer_key(norm)
+        if key is None or norm is None:
+            return -1
+        g = self._key_to_group.get(key)
+        if g is not None:
+            return g
+        g = self._match_existing(norm, key)
+        if g is None:
+            g = self._new_group(norm, key)
+        self._key_to_group[key] = g
+        return g
+
+    def _match_existing(self, norm: str, key: str) -> int | None:
+        if key[0] == "t":
+            return None
+        if key[0] == "n":
+            v = exact_value(norm)
+            fp = f"{float(v):.9g},0" if v is not None else None
+        else:
+            fp = _numeric_fingerprint(_parse(norm))
+        if fp is not None:
+            for g, gfp in enumerate(self._fps):
+                if gfp != fp:
+                    continue
+                if key[0] == "n" and self._norm_key(g)[0] == "n":
+                    continue  # two distinct exact rationals are never equal
+                if equivalent(self._norms[g], norm):
+                    return g
+            return None
+        if key[0] == "s" and _parse(norm):
+            for g in self._symbolic[:20]:
+                if equivalent(self._norms[g], norm):
+                    return g
+        return None
+
+    def _norm_key(self, g: int) -> str:
+        return answer_key(self._norms[g]) or ""
+
+    def _new_group(self, norm: str, key: str) -> int:
+        g = len(self.labels)
+        label = norm if len(norm) <= LABEL_MAX_CHARS else norm[: LABEL_MAX_CHARS - 1] + "…"
+        self.labels.append(label)
+        self._norms.append(norm)
+        if key[0] == "n":
+            v = exact_value(norm)
+            fp = f"{float(v):.9g},0" if v is not None else None
+        elif key[0] == "s":
+            fp = _numeric_fingerprint(_parse(norm))
+        else:
+            fp = None
+        self._fps.append(fp)
+        if fp is None and key[0] == "s":
+            self._symbolic.append(g)
+        if key[0] == "t":
+            self.long_groups.add(g)
+        self._correct.append(self._is_gt(norm, key))
+        return g
+
+    def _is_gt(self, norm: str, key: str) -> bool:
+        gt = self._gt_norm
+        if gt is None or key[0] == "t":
+            return False
+        if answer_key(gt) == key:
+            return True
+        return equivalent(gt, norm)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+    @property
+    def group_correct(self) -> np.ndarray:
+        return np.array(self._correct, dtype=bool)
+
+    def correct_of(self, groups: np.ndarray) -> np.ndarray:
+        """Correctness of each group id in `groups` (-1 -> False)."""
+        table = np.concatenate([self.group_correct, np.zeros(1, dtype=bool)])
+        g = np.asarray(groups, dtype=np.int64)
+        return table[np.where(g < 0, table.shape[0] - 1, g)]

@@ -1,0 +1,184 @@
+"""A QuestionPool restricted to the simulator's pool, with the per-pool derived arrays.
+
+The pool (spec: "The question's pool") is the traces whose *final* answer has a group id, in
+`trace_idx` order. Everything here depends on the pool only, never on a bootstrap sample, so it
+is computed once per question and reused by every policy and every sweep point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.pool import QuestionPool
+
+
+@dataclass
+class PreparedQuestion:
+    """Pool-restricted arrays of one question (row r = r-th pool trace in trace_idx order)."""
+
+    source: QuestionPool
+    qid: int
+    ground_truth: str
+    window: int
+    n: int  # pool size
+    n_groups: int
+    group_labels: list[str]
+    group_correct: np.ndarray  # bool [g]
+    grid: np.ndarray  # int64 [K]
+    lengths: np.ndarray  # int64 [n]
+    final: np.ndarray  # int32 [n] (all >= 0)
+    groups: np.ndarray  # int32 [n, K] answer group at each checkpoint, -1 none
+    conf: np.ndarray  # float32 [n, K] conf_at_pos
+    conf_cummin: np.ndarray  # float32 [n, K] running minimum of conf along the grid
+    mean_conf: np.ndarray  # float64 [n]
+    tail_conf: np.ndarray  # float64 [n]
+    min_group: np.ndarray  # float64 [n]
+    bottom_10: np.ndarray  # float64 [n]
+    # DeepConf truncation index: record lows of pool traces keyed for one int64 searchsorted
+    low_offsets: np.ndarray  # int64 [n+1]
+    low_window: np.ndarray  # int64 [m]
+    low_keys: np.ndarray  # int64 [m] r*(M+1) + (M - rank(value)), increasing
+    low_uniq: np.ndarray  # float64 [M] sorted distinct record-low values
+    notes: list[str] = field(default_factory=list)
+    cache: dict = field(default_factory=dict)  # q-model, calibrated gamma, ... keyed by params
+
+    @property
+    def n_checkpoints(self) -> int:
+        return int(self.grid.shape[0])
+
+    def label(self, group: int) -> str:
+        return self.group_labels[group] if 0 <= group < len(self.group_labels) else ""
+
+    def truncation(self, rows: np.ndarray, thr: np.ndarray) -> np.ndarray:
+        """DeepConf truncation position of pool rows `rows` [..., B] under per-row-set threshold
+        `thr` [...]: first window whose group confidence is `< thr`, plus W, else the length.
+        A non-finite threshold truncates nothing (every `<` comparison with NaN is false)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        thr = np.asarray(thr, dtype=np.float64)
+        thr_b = np.broadcast_to(thr[..., None], rows.shape)
+        m_u = self.low_uniq.shape[0]
+        r = np.searchsorted(self.low_uniq, thr_b, side="left")  # number of values < thr
+        query = rows * (m_u + 1) + (m_u - r)
+        pos = np.searchsorted(self.low_keys, query, side="right")
+        lo = self.low_offsets[rows]
+        hi = self.low_offsets[rows + 1]
+        hit = (pos < hi) & np.isfinite(thr_b)
+        win = self.low_window[np.minimum(pos, max(self.low_window.shape[0] - 1, 0))] if self.low_window.size else np.zeros_like(pos)
+        out = np.where(hit, win + self.window, self.lengths[rows])
+        del lo
+        return out.astype(np.int64)
+
+
+def _first_appearance_order(pool: QuestionPool) -> np.ndarray:
+    return np.argsort(np.asarray(pool.trace_idx), kind="stable")
+
+
+def prepare(pool: QuestionPool) -> PreparedQuestion:
+    """Restrict a QuestionPool to the simulator pool and derive what every policy needs.
+
+    Never raises on odd data: problems become `notes` (shown by the UI)."""
+    notes: list[str] = list(pool.notes)
+    order = _first_appearance_order(pool)
+    final_all = np.asarray(pool.final_group, dtype=np.int32)[order]
+    keep = order[final_all >= 0]
+    n = int(keep.shape[0])
+    n_all = int(order.shape[0])
+    grid = np.asarray(pool.grid, dtype=np.int64).reshape(-1)
+    k = int(grid.shape[0])
+
+    groups = np.asarray(pool.ckpt_group, dtype=np.int32).reshape(n_all, k)[keep]
+    conf = np.asarray(pool.ckpt_conf, dtype=np.float32).reshape(n_all, k)[keep]
+    lengths = np.asarray(pool.lengths, dtype=np.int64)[keep]
+    final = np.asarray(pool.final_group, dtype=np.int32)[keep]
+    f64 = {
+        name: np.asarray(getattr(pool, name), dtype=np.float32)[keep].astype(np.float64)
+        for name in ("mean_conf", "tail_conf", "min_group", "bottom_10")
+    }
+    conf_cummin = np.minimum.accumulate(conf, axis=1) if k else conf.copy()
+
+    n_groups = len(pool.group_labels)
+    max_id = max(int(final.max(initial=-1)), int(groups.max(initial=-1)))
+    if max_id >= n_groups:
+        notes.append(
+            f"answer group ids go up to {max_id} but only {n_groups} labels exist; "
+            "the missing groups are shown unlabelled and count as wrong"
+        )
+    n_groups_eff = max(n_groups, max_id + 1, 1)
+    correct = np.zeros(n_groups_eff, dtype=bool)
+    gc = np.asarray(pool.group_correct, dtype=bool)
+    correct[: gc.shape[0]] = gc[:n_groups_eff]
+    labels = list(pool.group_labels) + [""] * (n_groups_eff - n_groups)
+
+    # record lows of pool rows, re-offset, non-finite values dropped
+    lo_all = np.asarray(pool.low_offsets, dtype=np.int64)
+    lw_all = np.asarray(pool.low_window, dtype=np.int64)
+    lv_all = np.asarray(pool.low_value, dtype=np.float32)
+    counts = lo_all[keep + 1] - lo_all[keep]
+    starts = lo_all[keep]
+    take = (np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(counts.sum())) if n else np.zeros(0, np.int64)
+    low_w = lw_all[take]
+    low_v = lv_all[take].astype(np.float64)
+    row_of = np.repeat(np.arange(n, dtype=np.int64), counts)
+    finite = np.isfinite(low_v)
+    if not finite.all():
+        notes.append(f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation")
+        low_w, low_v, row_of = low_w[finite], low_v[finite], row_of[finite]
+    new_counts = np.bincount(row_of, minlength=n) if n else np.zeros(0, np.int64)
+    low_offsets = np.concatenate(([0], np.cumsum(new_counts))).astype(np.int64)
+    uniq = np.unique(low_v)
+    m_u = uniq.shape[0]
+    rank = np.searchsorted(uniq, low_v)
+    low_keys = row_of * (m_u + 1) + (m_u - rank)
+    if low_keys.size > 1 and not np.all(np.diff(low_keys) > 0):
+        notes.append("record lows are not strictly decreasing in some traces; truncation uses them sorted")
+        o = np.argsort(low_keys, kind="stable")
+        low_keys, low_w = low_keys[o], low_w[o]
+
+    bad = {
+        name: int((~np.isfinite(arr)).sum())
+        for name, arr in (("conf_at_pos", conf), *f64.items())
+        if arr.size and not np.isfinite(arr).all()
+    }
+    if bad:
+        desc = ", ".join(f"{v} {k}" for k, v in bad.items())
+        notes.append(
+            f"non-finite confidence features in the pool ({desc}): kept as the published simulator "
+            "would (NaN never passes a DeepConf threshold and blocks MARS stops)"
+        )
+    if n == 0:
+        notes.append(
+            f"no trace has a final answer ({n_all} traces): nothing to sample; every iteration "
+            "answers nothing at zero tokens"
+        )
+    if k == 0 and n:
+        notes.append(
+            "empty checkpoint grid (no probe at a multiple of the window): no rule can stop early; "
+            "every iteration votes on final answers"
+        )
+    return PreparedQuestion(
+        source=pool,
+        qid=int(pool.qid),
+        ground_truth=str(pool.ground_truth),
+        window=int(pool.window),
+        n=n,
+        n_groups=n_groups_eff,
+        group_labels=labels,
+        group_correct=correct,
+        grid=grid,
+        lengths=lengths,
+        final=final,
+        groups=np.ascontiguousarray(groups),
+        conf=np.ascontiguousarray(conf),
+        conf_cummin=np.ascontiguousarray(conf_cummin),
+        mean_conf=f64["mean_conf"],
+        tail_conf=f64["tail_conf"],
+        min_group=f64["min_group"],
+        bottom_10=f64["bottom_10"],
+        low_offsets=low_offsets,
+        low_window=low_w,
+        low_keys=low_keys.astype(np.int64),
+        low_uniq=uniq,
+        notes=notes,
+    )

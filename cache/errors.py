@@ -1,0 +1,44 @@
+"""One family of typed data errors, each carrying a message for a person and a hint.
+
+Pages render these with `components.errors.show_error`; anything else is a programming error.
+"""
+
+from __future__ import annotations
+
+
+class DataError(Exception):
+    """A problem with the data a user pointed us at (not a bug in the explorer)."""
+
+    title = "Data problem"
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class SourceNotFound(DataError):
+    """A folder or file that a source should provide is missing."""
+
+    title = "File not found"
+
+
+class HubUnavailable(DataError):
+    """The Hugging Face Hub could not be reached, or the repo/revision does not exist."""
+
+    title = "Hub unavailable"
+
+
+class CorruptFile(DataError):
+    """A file exists but cannot be read (truncated parquet, bad gzip, bad JSON)."""
+
+    title = "Unreadable file"
+
+
+class SchemaError(DataError):
+    """A required column (role) is missing or has the wrong type."""
+
+    title = "Unexpected columns"

@@ -1,0 +1,67 @@
+"""Lazy, checked access to parquet files: metadata first (cheap, catches corrupt files), then
+`pl.scan_parquet` so projections and predicates are pushed down to the reader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from cache.errors import CorruptFile, SourceNotFound
+
+
+@dataclass(frozen=True)
+class ParquetInfo:
+    path: Path
+    rows: int
+    row_groups: int
+    size_bytes: int
+    columns: dict[str, str]  # name -> arrow type as text
+
+
+def _label(path: Path) -> str:
+    parts = Path(path).parts
+    return "/".join(parts[-2:]) if len(parts) >= 2 else str(path)
+
+
+def parquet_info(path: Path) -> ParquetInfo:
+    """Row count, row groups and column types from the footer; raises a DataError if unreadable."""
+    path = Path(path)
+    if not path.exists():
+        raise SourceNotFound(
+            f"{_label(path)} does not exist", "check the source settings in the sidebar"
+        )
+    size = path.stat().st_size
+    if size == 0:
+        raise CorruptFile(
+            f"{_label(path)} is empty (0 bytes)", "re-download or regenerate the file"
+        )
+    try:
+        meta = pq.read_metadata(path)
+        schema = pq.read_schema(path)
+    except Exception as exc:  # ArrowInvalid, OSError, ...: all mean "not a readable parquet"
+        raise CorruptFile(
+            f"{_label(path)} is not a readable parquet file ({type(exc).__name__}: {str(exc)[:120]})",
+            "the file may be truncated or corrupt: re-download it (python -m cache fetch) or regenerate the sample",
+        ) from None
+    cols = {f.name: str(f.type) for f in schema}
+    return ParquetInfo(path, meta.num_rows, meta.num_row_groups, size, cols)
+
+
+def scan_parquet(path: Path) -> pl.LazyFrame:
+    """A lazy frame over a checked parquet file."""
+    parquet_info(path)
+    return pl.scan_parquet(path)
+
+
+def collect(lf: pl.LazyFrame, path: Path) -> pl.DataFrame:
+    """Collect a scan, turning reader failures into a `CorruptFile` naming the file."""
+    try:
+        return lf.collect()
+    except (pl.exceptions.ComputeError, OSError) as exc:
+        raise CorruptFile(
+            f"reading {_label(Path(path))} failed ({str(exc)[:160]})",
+            "the file may be truncated or corrupt: re-download or regenerate it",
+        ) from None

@@ -1,0 +1,287 @@
+"""The one place that turns "dataset + Hub-relative file" into a local path, for any source.
+
+Sources:
+- ``sample``: the deterministic generated sample (built on first use into the cache folder);
+- ``hub``: the Hugging Face Hub through ``huggingface_hub`` into the standard HF cache
+  (respects ``HF_HUB_OFFLINE``; downloads only the file asked for);
+- ``local``: a folder laid out exactly like the Hub repo (e.g. a mounted copy).
+
+Presets come from the environment so a deployment can point at mounted data:
+``RTE_<DATASET>_SOURCE`` (sample|hub|local), ``RTE_<DATASET>_REPO``, ``RTE_<DATASET>_REVISION``,
+``RTE_<DATASET>_PATH``; e.g. ``RTE_MARS_SOURCE=local RTE_MARS_PATH=/mnt/mars``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from cache.datasets import DATASETS, DatasetInfo
+from cache.errors import HubUnavailable, SourceNotFound
+from cache.progress import ProgressFn
+
+SourceKind = Literal["sample", "hub", "local"]
+SOURCE_KINDS: tuple[SourceKind, ...] = ("sample", "hub", "local")
+SOURCE_LABELS = {"sample": "Bundled sample", "hub": "Hugging Face Hub", "local": "Local folder"}
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """Where one dataset comes from. Hashable: usable as a cache key."""
+
+    kind: SourceKind = "sample"
+    repo_id: str = ""
+    revision: str = "main"
+    local_path: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "hub":
+            return f"Hugging Face Hub · {self.repo_id}@{self.revision}"
+        if self.kind == "local":
+            return f"Local folder · {self.local_path}"
+        return "Bundled sample (generated, offline)"
+
+
+def dataset_info(dataset: str) -> DatasetInfo:
+    try:
+        return DATASETS[dataset]
+    except KeyError:
+        raise SourceNotFound(
+            f"unknown dataset {dataset!r}", f"known datasets: {', '.join(DATASETS)}"
+        ) from None
+
+
+def default_source(dataset: str, environ: dict[str, str] | None = None) -> SourceConfig:
+    """The preset for a dataset: environment variables, else the bundled sample."""
+    env = os.environ if environ is None else environ
+    info = dataset_info(dataset)
+    prefix = f"RTE_{dataset.upper()}_"
+    kind = env.get(prefix + "SOURCE", "").strip().lower()
+    path = env.get(prefix + "PATH", "").strip()
+    if kind not in SOURCE_KINDS:
+        kind = "local" if path else "sample"
+    return SourceConfig(
+        kind=kind,  # type: ignore[arg-type]
+        repo_id=env.get(prefix + "REPO", "").strip() or info.default_repo,
+        revision=env.get(prefix + "REVISION", "").strip() or "main",
+        local_path=path,
+    )
+
+
+def sample_source(source: SourceConfig) -> SourceConfig:
+    """The same settings, switched to the bundled sample (the way back from a failing source)."""
+    return replace(source, kind="sample")
+
+
+# ---------------------------------------------------------------------------------- resolution
+
+
+def resolve_file(
+    dataset: str, relpath: str, source: SourceConfig, progress: ProgressFn | None = None
+) -> Path:
+    """Local path of `relpath` (Hub-relative) of `dataset` under `source`; raises DataError."""
+    info = dataset_info(dataset)
+    relpath = _clean_relpath(relpath)
+    if source.kind == "sample":
+        from cache.sample import ensure_sample
+
+        root = ensure_sample(dataset, progress=progress)
+        return _existing(root, relpath, info, "the bundled sample", hint_rebuild=True)
+    if source.kind == "local":
+        return _existing(_local_root(source), relpath, info, f"folder {source.local_path}")
+    if source.kind == "hub":
+        return _hub_download(info, relpath, source)
+    raise SourceNotFound(f"unknown source kind {source.kind!r}", "choose sample, hub or local")
+
+
+def dataset_root(dataset: str, source: SourceConfig) -> Path | None:
+    """The local folder that mirrors the repo, when there is one (sample, local, cached Hub)."""
+    if source.kind == "sample":
+        from cache.sample import ensure_sample
+
+        return ensure_sample(dataset)
+    if source.kind == "local":
+        return _local_root(source)
+    return _hub_snapshot_dir(dataset_info(dataset), source)
+
+
+def available_files(dataset: str, source: SourceConfig, pattern: str = "*") -> list[str]:
+    """Hub-relative files present locally for this source that match a glob (no download)."""
+    root = dataset_root(dataset, source)
+    if root is None or not root.exists():
+        return []
+    found = []
+    for p in root.rglob("*"):
+        if p.is_file() or p.is_symlink():
+            rel = p.relative_to(root).as_posix()
+            if fnmatch.fnmatch(rel, pattern):
+                found.append(rel)
+    return sorted(found)
+
+
+def _clean_relpath(relpath: str) -> str:
+    rel = relpath.replace("\\", "/").lstrip("/")
+    if not rel or any(part in ("..", "") for part in rel.split("/")):
+        raise SourceNotFound(
+            f"invalid file path {relpath!r}", "use a path relative to the repo root"
+        )
+    return rel
+
+
+def _local_root(source: SourceConfig) -> Path:
+    if not source.local_path:
+        raise SourceNotFound(
+            "no local folder given", "enter the folder that mirrors the Hub repo in the sidebar"
+        )
+    root = Path(source.local_path).expanduser()
+    if not root.exists():
+        raise SourceNotFound(
+            f"folder {source.local_path} does not exist",
+            "check the path, or switch back to the bundled sample in the sidebar",
+        )
+    if not root.is_dir():
+        raise SourceNotFound(
+            f"{source.local_path} is a file, not a folder", "give the repo's root folder"
+        )
+    return root
+
+
+def _existing(
+    root: Path, relpath: str, info: DatasetInfo, where: str, hint_rebuild: bool = False
+) -> Path:
+    path = root / relpath
+    if path.is_file():
+        return path
+    expected = ", ".join(info.files)
+    hint = (
+        "run `python -m cache sample` to rebuild the sample"
+        if hint_rebuild
+        else f"the folder must be laid out like the Hub repo {info.default_repo} ({expected})"
+    )
+    raise SourceNotFound(f"{relpath} is missing in {where}", hint)
+
+
+def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path:
+    from huggingface_hub import errors as hf_errors
+    from huggingface_hub import hf_hub_download
+
+    repo = source.repo_id or info.default_repo
+    rev = source.revision or "main"
+    back = "switch to the bundled sample in the sidebar"
+    # huggingface_hub retries a refused connection for ~20 s; probe once, then use the cache only
+    local_only = not _offline() and not hub_reachable()
+    try:
+        return Path(
+            hf_hub_download(
+                repo, relpath, repo_type="dataset", revision=rev, local_files_only=local_only
+            )
+        )
+    except hf_errors.RepositoryNotFoundError:
+        raise HubUnavailable(
+            f"dataset repo {repo} was not found on the Hub", f"check the repo id, or {back}"
+        ) from None
+    except hf_errors.RevisionNotFoundError:
+        raise HubUnavailable(
+            f"revision {rev!r} does not exist in {repo}", f"use 'main' or a valid commit, or {back}"
+        ) from None
+    except hf_errors.RemoteEntryNotFoundError:
+        raise HubUnavailable(
+            f"{relpath} does not exist in {repo}@{rev}", f"is this the right repo? Or {back}"
+        ) from None
+    except hf_errors.LocalEntryNotFoundError:
+        offline = _offline()
+        why = (
+            "HF_HUB_OFFLINE is set and the file is not in the HF cache"
+            if offline
+            else "the Hub could not be reached and the file is not in the HF cache"
+        )
+        raise HubUnavailable(
+            f"cannot get {relpath} from {repo}@{rev}: {why}",
+            f"run `python -m cache fetch` where there is network, or {back}",
+        ) from None
+    except hf_errors.GatedRepoError:
+        raise HubUnavailable(
+            f"{repo} is gated", f"log in with `hf auth login` after accepting its terms, or {back}"
+        ) from None
+    except (hf_errors.HfHubHTTPError, OSError, ValueError) as exc:
+        raise HubUnavailable(
+            f"the Hub could not serve {relpath} from {repo}@{rev}: {type(exc).__name__}", back
+        ) from None
+    except Exception as exc:  # network stacks raise their own families (httpx, ssl, ...)
+        raise HubUnavailable(f"the Hub is unreachable ({type(exc).__name__})", back) from None
+
+
+_REACHABLE: dict[str, tuple[float, bool]] = {}
+
+
+def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
+    """Can we open a TCP connection to the Hub endpoint? (cached for `ttl` seconds)"""
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    host = url.hostname or "huggingface.co"
+    port = url.port or (443 if url.scheme == "https" else 80)
+    key = f"{host}:{port}"
+    now = time.monotonic()
+    if key in _REACHABLE and now - _REACHABLE[key][0] < ttl:
+        return _REACHABLE[key][1]
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            ok = True
+    except OSError:
+        ok = False
+    _REACHABLE[key] = (now, ok)
+    return ok
+
+
+def _offline() -> bool:
+    from huggingface_hub import is_offline_mode
+
+    return bool(is_offline_mode())
+
+
+def _hub_snapshot_dir(info: DatasetInfo, source: SourceConfig) -> Path | None:
+    """The HF-cache snapshot folder of repo@revision, if anything of it is cached (no network)."""
+    from huggingface_hub import constants
+
+    repo = source.repo_id or info.default_repo
+    repo_dir = Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}"
+    rev = source.revision or "main"
+    ref = repo_dir / "refs" / rev
+    commit = ref.read_text().strip() if ref.is_file() else rev
+    snap = repo_dir / "snapshots" / commit
+    return snap if snap.is_dir() else None
+
+
+def fetch_files(
+    dataset: str,
+    source: SourceConfig,
+    patterns: list[str] | None = None,
+    progress: ProgressFn | None = None,
+) -> Path:
+    """Download (a subset of) a dataset repo into the HF cache (`python -m cache fetch`)."""
+    from huggingface_hub import snapshot_download
+
+    info = dataset_info(dataset)
+    repo = source.repo_id or info.default_repo
+    try:
+        if progress:
+            progress(0.0, f"fetching {repo}")
+        path = snapshot_download(
+            repo, repo_type="dataset", revision=source.revision or "main", allow_patterns=patterns
+        )
+    except Exception as exc:
+        raise HubUnavailable(
+            f"could not fetch {repo}@{source.revision}: {type(exc).__name__}",
+            "check the network, the repo id and HF_HUB_OFFLINE; the bundled sample always works",
+        ) from None
+    if progress:
+        progress(1.0, "done")
+    return Path(path)

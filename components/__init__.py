@@ -1,0 +1,1 @@
+"""Reusable UI pieces (figures and widgets). No data access of their own."""

@@ -1,0 +1,51 @@
+"""The Streamlit caching adapters shared by every page: thin wrappers keyed by plain values
+(dataset, relpath, SourceConfig), never by a LazyFrame. Dataset-specific adapters live next to
+their pages' components in `components/<dataset>_cached.py` and follow the same rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from cache.progress import ProgressFn
+from cache.sample import sample_root
+from cache.scan import ParquetInfo, parquet_info
+from cache.sources import SourceConfig, resolve_file
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _resolve(dataset: str, relpath: str, source: SourceConfig) -> str:
+    return str(resolve_file(dataset, relpath, source))
+
+
+def resolve(dataset: str, relpath: str, source: SourceConfig) -> Path:
+    """Local path of a dataset file; builds the sample with a progress bar the first time."""
+    if source.kind == "sample" and not sample_root(dataset).is_dir():
+        with st_progress(f"Generating the {dataset} sample (first run only)…") as bar:
+            resolve_file(dataset, relpath, source, progress=bar)
+    return Path(_resolve(dataset, relpath, source))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def file_info(dataset: str, relpath: str, source: SourceConfig) -> ParquetInfo:
+    return parquet_info(resolve(dataset, relpath, source))
+
+
+class st_progress:  # noqa: N801 - used like a function in `with`
+    """`with st_progress("…") as hook:` gives a ProgressFn drawing an st.progress bar."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __enter__(self) -> ProgressFn:
+        self.bar = st.progress(0.0, text=self.label)
+
+        def hook(fraction: float, message: str = "") -> None:
+            text = f"{self.label} {message}".strip()
+            self.bar.progress(min(1.0, max(0.0, float(fraction))), text=text)
+
+        return hook
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.empty()

@@ -1,0 +1,104 @@
+"""The derived-table store: reuse, rebuild on a changed source or version, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cache import store
+
+
+@pytest.fixture()
+def source(tmp_path: Path) -> Path:
+    f = tmp_path / "src.txt"
+    f.write_text("v1")
+    return f
+
+
+def _builder(calls: list[int], value: int = 1):
+    def build(progress=None):
+        calls.append(value)
+        return pl.DataFrame({"x": [value, value + 1]})
+
+    return build
+
+
+def test_built_once_then_reused(source: Path) -> None:
+    calls: list[int] = []
+    a = store.read_derived("t-reuse", 1, [source], _builder(calls))
+    b = store.read_derived("t-reuse", 1, [source], _builder(calls))
+    assert calls == [1] and a.equals(b) and a["x"].to_list() == [1, 2]
+
+
+def test_changed_source_rebuilds(source: Path) -> None:
+    calls: list[int] = []
+    p1 = store.derived_table("t-change", 1, [source], _builder(calls))
+    source.write_text("v2 longer")  # size and mtime change
+    os.utime(source, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    p2 = store.derived_table("t-change", 1, [source], _builder(calls))
+    assert p1 != p2 and len(calls) == 2 and p1.exists() and p2.exists()
+
+
+def test_version_and_params_are_part_of_the_key(source: Path) -> None:
+    calls: list[int] = []
+    p1 = store.derived_table("t-ver", 1, [source], _builder(calls))
+    p2 = store.derived_table("t-ver", 2, [source], _builder(calls))
+    p3 = store.derived_table("t-ver", 2, [source], _builder(calls), params={"window": 1024})
+    assert len({p1, p2, p3}) == 3 and len(calls) == 3
+    assert p2.name.startswith("t-ver-v2-")
+
+
+def test_crash_mid_write_leaves_no_file(source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+
+    def half_write(table, where, **kw):
+        Path(where).write_bytes(b"PAR1 half")  # something is on disk ...
+        raise OSError("disk full")  # ... then the write dies
+
+    monkeypatch.setattr(pq, "write_table", half_write)
+    with pytest.raises(OSError):
+        store.derived_table("t-crash", 1, [source], _builder([]))
+    dest = store.table_path("t-crash", 1, [source])
+    assert not dest.exists()
+    assert not list(dest.parent.glob(f".{dest.name}.*"))  # temp file cleaned up
+    monkeypatch.setattr(pq, "write_table", real)
+    assert store.read_derived("t-crash", 1, [source], _builder([]))["x"].to_list() == [1, 2]
+
+
+def test_concurrent_builders_leave_one_readable_file(source: Path) -> None:
+    calls: list[int] = []
+
+    def slow(progress=None):
+        time.sleep(0.05)
+        calls.append(1)
+        return pl.DataFrame({"x": list(range(10_000))})
+
+    results: list[pl.DataFrame] = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(store.read_derived("t-conc", 1, [source], slow))
+        )
+        for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all(r.height == 10_000 for r in results)
+    dest = store.table_path("t-conc", 1, [source])
+    assert [p.name for p in dest.parent.glob("t-conc-*")] == [dest.name]
+    assert not list(dest.parent.glob(".t-conc*"))
+
+
+def test_work_dir_is_removed_after_success(source: Path) -> None:
+    wd = store.work_dir("t-partial", 1, [source])
+    (wd / "chunk-0.parquet").write_bytes(b"x")
+    store.derived_table("t-partial", 1, [source], _builder([]))
+    assert not wd.exists()

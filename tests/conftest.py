@@ -1,0 +1,34 @@
+"""Shared fixtures: an isolated cache folder for the whole run, and the bundled sample built once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# isolate the cache before any test module computes a path; RTE_TEST_CACHE_DIR reuses one between runs
+_ROOT = os.environ.get("RTE_TEST_CACHE_DIR")
+if not _ROOT:
+    import tempfile
+
+    _ROOT = tempfile.mkdtemp(prefix="rte-test-cache-")
+os.environ["RTE_CACHE_DIR"] = _ROOT
+for _name in ("PARASON", "MARS", "FINEPROOFS"):
+    for _field in ("SOURCE", "REPO", "REVISION", "PATH"):
+        os.environ.pop(f"RTE_{_name}_{_field}", None)
+
+
+@pytest.fixture(scope="session")
+def cache_dir() -> Path:
+    return Path(_ROOT)
+
+
+@pytest.fixture(scope="session")
+def sample_root(cache_dir: Path) -> Path:
+    """Folder holding <dataset>/ sample folders, built once per test session."""
+    from cache.sample import build_all
+    from cache.sample import sample_root as root_of
+
+    build_all()
+    return root_of("mars").parent

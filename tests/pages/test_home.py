@@ -1,0 +1,88 @@
+"""AppTest of the home page under each source: sample, local folder (good and bad), Hub (offline)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+
+def _home(**session: str) -> AppTest:
+    at = AppTest.from_file("app.py", default_timeout=120)
+    for k, v in session.items():
+        at.session_state[k] = v
+    at.run()
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = (
+        [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+    )
+    parts += [str(s.value) for s in at.subheader]
+    return "\n".join(parts)
+
+
+def test_home_on_sample_lists_every_dataset(sample_root: Path) -> None:
+    at = _home()
+    assert not at.exception
+    assert not at.error
+    assert [s.value for s in at.subheader] == ["Parason", "MARS", "FineProofs"]
+    text = _text(at)
+    assert "Bundled sample" in text
+    frames = [df.value for df in at.dataframe]
+    files = {f for df in frames if "file" in df.columns for f in df["file"].tolist()}
+    assert {
+        "sft-1x/train.parquet",
+        "DeepSeek-8B/aime25_deepseek.parquet",
+        "data/prefix_values.parquet",
+    } <= files
+    mars = next(
+        df
+        for df in frames
+        if "file" in df.columns and "Qwen3-32B/hmmt.parquet" in df["file"].tolist()
+    )
+    assert (mars["status"] == "ok").all() and (mars["rows"] > 0).all()
+
+
+def test_home_with_a_local_folder(sample_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(sample_root / "parason", tmp_path / "parason")
+    at = _home(src_parason_kind="local", src_parason_path=str(tmp_path / "parason"))
+    assert not at.exception and not at.error
+    assert f"Local folder · {tmp_path / 'parason'}" in _text(at)
+
+
+def test_home_with_a_bad_local_folder_keeps_other_datasets(
+    sample_root: Path, tmp_path: Path
+) -> None:
+    at = _home(src_mars_kind="local", src_mars_path=str(tmp_path / "missing"))
+    assert not at.exception
+    assert len(at.error) == 1 and "does not exist" in at.error[0].value
+    assert any(b.label == "Use the bundled sample instead" for b in at.button)
+    assert [s.value for s in at.subheader] == ["Parason", "FineProofs"]  # the others still render
+    at.button(key="back_to_sample_mars_the MARS summary").click().run()
+    assert not at.error and "MARS" in [s.value for s in at.subheader]
+
+
+def test_home_with_a_corrupt_file_names_it(sample_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(sample_root / "parason", tmp_path / "p")
+    bad = tmp_path / "p" / "sft-8x" / "train.parquet"
+    bad.write_bytes(bad.read_bytes()[:100])
+    at = _home(src_parason_kind="local", src_parason_path=str(tmp_path / "p"))
+    assert not at.exception
+    frames = [df.value for df in at.dataframe if "file" in df.value.columns]
+    status = dict(zip(frames[0]["file"], frames[0]["status"], strict=True))
+    assert (
+        status["sft-8x/train.parquet"].startswith("error:")
+        and status["sft-1x/train.parquet"] == "ok"
+    )
+
+
+def test_home_with_hub_offline_says_nothing_is_downloaded(sample_root: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = _home(src_fineproofs_kind="hub")
+    assert not at.exception
+    text = _text(at)
+    assert "Hugging Face Hub · asingh15/fineproofs-branch-rollout-distribution@main" in text
+    assert any("python -m cache fetch fineproofs" in i.value for i in at.info)
