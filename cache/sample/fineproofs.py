@@ -385,7 +385,8 @@ def _build_trace_text(
     Returns the steps and the 1-based index of the wrong step (0 when there is none).
     """
     out: list[str] = []
-    wrong_at, wrong_step = int(rng.integers(1, max(2, len(steps) - 1))), 0
+    n = len(steps)
+    wrong_at, wrong_step = int(rng.integers(max(1, n // 3), max(2, 2 * n // 3 + 1))), 0
     for i, step in enumerate(steps):
         if shape in ("collapse", "gradual", "recovery", "steady_low") and i == wrong_at:
             out.append(WRONG[int(rng.integers(len(WRONG)))])
@@ -476,7 +477,7 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
     last = np.r_[trace_no[1:] != trace_no[:-1], True]
     last_value = stats["mean_grade"][last]
     base = np.clip(np.round(7 * last_value + rng.normal(0, 0.8, last_value.size)), 0, 7) / 7
-    base_grade = base[np.cumsum(np.r_[0, last[:-1]])]
+    base_grade = base[np.cumsum(np.r_[0, last[:-1]])] + 0.0  # no -0.0
     base_col = pa.array(base_grade, mask=trace_no == 7)  # one trace missing from the grading log
     branch = [f"b{k:03d}" if k % 5 == 0 else None for k in range(p.size)]
     cols = {
@@ -560,6 +561,7 @@ def write_large(
     sample_index = rng.integers(0, 16, n_traces)
     last = ordinal == per[trace_of] - 1
     base = np.clip(np.round(7 * stats["mean_grade"][last] + rng.normal(0, 0.8, n_traces)), 0, 7) / 7
+    base = base + 0.0  # no -0.0
 
     # texts: a pool of steps (some astral, some CRLF); per trace a random sequence of them
     pool = [s for _, _, steps in PROBLEMS for s in steps] + FILLERS + WRONG

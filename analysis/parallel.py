@@ -1,0 +1,58 @@
+"""Parason parallel trajectories: one import point for the parser, metrics and DAG.
+
+The code lives in `parallel_parse` (tolerant parser), `parallel_metrics` (T, C, speedup ...),
+`parallel_dag` (networkx DAG, critical path, layout, collapse) and `tokens` (counters).
+"""
+
+from __future__ import annotations
+
+from analysis.parallel_dag import build_dag, collapse_dag, critical_path, layout, node_spans
+from analysis.parallel_metrics import (
+    Metrics,
+    StageStats,
+    added_branches,
+    compute_metrics,
+    kind_mix,
+    metrics_for_text,
+    trajectory_text,
+)
+from analysis.parallel_parse import (
+    WARNING_CODES,
+    Block,
+    Item,
+    ParseWarning,
+    Segment,
+    Thread,
+    Trajectory,
+    last_boxed,
+    parse,
+)
+from analysis.tokens import best_counter, estimate_total_tokens, get_counter, node_tokens
+
+__all__ = [
+    "WARNING_CODES",
+    "Block",
+    "Item",
+    "Metrics",
+    "ParseWarning",
+    "Segment",
+    "StageStats",
+    "Thread",
+    "Trajectory",
+    "added_branches",
+    "best_counter",
+    "build_dag",
+    "collapse_dag",
+    "compute_metrics",
+    "critical_path",
+    "estimate_total_tokens",
+    "get_counter",
+    "kind_mix",
+    "last_boxed",
+    "layout",
+    "metrics_for_text",
+    "node_spans",
+    "node_tokens",
+    "parse",
+    "trajectory_text",
+]
