@@ -50,7 +50,7 @@ def grade_bin(x: object) -> np.ndarray:
 def grade_bin_expr(expr: pl.Expr) -> pl.Expr:
     """The same binning as a polars expression (null/NaN stay null)."""
     e = expr.fill_nan(None).clip(0.0, 1.0)
-    return pl.min_horizontal(pl.lit(19), (e * 20 + 1e-9).floor()).cast(pl.Int64)
+    return (e * 20 + 1e-9).floor().clip(0, 19).cast(pl.Int64)
 
 
 def _bin_levels() -> np.ndarray:
@@ -177,9 +177,9 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
             hist_vals = np.zeros((n_rows, N_BINS), dtype=np.int64)
             hist_vals[ok] = np.rint(mat).astype(np.int64)
             hist_col = (
-                pl.Series("hist", hist_vals).cast(pl.List(pl.Int64)).scatter(np.flatnonzero(~ok), None)
-                if (~ok).any()
-                else pl.Series("hist", hist_vals).cast(pl.List(pl.Int64))
+                pl.DataFrame({"h": pl.Series(hist_vals).cast(pl.List(pl.Int64)), "ok": ok})
+                .select(pl.when(pl.col("ok")).then(pl.col("h")).alias("hist"))
+                .to_series()
             )
             derived = {k: pl.Series(k, v).fill_nan(None) for k, v in full.items()}
             n_fill = int((value.is_null() & derived["mean"].is_not_null()).sum())
@@ -398,7 +398,13 @@ Shape = Literal[
 def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()) -> pl.DataFrame:
     """One row per trace: endpoint grade, prefixes, first/last value, largest drop and its depth,
     total decline, the drop's share of it (one-step vs gradual), first-error depth, counts of
-    significant drops/recoveries/bimodal prefixes, and a shape label."""
+    significant drops/recoveries/bimodal prefixes, and a shape label.
+
+    Shape: "drop then recovery" if any recovery; else a significant total decline (>= min_drop,
+    z > 2 between first and last prefix) is "one-step" when the largest single drop is
+    significant and >= 60% of it, "gradual" otherwise; a significant rise is "rising"; a trace
+    that never reaches 0.3 is "low throughout"; the rest "steady".
+    """
     a = annotated
     valid = pl.col("value").is_not_null()
     drop_mag = (-pl.col("change")).fill_null(float("-inf"))
@@ -410,6 +416,8 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         endpoint=pl.col("endpoint").drop_nulls().first(),
         first_value=pl.col("value").drop_nulls().first(),
         last_value=pl.col("value").drop_nulls().last(),
+        first_se=pl.col("se").filter(valid).first(),
+        last_se=pl.col("se").filter(valid).last(),
         mean_value=pl.col("value").mean(),
         max_value=pl.col("value").max(),
         largest_drop=(-pl.col("change")).max(),
@@ -428,7 +436,9 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         largest_drop=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop")).otherwise(0.0),
         total_decline=(pl.col("first_value") - pl.col("last_value")),
     )
+    tz = pl.col("total_decline") / (pl.col("first_se") ** 2 + pl.col("last_se") ** 2).sqrt()
     per = per.with_columns(
+        decline_z=pl.when(pl.col("n_valid") > 1).then(tz.fill_nan(None)),
         largest_drop_ordinal=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_ordinal")),
         largest_drop_step=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_step")),
         largest_drop_depth=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_depth")),
@@ -441,13 +451,15 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         .then(pl.lit("no grades"))
         .when(pl.col("n_recoveries") > 0)
         .then(pl.lit("drop then recovery"))
-        .when(pl.col("total_decline") >= params.min_drop)
+        .when((pl.col("total_decline") >= params.min_drop) & (pl.col("decline_z") > params.z))
         .then(
-            pl.when(pl.col("drop_share") >= params.one_step_share)
+            pl.when(
+                (pl.col("drop_share") >= params.one_step_share) & pl.col("largest_drop_sig")
+            )
             .then(pl.lit("one-step"))
             .otherwise(pl.lit("gradual"))
         )
-        .when(pl.col("total_decline") <= -params.min_drop)
+        .when((pl.col("total_decline") <= -params.min_drop) & (pl.col("decline_z") < -params.z))
         .then(pl.lit("rising"))
         .when(pl.col("max_value") < 0.3)
         .then(pl.lit("low throughout"))

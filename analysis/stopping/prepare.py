@@ -23,7 +23,8 @@ class PreparedQuestion:
     ground_truth: str
     window: int
     n: int  # pool size
-    n_groups: int
+    n_groups: int  # compact groups: the ones the pool uses, renumbered in id order
+    group_ids: np.ndarray  # int64 [g] original QuestionPool group id of each compact group
     group_labels: list[str]
     group_correct: np.ndarray  # bool [g]
     grid: np.ndarray  # int64 [K]
@@ -62,12 +63,10 @@ class PreparedQuestion:
         r = np.searchsorted(self.low_uniq, thr_b, side="left")  # number of values < thr
         query = rows * (m_u + 1) + (m_u - r)
         pos = np.searchsorted(self.low_keys, query, side="right")
-        lo = self.low_offsets[rows]
         hi = self.low_offsets[rows + 1]
         hit = (pos < hi) & np.isfinite(thr_b)
         win = self.low_window[np.minimum(pos, max(self.low_window.shape[0] - 1, 0))] if self.low_window.size else np.zeros_like(pos)
         out = np.where(hit, win + self.window, self.lengths[rows])
-        del lo
         return out.astype(np.int64)
 
 
@@ -105,11 +104,19 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
             f"answer group ids go up to {max_id} but only {n_groups} labels exist; "
             "the missing groups are shown unlabelled and count as wrong"
         )
-    n_groups_eff = max(n_groups, max_id + 1, 1)
-    correct = np.zeros(n_groups_eff, dtype=bool)
+    # compact ids: only groups the pool uses, in id order (so "lowest id wins ties" is kept)
+    used = np.unique(np.concatenate((final, groups[groups >= 0]))).astype(np.int64)
+    remap = np.full(max(max_id, 0) + 2, -1, dtype=np.int32)
+    remap[used] = np.arange(used.shape[0], dtype=np.int32)
+    final = remap[final]
+    groups = np.where(groups >= 0, remap[np.maximum(groups, 0)], -1).astype(np.int32)
     gc = np.asarray(pool.group_correct, dtype=bool)
-    correct[: gc.shape[0]] = gc[:n_groups_eff]
-    labels = list(pool.group_labels) + [""] * (n_groups_eff - n_groups)
+    correct = np.array([bool(gc[g]) if g < gc.shape[0] else False for g in used], dtype=bool)
+    labels = [str(pool.group_labels[g]) if g < n_groups else "" for g in used]
+    n_groups_eff = max(int(used.shape[0]), 1)
+    if correct.shape[0] < n_groups_eff:
+        correct = np.zeros(n_groups_eff, dtype=bool)
+        labels = [""]
 
     # record lows of pool rows, re-offset, non-finite values dropped
     lo_all = np.asarray(pool.low_offsets, dtype=np.int64)
@@ -164,6 +171,7 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         window=int(pool.window),
         n=n,
         n_groups=n_groups_eff,
+        group_ids=used,
         group_labels=labels,
         group_correct=correct,
         grid=grid,

@@ -1,0 +1,798 @@
+"""The MARS per-trace feature store: one streaming pass over a MARS parquet file.
+
+Why: a file holds ~1.5 billion float16 confidences. The view and the stopping playground only
+need a few numbers per trace (stopping.md, "What a feature store must keep"), so we read the file
+once, by row-group batches with column projection, never holding more than one batch of `confs`
+plus the compact results of unfinished questions, and write three small tables:
+
+features (one row per trace, sorted by qid, trace_idx):
+  qid int64, trace_idx int64, length int64,
+  final_answer str (null if none; cut to FINAL_ANSWER_MAX chars), final_group int32 (-1 none),
+  final_correct bool, mean_conf/tail_conf/min_group/bottom_10/end_conf float32,
+  n_nonfinite int64, n_negative int64, flags int32 (FLAG_* bits),
+  ckpt_pos list<int64>   every multiple of PROBE_STEP below the length,
+  ckpt_conf list<float32> conf_at_pos there, ckpt_group list<int32> probe answer group there
+  (-1: no probe at that position), ckpt_correct list<bool>,
+  probe_pos list<int64>, probe_group list<int32>, probe_correct list<bool>,
+  probe_avg_conf list<float32>   all probes of the trace (sorted, within the trace),
+  low_window list<int64>, low_value list<float32>   record lows of the group confidences,
+  curve list<float32>   CURVE_POINTS windowed means for plotting (empty for an empty trace).
+groups (one row per answer group): qid, group_id int32, label, is_correct, n_final, n_probe,
+  ground_truth.
+notes (data problems, never exceptions): qid (-1: whole file), trace_idx (-1: whole question),
+  kind, message.
+
+Group ids come from `analysis.answers.AnswerGrouper`, fed final answers in trace_idx order and
+then probe answers (trace_idx, then position), so they are deterministic.
+
+Resumable: each finished question is written to `work_dir/q<qid>.*.parquet`; a rerun skips the
+row groups whose questions are all done.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from analysis.answers import LONG_ANSWER_CHARS, AnswerGrouper
+from analysis.confidence import WINDOW, conf_at_positions, trace_metrics, windowed_means
+from analysis.pool import QuestionPool
+from cache.errors import CorruptFile, SchemaError
+from cache.floats import arrow_list_values_f32
+from cache.progress import ProgressFn
+
+FEATURES_VERSION = 1
+PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
+CURVE_POINTS = 96
+FINAL_ANSWER_MAX = 400
+BATCH_ROWS = 512
+
+FLAG_EMPTY = 1
+FLAG_NONFINITE = 2
+FLAG_NEGATIVE = 4
+FLAG_PROBES_UNSORTED = 8
+FLAG_PROBE_BEYOND_END = 16
+FLAG_LONG_ANSWER = 32
+FLAG_NO_PROBES = 64
+
+REQUIRED = ("qid", "trace_idx", "confs")
+OPTIONAL = ("ground_truth", "extracted_answer", "probes")
+
+FEATURE_SCHEMA = pa.schema(
+    [
+        ("qid", pa.int64()),
+        ("trace_idx", pa.int64()),
+        ("length", pa.int64()),
+        ("final_answer", pa.string()),
+        ("final_group", pa.int32()),
+        ("final_correct", pa.bool_()),
+        ("mean_conf", pa.float32()),
+        ("tail_conf", pa.float32()),
+        ("min_group", pa.float32()),
+        ("bottom_10", pa.float32()),
+        ("end_conf", pa.float32()),
+        ("n_nonfinite", pa.int64()),
+        ("n_negative", pa.int64()),
+        ("flags", pa.int32()),
+        ("ckpt_pos", pa.list_(pa.int64())),
+        ("ckpt_conf", pa.list_(pa.float32())),
+        ("ckpt_group", pa.list_(pa.int32())),
+        ("ckpt_correct", pa.list_(pa.bool_())),
+        ("probe_pos", pa.list_(pa.int64())),
+        ("probe_group", pa.list_(pa.int32())),
+        ("probe_correct", pa.list_(pa.bool_())),
+        ("probe_avg_conf", pa.list_(pa.float32())),
+        ("low_window", pa.list_(pa.int64())),
+        ("low_value", pa.list_(pa.float32())),
+        ("curve", pa.list_(pa.float32())),
+    ]
+)
+GROUP_SCHEMA = pa.schema(
+    [
+        ("qid", pa.int64()),
+        ("group_id", pa.int32()),
+        ("label", pa.string()),
+        ("is_correct", pa.bool_()),
+        ("n_final", pa.int64()),
+        ("n_probe", pa.int64()),
+        ("ground_truth", pa.string()),
+    ]
+)
+NOTE_SCHEMA = pa.schema(
+    [
+        ("qid", pa.int64()),
+        ("trace_idx", pa.int64()),
+        ("kind", pa.string()),
+        ("message", pa.string()),
+    ]
+)
+
+
+@dataclass
+class MarsTables:
+    """The three derived tables of one MARS file."""
+
+    features: pa.Table
+    groups: pa.Table
+    notes: pa.Table
+    window: int = WINDOW
+
+
+# ---------------------------------------------------------------------------------------------
+# per-batch numeric pass (no answer grouping yet: that needs the whole question)
+
+
+@dataclass
+class _Partial:
+    """Compact results of the rows of one question seen so far (lists of per-batch pieces)."""
+
+    rows: int = 0
+    pieces: list[dict] = field(default_factory=list)
+
+
+def _list_offsets(arr: pa.Array) -> np.ndarray:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        arr = arr.fill_null(pa.scalar([], type=arr.type))
+    off = np.asarray(arr.offsets, dtype=np.int64)
+    return off - off[0]
+
+
+def _probe_arrays(col: pa.Array | None, n: int) -> dict[str, object]:
+    """Flat probe fields of a batch: offsets [n+1], position, answer (list), avg_conf."""
+    if col is None:
+        return {
+            "off": np.zeros(n + 1, dtype=np.int64),
+            "pos": np.zeros(0, dtype=np.int64),
+            "ans": [],
+            "avg": np.zeros(0, dtype=np.float32),
+        }
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if col.null_count:
+        col = col.fill_null(pa.scalar([], type=col.type))
+    off = np.asarray(col.offsets, dtype=np.int64)
+    start, stop = int(off[0]), int(off[-1])
+    values = col.values.slice(start, stop - start)
+    off = off - start
+    names = [values.type.field(i).name for i in range(values.type.num_fields)]
+
+    def fld(name: str) -> pa.Array | None:
+        return values.field(name) if name in names else None
+
+    pos_a = fld("position")
+    pos = (
+        np.asarray(pc.fill_null(pos_a, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        if pos_a is not None
+        else np.full(stop - start, -1, dtype=np.int64)
+    )
+    ans_a = fld("answer")
+    ans = ans_a.to_pylist() if ans_a is not None else [None] * (stop - start)
+    avg_a = fld("avg_conf")
+    avg = (
+        np.asarray(pc.fill_null(avg_a, np.nan).to_numpy(zero_copy_only=False), dtype=np.float32)
+        if avg_a is not None
+        else np.full(stop - start, np.nan, dtype=np.float32)
+    )
+    return {"off": off, "pos": pos, "ans": ans, "avg": avg}
+
+
+def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
+    """Everything that needs `confs`, for every row of a batch (then `confs` can go)."""
+    n = batch.num_rows
+    names = batch.schema.names
+    qid = np.asarray(pc.fill_null(batch.column("qid"), -1).to_numpy(), dtype=np.int64)
+    tix = np.asarray(pc.fill_null(batch.column("trace_idx"), -1).to_numpy(), dtype=np.int64)
+    offsets, values = arrow_list_values_f32(batch.column("confs"))
+    m = trace_metrics(offsets, values, window)
+    lengths = m.lengths
+
+    pr = _probe_arrays(batch.column("probes") if "probes" in names else None, n)
+    poff: np.ndarray = pr["off"]  # type: ignore[assignment]
+    ppos: np.ndarray = pr["pos"]  # type: ignore[assignment]
+    pans: list = pr["ans"]  # type: ignore[assignment]
+    pavg: np.ndarray = pr["avg"]  # type: ignore[assignment]
+
+    flags = np.zeros(n, dtype=np.int32)
+    flags[lengths == 0] |= FLAG_EMPTY
+    flags[m.n_nonfinite > 0] |= FLAG_NONFINITE
+    flags[m.n_negative > 0] |= FLAG_NEGATIVE
+    flags[np.diff(poff) == 0] |= FLAG_NO_PROBES
+
+    # probes: sort within trace when out of order, drop those beyond the end (or invalid)
+    owner = np.repeat(np.arange(n), np.diff(poff))
+    if ppos.size:
+        unsorted = np.zeros(n, dtype=bool)
+        same = owner[1:] == owner[:-1]
+        dec = same & (ppos[1:] < ppos[:-1])
+        if dec.any():
+            unsorted[owner[1:][dec]] = True
+            flags[unsorted] |= FLAG_PROBES_UNSORTED
+            order = np.lexsort((ppos, owner))
+            ppos, pavg, owner = ppos[order], pavg[order], owner[order]
+            pans = [pans[i] for i in order.tolist()]
+        beyond = (ppos > lengths[owner]) | (ppos < 0)
+        if beyond.any():
+            flags[np.unique(owner[beyond])] |= FLAG_PROBE_BEYOND_END
+            keep = ~beyond
+            ppos, pavg, owner = ppos[keep], pavg[keep], owner[keep]
+            pans = [a for a, k in zip(pans, keep.tolist(), strict=True) if k]
+        poff = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=n), out=poff[1:])
+
+    # checkpoints: every multiple of PROBE_STEP strictly below the length, plus the end (end_conf)
+    nck = np.maximum((lengths - 1) // PROBE_STEP, 0)
+    cko = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(nck + 1, out=cko[1:])
+    cowner = np.repeat(np.arange(n), nck + 1)
+    rank = np.arange(cko[-1]) - cko[:-1][cowner]
+    cpos = np.where(rank < nck[cowner], (rank + 1) * PROBE_STEP, lengths[cowner])
+    cconf = conf_at_positions(offsets, values, cko, cpos, window)
+    is_end = rank == nck[cowner]
+    end_conf = cconf[is_end]
+    ck_keep = ~is_end
+    ck_pos = cpos[ck_keep]
+    ck_conf = cconf[ck_keep]
+    ck_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(nck, out=ck_off[1:])
+
+    curve = windowed_means(offsets, values, CURVE_POINTS)
+    return {
+        "qid": qid,
+        "trace_idx": tix,
+        "length": lengths,
+        "mean_conf": m.mean_conf,
+        "tail_conf": m.tail_conf,
+        "min_group": m.min_group,
+        "bottom_10": m.bottom_10,
+        "end_conf": end_conf.astype(np.float32),
+        "n_nonfinite": m.n_nonfinite,
+        "n_negative": m.n_negative,
+        "flags": flags,
+        "low_off": m.low_offsets,
+        "low_window": m.low_window,
+        "low_value": m.low_value,
+        "ck_off": ck_off,
+        "ck_pos": ck_pos,
+        "ck_conf": ck_conf,
+        "p_off": poff,
+        "p_pos": ppos,
+        "p_ans": pans,
+        "p_avg": pavg,
+        "curve": curve,
+        "final": batch.column("extracted_answer").to_pylist()
+        if "extracted_answer" in names
+        else [None] * n,
+        "gt": batch.column("ground_truth").to_pylist() if "ground_truth" in names else [""] * n,
+    }
+
+
+def _take_ragged(off: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets and flat indices selecting `rows` of a ragged array, in that order."""
+    counts = off[rows + 1] - off[rows]
+    new_off = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=new_off[1:])
+    idx = np.repeat(off[rows] - new_off[:-1], counts) + np.arange(new_off[-1])
+    return new_off, idx
+
+
+def _split_by_question(part: dict) -> dict[int, dict]:
+    """Split a numeric batch into per-question sub-batches (usually one)."""
+    qid = part["qid"]
+    out: dict[int, dict] = {}
+    uniq = np.unique(qid)
+    for q in uniq.tolist():
+        rows = np.flatnonzero(qid == q)
+        if uniq.shape[0] == 1:
+            out[q] = part
+            break
+        out[q] = _subset(part, rows)
+    return out
+
+
+_PER_ROW = (
+    "qid",
+    "trace_idx",
+    "length",
+    "mean_conf",
+    "tail_conf",
+    "min_group",
+    "bottom_10",
+    "end_conf",
+    "n_nonfinite",
+    "n_negative",
+    "flags",
+    "curve",
+)
+_RAGGED = {
+    "low": ("low_off", ("low_window", "low_value")),
+    "ck": ("ck_off", ("ck_pos", "ck_conf")),
+    "p": ("p_off", ("p_pos", "p_avg")),
+}
+
+
+def _subset(part: dict, rows: np.ndarray) -> dict:
+    sub: dict = {k: part[k][rows] for k in _PER_ROW}
+    rl = rows.tolist()
+    sub["final"] = [part["final"][i] for i in rl]
+    sub["gt"] = [part["gt"][i] for i in rl]
+    for _, (okey, fields) in _RAGGED.items():
+        new_off, idx = _take_ragged(part[okey], rows)
+        sub[okey] = new_off
+        for f in fields:
+            sub[f] = part[f][idx]
+        if okey == "p_off":
+            sub["p_ans"] = [part["p_ans"][i] for i in idx.tolist()]
+    return sub
+
+
+def _concat_parts(parts: list[dict]) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    out: dict = {k: np.concatenate([p[k] for p in parts]) for k in _PER_ROW}
+    out["final"] = [a for p in parts for a in p["final"]]
+    out["gt"] = [a for p in parts for a in p["gt"]]
+    for _, (okey, fields) in _RAGGED.items():
+        offs = [p[okey] for p in parts]
+        total = 0
+        pieces = []
+        for o in offs:
+            pieces.append(o[:-1] + total)
+            total += int(o[-1])
+        out[okey] = np.concatenate([*pieces, np.array([total], dtype=np.int64)])
+        for f in fields:
+            out[f] = np.concatenate([p[f] for p in parts])
+    out["p_ans"] = [a for p in parts for a in p["p_ans"]]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# per-question finalisation: sort, dedupe, group answers, notes
+
+
+def _list_array(off: np.ndarray, values: np.ndarray, typ: pa.DataType) -> pa.Array:
+    return pa.ListArray.from_arrays(pa.array(off.astype(np.int32)), pa.array(values, type=typ))
+
+
+def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tuple]]:
+    notes: list[tuple] = []
+    tix = part["trace_idx"]
+    order = np.argsort(tix, kind="stable")
+    dup = np.zeros(order.shape[0], dtype=bool)
+    st = tix[order]
+    dup[1:] = st[1:] == st[:-1]
+    if dup.any():
+        notes.append(
+            (
+                q,
+                -1,
+                "duplicate_rows",
+                f"{int(dup.sum())} duplicate trace_idx rows; the first is kept",
+            )
+        )
+        order = order[~dup]
+    if not np.array_equal(order, np.arange(order.shape[0])):
+        part = _subset(part, order)
+    n = part["trace_idx"].shape[0]
+    tix = part["trace_idx"]
+    expected = int(tix.max()) + 1 if n else 0
+    if n < max(expected, 4096) and n:
+        missing = np.setdiff1d(np.arange(expected), tix)
+        if missing.size:
+            shown = ", ".join(str(x) for x in missing[:5].tolist())
+            more = "…" if missing.size > 5 else ""
+            notes.append((q, -1, "missing_rows", f"{n} traces; missing trace_idx {shown}{more}"))
+
+    gts = [g for g in part["gt"] if g is not None]
+    gt = max(set(gts), key=gts.count) if gts else ""
+    if len(set(gts)) > 1:
+        notes.append(
+            (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")
+        )
+
+    grouper = AnswerGrouper(gt)
+    finals = part["final"]
+    final_group = grouper.add_many(finals)
+    if (final_group < 0).all():
+        notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
+    p_group = grouper.add_many(part["p_ans"])
+    flags = part["flags"].copy()
+    long_mask = np.array(
+        [a is not None and len(str(a)) > LONG_ANSWER_CHARS for a in finals], dtype=bool
+    )
+    flags[long_mask] |= FLAG_LONG_ANSWER
+    if long_mask.any():
+        notes.append(
+            (
+                q,
+                -1,
+                "long_answer",
+                f"{int(long_mask.sum())} final answers are long text spans "
+                "(kept as their own wrong groups)",
+            )
+        )
+    for bit, kind, msg in (
+        (FLAG_EMPTY, "empty_confs", "traces with empty confs"),
+        (
+            FLAG_NONFINITE,
+            "nonfinite_confs",
+            "traces with NaN/inf confidences (those tokens are ignored)",
+        ),
+        (FLAG_NEGATIVE, "negative_confs", "traces with negative confidences (kept as they are)"),
+        (FLAG_PROBES_UNSORTED, "probes_unsorted", "traces with probes out of order (re-sorted)"),
+        (
+            FLAG_PROBE_BEYOND_END,
+            "probe_beyond_end",
+            "traces with probes beyond the trace end (dropped)",
+        ),
+    ):
+        hit = np.flatnonzero(flags & bit)
+        if hit.size:
+            ex = ", ".join(str(t) for t in tix[hit[:5]].tolist())
+            notes.append((q, -1, kind, f"{hit.size} {msg}; e.g. trace_idx {ex}"))
+
+    correct = grouper.correct_of
+    # checkpoint answer group: the probe at exactly that position, else -1
+    ck_off, ck_pos = part["ck_off"], part["ck_pos"]
+    p_off, p_pos = part["p_off"], part["p_pos"]
+    ck_owner = np.repeat(np.arange(n), np.diff(ck_off))
+    p_owner = np.repeat(np.arange(n), np.diff(p_off))
+    big = np.int64(1) << 40
+    p_key = p_owner * big + p_pos
+    c_key = ck_owner * big + ck_pos
+    if p_key.size and not np.all(p_key[1:] > p_key[:-1]):
+        # duplicate positions within a trace: keep the first probe at each position
+        uk, first = np.unique(p_key, return_index=True)
+        p_key_u, p_grp_u = uk, p_group[first]
+    else:
+        p_key_u, p_grp_u = p_key, p_group
+    loc = np.searchsorted(p_key_u, c_key)
+    loc_c = np.minimum(loc, max(p_key_u.shape[0] - 1, 0))
+    hit = (
+        (loc < p_key_u.shape[0]) & (p_key_u[loc_c] == c_key)
+        if p_key_u.size
+        else np.zeros(c_key.shape[0], dtype=bool)
+    )
+    ck_group = np.where(hit, p_grp_u[loc_c] if p_key_u.size else -1, -1).astype(np.int32)
+
+    final_answer = [
+        None
+        if a is None
+        else (a if len(a) <= FINAL_ANSWER_MAX else a[: FINAL_ANSWER_MAX - 1] + "…")
+        for a in (None if f is None else str(f) for f in finals)
+    ]
+    curve = part["curve"]
+    curve_off = np.where(part["length"] > 0, curve.shape[1], 0)
+    cvo = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(curve_off, out=cvo[1:])
+    curve_flat = curve[part["length"] > 0].ravel()
+    cols = {
+        "qid": pa.array(np.full(n, q, dtype=np.int64)),
+        "trace_idx": pa.array(tix),
+        "length": pa.array(part["length"]),
+        "final_answer": pa.array(final_answer, type=pa.string()),
+        "final_group": pa.array(final_group.astype(np.int32)),
+        "final_correct": pa.array(correct(final_group)),
+        "mean_conf": pa.array(part["mean_conf"].astype(np.float32)),
+        "tail_conf": pa.array(part["tail_conf"].astype(np.float32)),
+        "min_group": pa.array(part["min_group"].astype(np.float32)),
+        "bottom_10": pa.array(part["bottom_10"].astype(np.float32)),
+        "end_conf": pa.array(part["end_conf"].astype(np.float32)),
+        "n_nonfinite": pa.array(part["n_nonfinite"]),
+        "n_negative": pa.array(part["n_negative"]),
+        "flags": pa.array(flags.astype(np.int32)),
+        "ckpt_pos": _list_array(ck_off, ck_pos, pa.int64()),
+        "ckpt_conf": _list_array(ck_off, part["ck_conf"].astype(np.float32), pa.float32()),
+        "ckpt_group": _list_array(ck_off, ck_group, pa.int32()),
+        "ckpt_correct": _list_array(ck_off, correct(ck_group), pa.bool_()),
+        "probe_pos": _list_array(p_off, p_pos, pa.int64()),
+        "probe_group": _list_array(p_off, p_group.astype(np.int32), pa.int32()),
+        "probe_correct": _list_array(p_off, correct(p_group), pa.bool_()),
+        "probe_avg_conf": _list_array(p_off, part["p_avg"].astype(np.float32), pa.float32()),
+        "low_window": _list_array(part["low_off"], part["low_window"], pa.int64()),
+        "low_value": _list_array(
+            part["low_off"], part["low_value"].astype(np.float32), pa.float32()
+        ),
+        "curve": _list_array(cvo, curve_flat.astype(np.float32), pa.float32()),
+    }
+    features = pa.Table.from_pydict(cols, schema=FEATURE_SCHEMA)
+
+    ng = grouper.n_groups
+    n_final = np.bincount(final_group[final_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
+    n_probe = np.bincount(p_group[p_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
+    groups = pa.Table.from_pydict(
+        {
+            "qid": pa.array(np.full(ng, q, dtype=np.int64)),
+            "group_id": pa.array(np.arange(ng, dtype=np.int32)),
+            "label": pa.array(grouper.labels, type=pa.string()),
+            "is_correct": pa.array(grouper.group_correct),
+            "n_final": pa.array(np.asarray(n_final, dtype=np.int64)),
+            "n_probe": pa.array(np.asarray(n_probe, dtype=np.int64)),
+            "ground_truth": pa.array([gt] * ng, type=pa.string()),
+        },
+        schema=GROUP_SCHEMA,
+    )
+    return features, groups, notes
+
+
+def _notes_table(notes: list[tuple]) -> pa.Table:
+    return pa.Table.from_pylist(
+        [{"qid": q, "trace_idx": t, "kind": k, "message": m} for q, t, k, m in notes],
+        schema=NOTE_SCHEMA,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the streaming pass
+
+
+def _check_schema(pf: pq.ParquetFile, path: Path) -> list[str]:
+    names = pf.schema_arrow.names
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        raise SchemaError(
+            f"column `{missing[0]}` missing in {path.name}",
+            "is this a MARS file? expected columns qid, trace_idx, confs (+ ground_truth, "
+            "extracted_answer, probes)",
+        )
+    return [c for c in (*REQUIRED, *OPTIONAL) if c in names]
+
+
+def _prefetch(it: Iterator[pa.RecordBatch], depth: int = 2) -> Iterator[pa.RecordBatch]:
+    """Read the next batches on a thread while this one is computed (arrow releases the GIL)."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    sentinel = object()
+
+    def run() -> None:
+        try:
+            for b in it:
+                if stop.is_set():
+                    return
+                q.put(b)
+            q.put(sentinel)
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the consumer side
+            q.put(exc)
+
+    t = threading.Thread(target=run, daemon=True, name="mars-prefetch")
+    t.start()
+    try:
+        while True:
+            item = q.get()
+            if item is sentinel:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while t.is_alive():
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                t.join(0.05)
+
+
+def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
+    return (
+        work_dir / f"q{q:06d}.features.parquet",
+        work_dir / f"q{q:06d}.groups.parquet",
+        work_dir / f"q{q:06d}.notes.parquet",
+    )
+
+
+def _write_chunk(work_dir: Path, q: int, f: pa.Table, g: pa.Table, n: pa.Table) -> None:
+    fp, gp, np_ = _chunk_paths(work_dir, q)
+    for table, dest in ((g, gp), (n, np_), (f, fp)):  # features last: it marks "done"
+        tmp = dest.with_suffix(".tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        tmp.replace(dest)
+
+
+def _chunk_done(work_dir: Path | None, q: int) -> bool:
+    return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
+
+
+def build_features(
+    path: Path,
+    *,
+    window: int = WINDOW,
+    work_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+    batch_rows: int = BATCH_ROWS,
+    stop_after: int | None = None,
+) -> MarsTables:
+    """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
+
+    `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
+    stops after that many newly finished questions (tests use it to simulate a crash).
+    Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
+    data problem inside a readable file becomes a row of `notes`.
+    """
+    path = Path(path)
+    try:
+        pf = pq.ParquetFile(path)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+    columns = _check_schema(pf, path)
+    file_notes: list[tuple] = []
+    try:
+        ids = pf.read(columns=["qid"]).column("qid")
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if (qids_all < 0).any():
+        file_notes.append((-1, -1, "null_qid", f"{int((qids_all < 0).sum())} rows without qid"))
+    uq, counts = np.unique(qids_all, return_counts=True)
+    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
+    # row groups that hold each question
+    rg_q: list[set[int]] = []
+    start = 0
+    for i in range(pf.num_row_groups):
+        nr = pf.metadata.row_group(i).num_rows
+        rg_q.append(set(np.unique(qids_all[start : start + nr]).tolist()))
+        start += nr
+    done = {q for q in expected if _chunk_done(work_dir, q)}
+    todo_rg = [i for i, qs in enumerate(rg_q) if not qs <= done]
+    total_rows = sum(pf.metadata.row_group(i).num_rows for i in todo_rg) or 1
+    hook = progress or (lambda f, m="": None)
+    hook(0.0, f"{path.name}: {len(done)}/{len(expected)} questions cached")
+
+    results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
+    partials: dict[int, _Partial] = {}
+    seen_rows = 0
+    finished_now = 0
+    if todo_rg:
+        it = pf.iter_batches(batch_size=batch_rows, row_groups=todo_rg, columns=columns)
+        for batch in _prefetch(it):
+            seen_rows += batch.num_rows
+            part = _numeric_batch(batch, window)
+            for q, sub in _split_by_question(part).items():
+                if q in done or q < 0:
+                    continue
+                acc = partials.setdefault(q, _Partial())
+                acc.rows += sub["qid"].shape[0]
+                acc.pieces.append(sub)
+                if acc.rows >= expected[q]:
+                    f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
+                    del partials[q]
+                    if work_dir is not None:
+                        _write_chunk(work_dir, q, f, g, _notes_table(notes))
+                    results[q] = (f, g, notes)
+                    done.add(q)
+                    finished_now += 1
+                    if stop_after is not None and finished_now >= stop_after:
+                        return _assemble(results, work_dir, expected, file_notes, window)
+            hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
+    for q, acc in partials.items():  # rows missing compared to the qid column (should not happen)
+        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
+        results[q] = (f, g, notes)
+    hook(1.0, f"{path.name}: done")
+    return _assemble(results, work_dir, expected, file_notes, window)
+
+
+def _assemble(
+    results: dict, work_dir: Path | None, expected: dict, file_notes: list, window: int
+) -> MarsTables:
+    fs, gs, ns = [], [], [_notes_table(file_notes)]
+    for q in sorted(expected):
+        if q < 0:
+            continue
+        if q in results:
+            f, g, notes = results[q]
+            n = _notes_table(notes)
+        elif _chunk_done(work_dir, q):
+            fp, gp, np_ = _chunk_paths(work_dir, q)  # type: ignore[arg-type]
+            f, g, n = pq.read_table(fp), pq.read_table(gp), pq.read_table(np_)
+        else:
+            continue
+        fs.append(f.cast(FEATURE_SCHEMA))
+        gs.append(g.cast(GROUP_SCHEMA))
+        ns.append(n.cast(NOTE_SCHEMA))
+    features = pa.concat_tables(fs) if fs else FEATURE_SCHEMA.empty_table()
+    groups = pa.concat_tables(gs) if gs else GROUP_SCHEMA.empty_table()
+    notes = pa.concat_tables(ns)
+    return MarsTables(features=features, groups=groups, notes=notes, window=window)
+
+
+# ---------------------------------------------------------------------------------------------
+# QuestionPool for the stopping simulator
+
+
+def _as_polars(t: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    return t if isinstance(t, pl.DataFrame) else pl.from_arrow(t)  # type: ignore[return-value]
+
+
+def _flat(col: pl.Series, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets [n+1], flat values) of a polars list column (nulls as empty lists)."""
+    lens = col.list.len().fill_null(0).to_numpy().astype(np.int64)
+    off = np.zeros(lens.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    vals = col.explode().drop_nulls().to_numpy() if off[-1] else np.zeros(0)
+    return off, np.asarray(vals, dtype=dtype)
+
+
+def pool_from_features(
+    features: pa.Table | pl.DataFrame,
+    groups: pa.Table | pl.DataFrame,
+    qid: int,
+    *,
+    notes: pa.Table | pl.DataFrame | None = None,
+    window: int = WINDOW,
+) -> QuestionPool:
+    """The `QuestionPool` of one question from the feature and group tables (no raw confs).
+
+    grid = sorted multiples of PROBE_STEP (> 0) seen among the question's probe positions;
+    a(t, p) = final group if p >= len(t), else the probe group at p (-1 when missing);
+    ckpt_conf = conf_at_pos(p), i.e. `end_conf` (the whole-trace mean) when p >= len(t).
+    """
+    f = _as_polars(features).filter(pl.col("qid") == qid).sort("trace_idx")
+    g = _as_polars(groups).filter(pl.col("qid") == qid).sort("group_id")
+    n = f.height
+    gt = g["ground_truth"][0] if g.height else ""
+    note_list: list[str] = []
+    if notes is not None:
+        nt = _as_polars(notes).filter(pl.col("qid").is_in([qid, -1]))
+        note_list = [f"{k}: {m}" for k, m in zip(nt["kind"], nt["message"], strict=True)]
+    lengths = f["length"].to_numpy().astype(np.int64) if n else np.zeros(0, dtype=np.int64)
+    final_group = f["final_group"].to_numpy().astype(np.int32) if n else np.zeros(0, np.int32)
+
+    p_off, p_pos = _flat(f["probe_pos"], np.int64) if n else (np.zeros(1, np.int64), np.zeros(0))
+    grid_all = p_pos[(p_pos > 0) & (p_pos % PROBE_STEP == 0)]
+    grid = np.unique(grid_all).astype(np.int64)
+    k = grid.shape[0]
+    ckpt_group = np.full((n, k), -1, dtype=np.int32)
+    ckpt_conf = np.full((n, k), np.nan, dtype=np.float32)
+    if n and k:
+        c_off, c_pos = _flat(f["ckpt_pos"], np.int64)
+        _, c_conf = _flat(f["ckpt_conf"], np.float32)
+        _, c_grp = _flat(f["ckpt_group"], np.int32)
+        owner = np.repeat(np.arange(n), np.diff(c_off))
+        col = np.searchsorted(grid, c_pos)
+        ok = (col < k) & (grid[np.minimum(col, k - 1)] == c_pos)
+        ckpt_group[owner[ok], col[ok]] = c_grp[ok]
+        ckpt_conf[owner[ok], col[ok]] = c_conf[ok]
+        after = grid[None, :] >= lengths[:, None]
+        end_conf = f["end_conf"].to_numpy().astype(np.float32)
+        ckpt_group = np.where(after, final_group[:, None], ckpt_group).astype(np.int32)
+        ckpt_conf = np.where(after, end_conf[:, None], ckpt_conf).astype(np.float32)
+    if n:
+        l_off, l_win = _flat(f["low_window"], np.int64)
+        _, l_val = _flat(f["low_value"], np.float32)
+    else:
+        l_off, l_win, l_val = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+
+    def col32(name: str) -> np.ndarray:
+        return f[name].to_numpy().astype(np.float32) if n else np.zeros(0, np.float32)
+
+    return QuestionPool(
+        qid=int(qid),
+        ground_truth=str(gt),
+        window=int(window),
+        trace_idx=f["trace_idx"].to_numpy().astype(np.int64) if n else np.zeros(0, np.int64),
+        lengths=lengths,
+        final_group=final_group,
+        group_labels=[str(x) for x in g["label"].to_list()],
+        group_correct=g["is_correct"].to_numpy().astype(bool) if g.height else np.zeros(0, bool),
+        grid=grid,
+        ckpt_group=ckpt_group,
+        ckpt_conf=ckpt_conf,
+        mean_conf=col32("mean_conf"),
+        tail_conf=col32("tail_conf"),
+        min_group=col32("min_group"),
+        bottom_10=col32("bottom_10"),
+        low_offsets=l_off.astype(np.int64),
+        low_window=l_win.astype(np.int64),
+        low_value=l_val.astype(np.float32),
+        notes=note_list,
+    )

@@ -1,0 +1,399 @@
+"""The simulation loop, vectorised over iterations, traces and checkpoints.
+
+One call gathers a question's bootstrap sample once ([I, B] rows -> [I, B, K] answers,
+confidences), computes the snapshot votes of every checkpoint of every iteration with one
+`bincount`, evaluates the stopping rule on the whole [I, K] grid, and takes the first firing
+checkpoint per iteration. This is equivalent to the published loop (`mars/simulation.py::
+simulate_with_stopping`), which stops iterations one checkpoint at a time, because a rule's
+decision at checkpoint k depends only on checkpoints <= k (Parallel-Probe's state is carried
+along the K axis in a loop over checkpoints, vectorised over iterations and traces).
+
+Semantics (spec `stopping.md`, "The simulation loop"): at checkpoint p the eligible traces with
+an answer vote (snapshot); if the rule fires, the answer is the leader (lowest id on ties, none
+without votes), the position is p, the cost `sum_j min(len_j, trunc_j, p)`. Otherwise the
+final answers vote with the same eligibility and the last checkpoint's weights, at cost
+`sum_j min(len_j, trunc_j)` (= `baseline_tokens`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.stopping.bootstrap import bootstrap_rows
+from analysis.stopping.dco import dco_masks, dco_thresholds
+from analysis.stopping.mars import calibrate_gamma, learned_q
+from analysis.stopping.params import (
+    AdaptiveConsistency,
+    Consensus,
+    DeepConfOnline,
+    EarlyStoppingSC,
+    Mars,
+    ParallelProbe,
+    Policy,
+    ProbeStability,
+    SelfConsistency,
+    SimSettings,
+    Voting,
+)
+from analysis.stopping.prepare import PreparedQuestion
+from analysis.stopping.voting import group_votes, leaders
+
+STOP_LABEL = {
+    Mars: "margin",
+    ParallelProbe: "pp_consensus",
+    Consensus: "consensus",
+    ProbeStability: "stability",
+    EarlyStoppingSC: "esc",
+    AdaptiveConsistency: "adaptive",
+}
+
+
+@dataclass
+class QuestionResult:
+    """One question's simulated iterations (answers are compact group ids of `prep`)."""
+
+    qid: int
+    ground_truth: str
+    iterations: np.ndarray  # int64 [I] iteration indices
+    answers: np.ndarray  # int64 [I] compact group id, -1 = no answer
+    correct: np.ndarray  # bool [I]
+    tokens: np.ndarray  # int64 [I]
+    baseline: np.ndarray  # int64 [I]
+    position: np.ndarray  # int64 [I] stop position (tokens), or traces generated (sequential)
+    stop_index: np.ndarray  # int64 [I] checkpoint index / traces, -1 = by budget
+    stopped_by: np.ndarray  # object [I]
+    labels: list[str]
+    n_pool: int
+    gamma: float | None = None
+    notes: list[str] = field(default_factory=list)
+    extra_votes: dict[str, np.ndarray] = field(default_factory=dict)  # offline DeepConf votes
+    group_correct: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=bool))
+
+    def is_correct(self, answers: np.ndarray) -> np.ndarray:
+        """Correctness of compact group ids (-1 = no answer = wrong)."""
+        a = np.asarray(answers, dtype=np.int64)
+        return (a >= 0) & self.group_correct[np.maximum(a, 0)]
+
+    def answer_text(self, i: int) -> str:
+        a = int(self.answers[i])
+        return self.labels[a] if a >= 0 else ""
+
+    @property
+    def savings(self) -> np.ndarray:
+        """Per-iteration token savings fraction (0 where the baseline is 0)."""
+        base = self.baseline.astype(np.float64)
+        out = np.zeros_like(base)
+        np.divide(self.tokens, base, out=out, where=base > 0)
+        return np.where(base > 0, 1.0 - out, 0.0)
+
+
+@dataclass
+class Diagnostics:
+    """Per-checkpoint internals of a run, for the replay view ([I, K] unless noted)."""
+
+    grid: np.ndarray
+    votes: np.ndarray  # [I, K, G]
+    leader: np.ndarray
+    has_votes: np.ndarray
+    fires: np.ndarray  # rule fired at k
+    tokens_at: np.ndarray  # [I, K] sum_j min(len, trunc, p_k)
+    n_eligible: np.ndarray
+    margin: np.ndarray | None = None  # MARS: lhs of the binding check
+    threshold: np.ndarray | None = None  # MARS: its rhs
+    share: np.ndarray | None = None  # leader share of the vote
+
+
+def _empty_result(prep: PreparedQuestion, iters: np.ndarray, notes: list[str]) -> QuestionResult:
+    n_i = iters.shape[0]
+    z = np.zeros(n_i, dtype=np.int64)
+    return QuestionResult(
+        qid=prep.qid,
+        ground_truth=prep.ground_truth,
+        iterations=iters,
+        answers=np.full(n_i, -1, dtype=np.int64),
+        correct=np.zeros(n_i, dtype=bool),
+        tokens=z.copy(),
+        baseline=z.copy(),
+        position=z.copy(),
+        stop_index=np.full(n_i, -1, dtype=np.int64),
+        stopped_by=np.array(["budget"] * n_i, dtype=object),
+        labels=prep.group_labels,
+        n_pool=0,
+        notes=notes,
+        group_correct=prep.group_correct,
+    )
+
+
+def _voting_of(policy: Policy) -> Voting:
+    if isinstance(policy, SelfConsistency):
+        return Voting()
+    if isinstance(policy, DeepConfOnline):
+        return policy.voting
+    return policy.voting  # type: ignore[union-attr]
+
+
+def mars_gamma(prep: PreparedQuestion, policy: Mars, settings: SimSettings) -> tuple[float, str]:
+    """The gamma MARS uses on this question (calibrated when asked), with a note."""
+    if not policy.calibrate:
+        return float(policy.gamma), ""
+    n_w = min(settings.warmup, prep.n)
+    if n_w < 4:
+        return 1.0, f"gamma = 1 (only {n_w} warmup traces; calibration needs 4)"
+    if prep.n_checkpoints == 0:
+        return float(policy.gamma), "gamma not calibrated (empty checkpoint grid)"
+    key = ("cal", settings.warmup, policy.voting.filter, policy.voting.percentile, policy.calibration_q, policy.ucb_z, policy.gamma_min)
+    if key not in prep.cache:
+        groups = prep.groups[:n_w]
+        final = prep.final[:n_w]
+        if policy.calibration_q == "oracle":
+            q = (groups != final[:, None]).astype(np.float32)
+        else:
+            q = learned_q(prep, settings.warmup)[0][:n_w]
+        elig = groups >= 0
+        weights = None
+        if policy.voting.filter:
+            thr = np.percentile(prep.min_group[:n_w], policy.voting.percentile)
+            elig = elig & (prep.conf_cummin[:n_w] >= thr)
+            weights = prep.conf[:n_w]  # published: every dco* method calibrates conf-weighted
+        prep.cache[key] = calibrate_gamma(
+            groups, q, weights, elig, final, prep.n_groups, policy.ucb_z, policy.gamma_min
+        )
+    cal = prep.cache[key]
+    return cal.gamma, f"calibrated gamma = {cal.gamma:.2f} (band {cal.gamma_band:.1f}, n_elig {cal.n_elig})"
+
+
+def _first_true(mask: np.ndarray) -> np.ndarray:
+    """Index of the first True along the last axis, -1 if none."""
+    if mask.shape[-1] == 0:
+        return np.full(mask.shape[:-1], -1, dtype=np.int64)
+    first = np.argmax(mask, axis=-1)
+    return np.where(mask.any(axis=-1), first, -1).astype(np.int64)
+
+
+def _pp_fires(policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, n_groups: int) -> np.ndarray:
+    """Parallel-Probe decision [I, K]; state carried over checkpoints (see `ParallelProbe`)."""
+    n_i, b, k = answers.shape
+    fires = np.zeros((n_i, k), dtype=bool)
+    stable = np.zeros(n_i, dtype=np.int64)
+    prev = np.full(n_i, -1, dtype=np.int64)
+    pruned = np.zeros((n_i, b), dtype=bool)
+    off = np.zeros((n_i, b), dtype=np.int64)
+    rows = np.arange(n_i, dtype=np.int64)[:, None] * n_groups
+    for p in range(k):
+        a = answers[:, :, p]
+        e = elig[:, :, p] & ~pruned
+        valid = e & (a >= 0)
+        counts = np.bincount((rows + a)[valid], minlength=n_i * n_groups).reshape(n_i, n_groups)
+        has = counts.sum(axis=1) > 0
+        win = np.where(has, np.argmax(counts, axis=1), -1)
+        same = (win == prev) & (win >= 0)
+        stable = np.where(same, stable + 1, 1)
+        prev = win
+        if p >= policy.warmup and policy.prune_patience > 0:
+            agrees = (a == win[:, None]) | ~e
+            off = np.where(agrees, 0, off + 1)
+            pruned |= off >= policy.prune_patience
+        if p >= policy.warmup:
+            fires[:, p] = (stable >= policy.conv) & has
+    return fires
+
+
+def _stability_fires(k_needed: int, lead: np.ndarray, has: np.ndarray) -> np.ndarray:
+    n_i, k = lead.shape
+    run = np.zeros((n_i, k), dtype=np.int64)
+    for p in range(k):
+        if p == 0:
+            run[:, 0] = has[:, 0].astype(np.int64)
+        else:
+            same = has[:, p] & has[:, p - 1] & (lead[:, p] == lead[:, p - 1])
+            run[:, p] = np.where(same, run[:, p - 1] + 1, has[:, p].astype(np.int64))
+    return run >= max(1, k_needed)
+
+
+def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The seven DeepConf offline votes on final answers (published `compute_deepconf_votes`)."""
+    g = prep.n_groups
+    final = prep.final[rows]
+    elig = final >= 0
+    feats = {
+        "mean_conf_weighted": prep.mean_conf[rows],
+        "tail_conf_weighted": prep.tail_conf[rows],
+        "bottom_window_weighted": prep.bottom_10[rows],
+        "min_window_weighted": prep.min_group[rows],
+    }
+    out = {"majority": np.argmax(group_votes(final, elig, None, g, axis=1), axis=1)}
+    for name, w in feats.items():
+        out[name] = np.argmax(group_votes(final, elig, w, g, axis=1), axis=1)
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for name, w in (("top10_tail_filtered", feats["tail_conf_weighted"]), ("top10_bottom_window_filtered", feats["bottom_window_weighted"])):
+                pct = np.nan_to_num(np.nanpercentile(np.where(elig, w, np.nan), 90, axis=1), nan=-np.inf)
+                keep = elig & (np.where(elig, w, -np.inf) >= pct[:, None])
+                out[name] = np.argmax(group_votes(final, keep, w, g, axis=1), axis=1)
+    return {k: v.astype(np.int64) for k, v in out.items()}
+
+
+def simulate_question(
+    prep: PreparedQuestion,
+    policy: Policy,
+    settings: SimSettings = SimSettings(),
+    iterations: np.ndarray | None = None,
+    diagnostics: bool = False,
+) -> QuestionResult | tuple[QuestionResult, Diagnostics | None]:
+    """Simulate `policy` on one prepared question; never raises on odd data (notes instead)."""
+    iters = np.arange(settings.iterations, dtype=np.int64) if iterations is None else np.asarray(iterations, dtype=np.int64)
+    notes = list(prep.notes)
+    if settings.window != prep.window:
+        notes.append(f"features were built with window {prep.window}, not {settings.window}: using {prep.window}")
+    if prep.n == 0 or settings.budget <= 0:
+        res = _empty_result(prep, iters, notes if prep.n == 0 else notes + ["budget 0: nothing sampled"])
+        return (res, None) if diagnostics else res
+    if prep.n < settings.warmup:
+        notes.append(
+            f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: the warmup set is the whole pool"
+        )
+    rows = bootstrap_rows(prep.n, settings.budget, iters, settings.seed, prep.qid)
+
+    if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency):
+        from analysis.stopping.sequential import simulate_sequential
+
+        res = simulate_sequential(prep, policy, rows, iters, notes)
+        return (res, None) if diagnostics else res
+
+    voting = _voting_of(policy)
+    n_i, b = rows.shape
+    k = prep.n_checkpoints
+    g = prep.n_groups
+    lens = prep.lengths[rows]
+    never_stops = isinstance(policy, SelfConsistency | DeepConfOnline)
+
+    thr = None
+    if voting.filter:
+        thr = dco_thresholds(prep, rows, settings.warmup, voting.percentile)
+        if not np.isfinite(thr).all():
+            notes.append("non-finite DeepConf threshold in some iterations: no trace is eligible there")
+        trunc = prep.truncation(rows, thr)
+    else:
+        trunc = lens
+    cap = np.minimum(lens, trunc)
+    baseline = cap.sum(axis=1)
+    last_p = int(prep.grid[-1]) if k else 0
+
+    # final-answer vote (used when no rule fires)
+    final = prep.final[rows]
+    elig_f = final >= 0
+    w_f = None
+    if voting.filter and k:
+        elig_f = elig_f & (prep.conf_cummin[rows, k - 1] >= thr[:, None]) & ~((trunc < lens) & (last_p >= trunc))
+    if voting.weighted:
+        w_f = prep.conf[rows, k - 1] if k else prep.mean_conf[rows]
+    votes_f = group_votes(final, elig_f, w_f, g, axis=1)
+    lead_f, _vl_f, has_f = leaders(votes_f)
+
+    stop_k = np.full(n_i, -1, dtype=np.int64)
+    gamma = None
+    diag = None
+    lead = None
+    if not never_stops and k:
+        answers = prep.groups[rows]  # [I, B, K]
+        elig = answers >= 0
+        if voting.filter:
+            filt, _trunc, past = dco_masks(prep, rows, thr)
+            elig &= filt & ~past
+        weights = prep.conf[rows] if voting.weighted else None
+        votes = group_votes(answers, elig, weights, g, axis=1)  # [I, K, G]
+        lead, v_l, has = leaders(votes)
+        margin = threshold = share = None
+        if isinstance(policy, Mars):
+            gamma, note = mars_gamma(prep, policy, settings)
+            if note:
+                notes.append(note)
+            q_all, model = learned_q(prep, settings.warmup)
+            if model is None:
+                notes.append("no q-model (empty warmup or grid): MARS cannot stop")
+            qs = q_all[rows]  # float32 [I, B, K]
+            w = weights if weights is not None else 1.0
+            qew = qs.astype(np.float64) * elig * w
+            s_all = qew.sum(axis=1)  # [I, K]
+            qg = group_votes(answers, elig, qew, g, axis=1)  # [I, K, G]
+            s_l = np.take_along_axis(qg, lead[..., None], axis=-1)[..., 0]
+            t0 = gamma * (s_all + s_l)
+            ok0 = v_l > t0
+            lhs = v_l[..., None] - votes
+            rhs = t0[..., None] - (1.0 + gamma) * qg
+            rel = (votes > 0) & (np.arange(g)[None, None, :] != lead[..., None])
+            ok_a = np.all(~rel | (lhs > rhs), axis=-1)
+            fires = has & ok0 & ok_a
+            if policy.first_checkpoint_guard:
+                wf0 = prep.final[: min(settings.warmup, prep.n)]
+                ref = int(np.bincount(wf0, minlength=g).argmax()) if wf0.size else -1
+                if ref >= 0:
+                    fires[:, 0] &= lead[:, 0] == ref
+            if diagnostics:
+                gap = np.where(rel, lhs - rhs, np.inf)
+                worst_a = np.argmin(gap, axis=-1)
+                gap_a = np.take_along_axis(gap, worst_a[..., None], axis=-1)[..., 0]
+                use_a = gap_a < (v_l - t0)
+                margin = np.where(use_a, np.take_along_axis(lhs, worst_a[..., None], -1)[..., 0], v_l)
+                threshold = np.where(use_a, np.take_along_axis(rhs, worst_a[..., None], -1)[..., 0], t0)
+        elif isinstance(policy, ParallelProbe):
+            fires = _pp_fires(policy, answers, elig, g)
+        elif isinstance(policy, Consensus):
+            tot = votes.sum(axis=-1)
+            share = np.zeros_like(tot)
+            np.divide(v_l, tot, out=share, where=has)
+            fires = has & (share >= policy.tau)
+        elif isinstance(policy, ProbeStability):
+            fires = _stability_fires(policy.k, lead, has)
+        else:  # pragma: no cover - exhaustive over Policy
+            raise TypeError(f"unknown policy {policy!r}")
+        stop_k = _first_true(fires)
+        if diagnostics:
+            tot = votes.sum(axis=-1)
+            if share is None:
+                share = np.zeros_like(tot)
+                np.divide(v_l, tot, out=share, where=has)
+            tokens_at = np.minimum(cap[:, :, None], prep.grid[None, None, :]).sum(axis=1)
+            diag = Diagnostics(prep.grid, votes, lead, has, fires, tokens_at, elig.sum(axis=1), margin, threshold, share)
+        stopped = stop_k >= 0
+        kk = np.maximum(stop_k, 0)
+        lead_s = lead[np.arange(n_i), kk]
+        has_s = has[np.arange(n_i), kk]
+    elif diagnostics:
+        diag = None
+
+    stopped = stop_k >= 0
+    if lead is None:
+        lead_s = np.zeros(n_i, dtype=np.int64)
+        has_s = np.zeros(n_i, dtype=bool)
+    ans = np.where(stopped, np.where(has_s, lead_s, -1), np.where(has_f, lead_f, -1)).astype(np.int64)
+    pos = np.where(stopped, prep.grid[np.maximum(stop_k, 0)] if k else 0, last_p).astype(np.int64)
+    tokens = np.where(stopped, np.minimum(cap, pos[:, None]).sum(axis=1), baseline).astype(np.int64)
+    correct = np.where(ans >= 0, prep.group_correct[np.maximum(ans, 0)], False)
+    label = STOP_LABEL.get(type(policy), "budget")
+    stopped_by = np.where(stopped, label, "budget").astype(object)
+    res = QuestionResult(
+        qid=prep.qid,
+        ground_truth=prep.ground_truth,
+        iterations=iters,
+        answers=ans,
+        correct=correct,
+        tokens=tokens,
+        baseline=baseline.astype(np.int64),
+        position=pos,
+        stop_index=stop_k,
+        stopped_by=stopped_by,
+        labels=prep.group_labels,
+        n_pool=prep.n,
+        gamma=gamma,
+        notes=notes,
+        group_correct=prep.group_correct,
+    )
+    if isinstance(policy, SelfConsistency):
+        res.extra_votes = _deepconf_offline_votes(prep, rows)
+    return (res, diag) if diagnostics else res

@@ -1,0 +1,387 @@
+"""A deterministic, realistic MARS sample (and a full-size file for the ingest benchmark).
+
+Same layout and schema as the Hub repo `wenbochen111/MARS` (shared/spec/datasets.md, MARS):
+9 files, 30 questions each, one row per trace, one row group per question. Statistics follow
+the spec: heavy-tailed lengths (median ~10k tokens, 64k cap), per-question difficulty from 0% to
+100%, several wrong answers with skewed popularity, some null and some long-text
+`extracted_answer`, float16 confidences with dips (lower and more volatile on wrong traces),
+probes at every multiple of 2048 below the length plus the end, `avg_conf` = mean of the 2048
+stored confidences before the position, early probe answers often garbage and converging to the
+final answer. A few files miss some rows. Everything is vectorised with numpy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cache.progress import ProgressFn
+
+N_QUESTIONS = 30
+PROBE_STEP = 2048
+LENGTH_CAP = 64_000
+
+# (relative path, benchmark kind, traces per question, rows to drop)
+FILES: list[tuple[str, str, int, int]] = [
+    ("DeepSeek-8B/aime25_deepseek.parquet", "aime", 128, 0),
+    ("DeepSeek-8B/brumo25_deepseek.parquet", "brumo", 32, 0),
+    ("DeepSeek-8B/hmmt25_deepseek.parquet", "hmmt", 32, 1),
+    ("Qwen3-32B/aime25.parquet", "aime", 32, 0),
+    ("Qwen3-32B/brumo25.parquet", "brumo", 32, 2),
+    ("Qwen3-32B/hmmt.parquet", "hmmt", 32, 0),
+    ("Qwen3-next/aime25_thinking.parquet", "aime", 32, 0),
+    ("Qwen3-next/brumo25_thinking.parquet", "brumo", 32, 0),
+    ("Qwen3-next/hmmt_thinking.parquet", "hmmt", 32, 4),
+]
+
+# LaTeX ground truths and equivalent spellings a model might write
+LATEX_ANSWERS: list[tuple[str, list[str]]] = [
+    ("\\frac{1}{9}", ["\\dfrac{1}{9}", "1/9"]),
+    ("2^{99}", ["2^{99}"]),
+    ("\\sqrt{3}", ["\\sqrt3"]),
+    ("8\\sqrt{2}", ["8 \\sqrt{2}"]),
+    ("\\frac{\\pi}{4}", ["\\dfrac{\\pi}{4}", "\\pi/4"]),
+    ("\\frac{3}{8}", ["\\dfrac{3}{8}", "3/8", "0.375"]),
+    ("2\\sqrt{6}", ["2 \\sqrt{6}"]),
+    ("\\frac{7}{2}", ["\\dfrac72", "3.5"]),
+    ("1 + \\sqrt{5}", ["\\sqrt{5}+1"]),
+    ("\\frac{9\\sqrt{3}}{4}", ["\\dfrac{9\\sqrt{3}}{4}"]),
+    ("3^{12}", ["3^{12}"]),
+    ("\\binom{10}{3}", ["120"]),
+    ("\\frac{1}{2^{10}}", ["2^{-10}"]),
+]
+GARBAGE = ["", "?", "\\ldots", "x", "answer", "0", "\\text{TBD}", "n", "<b>3</b>", "N/A", "1"]
+PHRASES = [
+    "Thus the final answer is as boxed above.",
+    " Let me double-check the computation once more.",
+    " Wait, the case n = 2 needs separate treatment.",
+    " So the configuration count is consistent with symmetry.",
+    " Hmm, but we assumed the roots are distinct & real <here>.",
+    " Therefore the minimum is attained at the boundary.",
+    " I should verify with a small example: n=3 gives 7.",
+    " The answer should be an integer between 0 and 999.",
+]
+LONG_SPANS = [
+    "the number of ordered pairs is obtained by summing over all divisors d of n the value "
+    "phi(d) times the number of solutions modulo n/d, which after simplification and checking "
+    "the small cases by hand leaves the expression we computed before the last step",
+    "we have not yet determined the answer; considering the symmetric case first and then the "
+    "general case, the area of the region bounded by the three circles equals the sum of the "
+    "sector areas minus the triangle, which requires the angle computed in step four",
+]
+
+
+def _schema() -> pa.Schema:
+    probe = pa.struct(
+        [
+            ("position", pa.int64()),
+            ("answer", pa.string()),
+            ("is_correct", pa.bool_()),
+            ("raw_text", pa.string()),
+            ("avg_conf", pa.float64()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("qid", pa.int64()),
+            ("trace_idx", pa.int64()),
+            ("ground_truth", pa.string()),
+            ("extracted_answer", pa.string()),
+            ("confs", pa.list_(pa.float16())),
+            ("probes", pa.list_(probe)),
+        ]
+    )
+
+
+SCHEMA = _schema()
+
+
+def _ground_truths(kind: str, rng: np.random.Generator) -> list[tuple[str, list[str]]]:
+    """30 ground truths with their alternative spellings."""
+    if kind == "aime":
+        vals = rng.choice(1000, size=N_QUESTIONS, replace=False)
+        return [(str(int(v)), []) for v in vals]
+    out: list[tuple[str, list[str]]] = []
+    latex_order = rng.permutation(len(LATEX_ANSWERS)).tolist()
+    for q in range(N_QUESTIONS):
+        if q % 2 == 0 and latex_order:
+            out.append(LATEX_ANSWERS[latex_order.pop()])
+        else:
+            out.append((str(int(rng.integers(2, 5000))), []))
+    return out
+
+
+def _wrong_answers(gt: str, rng: np.random.Generator, k: int) -> list[str]:
+    """k distinct plausible wrong answers of the same flavour as the ground truth."""
+    out: list[str] = []
+    if gt.lstrip("-").isdigit():
+        base = int(gt)
+        while len(out) < k:
+            cand = str(int(abs(base + rng.integers(-60, 61) * rng.choice([1, 1, 2, 7]))))
+            if cand != gt and cand not in out:
+                out.append(cand)
+        return out
+    pool = [
+        "\\frac{1}{3}",
+        "2^{98}",
+        "\\sqrt{2}",
+        "4\\sqrt{2}",
+        "\\frac{\\pi}{2}",
+        "\\frac{5}{8}",
+        "3\\sqrt{6}",
+        "\\frac{5}{2}",
+        "\\sqrt{5}",
+        "12",
+        "7",
+        "\\frac{1}{2}",
+        "2^{100}",
+    ]
+    for c in rng.permutation(pool).tolist():
+        if c != gt and len(out) < k:
+            out.append(c)
+    return out
+
+
+def _question(
+    rng: np.random.Generator,
+    qid: int,
+    n_traces: int,
+    gt: str,
+    variants: list[str],
+    p_correct: float,
+    median_len: float,
+    drop: int = 0,
+) -> pa.Table:
+    """All traces of one question as an arrow table (rows in trace_idx order)."""
+    n = n_traces
+    correct = rng.random(n) < p_correct
+    # lengths: wrong traces run longer; a few hit the 64k cap (then no final answer)
+    mu = np.where(correct, np.log(median_len * 0.85), np.log(median_len * 1.25))
+    lengths = np.exp(mu + rng.standard_normal(n) * np.where(correct, 0.5, 0.62))
+    lengths = np.clip(lengths, 350, LENGTH_CAP).astype(np.int64)
+    capped = lengths >= LENGTH_CAP
+
+    # answers: wrong ones with skewed (Zipf-like) popularity
+    n_wrong = int(rng.integers(3, 9))
+    wrong = _wrong_answers(gt, rng, n_wrong)
+    wp = 1.0 / np.arange(1, n_wrong + 1) ** 1.4
+    wp /= wp.sum()
+    wrong_pick = rng.choice(n_wrong, size=n, p=wp)
+    finals: list[str | None] = []
+    spellings = [gt, *variants]
+    for j in range(n):
+        if capped[j] or rng.random() < 0.025:
+            finals.append(None)
+        elif rng.random() < 0.004:
+            finals.append(LONG_SPANS[j % len(LONG_SPANS)])
+            correct[j] = False
+        elif correct[j]:
+            finals.append(
+                spellings[int(rng.integers(len(spellings)))] if rng.random() < 0.3 else gt
+            )
+        else:
+            finals.append(wrong[wrong_pick[j]])
+    correct &= np.array([f is not None for f in finals])
+
+    # confidences: level + slow wander (knots every 256 tokens) + token noise - dips
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    owner = np.repeat(np.arange(n), lengths)
+    pos = np.arange(total, dtype=np.int64) - offsets[:-1][owner]
+    level = np.where(correct, rng.uniform(14.0, 17.0, n), rng.uniform(10.5, 14.0, n))
+    vol = np.where(correct, 1.0, 1.8)
+    knots_per = (lengths + 255) // 256
+    ko = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(knots_per, out=ko[1:])
+    kn = rng.standard_normal(int(ko[-1])).astype(np.float32)
+    kowner = np.repeat(np.arange(n), knots_per)
+    episode = rng.random(int(ko[-1])) < np.where(correct, 0.04, 0.12)[kowner]
+    kn = kn * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
+    slow = kn[ko[:-1][owner] + pos // 256]
+    rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, -0.5)[owner]
+    c = (level[owner] + rise).astype(np.float32) + slow
+    c += rng.standard_normal(total, dtype=np.float32) * (1.2 * vol[owner]).astype(np.float32)
+    dip = rng.random(total, dtype=np.float32) < np.where(correct, 0.04, 0.08)[owner]
+    c[dip] -= rng.exponential(5.0, int(dip.sum())).astype(np.float32)
+    np.clip(c, 0.0, 24.9, out=c)
+    c16 = (np.round(c * 16) / 16).astype(np.float16)
+    c32 = c16.astype(np.float32)
+    cs = np.zeros(total + 1, dtype=np.float64)
+    np.cumsum(c32, dtype=np.float64, out=cs[1:])
+
+    # probes at every multiple of 2048 below the length, plus the end
+    nk = (lengths - 1) // PROBE_STEP
+    po = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(nk + 1, out=po[1:])
+    powner = np.repeat(np.arange(n), nk + 1)
+    rank = np.arange(int(po[-1])) - po[:-1][powner]
+    ppos = np.where(rank < nk[powner], (rank + 1) * PROBE_STEP, lengths[powner])
+    lo = np.maximum(ppos - PROBE_STEP, 0)
+    gstart = offsets[:-1][powner]
+    avg = (cs[gstart + ppos] - cs[gstart + lo]) / np.maximum(ppos - lo, 1)
+    frac = ppos / lengths[powner]
+    settle = rng.uniform(0.3, 0.8, n)[powner]
+    p_final = 1.0 / (1.0 + np.exp(-10.0 * (frac - settle)))
+    u = rng.random(ppos.shape[0])
+    u2 = rng.random(ppos.shape[0])
+    is_end = rank == nk[powner]
+    answers: list[str] = []
+    is_corr = np.zeros(ppos.shape[0], dtype=bool)
+    gt_forms = {gt, *variants}
+    for i in range(ppos.shape[0]):
+        j = int(powner[i])
+        fin = finals[j]
+        if fin is not None and len(fin) > 100:
+            fin = wrong[0]
+        if fin is not None and (is_end[i] or u[i] < p_final[i]):
+            a = fin
+        elif u2[i] < 0.6 * (1.0 - frac[i]):
+            a = GARBAGE[(i * 7 + j) % len(GARBAGE)]
+        elif u2[i] < 0.75:
+            a = gt
+        else:
+            a = wrong[int(wrong_pick[(i + j) % n])]
+        answers.append(a)
+        is_corr[i] = a in gt_forms
+    ph = rng.integers(0, len(PHRASES), size=(ppos.shape[0], 3))
+    cut = rng.integers(20, 300, size=ppos.shape[0])
+    raw = [
+        ("\\boxed{" + a + "}" + "".join(PHRASES[k] for k in ph[i]))[: len(a) + 8 + int(cut[i])]
+        for i, a in enumerate(answers)
+    ]
+    probe_struct = pa.StructArray.from_arrays(
+        [
+            pa.array(ppos, type=pa.int64()),
+            pa.array(answers, type=pa.string()),
+            pa.array(is_corr),
+            pa.array(raw, type=pa.string()),
+            pa.array(avg, type=pa.float64()),
+        ],
+        fields=list(SCHEMA.field("probes").type.value_type),
+    )
+    probes = pa.ListArray.from_arrays(pa.array(po.astype(np.int32)), probe_struct)
+    confs = pa.ListArray.from_arrays(
+        pa.array(offsets.astype(np.int32)), pa.array(c16, type=pa.float16())
+    )
+    table = pa.Table.from_arrays(
+        [
+            pa.array(np.full(n, qid, dtype=np.int64)),
+            pa.array(np.arange(n, dtype=np.int64)),
+            pa.array([gt] * n, type=pa.string()),
+            pa.array(finals, type=pa.string()),
+            confs,
+            probes,
+        ],
+        schema=SCHEMA,
+    )
+    if drop:
+        keep = np.ones(n, dtype=bool)
+        keep[rng.choice(np.arange(1, n), size=min(drop, n - 1), replace=False)] = False
+        table = table.filter(pa.array(keep))
+    return table
+
+
+def _difficulties(rng: np.random.Generator) -> np.ndarray:
+    """Per-question success rates from 0% to 100% (a few exactly 0 and 1)."""
+    p = rng.beta(0.7, 0.6, N_QUESTIONS)
+    idx = rng.permutation(N_QUESTIONS)
+    p[idx[:2]] = 0.0
+    p[idx[2:5]] = 1.0
+    return p
+
+
+def _writer(path: Path) -> pq.ParquetWriter:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return pq.ParquetWriter(
+        path,
+        SCHEMA,
+        compression="zstd",
+        compression_level=3,
+        use_dictionary=["ground_truth", "extracted_answer"],
+        use_byte_stream_split=["confs.list.element"],
+    )
+
+
+def write_file(
+    path: Path,
+    kind: str,
+    n_traces: int,
+    *,
+    seed: int,
+    drop: int = 0,
+    median_len: float = 10_000,
+    n_questions: int = N_QUESTIONS,
+    progress: ProgressFn | None = None,
+) -> None:
+    """Write one MARS file, one row group per question, streaming (bounded memory)."""
+    rng = np.random.default_rng(seed)
+    gts = _ground_truths(kind, rng)
+    diff = _difficulties(rng)
+    drops = np.zeros(n_questions, dtype=np.int64)
+    if drop:
+        for q in rng.choice(n_questions, size=drop, replace=True).tolist():
+            drops[q] += 1
+    tmp = path.with_suffix(".parquet.tmp")
+    with _writer(tmp) as w:
+        for q in range(n_questions):
+            gt, variants = gts[q % N_QUESTIONS]
+            t = _question(
+                rng,
+                q,
+                n_traces,
+                gt,
+                variants,
+                float(diff[q % N_QUESTIONS]),
+                median_len,
+                int(drops[q]),
+            )
+            w.write_table(t, row_group_size=max(t.num_rows, 1))
+            if progress:
+                progress((q + 1) / n_questions, f"{path.name} q{q}")
+    tmp.replace(path)
+
+
+def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
+    """Write all 9 MARS files under `root` with the Hub repo's relative paths."""
+    root = Path(root)
+    weights = np.array([n for _, _, n, _ in FILES], dtype=float)
+    done = 0.0
+    for i, (rel, kind, n_traces, drop) in enumerate(FILES):
+        share = weights[i] / weights.sum()
+
+        def sub(f: float, m: str = "", _d=done, _s=share) -> None:
+            if progress:
+                progress(_d + _s * f, m)
+
+        write_file(root / rel, kind, n_traces, seed=1000 + i, drop=drop, progress=sub)
+        done += share
+    if progress:
+        progress(1.0, "MARS sample written")
+
+
+def write_full_size_file(
+    path: Path,
+    n_questions: int = 30,
+    n_traces: int = 4096,
+    median_len: float = 10_000,
+    seed: int = 7,
+    progress: ProgressFn | None = None,
+) -> Path:
+    """A full-size MARS file (30 x 4,096 traces, ~1.2-1.5 billion values) for bench/mars_ingest.py,
+    written question by question so memory stays bounded."""
+    path = Path(path)
+    write_file(
+        path,
+        "aime",
+        n_traces,
+        seed=seed,
+        drop=3,
+        median_len=median_len,
+        n_questions=n_questions,
+        progress=progress,
+    )
+    return path
