@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.errors import show_bug
+from components.router import routed
 from components.source_picker import render_source_sidebar
 
 HERE = Path(__file__).parent
@@ -34,6 +35,7 @@ page = st.navigation(pages)
 render_source_sidebar()
 
 try:
-    page.run()
+    with routed():
+        page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

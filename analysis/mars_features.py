@@ -230,21 +230,15 @@ def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
         poff = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=n), out=poff[1:])
 
-    # checkpoints: every multiple of PROBE_STEP strictly below the length, plus the end (end_conf)
+    # checkpoints: every multiple of PROBE_STEP strictly below the length (disjoint windows, so
+    # one reduceat); the whole-trace float64 mean is conf_at_pos(p >= len) (`end_conf`)
     nck = np.maximum((lengths - 1) // PROBE_STEP, 0)
-    cko = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(nck + 1, out=cko[1:])
-    cowner = np.repeat(np.arange(n), nck + 1)
-    rank = np.arange(cko[-1]) - cko[:-1][cowner]
-    cpos = np.where(rank < nck[cowner], (rank + 1) * PROBE_STEP, lengths[cowner])
-    cconf = conf_at_positions(offsets, values, cko, cpos, window)
-    is_end = rank == nck[cowner]
-    end_conf = cconf[is_end]
-    ck_keep = ~is_end
-    ck_pos = cpos[ck_keep]
-    ck_conf = cconf[ck_keep]
     ck_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(nck, out=ck_off[1:])
+    cowner = np.repeat(np.arange(n), nck)
+    ck_pos = (np.arange(ck_off[-1]) - ck_off[:-1][cowner] + 1) * PROBE_STEP
+    ck_conf = conf_at_positions(offsets, values, ck_off, ck_pos, window)
+    end_conf = conf_at_positions(offsets, values, np.arange(n + 1), lengths, window)
 
     curve = windowed_means(offsets, values, CURVE_POINTS)
     return {
@@ -621,7 +615,8 @@ def build_features(
     """
     path = Path(path)
     try:
-        pf = pq.ParquetFile(path)
+        # no pre-buffering: it holds whole column chunks (~GBs for a MARS file) in memory
+        pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=4 << 20)
     except (OSError, pa.ArrowInvalid) as exc:
         raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
     columns = _check_schema(pf, path)

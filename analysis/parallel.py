@@ -6,6 +6,11 @@ The code lives in `parallel_parse` (tolerant parser), `parallel_metrics` (T, C, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+
 from analysis.parallel_dag import build_dag, collapse_dag, critical_path, layout, node_spans
 from analysis.parallel_metrics import (
     Metrics,
@@ -29,8 +34,29 @@ from analysis.parallel_parse import (
 )
 from analysis.tokens import best_counter, estimate_total_tokens, get_counter, node_tokens
 
+
+@dataclass(slots=True)
+class Analysed:
+    """Everything the page shows for one trajectory, computed from the same per-part counts."""
+
+    traj: Trajectory
+    metrics: Metrics
+    dag: nx.DiGraph
+    counts: list[float]
+
+
+def analyse_row(row: Mapping[str, object], counter: str = "estimate") -> Analysed:
+    """Parse one SFT row (tolerating missing columns), count, measure and build its DAG."""
+    text, total = trajectory_text(row)
+    traj = parse(text)
+    cnt = get_counter(counter)
+    counts = cnt.count_parts(traj, total if cnt.key == "estimate" else None)
+    return Analysed(traj, compute_metrics(traj, cnt, counts=counts), build_dag(traj, cnt, counts=counts), counts)
+
 __all__ = [
     "WARNING_CODES",
+    "Analysed",
+    "analyse_row",
     "Block",
     "Item",
     "Metrics",

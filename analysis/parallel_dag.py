@@ -139,7 +139,14 @@ def build_dag(
                 g.add_edge(prev, el.node)
             prev = el.node
     if traj.answer is not None:
-        add("answer", "answer", f"answer {traj.boxed or ''}".strip(), stage=None, depth=0, branch_path=())
+        add(
+            "answer",
+            "answer",
+            f"answer {traj.boxed or ''}".strip(),
+            stage=None,
+            depth=0,
+            branch_path=(),
+        )
         if prev is not None:
             g.add_edge(prev, "answer")
     # warnings as badges on the node whose part holds the position
@@ -288,7 +295,8 @@ def layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
                 ys[n] = 0.0
         if d.get("kind") == "fork":
             kids = sorted(
-                g.successors(n), key=lambda s: g.nodes[s].get("index", 0) if g.nodes[s].get("kind") != "join" else 0
+                g.successors(n),
+                key=lambda s: g.nodes[s].get("index", 0) if g.nodes[s].get("kind") != "join" else 0,
             )
             k = len(kids)
             width = span_of.get(n, float(max(k - 1, 1)))

@@ -208,13 +208,23 @@ def trajectory_text(row: Mapping[str, object]) -> tuple[str, float | None]:
     estimate counter falls back to its character ratio.
     """
     total = row.get("num_qwen_tokens")
-    total_f = float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None
+    total_f = (
+        float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None
+    )
     qt = row.get("qwen_text")
     if isinstance(qt, str) and qt:
         return qt, total_f
     reasoning = row.get("response_reasoning")
     content = row.get("response_content")
     if not isinstance(reasoning, str) and not isinstance(content, str):
+        msgs = row.get("raw_messages")
+        if isinstance(msgs, list):  # last resort: the chat messages themselves
+            by_role = {m.get("role"): m.get("content") for m in msgs if isinstance(m, dict)}
+            asst = by_role.get("assistant")
+            if isinstance(asst, str):
+                q = by_role.get("user") or row.get("question") or ""
+                text = f"<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n{asst}<|im_end|>"
+                return text, total_f if total_f is not None else float(estimate_total_tokens(text))
         return "", total_f
     text = QWEN_TEMPLATE.format(q=row.get("question") or "", r=reasoning or "", c=content or "")
     if total_f is None:
@@ -222,7 +232,9 @@ def trajectory_text(row: Mapping[str, object]) -> tuple[str, float | None]:
     return text, total_f
 
 
-def metrics_for_text(text: str, counter: TokenCounter | None = None, total_tokens: float | None = None) -> Metrics:
+def metrics_for_text(
+    text: str, counter: TokenCounter | None = None, total_tokens: float | None = None
+) -> Metrics:
     """parse + compute_metrics in one call (the hot path of the derived table and the bench)."""
     return compute_metrics(parse(text), counter, total_tokens)
 
@@ -268,3 +280,68 @@ def added_branches(traj_1x: Trajectory, traj_8x: Trajectory) -> dict[str, bool]:
         for th, f in zip(b8.threads, flags, strict=True):
             out[th.node] = f
     return out
+
+
+# ----------------------------------------------------------------------------- subset table
+SORT_COLUMNS = {
+    "row": "file order",
+    "speedup": "speedup T/C",
+    "T": "tokens T",
+    "C": "critical path C",
+    "stages": "stages",
+    "branches_max": "max branches",
+    "parallel_ratio": "parallel ratio",
+    "n_warnings": "warnings",
+}
+
+
+def filter_table(
+    df,  # pl.DataFrame of cache.parason_metrics.SCHEMA
+    *,
+    correctness: str = "all",  # "all" | "correct" | "incorrect"
+    kinds: list[str] | None = None,  # kind_mix values to keep (None/empty: all)
+    speedup: tuple[float, float] | None = None,
+    warnings: str = "any",  # "any" | "with" | "without"
+    query: str = "",
+    sort: str = "row",
+    descending: bool = False,
+):
+    """The browsing table's filters and sort, as one pure polars expression chain."""
+    import polars as pl
+
+    out = df
+    if correctness == "correct":
+        out = out.filter(pl.col("correctness").fill_null(False))
+    elif correctness == "incorrect":
+        out = out.filter(~pl.col("correctness").fill_null(True))
+    if kinds:
+        out = out.filter(pl.col("kind_mix").is_in(list(kinds)))
+    if speedup is not None:
+        lo, hi = speedup
+        out = out.filter(pl.col("speedup").is_between(lo, hi))
+    if warnings == "with":
+        out = out.filter(~pl.col("valid"))
+    elif warnings == "without":
+        out = out.filter(pl.col("valid"))
+    q = (query or "").strip().lower()
+    if q:
+        out = out.filter(
+            pl.col("question").fill_null("").str.to_lowercase().str.contains(q, literal=True)
+            | pl.col("uuid").str.starts_with(q)
+        )
+    if sort in SORT_COLUMNS and sort in out.columns:
+        out = out.sort(sort, descending=descending, nulls_last=True, maintain_order=True)
+    return out
+
+
+def export_table(df):
+    """CSV-safe copy: list columns joined with ';' (Parquet keeps the lists)."""
+    import polars as pl
+
+    return df.with_columns(
+        [
+            pl.col(c).cast(pl.List(pl.String)).list.join(";")
+            for c, t in df.schema.items()
+            if isinstance(t, pl.List)
+        ]
+    )

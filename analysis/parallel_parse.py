@@ -179,7 +179,9 @@ class Trajectory:
 
     @property
     def parts(self) -> list[tuple[int, int, str, str]]:
-        return list(zip(self.part_start, self.part_end, self.part_role, self.part_node, strict=True))
+        return list(
+            zip(self.part_start, self.part_end, self.part_role, self.part_node, strict=True)
+        )
 
     @property
     def segments(self) -> list[Segment]:
@@ -220,11 +222,15 @@ class Trajectory:
         """All characters charged to `node`, in text order."""
         t = self.text
         return "".join(
-            t[s:e] for s, e, n in zip(self.part_start, self.part_end, self.part_node, strict=True) if n == node
+            t[s:e]
+            for s, e, n in zip(self.part_start, self.part_end, self.part_node, strict=True)
+            if n == node
         )
 
 
-def last_boxed(text: str, start: int = 0, end: int | None = None) -> tuple[str | None, tuple[int, int] | None, int]:
+def last_boxed(
+    text: str, start: int = 0, end: int | None = None
+) -> tuple[str | None, tuple[int, int] | None, int]:
     """Content of the last balanced `\\boxed{...}` in text[start:end], its span, and the count."""
     end = len(text) if end is None else end
     count = text.count("\\boxed{", start, end)
@@ -299,7 +305,9 @@ class _Parser:
     # ---- helpers -------------------------------------------------------------------------
     def warn(self, code: str, pos: int, detail: str = "") -> None:
         sev, desc = WARNING_CODES[code]
-        self.warnings.append(ParseWarning(code, pos, f"{desc}{': ' + detail if detail else ''}", sev))
+        self.warnings.append(
+            ParseWarning(code, pos, f"{desc}{': ' + detail if detail else ''}", sev)
+        )
 
     def part(self, s: int, e: int, role: str, node: str) -> None:
         if e > s:
@@ -354,8 +362,10 @@ class _Parser:
             self.part(s, e, "conclusion", node)
         else:  # block level
             blk: Block = obj
-            if not self.text[s:e].isspace():
-                self.warn("text_between_threads", s, repr(self.text[s : min(e, s + 40)]))
+            chunk = self.text[s:e]
+            if not chunk.isspace():
+                at = s + len(chunk) - len(chunk.lstrip())
+                self.warn("text_between_threads", at, repr(self.text[at : min(e, at + 40)]))
             self.part(s, e, "block_text", blk.join if blk.threads else blk.fork)
 
     def stray(self, s: int, e: int, code: str, tag: str) -> None:
@@ -608,7 +618,12 @@ class _Parser:
                         self.extend_segment(node, s, e)
                         self.part(s, e, "tag", node)
                     else:
-                        self.stray(s, e, "duplicate_think" if self.think_open is not None else "stray_tag", m.group(0))
+                        self.stray(
+                            s,
+                            e,
+                            "duplicate_think" if self.think_open is not None else "stray_tag",
+                            m.group(0),
+                        )
         if pos < prompt_end:
             self.part(pos, prompt_end, "prompt", "prompt")
             pos = prompt_end
@@ -779,7 +794,9 @@ def parse(text: str | None) -> Trajectory:
             think_close=None,
             boxed=None,
             boxed_span=None,
-            warnings=[ParseWarning("parser_error", 0, f"internal parser error: {exc!r}", "warning")],
+            warnings=[
+                ParseWarning("parser_error", 0, f"internal parser error: {exc!r}", "warning")
+            ],
             part_start=[0] if n else [],
             part_end=[n] if n else [],
             part_role=["segment"] if n else [],

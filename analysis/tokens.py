@@ -64,7 +64,10 @@ class EstimateCounter:
             ratio = 1.0 / CHARS_PER_TOKEN
         else:
             ratio = max(0.0, float(total_tokens) - n_special) / text_chars if text_chars else 0.0
-        return [1.0 if r in special else (e - s) * ratio for s, e, r in zip(starts, ends, roles, strict=True)]
+        return [
+            1.0 if r in special else (e - s) * ratio
+            for s, e, r in zip(starts, ends, roles, strict=True)
+        ]
 
 
 class WordCounter:

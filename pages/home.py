@@ -11,7 +11,10 @@ from cache.sample import sample_root
 from components.cached import resolve, st_progress
 from components.errors import guard
 from components.home_cards import dataset_card
+from components.router import ensure_routed
 from components.source_picker import current_source
+
+ensure_routed()
 
 st.title("Reasoning Trace Explorer")
 st.markdown(

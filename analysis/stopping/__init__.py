@@ -24,6 +24,7 @@ from analysis.stopping.params import (
     ALL_METHODS,
     DCO,
     DCO_UNIFORM,
+    DEFAULT_SETTINGS,
     EXTRA_METHODS,
     PUBLISHED_METHODS,
     SC,
@@ -83,7 +84,7 @@ __all__ = [
 def simulate(
     preps: Sequence[PreparedQuestion],
     policy: Policy,
-    settings: SimSettings = SimSettings(),
+    settings: SimSettings = DEFAULT_SETTINGS,
     progress: ProgressFn | None = None,
 ) -> RunResult:
     """Run `policy` on every question; never raises on bad data (notes per question)."""
@@ -121,7 +122,7 @@ def sweep(
     preps: Sequence[PreparedQuestion],
     policy: Policy,
     values: Sequence[float] | None = None,
-    settings: SimSettings = SimSettings(),
+    settings: SimSettings = DEFAULT_SETTINGS,
     progress: ProgressFn | None = None,
 ) -> list[FrontierPoint]:
     """Accuracy vs savings of `policy` with its main parameter set to each value."""
@@ -141,5 +142,7 @@ def replay(
     prep: PreparedQuestion, policy: Policy, settings: SimSettings, iteration: int
 ) -> tuple[QuestionResult, Diagnostics | None]:
     """One bootstrap iteration with its per-checkpoint internals (votes, margin, tokens)."""
-    res, diag = simulate_question(prep, policy, settings, iterations=np.array([iteration]), diagnostics=True)
+    res, diag = simulate_question(
+        prep, policy, settings, iterations=np.array([iteration]), diagnostics=True
+    )
     return res, diag

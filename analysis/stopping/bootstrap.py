@@ -27,4 +27,8 @@ def bootstrap_rows(
     if n_pool <= 0 or budget <= 0:
         return np.zeros((iters.shape[0], max(budget, 0)), dtype=np.int64)
     base = int(seed) + int(qid) * 10000
-    return np.stack([_iteration_rows(int(n_pool), int(budget), base + int(i)) for i in iters]) if iters.size else np.zeros((0, budget), np.int64)
+    return (
+        np.stack([_iteration_rows(int(n_pool), int(budget), base + int(i)) for i in iters])
+        if iters.size
+        else np.zeros((0, budget), np.int64)
+    )

@@ -25,6 +25,7 @@ from analysis.stopping.bootstrap import bootstrap_rows
 from analysis.stopping.dco import dco_masks, dco_thresholds
 from analysis.stopping.mars import calibrate_gamma, learned_q
 from analysis.stopping.params import (
+    DEFAULT_SETTINGS,
     AdaptiveConsistency,
     Consensus,
     DeepConfOnline,
@@ -38,7 +39,7 @@ from analysis.stopping.params import (
     Voting,
 )
 from analysis.stopping.prepare import PreparedQuestion
-from analysis.stopping.voting import group_votes, leaders
+from analysis.stopping.voting import checkpoint_votes, group_votes, leaders
 
 STOP_LABEL = {
     Mars: "margin",
@@ -143,7 +144,15 @@ def mars_gamma(prep: PreparedQuestion, policy: Mars, settings: SimSettings) -> t
         return 1.0, f"gamma = 1 (only {n_w} warmup traces; calibration needs 4)"
     if prep.n_checkpoints == 0:
         return float(policy.gamma), "gamma not calibrated (empty checkpoint grid)"
-    key = ("cal", settings.warmup, policy.voting.filter, policy.voting.percentile, policy.calibration_q, policy.ucb_z, policy.gamma_min)
+    key = (
+        "cal",
+        settings.warmup,
+        policy.voting.filter,
+        policy.voting.percentile,
+        policy.calibration_q,
+        policy.ucb_z,
+        policy.gamma_min,
+    )
     if key not in prep.cache:
         groups = prep.groups[:n_w]
         final = prep.final[:n_w]
@@ -161,7 +170,10 @@ def mars_gamma(prep: PreparedQuestion, policy: Mars, settings: SimSettings) -> t
             groups, q, weights, elig, final, prep.n_groups, policy.ucb_z, policy.gamma_min
         )
     cal = prep.cache[key]
-    return cal.gamma, f"calibrated gamma = {cal.gamma:.2f} (band {cal.gamma_band:.1f}, n_elig {cal.n_elig})"
+    return (
+        cal.gamma,
+        f"calibrated gamma = {cal.gamma:.2f} (band {cal.gamma_band:.1f}, n_elig {cal.n_elig})",
+    )
 
 
 def _first_true(mask: np.ndarray) -> np.ndarray:
@@ -172,7 +184,9 @@ def _first_true(mask: np.ndarray) -> np.ndarray:
     return np.where(mask.any(axis=-1), first, -1).astype(np.int64)
 
 
-def _pp_fires(policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, n_groups: int) -> np.ndarray:
+def _pp_fires(
+    policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, n_groups: int
+) -> np.ndarray:
     """Parallel-Probe decision [I, K]; state carried over checkpoints (see `ParallelProbe`)."""
     n_i, b, k = answers.shape
     fires = np.zeros((n_i, k), dtype=bool)
@@ -231,8 +245,13 @@ def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[st
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            for name, w in (("top10_tail_filtered", feats["tail_conf_weighted"]), ("top10_bottom_window_filtered", feats["bottom_window_weighted"])):
-                pct = np.nan_to_num(np.nanpercentile(np.where(elig, w, np.nan), 90, axis=1), nan=-np.inf)
+            for name, w in (
+                ("top10_tail_filtered", feats["tail_conf_weighted"]),
+                ("top10_bottom_window_filtered", feats["bottom_window_weighted"]),
+            ):
+                pct = np.nan_to_num(
+                    np.nanpercentile(np.where(elig, w, np.nan), 90, axis=1), nan=-np.inf
+                )
                 keep = elig & (np.where(elig, w, -np.inf) >= pct[:, None])
                 out[name] = np.argmax(group_votes(final, keep, w, g, axis=1), axis=1)
     return {k: v.astype(np.int64) for k, v in out.items()}
@@ -241,17 +260,25 @@ def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[st
 def simulate_question(
     prep: PreparedQuestion,
     policy: Policy,
-    settings: SimSettings = SimSettings(),
+    settings: SimSettings = DEFAULT_SETTINGS,
     iterations: np.ndarray | None = None,
     diagnostics: bool = False,
 ) -> QuestionResult | tuple[QuestionResult, Diagnostics | None]:
     """Simulate `policy` on one prepared question; never raises on odd data (notes instead)."""
-    iters = np.arange(settings.iterations, dtype=np.int64) if iterations is None else np.asarray(iterations, dtype=np.int64)
+    iters = (
+        np.arange(settings.iterations, dtype=np.int64)
+        if iterations is None
+        else np.asarray(iterations, dtype=np.int64)
+    )
     notes = list(prep.notes)
     if settings.window != prep.window:
-        notes.append(f"features were built with window {prep.window}, not {settings.window}: using {prep.window}")
+        notes.append(
+            f"features were built with window {prep.window}, not {settings.window}: using {prep.window}"
+        )
     if prep.n == 0 or settings.budget <= 0:
-        res = _empty_result(prep, iters, notes if prep.n == 0 else notes + ["budget 0: nothing sampled"])
+        res = _empty_result(
+            prep, iters, notes if prep.n == 0 else notes + ["budget 0: nothing sampled"]
+        )
         return (res, None) if diagnostics else res
     if prep.n < settings.warmup:
         notes.append(
@@ -276,7 +303,9 @@ def simulate_question(
     if voting.filter:
         thr = dco_thresholds(prep, rows, settings.warmup, voting.percentile)
         if not np.isfinite(thr).all():
-            notes.append("non-finite DeepConf threshold in some iterations: no trace is eligible there")
+            notes.append(
+                "non-finite DeepConf threshold in some iterations: no trace is eligible there"
+            )
         trunc = prep.truncation(rows, thr)
     else:
         trunc = lens
@@ -289,7 +318,11 @@ def simulate_question(
     elig_f = final >= 0
     w_f = None
     if voting.filter and k:
-        elig_f = elig_f & (prep.conf_cummin[rows, k - 1] >= thr[:, None]) & ~((trunc < lens) & (last_p >= trunc))
+        elig_f = (
+            elig_f
+            & (prep.conf_cummin[rows, k - 1] >= thr[:, None])
+            & ~((trunc < lens) & (last_p >= trunc))
+        )
     if voting.weighted:
         w_f = prep.conf[rows, k - 1] if k else prep.mean_conf[rows]
     votes_f = group_votes(final, elig_f, w_f, g, axis=1)
@@ -300,15 +333,19 @@ def simulate_question(
     diag = None
     lead = None
     if not never_stops and k:
-        answers = prep.groups[rows]  # [I, B, K]
-        elig = answers >= 0
+        gi = prep.gidx[rows]  # [I, B, K]
+        mask = None
         if voting.filter:
             filt, _trunc, past = dco_masks(prep, rows, thr)
-            elig &= filt & ~past
+            mask = filt & ~past
         weights = prep.conf[rows] if voting.weighted else None
-        votes = group_votes(answers, elig, weights, g, axis=1)  # [I, K, G]
+        votes = checkpoint_votes(gi, mask, weights, g)[..., :g]  # [I, K, G]
         lead, v_l, has = leaders(votes)
         margin = threshold = share = None
+        answers = elig = None
+        if isinstance(policy, Mars | ParallelProbe) or diagnostics:
+            answers = prep.groups[rows]
+            elig = answers >= 0 if mask is None else (answers >= 0) & mask
         if isinstance(policy, Mars):
             gamma, note = mars_gamma(prep, policy, settings)
             if note:
@@ -316,11 +353,13 @@ def simulate_question(
             q_all, model = learned_q(prep, settings.warmup)
             if model is None:
                 notes.append("no q-model (empty warmup or grid): MARS cannot stop")
-            qs = q_all[rows]  # float32 [I, B, K]
-            w = weights if weights is not None else 1.0
-            qew = qs.astype(np.float64) * elig * w
-            s_all = qew.sum(axis=1)  # [I, K]
-            qg = group_votes(answers, elig, qew, g, axis=1)  # [I, K, G]
+            qs = q_all[rows].astype(np.float64)  # [I, B, K]
+            qew = qs * elig
+            if weights is not None:
+                qew *= weights
+            qfull = checkpoint_votes(gi, mask, qew, g)  # dummy bin: ineligible (0, or NaN)
+            s_all = qfull.sum(axis=-1)
+            qg = qfull[..., :g]
             s_l = np.take_along_axis(qg, lead[..., None], axis=-1)[..., 0]
             t0 = gamma * (s_all + s_l)
             ok0 = v_l > t0
@@ -339,8 +378,12 @@ def simulate_question(
                 worst_a = np.argmin(gap, axis=-1)
                 gap_a = np.take_along_axis(gap, worst_a[..., None], axis=-1)[..., 0]
                 use_a = gap_a < (v_l - t0)
-                margin = np.where(use_a, np.take_along_axis(lhs, worst_a[..., None], -1)[..., 0], v_l)
-                threshold = np.where(use_a, np.take_along_axis(rhs, worst_a[..., None], -1)[..., 0], t0)
+                margin = np.where(
+                    use_a, np.take_along_axis(lhs, worst_a[..., None], -1)[..., 0], v_l
+                )
+                threshold = np.where(
+                    use_a, np.take_along_axis(rhs, worst_a[..., None], -1)[..., 0], t0
+                )
         elif isinstance(policy, ParallelProbe):
             fires = _pp_fires(policy, answers, elig, g)
         elif isinstance(policy, Consensus):
@@ -359,7 +402,18 @@ def simulate_question(
                 share = np.zeros_like(tot)
                 np.divide(v_l, tot, out=share, where=has)
             tokens_at = np.minimum(cap[:, :, None], prep.grid[None, None, :]).sum(axis=1)
-            diag = Diagnostics(prep.grid, votes, lead, has, fires, tokens_at, elig.sum(axis=1), margin, threshold, share)
+            diag = Diagnostics(
+                prep.grid,
+                votes,
+                lead,
+                has,
+                fires,
+                tokens_at,
+                elig.sum(axis=1),
+                margin,
+                threshold,
+                share,
+            )
         stopped = stop_k >= 0
         kk = np.maximum(stop_k, 0)
         lead_s = lead[np.arange(n_i), kk]
@@ -371,7 +425,9 @@ def simulate_question(
     if lead is None:
         lead_s = np.zeros(n_i, dtype=np.int64)
         has_s = np.zeros(n_i, dtype=bool)
-    ans = np.where(stopped, np.where(has_s, lead_s, -1), np.where(has_f, lead_f, -1)).astype(np.int64)
+    ans = np.where(stopped, np.where(has_s, lead_s, -1), np.where(has_f, lead_f, -1)).astype(
+        np.int64
+    )
     pos = np.where(stopped, prep.grid[np.maximum(stop_k, 0)] if k else 0, last_p).astype(np.int64)
     tokens = np.where(stopped, np.minimum(cap, pos[:, None]).sum(axis=1), baseline).astype(np.int64)
     correct = np.where(ans >= 0, prep.group_correct[np.maximum(ans, 0)], False)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from analysis.stopping.blas import single_thread_blas
+
 
 def flips_and_streaks(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per trace and checkpoint: answer changes so far (to/from "none" count) and the number of
@@ -91,8 +93,10 @@ def fit_q_model(x: np.ndarray, y: np.ndarray) -> QModel:
         g[1:] = -(xs.T @ resid) + 0.02 * params[1:]
         return g
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        res = minimize(loss, np.zeros(x.shape[1] + 1), jac=grad, method="L-BFGS-B", options={"maxiter": 200})
+    with single_thread_blas(), np.errstate(over="ignore", invalid="ignore"):
+        res = minimize(
+            loss, np.zeros(x.shape[1] + 1), jac=grad, method="L-BFGS-B", options={"maxiter": 200}
+        )
         coef = np.asarray(res.x, dtype=np.float64)
         z = coef[0] + xs @ coef[1:]
         q_raw = 1.0 / (1.0 + np.exp(-z))
@@ -134,8 +138,11 @@ def learned_q(prep, warmup: int) -> tuple[np.ndarray, QModel | None]:
         xw = switch_features(prep.grid, prep.groups[:n_w], prep.conf[:n_w])
         yw = (prep.groups[:n_w] != prep.final[:n_w, None]).ravel()
         model = fit_q_model(xw, yw)
-        x_all = switch_features(prep.grid, prep.groups, prep.conf)
-        q = model.predict(x_all).reshape(prep.n, k).astype(np.float32)
+        fkey = ("features",)
+        if fkey not in prep.cache:
+            prep.cache[fkey] = switch_features(prep.grid, prep.groups, prep.conf)
+        with single_thread_blas():
+            q = model.predict(prep.cache[fkey]).reshape(prep.n, k).astype(np.float32)
         out = (q, model)
     prep.cache[key] = out
     return out

@@ -49,6 +49,7 @@ class Voting:
         return "dco" if self.filter else "sc"
 
 
+DEFAULT_SETTINGS = SimSettings()
 SC = Voting()
 DCO = Voting(filter=True, weighted=True)
 DCO_UNIFORM = Voting(filter=True, weighted=False)
@@ -212,7 +213,15 @@ Policy = (
     | AdaptiveConsistency
 )
 
-PUBLISHED_METHODS = ("offline", "dco", "sc-mars", "dco-mars", "sc-mars-cal", "dco-mars-cal", "sc-pp")
+PUBLISHED_METHODS = (
+    "offline",
+    "dco",
+    "sc-mars",
+    "dco-mars",
+    "sc-mars-cal",
+    "dco-mars-cal",
+    "sc-pp",
+)
 EXTRA_METHODS = (
     "sc-consensus",
     "dco-consensus",
@@ -251,10 +260,7 @@ def policy_for_method(
         return DeepConfOnline()
     if method in ("sc-mars", "dco-mars", "sc-mars-cal", "dco-mars-cal"):
         cal = method.endswith("-cal")
-        if method.startswith("dco"):
-            voting = DCO if cal else DCO_UNIFORM
-        else:
-            voting = SC
+        voting = (DCO if cal else DCO_UNIFORM) if method.startswith("dco") else SC
         return Mars(
             voting=voting,
             gamma=gamma,
@@ -291,7 +297,11 @@ MAIN_PARAM: dict[type, tuple[str, str, tuple[float, ...]]] = {
     Consensus: ("tau", "consensus tau", tuple(round(0.5 + 0.05 * i, 2) for i in range(11))),
     ProbeStability: ("k", "stable checkpoints k", tuple(range(1, 12))),
     EarlyStoppingSC: ("window", "ESC window", tuple(range(2, 13))),
-    AdaptiveConsistency: ("threshold", "threshold", tuple(round(0.5 + 0.05 * i, 2) for i in range(11))),
+    AdaptiveConsistency: (
+        "threshold",
+        "threshold",
+        tuple(round(0.5 + 0.05 * i, 2) for i in range(11)),
+    ),
 }
 
 

@@ -42,6 +42,9 @@ class PreparedQuestion:
     low_window: np.ndarray  # int64 [m]
     low_keys: np.ndarray  # int64 [m] r*(M+1) + (M - rank(value)), increasing
     low_uniq: np.ndarray  # float64 [M] sorted distinct record-low values
+    gidx: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, 0), np.int32)
+    )  # int32 [n, K] k*(G+1) + group (G = none)
     notes: list[str] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # q-model, calibrated gamma, ... keyed by params
 
@@ -65,7 +68,11 @@ class PreparedQuestion:
         pos = np.searchsorted(self.low_keys, query, side="right")
         hi = self.low_offsets[rows + 1]
         hit = (pos < hi) & np.isfinite(thr_b)
-        win = self.low_window[np.minimum(pos, max(self.low_window.shape[0] - 1, 0))] if self.low_window.size else np.zeros_like(pos)
+        win = (
+            self.low_window[np.minimum(pos, max(self.low_window.shape[0] - 1, 0))]
+            if self.low_window.size
+            else np.zeros_like(pos)
+        )
         out = np.where(hit, win + self.window, self.lengths[rows])
         return out.astype(np.int64)
 
@@ -124,13 +131,22 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     lv_all = np.asarray(pool.low_value, dtype=np.float32)
     counts = lo_all[keep + 1] - lo_all[keep]
     starts = lo_all[keep]
-    take = (np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(counts.sum())) if n else np.zeros(0, np.int64)
+    take = (
+        (
+            np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+            + np.arange(counts.sum())
+        )
+        if n
+        else np.zeros(0, np.int64)
+    )
     low_w = lw_all[take]
     low_v = lv_all[take].astype(np.float64)
     row_of = np.repeat(np.arange(n, dtype=np.int64), counts)
     finite = np.isfinite(low_v)
     if not finite.all():
-        notes.append(f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation")
+        notes.append(
+            f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation"
+        )
         low_w, low_v, row_of = low_w[finite], low_v[finite], row_of[finite]
     new_counts = np.bincount(row_of, minlength=n) if n else np.zeros(0, np.int64)
     low_offsets = np.concatenate(([0], np.cumsum(new_counts))).astype(np.int64)
@@ -139,7 +155,9 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     rank = np.searchsorted(uniq, low_v)
     low_keys = row_of * (m_u + 1) + (m_u - rank)
     if low_keys.size > 1 and not np.all(np.diff(low_keys) > 0):
-        notes.append("record lows are not strictly decreasing in some traces; truncation uses them sorted")
+        notes.append(
+            "record lows are not strictly decreasing in some traces; truncation uses them sorted"
+        )
         o = np.argsort(low_keys, kind="stable")
         low_keys, low_w = low_keys[o], low_w[o]
 
@@ -164,6 +182,10 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
             "empty checkpoint grid (no probe at a multiple of the window): no rule can stop early; "
             "every iteration votes on final answers"
         )
+    g1 = n_groups_eff + 1
+    gidx = (
+        np.arange(k, dtype=np.int32)[None, :] * g1 + np.where(groups >= 0, groups, n_groups_eff)
+    ).astype(np.int32)
     return PreparedQuestion(
         source=pool,
         qid=int(pool.qid),
@@ -188,5 +210,6 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         low_window=low_w,
         low_keys=low_keys.astype(np.int64),
         low_uniq=uniq,
+        gidx=np.ascontiguousarray(gidx),
         notes=notes,
     )

@@ -145,7 +145,11 @@ class RunResult:
     def write(self, out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        paths = [out_dir / "results.csv", out_dir / "summary_per_question.csv", out_dir / "summary_overall.csv"]
+        paths = [
+            out_dir / "results.csv",
+            out_dir / "summary_per_question.csv",
+            out_dir / "summary_overall.csv",
+        ]
         self.results_frame().to_csv(paths[0], index=False)
         self.per_question_frame().to_csv(paths[1], index=False)
         self.overall_frame().to_csv(paths[2], index=False)

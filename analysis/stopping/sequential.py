@@ -21,7 +21,9 @@ from analysis.stopping.params import AdaptiveConsistency, EarlyStoppingSC
 
 def beta_prob(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """P(p > 0.5) for p ~ Beta(a + 1, b + 1) (top-two counts a >= b)."""
-    return betainc(np.asarray(b, dtype=np.float64) + 1.0, np.asarray(a, dtype=np.float64) + 1.0, 0.5)
+    return betainc(
+        np.asarray(b, dtype=np.float64) + 1.0, np.asarray(a, dtype=np.float64) + 1.0, 0.5
+    )
 
 
 @lru_cache(maxsize=100_000)
@@ -72,8 +74,13 @@ def _ac_fires(policy: AdaptiveConsistency, counts: np.ndarray) -> np.ndarray:
         multi = distinct >= 3
         out = np.where(multi, False, fires)
         k = max(2, policy.top_k)
+        # P(top is the largest) <= P(top beats the runner-up) = the Beta criterion's value,
+        # so only prefixes that pass the Beta test need the Monte Carlo estimate
+        first_plain = np.where(out.any(axis=1), np.argmax(out, axis=1), b)
         for i in range(n_i):
-            for j in np.nonzero(multi[i])[0]:
+            for j in np.nonzero(multi[i] & fires[i])[0]:
+                if j >= first_plain[i]:
+                    break
                 tup = tuple(int(v) for v in srt[i, j, ::-1][:k] if v > 0)
                 if dirichlet_prob(tup) >= policy.threshold:
                     out[i, j] = True

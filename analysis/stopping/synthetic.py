@@ -45,44 +45,27 @@ def synthetic_pool(
     ckpt_group[past] = np.broadcast_to(final[:, None], (n, k))[past]
     ckpt_conf[past] = np.broadcast_to(mean_conf[:, None], (n, k))[past]
     tail_conf = (mean_conf + rng.normal(0, 0.5, n)).astype(np.float32)
-    # record lows: strictly decreasing values at increasing window starts
-    lo_counts = rng.integers(1, 6, size=n)
-    low_offsets = np.concatenate(([0], np.cumsum(lo_counts))).astype(np.int64)
-    low_window = np.empty(low_offsets[-1], dtype=np.int64)
-    low_value = np.empty(low_offsets[-1], dtype=np.float32)
-    min_group = np.empty(n, dtype=np.float32)
+    # record lows: window starts increasing from 0, values strictly decreasing
+    wins_l, vals_l, offs = [], [], [0]
     for j in range(n):
-        c = int(lo_counts[j])
         n_win = max(int(lengths[j]) - window + 1, 1)
-        wins = np.sort(rng.choice(n_win, size=min(c, n_win), replace=False))
-        vals = np.sort(mean_conf[j] - 1.0 - rng.exponential(1.5, size=wins.shape[0]))[::-1].astype(np.float32)
-        vals = np.maximum.accumulate(vals[::-1])[::-1]  # keep decreasing
-        vals = np.unique(vals)[::-1][: wins.shape[0]]
-        wins = wins[: vals.shape[0]]
-        wins[0] = 0
-        a, b = low_offsets[j], low_offsets[j] + vals.shape[0]
-        low_window[a:b] = wins
-        low_value[a:b] = vals
-        low_offsets[j + 1] = b if j + 1 < n else b
-        min_group[j] = vals[-1]
-    # re-pack (some traces may have fewer lows than drawn)
-    counts = np.array([0] * n)
-    packed_w, packed_v, offs = [], [], [0]
-    pos = 0
-    for j in range(n):
-        c = int(lo_counts[j])
-        seg_w = low_window[pos : pos + c]
-        seg_v = low_value[pos : pos + c]
-        pos += c
-        keep = np.concatenate(([True], np.diff(seg_v) < 0)) if c else np.zeros(0, bool)
-        packed_w.append(seg_w[keep])
-        packed_v.append(seg_v[keep])
-        counts[j] = int(keep.sum())
-        offs.append(offs[-1] + counts[j])
-    low_window = np.concatenate(packed_w).astype(np.int64)
-    low_value = np.concatenate(packed_v).astype(np.float32)
+        c = int(min(rng.integers(1, 6), n_win))
+        wins = (
+            np.sort(rng.choice(np.arange(1, n_win), size=c - 1, replace=False))
+            if c > 1
+            else np.zeros(0, np.int64)
+        )
+        wins = np.concatenate(([0], wins)).astype(np.int64)
+        drops = np.cumsum(rng.exponential(0.6, size=c) + 1e-3)
+        vals = (mean_conf[j] - 0.5 - drops).astype(np.float32)
+        keep = np.concatenate(([True], np.diff(vals) < 0))
+        wins_l.append(wins[keep])
+        vals_l.append(vals[keep])
+        offs.append(offs[-1] + int(keep.sum()))
+    low_window = np.concatenate(wins_l).astype(np.int64)
+    low_value = np.concatenate(vals_l).astype(np.float32)
     low_offsets = np.array(offs, dtype=np.int64)
-    min_group = np.array([low_value[low_offsets[j + 1] - 1] for j in range(n)], dtype=np.float32)
+    min_group = low_value[low_offsets[1:] - 1].astype(np.float32)
     bottom_10 = (min_group + np.abs(rng.normal(0, 0.3, n))).astype(np.float32)
     labels = [str(100 + g) for g in range(n_groups + 3)]
     correct = np.zeros(n_groups + 3, dtype=bool)

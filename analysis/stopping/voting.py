@@ -39,3 +39,28 @@ def leaders(votes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     v_l = np.take_along_axis(votes, lead[..., None], axis=-1)[..., 0]
     has = votes.sum(axis=-1) > 0
     return lead, v_l, has
+
+
+def checkpoint_votes(
+    gidx: np.ndarray, mask: np.ndarray | None, weights: np.ndarray | None, n_groups: int
+) -> np.ndarray:
+    """Snapshot votes of every checkpoint of every iteration: [I, K, G+1] float64.
+
+    `gidx` [I, B, K] holds `k * (G+1) + group` (group G = no answer, the last "dummy" bin);
+    traces outside `mask` also go to the dummy bin, so `[..., :G]` are the votes and the
+    dummy bin only collects what never votes. One bincount; per bin the traces are added in
+    sample order (the published `np.add.at` order)."""
+    n_i, _b, k = gidx.shape
+    g1 = n_groups + 1
+    if mask is not None:
+        dummy = (np.arange(k, dtype=np.int32) * g1 + n_groups).astype(np.int32)
+        gidx = np.where(mask, gidx, dummy[None, None, :])
+    idx = gidx + (np.arange(n_i, dtype=np.int64) * (k * g1))[:, None, None]
+    flat = idx.ravel()
+    if weights is None:
+        out = np.bincount(flat, minlength=n_i * k * g1).astype(np.float64)
+    else:
+        out = np.bincount(
+            flat, weights=np.asarray(weights, dtype=np.float64).ravel(), minlength=n_i * k * g1
+        )
+    return out.reshape(n_i, k, g1)

@@ -565,7 +565,7 @@ def write_large(
 
     # texts: a pool of steps (some astral, some CRLF); per trace a random sequence of them
     pool = [s for _, _, steps in PROBLEMS for s in steps] + FILLERS + WRONG
-    pool = [" ".join(pool[i : i + 8]) for i in range(len(pool) - 8)]
+    pool = [" ".join(pool[i : i + 14]) for i in range(len(pool) - 14)]
     pool_units = np.array([_utf16_units(s) for s in pool], dtype=np.int64)
     sep = "\n\n"
     picks = rng.integers(0, len(pool), int(num_steps.sum()))

@@ -175,7 +175,7 @@ def _question(
     for j in range(n):
         if capped[j] or rng.random() < 0.025:
             finals.append(None)
-        elif rng.random() < 0.004:
+        elif rng.random() < 0.002:
             finals.append(LONG_SPANS[j % len(LONG_SPANS)])
             correct[j] = False
         elif correct[j]:
@@ -202,7 +202,7 @@ def _question(
     episode = rng.random(int(ko[-1])) < np.where(correct, 0.04, 0.12)[kowner]
     kn = kn * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
     slow = kn[ko[:-1][owner] + pos // 256]
-    rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, -0.5)[owner]
+    rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, 0.0)[owner]
     c = (level[owner] + rise).astype(np.float32) + slow
     c += rng.standard_normal(total, dtype=np.float32) * (1.2 * vol[owner]).astype(np.float32)
     dip = rng.random(total, dtype=np.float32) < np.where(correct, 0.04, 0.08)[owner]

@@ -8,7 +8,7 @@ from tests.e2e.conftest import assert_no_exception, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["home", "parason", "mars", "playground", "fineproofs"]
+PAGES = ["home", "parason", "mars", "playground", "fineproofs"]  # home is the default page, at /
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -17,7 +17,7 @@ def test_page_opens_without_exception(app_url: str, page, path: str) -> None:  #
 
     if not (Path(__file__).resolve().parents[2] / "pages" / f"{path}.py").exists():
         pytest.fail(f"pages/{path}.py is missing")
-    page.goto(f"{app_url}/{path}")
+    page.goto(f"{app_url}/{'' if path == 'home' else path}")
     wait_for_app(page)
     assert_no_exception(page)
     assert page.locator('[data-testid="stMainBlockContainer"] h1').count() >= 1

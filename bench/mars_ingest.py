@@ -1,0 +1,97 @@
+"""Ingest benchmark: building the MARS feature table of a full-size file vs a plain pyarrow read
+of its `confs` column, measured in the same run (targets: <= 1.5x, peak RSS <= 2.5 GB).
+
+    python bench/mars_ingest.py            # 30 x 4,096 traces, median ~10k tokens (~1.4e9 values)
+    python bench/mars_ingest.py --small    # 4 x 256 traces, a quick check
+
+Each measurement runs in a fresh child process so its peak RSS is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _plain_read(path: str, out: mp.Queue) -> None:
+    import pyarrow.parquet as pq
+
+    t = time.perf_counter()
+    table = pq.read_table(path, columns=["confs"])
+    n = sum(len(c.values) for c in table.column("confs").chunks)
+    out.put(("read_table", time.perf_counter() - t, _rss_mb(), n))
+
+
+def _stream_read(path: str, out: mp.Queue) -> None:
+    import pyarrow.parquet as pq
+
+    t = time.perf_counter()
+    n = 0
+    for b in pq.ParquetFile(path).iter_batches(batch_size=512, columns=["confs"]):
+        n += len(b.column(0).values)
+    out.put(("iter_batches", time.perf_counter() - t, _rss_mb(), n))
+
+
+def _features(path: str, out: mp.Queue) -> None:
+    from analysis.mars_features import build_features
+
+    t = time.perf_counter()
+    tables = build_features(Path(path))
+    out.put(("features", time.perf_counter() - t, _rss_mb(), tables.features.num_rows))
+
+
+def _run(target, path: Path) -> tuple:  # type: ignore[no-untyped-def]
+    ctx = mp.get_context("spawn")
+    q: mp.Queue = ctx.Queue()
+    p = ctx.Process(target=target, args=(str(path), q))
+    p.start()
+    res = q.get()
+    p.join()
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--small", action="store_true", help="4 questions x 256 traces")
+    ap.add_argument("--path", type=Path, default=None, help="where to write/read the file")
+    args = ap.parse_args(argv)
+    from cache.sample.mars import write_full_size_file
+
+    nq, nt = (4, 256) if args.small else (30, 4096)
+    path = args.path or Path("/tmp/rte-bench") / f"mars_full_{nq}x{nt}.parquet"
+    if not path.exists():
+        t = time.perf_counter()
+        write_full_size_file(path, n_questions=nq, n_traces=nt)
+        print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+    import pyarrow.parquet as pq
+
+    md = pq.ParquetFile(path).metadata
+    print(f"file: {path} ({path.stat().st_size / 2**30:.2f} GiB, {md.num_rows} rows)")
+    _, t_read, rss_read, n_values = _run(_plain_read, path)
+    print(
+        f"plain pyarrow read_table(columns=['confs']): {t_read:.2f} s, {n_values / 1e9:.3f}e9 values, peak RSS {rss_read:.0f} MB"
+    )
+    _, t_stream, rss_stream, _ = _run(_stream_read, path)
+    print(
+        f"plain pyarrow iter_batches(columns=['confs']): {t_stream:.2f} s, peak RSS {rss_stream:.0f} MB"
+    )
+    _, t_feat, rss_feat, rows = _run(_features, path)
+    ratio = t_feat / t_read
+    print(f"feature build: {t_feat:.2f} s for {rows} traces, peak RSS {rss_feat:.0f} MB")
+    print(f"RATIO feature build / plain read = {ratio:.2f}x (target <= 1.5x)")
+    print(f"PEAK RSS feature build = {rss_feat / 1024:.2f} GB (target <= 2.5 GB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,384 @@
+"""FineProofs figures: pure builders `(data) -> go.Figure`, callable from tests and the bench.
+
+Why scatter squares for the overview: `st.plotly_chart(on_select=...)` emits no selection for
+heatmaps, so each cell is a square marker carrying (problem_id, sample_index, ordinal) in its
+customdata; a click selects the trace. Only one page of traces is drawn, so the payload stays
+small whatever the collection size. All hover text built from data goes through `esc_hover`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+import polars as pl
+
+from components.safe_text import esc_hover
+
+VALUE_SCALE = "RdYlGn"  # 0 red .. 1 green
+CHANGE_SCALE = "RdBu"  # diverging, 0 white
+CHANGE_RANGE = 0.5
+ROW_PX = 20
+MISSING = "rgba(160,160,160,0.45)"
+
+
+def _f32(values: object) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).astype(np.float32)
+
+
+def trace_label(problem_id: str, sample_index: int) -> str:
+    return f"{problem_id[:10]}·s{sample_index}"
+
+
+def overview_figure(
+    cells: pl.DataFrame,
+    traces: pl.DataFrame,
+    metric: str = "value",
+    axis: str = "ordinal",
+    n_depth_bins: int = 10,
+    selected: tuple[str, int] | None = None,
+) -> go.Figure:
+    """Rows = the given page of traces (in order), columns = prefix ordinal or depth bin.
+
+    `cells` comes from `analysis.prefix_values.overview_cells`; `traces` is the same page of
+    the per-trace summary (adds the endpoint grade as its own diamond column at the right).
+    """
+    n_rows = traces.height
+    labels = [trace_label(p, s) for p, s in traces.select("problem_id", "sample_index").rows()]
+    if axis == "ordinal":
+        n_cols = int(cells["grid_col"].max() or 1) if cells.height else 1
+        xs = cells["grid_col"].to_numpy().astype(np.float32)
+        tickvals = list(range(1, n_cols + 1))
+        ticktext = [str(i) for i in tickvals]
+        end_x = n_cols + 1.2
+        x_title = "prefix ordinal (1 = first collected prefix)"
+    else:
+        n_cols = n_depth_bins
+        xs = cells["grid_col"].to_numpy().astype(np.float32) + 1
+        tickvals = list(range(1, n_cols + 1))
+        ticktext = [f"{i / n_cols:.1f}–{(i + 1) / n_cols:.1f}" for i in range(n_cols)]
+        end_x = n_cols + 1.2
+        x_title = "relative depth step/num_steps (binned)"
+    height = max(260, ROW_PX * n_rows + 130)
+    size = max(6, min(ROW_PX - 3, int(900 / max(n_cols + 2, 1)) - 4))
+    vals = cells["val"].cast(pl.Float64).fill_nan(None).to_numpy()
+    vals = np.asarray(vals, dtype=np.float64)
+    ok = ~np.isnan(vals)
+    if metric == "change":
+        cscale, cmin, cmax, ctitle = CHANGE_SCALE, -CHANGE_RANGE, CHANGE_RANGE, "change"
+    else:
+        cscale, cmin, cmax, ctitle = VALUE_SCALE, 0.0, 1.0, "mean grade"
+    pid = cells["problem_id"].to_list()
+    smp = cells["sample_index"].to_list()
+    ords = cells["ordinal"].to_list()
+    custom = np.array([pid, smp, ords], dtype=object).T if cells.height else np.empty((0, 3))
+    hover = [
+        f"{p[:16]} · sample {s}<br>prefix {o} · step {st}<br>{metric} "
+        + ("–" if v is None or v != v else f"{v:+.3f}" if metric == "change" else f"{v:.3f}")
+        + (f" ± {2 * se:.3f} (2 SE)" if se is not None and se == se and metric == "value" else "")
+        + (f"<br>{esc_hover(fl)}" if fl else "")
+        for p, s, o, st, v, se, fl in zip(
+            pid, smp, ords, cells["step"].to_list(), cells["val"].to_list(), cells["se"].to_list(),
+            cells["flags"].to_list(), strict=True,
+        )
+    ]  # fmt: skip
+    hover_arr = np.array(hover, dtype=object)
+    ys = cells["grid_row"].to_numpy().astype(np.float32)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=xs[ok],
+            y=ys[ok],
+            mode="markers",
+            marker={
+                "symbol": "square",
+                "size": size,
+                "color": _f32(vals[ok]),
+                "colorscale": cscale,
+                "cmin": cmin,
+                "cmax": cmax,
+                "colorbar": {"title": {"text": ctitle}, "thickness": 12, "len": 0.8},
+                "line": {"width": 0},
+            },
+            customdata=custom[ok] if len(custom) else None,
+            hovertext=hover_arr[ok] if len(hover_arr) else None,
+            hovertemplate="%{hovertext}<extra></extra>",
+            name=ctitle,
+            showlegend=False,
+        )
+    )
+    if (~ok).any():
+        fig.add_trace(
+            go.Scatter(
+                x=xs[~ok],
+                y=ys[~ok],
+                mode="markers",
+                marker={"symbol": "square-open", "size": size, "color": MISSING},
+                customdata=custom[~ok],
+                hovertext=hover_arr[~ok],
+                hovertemplate="%{hovertext}<br>no grade<extra></extra>",
+                name="no grade",
+                showlegend=False,
+            )
+        )
+    # endpoint grade (base grading log): its own mark, not a 32-sample mean
+    end = traces["endpoint"].cast(pl.Float64).to_numpy() if "endpoint" in traces.columns else None
+    if end is not None and n_rows:
+        has = ~np.isnan(end)
+        rows_idx = np.arange(n_rows, dtype=np.float32)
+        custom_end = np.array(
+            [traces["problem_id"].to_list(), traces["sample_index"].to_list(), [0] * n_rows],
+            dtype=object,
+        ).T
+        fig.add_trace(
+            go.Scatter(
+                x=np.full(int(has.sum()), end_x, dtype=np.float32),
+                y=rows_idx[has],
+                mode="markers",
+                marker={
+                    "symbol": "diamond",
+                    "size": max(6, size - 2),
+                    "color": _f32(end[has]),
+                    "colorscale": VALUE_SCALE,
+                    "cmin": 0,
+                    "cmax": 1,
+                    "line": {"width": 1, "color": "#333"},
+                },
+                customdata=custom_end[has],
+                hovertemplate="endpoint grade (base grading log): %{marker.color:.3f}<extra></extra>",
+                name="endpoint",
+                showlegend=False,
+            )
+        )
+    if selected is not None:
+        keys = traces.select("problem_id", "sample_index").rows()
+        if selected in keys:
+            r = keys.index(selected)
+            fig.add_hrect(
+                y0=r - 0.5, y1=r + 0.5, line_width=2, line_color="#1f77b4", fillcolor="rgba(0,0,0,0)"
+            )
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        clickmode="event+select",
+        dragmode=False,
+        plot_bgcolor="white",
+    )
+    fig.update_xaxes(
+        tickvals=[*tickvals, end_x],
+        ticktext=[*ticktext, "endpoint"],
+        title_text=x_title,
+        range=[0.4, end_x + 0.6],
+        showgrid=False,
+        fixedrange=True,
+    )
+    fig.update_yaxes(
+        tickvals=list(range(n_rows)),
+        ticktext=labels,
+        autorange="reversed",
+        showgrid=False,
+        fixedrange=True,
+        tickfont={"family": "monospace", "size": 11},
+    )
+    return fig
+
+
+def value_curve_figure(
+    series: pl.DataFrame, x: str = "ordinal", selected: int | None = None
+) -> go.Figure:
+    """Value per prefix with a +/-2 SE band, significant drops/recoveries, the first-error
+    candidate, and the endpoint grade as a separate star (a single grade, not a mean)."""
+    xs = _f32(series[x].to_numpy()) if x in series.columns else _f32(series["ordinal"].to_numpy())
+    v = series["value"].cast(pl.Float64).fill_nan(None).to_numpy().astype(np.float64)
+    se = series["se"].cast(pl.Float64).fill_nan(None).to_numpy().astype(np.float64)
+    lo = np.clip(v - 2 * se, 0, 1)
+    hi = np.clip(v + 2 * se, 0, 1)
+    ords = series["ordinal"].to_list()
+    steps = series["step"].to_list()
+    fig = go.Figure()
+    band = ~np.isnan(lo) & ~np.isnan(hi)
+    if band.any():
+        fig.add_trace(
+            go.Scatter(
+                x=np.r_[xs[band], xs[band][::-1]],
+                y=_f32(np.r_[hi[band], lo[band][::-1]]),
+                fill="toself",
+                fillcolor="rgba(31,119,180,0.15)",
+                mode="lines",
+                line={"width": 0},
+                hoverinfo="skip",
+                name="±2 SE",
+            )
+        )
+    change = series["change"].to_list()
+    hover = [
+        f"prefix {o} · step {s}<br>value {vv:.3f} ± {2 * e:.3f} (2 SE)"
+        + (f"<br>change {c:+.3f}" if c is not None and c == c else "")
+        + (f"<br>{esc_hover(f)}" if f else "")
+        if vv == vv
+        else f"prefix {o} · step {s}<br>no grade"
+        for o, s, vv, e, c, f in zip(
+            ords, steps, v, se, change, series["flags"].to_list(), strict=True
+        )
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=_f32(v),
+            mode="lines+markers",
+            line={"color": "#1f77b4"},
+            marker={"size": 9},
+            customdata=np.array(ords),
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+            name="mean grade",
+            connectgaps=False,
+        )
+    )
+    for col, symbol, color, name in (
+        ("sig_drop", "triangle-down", "#d62728", "significant drop"),
+        ("recovery", "triangle-up", "#2ca02c", "recovery"),
+        ("first_error", "x", "#000000", "first-error candidate"),
+        ("bimodal", "circle-open", "#9467bd", "bimodal prefix"),
+    ):
+        m = series[col].fill_null(False).to_numpy() & ~np.isnan(v)
+        if m.any():
+            fig.add_trace(
+                go.Scatter(
+                    x=xs[m],
+                    y=_f32(v[m]),
+                    mode="markers",
+                    marker={
+                        "symbol": symbol,
+                        "size": 16 if symbol != "x" else 12,
+                        "color": color,
+                        "line": {"width": 2, "color": color},
+                    },
+                    customdata=np.array(ords)[m],
+                    hoverinfo="skip",
+                    name=name,
+                )
+            )
+    endpoint = series["endpoint"].drop_nulls() if "endpoint" in series.columns else pl.Series([])
+    if endpoint.len() and endpoint[0] == endpoint[0]:
+        ex = float(np.nanmax(xs)) + (0.6 if x == "ordinal" else 0.05) if len(xs) else 1.0
+        fig.add_trace(
+            go.Scatter(
+                x=[ex],
+                y=[float(endpoint[0])],
+                mode="markers",
+                marker={"symbol": "star", "size": 16, "color": "#ff7f0e"},
+                hovertemplate="endpoint grade (base grading log): %{y:.3f}<extra></extra>",
+                name="endpoint grade",
+            )
+        )
+    if selected is not None and selected in ords:
+        i = ords.index(selected)
+        fig.add_vline(x=float(xs[i]), line_dash="dot", line_color="#555")
+    fig.update_layout(
+        height=340,
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        legend={"orientation": "h", "y": -0.25},
+        clickmode="event+select",
+        plot_bgcolor="white",
+    )
+    fig.update_yaxes(range=[-0.03, 1.03], title_text="mean grade of continuations", gridcolor="#eee")
+    fig.update_xaxes(
+        title_text="prefix ordinal" if x == "ordinal" else "relative depth (step / num_steps)",
+        gridcolor="#eee",
+        dtick=1 if x == "ordinal" else None,
+    )
+    return fig
+
+
+def hist_heatmap_figure(series: pl.DataFrame) -> go.Figure:
+    """Continuation-grade histogram at every prefix (grade level x prefix), as fractions.
+
+    When every histogram is a k/7 comb only the 8 grade levels are drawn; otherwise all 20 bins.
+    """
+    from analysis.prefix_values import GRADE_BINS
+
+    ords = series["ordinal"].to_list()
+    hists = series["hist"].to_list() if "hist" in series.columns else [None] * len(ords)
+    mat = np.full((20, len(ords)), np.nan, dtype=np.float64)
+    for j, h in enumerate(hists):
+        if h is not None and len(h) == 20 and sum(h) > 0:
+            mat[:, j] = np.asarray(h, dtype=np.float64) / float(sum(h))
+    off = np.setdiff1d(np.arange(20), GRADE_BINS)
+    comb = np.nan_to_num(mat[off]).sum() == 0
+    if comb:
+        z = mat[GRADE_BINS]
+        ylab = [f"{k}/7" for k in range(8)]
+    else:
+        z = mat
+        ylab = [f"{b / 20:.2f}–{(b + 1) / 20:.2f}" for b in range(20)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=_f32(z),
+            x=[str(o) for o in ords],
+            y=ylab,
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": {"text": "share"}, "thickness": 12},
+            hovertemplate="prefix %{x} · grade %{y}: %{z:.2f} of continuations<extra></extra>",
+            xgap=2,
+            ygap=1,
+        )
+    )
+    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 30, "b": 40})
+    fig.update_xaxes(title_text="prefix ordinal", type="category")
+    fig.update_yaxes(title_text="continuation grade")
+    return fig
+
+
+def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
+    """Median value (with the inter-quartile band) per relative-depth bin, one line per source."""
+    fig = go.Figure()
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+    for i, (src,) in enumerate(depth.select("source").unique(maintain_order=True).rows()):
+        d = depth.filter(pl.col("source") == src).sort("depth_bin")
+        x = _f32(((d["depth_lo"] + d["depth_hi"]) / 2).to_numpy())
+        color = palette[i % len(palette)]
+        fig.add_trace(
+            go.Scatter(
+                x=np.r_[x, x[::-1]],
+                y=_f32(np.r_[d["q75"].to_numpy(), d["q25"].to_numpy()[::-1]]),
+                fill="toself",
+                fillcolor=color,
+                mode="lines",
+                opacity=0.12,
+                line={"width": 0},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=_f32(d["median"].to_numpy()),
+                mode="lines+markers",
+                line={"color": color},
+                name=esc_hover(src, 40),
+                customdata=d["count"].to_numpy(),
+                hovertemplate="depth %{x:.2f}: median %{y:.3f} (n=%{customdata})<extra>"
+                + esc_hover(src, 40)
+                + "</extra>",
+            )
+        )
+    fig.update_layout(height=340, margin={"l": 10, "r": 10, "t": 30, "b": 40}, plot_bgcolor="white")
+    fig.update_xaxes(title_text="relative depth (binned)", range=[0, 1], gridcolor="#eee")
+    fig.update_yaxes(title_text="mean grade (median, IQR band)", range=[0, 1], gridcolor="#eee")
+    return fig
+
+
+def bar_figure(values: Sequence[float], labels: Sequence[str], title: str = "") -> go.Figure:
+    """A plain bar chart for numeric lists found in summary.json / trace_manifest.json."""
+    fig = go.Figure(
+        go.Bar(x=[esc_hover(x, 40) for x in labels], y=_f32(values), marker_color="#1f77b4")
+    )
+    fig.update_layout(
+        height=260, margin={"l": 10, "r": 10, "t": 30, "b": 40}, title=esc_hover(title, 80)
+    )
+    return fig

@@ -1,0 +1,433 @@
+"""Sections of the FineProofs page: overview grid, trace view, collection overview.
+
+Why a component module: the page stays a thin script (read URL state, call these), while each
+section is wrapped in `components.errors.guard` so bad data in one part (a missing shard, a
+corrupt `.json.gz`, a prefix row without a trace) shows a message and the rest keeps working.
+Computation lives in `analysis.prefix_values`; figures in `components.fineproofs_figures`.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import re
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from analysis.prefix_values import (
+    KEYS,
+    attach_step_text,
+    export_frame,
+    overview_cells,
+    select_traces,
+    text_segments,
+    trace_series,
+)
+from cache.sources import SourceConfig
+from components import fineproofs_cached as fc
+from components.errors import guard
+from components.fineproofs_figures import (
+    bar_figure,
+    depth_distribution_figure,
+    hist_heatmap_figure,
+    overview_figure,
+    value_curve_figure,
+)
+from components.fineproofs_text import highlighted_html, legend_html, scroll_script
+from components.safe_text import esc
+from components.url_state import Param, bound, int_in, safe_token
+
+DATASET = "fineproofs"
+PROBLEM = Param("problem", None, parse=safe_token(64))
+SAMPLE = Param("sample", None, parse=int_in(0, 10_000_000))
+PREFIX = Param("prefix", None, parse=int_in(1, 100_000))
+VIEWS = ("Overview", "Trace", "Collection")
+SORTS = {
+    "largest_drop": "largest drop",
+    "endpoint": "endpoint grade",
+    "first_error": "first-error depth",
+    "last_value": "last prefix value",
+}
+PAGE_SIZES = (25, 50, 100)
+GRID_KEY = "fp_grid"
+TABLE_KEY = "fp_page_table"
+CURVE_KEY = "fp_curve"
+
+
+def _persist(key: str) -> dict[str, Any]:
+    """URL-bound widget whose value survives while its tab is hidden."""
+    return {**bound(key), "persist_state": "page"}
+
+
+def md_label(text: object) -> str:
+    """A JSON key as a safe markdown label (no markup, no `$` maths)."""
+    s = re.sub(r"[^\w\s.,:/()%+-]", " ", str(text)).replace("_", " ").strip()
+    return s[:80] or "(key)"
+
+
+# ---------------------------------------------------------------- selection callbacks
+def open_trace(problem_id: str, sample_index: int, prefix: int | None = None) -> None:
+    """Select a trace (URL state) and switch to the Trace tab; used from callbacks."""
+    PROBLEM.write(str(problem_id))
+    SAMPLE.write(int(sample_index))
+    PREFIX.write(int(prefix) if prefix else None)
+    st.session_state["view"] = "Trace"
+
+
+def _on_grid_select() -> None:
+    sel = st.session_state.get(GRID_KEY)
+    points = (sel or {}).get("selection", {}).get("points", []) if sel else []
+    for p in points:
+        cd = p.get("customdata")
+        if cd and len(cd) >= 2:
+            o = cd[2] if len(cd) > 2 else None
+            open_trace(str(cd[0]), int(cd[1]), int(o) if o else None)
+            return
+
+
+def _on_table_select(page_rows: list[tuple[str, int]]) -> None:
+    sel = st.session_state.get(TABLE_KEY)
+    rows = (sel or {}).get("selection", {}).get("rows", []) if sel else []
+    if rows and rows[0] < len(page_rows):
+        pid, sample = page_rows[rows[0]]
+        open_trace(pid, sample)
+
+
+def _on_curve_select() -> None:
+    sel = st.session_state.get(CURVE_KEY)
+    points = (sel or {}).get("selection", {}).get("points", []) if sel else []
+    for p in points:
+        cd = p.get("customdata")
+        if cd is not None:
+            o = cd[0] if isinstance(cd, list | tuple) else cd
+            PREFIX.write(int(o))
+            return
+
+
+# ---------------------------------------------------------------- notes
+def show_notes(notes: list[str]) -> None:
+    for n in notes:
+        st.warning(esc(n), icon="🔎")
+
+
+# ---------------------------------------------------------------- overview
+def render_overview(src: SourceConfig) -> None:
+    """Sortable, filterable grid of traces x prefixes, one page at a time (server-side)."""
+    annotated, _notes, _extra = fc.prefixes(src)
+    summary = fc.traces(src)
+    sources = sorted(s for s in summary["source"].unique().to_list() if s is not None)
+    c1, c2, c3, c4 = st.columns([2, 1, 3, 2])
+    sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **_persist("sort"))
+    desc = c2.toggle("Descending", value=True, **_persist("desc"))
+    chosen = c3.multiselect(
+        "Sources", sources, default=[], placeholder="all sources", **_persist("src")
+    )
+    lo_hi = c4.slider(
+        "Endpoint grade range",
+        0.0,
+        1.0,
+        (0.0, 1.0),
+        step=1 / 28,
+        format="%.2f",
+        help="Filter on the base trace's endpoint grade (from the base grading log).",
+        **_persist("grade"),
+    )
+    d1, d2, d3 = st.columns([2, 2, 1])
+    axis = d1.segmented_control(
+        "Columns",
+        ["ordinal", "depth"],
+        default="ordinal",
+        format_func={"ordinal": "prefix ordinal", "depth": "relative depth (binned)"}.get,
+        **_persist("axis"),
+    ) or "ordinal"
+    color = d2.segmented_control(
+        "Colour",
+        ["value", "change"],
+        default="value",
+        format_func={"value": "mean grade", "change": "change from previous prefix"}.get,
+        **_persist("color"),
+    ) or "value"
+    rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **_persist("rows"))
+    picked = select_traces(
+        summary,
+        sort=sort or "largest_drop",
+        descending=bool(desc),
+        sources=chosen or None,
+        grade_range=(float(lo_hi[0]), float(lo_hi[1])),
+    )
+    n = picked.height
+    if n == 0:
+        st.info("No trace matches these filters. Widen the grade range or clear the source filter.")
+        return
+    n_pages = max(1, math.ceil(n / rows_per_page))
+    page = st.pagination(n_pages, max_visible_pages=9, **_persist("page"))
+    page = min(max(1, int(page or 1)), n_pages)
+    start = (page - 1) * rows_per_page
+    page_traces = picked.slice(start, rows_per_page)
+    st.caption(
+        f"{n:,} of {summary.height:,} traces match · rows {start + 1}–{start + page_traces.height} · "
+        f"sorted by {SORTS.get(sort or '', sort)} ({'descending' if desc else 'ascending'}) · "
+        "click a cell to open that trace at that prefix; ◆ = endpoint grade from the base grading log."
+    )
+    cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
+    sel = (PROBLEM.read(), SAMPLE.read())
+    fig = overview_figure(
+        cells, page_traces, metric=color, axis=axis, selected=sel if sel[0] else None
+    )
+    st.plotly_chart(
+        fig,
+        key=GRID_KEY,
+        on_select=_on_grid_select,
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+    page_rows = page_traces.select(*KEYS).rows()
+    view = page_traces.select(
+        "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
+        "largest_drop", "largest_drop_depth", "first_error_depth", "n_prefixes", "n_sig_drops",
+        "n_recoveries", "n_bimodal",
+    )  # fmt: skip
+    st.caption("Or pick a row to open its trace:")
+    st.dataframe(
+        view,
+        key=TABLE_KEY,
+        on_select=functools.partial(_on_table_select, page_rows),
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(400, 36 + 35 * view.height),
+    )
+
+
+# ---------------------------------------------------------------- trace view
+def _open_from_form() -> None:
+    pid = str(st.session_state.get("fp_pid_in") or "").strip()
+    if pid:
+        open_trace(pid, int(st.session_state.get("fp_sample_in") or 0))
+
+
+def _trace_picker() -> None:
+    with st.form("fp_open_trace", border=False):
+        c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        c1.text_input("Problem id", placeholder="16 hex characters", key="fp_pid_in")
+        c2.number_input("Sample", min_value=0, step=1, value=0, key="fp_sample_in")
+        c3.form_submit_button("Open trace", on_click=_open_from_form)
+
+
+def render_trace(src: SourceConfig) -> None:
+    """Value curve with ±2 SE, histogram per prefix, highlighted text, table and downloads."""
+    annotated, _notes, extra = fc.prefixes(src)
+    summary = fc.traces(src)
+    pid, sample = PROBLEM.read(), SAMPLE.read()
+    if pid is None or sample is None:
+        st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
+        _trace_picker()
+        return
+    series = trace_series(annotated, pid, sample)
+    if series.height == 0:
+        st.error(
+            f"**No prefix rows for problem {esc(pid)} sample {sample}.** "
+            "Check the link, or pick a trace in the Overview.",
+            icon="⚠️",
+        )
+        _trace_picker()
+        return
+    row = summary.filter((pl.col("problem_id") == pid) & (pl.col("sample_index") == sample))
+    info = row.row(0, named=True) if row.height else {}
+    prefix = PREFIX.read()
+    if prefix is not None and prefix not in series["ordinal"].to_list():
+        prefix = None
+    st.subheader(f"Trace {pid} · sample {sample}", anchor=False)
+    m = st.columns(5)
+    m[0].metric("source", str(info.get("source") or "–"))
+    m[1].metric("prefixes", series.height)
+    end = info.get("endpoint")
+    m[2].metric("endpoint grade", "–" if end is None else f"{end:.3f}", help="base grading log")
+    ld = info.get("largest_drop")
+    ldd = info.get("largest_drop_depth")
+    m[3].metric(
+        "largest drop" + (f" (depth {ldd:.2f})" if ld and ldd is not None else ""),
+        "–" if not ld else f"{ld:.3f}",
+        help="largest fall between consecutive prefixes; depth = relative depth of the prefix after it",
+    )
+    fe = info.get("first_error_depth")
+    m[4].metric("first-error depth", "–" if fe is None else f"{fe:.2f}")
+    share = info.get("drop_share")
+    facts = [f"Shape: **{md_label(info.get('shape') or '–')}**"]
+    if info.get("total_decline") is not None:
+        facts.append(f"total decline {info['total_decline']:+.3f} from first to last prefix")
+    if share is not None:
+        facts.append(f"the largest single drop is {share:.0%} of it")
+    facts.append(
+        f"{info.get('n_sig_drops', 0)} significant drops, {info.get('n_recoveries', 0)} recoveries, "
+        f"{info.get('n_bimodal', 0)} bimodal prefixes"
+    )
+    st.caption(" · ".join(facts))
+    t1, t2 = st.columns(2)
+    axis = t1.segmented_control(
+        "Curve x axis",
+        ["ordinal", "depth"],
+        default="ordinal",
+        format_func={"ordinal": "prefix ordinal", "depth": "relative depth"}.get,
+        **_persist("tx"),
+    ) or "ordinal"
+    color = t2.segmented_control(
+        "Colour the text by",
+        ["value", "change"],
+        default="value",
+        format_func={"value": "value", "change": "change from previous prefix"}.get,
+        **_persist("tcolor"),
+    ) or "value"
+    x = "ordinal" if axis == "ordinal" else "rel_depth"
+    c1, c2 = st.columns([3, 2])
+    with c1, guard("the value curve", dataset=DATASET):
+        st.plotly_chart(
+            value_curve_figure(series, x=x, selected=prefix),
+            key=CURVE_KEY,
+            on_select=_on_curve_select,
+            selection_mode="points",
+            config={"displayModeBar": False},
+        )
+        st.caption(
+            "Value = mean grade of the continuations from that prefix (a value of the policy, not a "
+            "verdict on the step); band = ±2 SE (std/√n). ▼ significant drop, ▲ recovery, × first-error "
+            "candidate, ○ bimodal prefix, ★ endpoint grade. Click a point to jump to its step."
+        )
+    with c2, guard("the continuation histograms", dataset=DATASET):
+        st.plotly_chart(hist_heatmap_figure(series), config={"displayModeBar": False})
+        n_bad = int(series["hist"].is_null().sum()) if "hist" in series.columns else series.height
+        if n_bad:
+            st.caption(f"{n_bad} prefixes have no usable histogram (blank columns).")
+    table = series
+    with guard("the trace text", dataset=DATASET):
+        rec = fc.trace_record(src, pid, sample)
+        problem = rec.meta.get("problem")
+        if problem:
+            st.html(
+                '<div style="font-size:0.9rem;margin-bottom:0.3rem"><b>Problem.</b> '
+                f'<span style="white-space:pre-wrap">{esc(problem)}</span></div>'
+            )
+        steps = [(s.step_idx, s.utf16_start, s.utf16_end) for s in rec.steps]
+        mapped = attach_step_text(series, rec.text, steps)
+        table = mapped.frame
+        show_notes(mapped.notes)
+        segs = text_segments(rec.text, table)
+        html = highlighted_html(rec.text, segs, table, color_by=color, selected=prefix)
+        st.html(legend_html(color))
+        if prefix is not None:
+            st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
+        else:
+            st.html(html)
+        if prefix is not None:
+            r = table.filter(pl.col("ordinal") == prefix).row(0, named=True)
+            st.caption(
+                f"Selected prefix {prefix} (step {r['step']}): value {r['value'] if r['value'] is not None else float('nan'):.3f}, "
+                f"SE {r['se'] if r['se'] is not None else float('nan'):.3f}, flags: {esc(r['flags'] or 'none')}"
+            )
+    st.markdown("**Per-prefix series**" + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else ""))
+    out = export_frame(table)
+    st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
+    d1, d2 = st.columns(2)
+    stem = f"fineproofs_{pid}_{sample}"
+    d1.download_button(
+        "Download series (CSV)", out.write_csv().encode(), f"{stem}.csv", mime="text/csv"
+    )
+    buf = io.BytesIO()
+    out.write_parquet(buf)
+    d2.download_button(
+        "Download series (Parquet)",
+        buf.getvalue(),
+        f"{stem}.parquet",
+        mime="application/octet-stream",
+    )
+
+
+# ---------------------------------------------------------------- collection overview
+def _is_num(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _labels_for(values: list, sibling: dict, key: str) -> list[str]:
+    n = len(values)
+    for cand in ("bin_edges", "edges", "bins", "labels", f"{key}_labels"):
+        lab = sibling.get(cand)
+        if isinstance(lab, list) and lab is not values:
+            if len(lab) == n + 1 and all(_is_num(v) for v in lab):
+                return [f"{lab[i]:.2f}–{lab[i + 1]:.2f}" for i in range(n)]
+            if len(lab) == n:
+                return [str(v) for v in lab]
+    return [str(i) for i in range(n)]
+
+
+def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
+    """Render whatever a summary/manifest JSON holds, without assuming its keys."""
+    scalars = {k: v for k, v in doc.items() if v is None or isinstance(v, str | bool) or _is_num(v)}
+    if scalars:
+        st.dataframe(
+            pl.DataFrame(
+                {"key": list(map(str, scalars)), "value": [str(v) for v in scalars.values()]}
+            ),
+            hide_index=True,
+        )
+    for k, v in doc.items():
+        if k in scalars:
+            continue
+        label = md_label(k)
+        if isinstance(v, list) and v and all(_is_num(x) for x in v):
+            if k in ("bin_edges", "edges") and any(isinstance(x, list) for x in doc.values()):
+                continue
+            st.plotly_chart(
+                bar_figure(v, _labels_for(v, doc, k), f"{title} · {label}"),
+                config={"displayModeBar": False},
+            )
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            st.markdown(f"**{label}**")
+            try:
+                st.dataframe(pl.DataFrame(v, strict=False), hide_index=True)
+            except Exception:  # noqa: BLE001 - heterogeneous records: show as JSON
+                st.json(v, expanded=False)
+        elif isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()) and len(v) > 8:
+            st.markdown(f"**{label}** ({len(v)} entries)")
+            try:
+                st.dataframe(
+                    pl.DataFrame([{"key": str(kk), **vv} for kk, vv in v.items()], strict=False),
+                    hide_index=True,
+                )
+            except Exception:  # noqa: BLE001
+                st.json(v, expanded=False)
+        elif isinstance(v, dict) and v and depth < 2:
+            st.markdown(f"**{label}**")
+            render_json(v, f"{title} · {label}", depth + 1)
+        elif isinstance(v, list | dict):
+            st.markdown(f"**{label}**" + (" (empty)" if not v else ""))
+            if v:
+                st.json(v, expanded=False)
+
+
+def render_collection(src: SourceConfig) -> None:
+    """summary.json, trace_manifest.json (as they are) and the derived depth/shape summaries."""
+    c1, c2 = st.columns(2)
+    with c1, guard("summary.json", dataset=DATASET):
+        st.markdown("#### summary.json")
+        render_json(fc.side_json(src, "summary"), "summary")
+    with c2, guard("trace_manifest.json", dataset=DATASET):
+        st.markdown("#### trace_manifest.json")
+        render_json(fc.side_json(src, "manifest"), "manifest")
+    with guard("the derived summaries", dataset=DATASET):
+        st.markdown("#### Value by relative depth (derived from the prefix table)")
+        st.plotly_chart(depth_distribution_figure(fc.depth(src)), config={"displayModeBar": False})
+        summary = fc.traces(src)
+        shapes = summary.group_by("shape").len().sort("len", descending=True)
+        st.markdown("#### Failure shapes of the traces")
+        st.plotly_chart(
+            bar_figure(shapes["len"].to_list(), shapes["shape"].to_list(), "traces per shape"),
+            config={"displayModeBar": False},
+        )
+        fe = summary["first_error_depth"].drop_nulls()
+        st.caption(
+            f"{summary.height:,} traces; {fe.len():,} have a first-error candidate "
+            f"(median depth {fe.median() if fe.len() else float('nan'):.2f}); "
+            f"{int((summary['n_recoveries'] > 0).sum()):,} show a drop then a recovery."
+        )

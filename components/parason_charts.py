@@ -1,0 +1,174 @@
+"""Subset charts of the Parason metrics table (pure figure builders: frame -> go.Figure).
+
+Scatter charts carry the trajectory uuid in `customdata`, so a click can select it. Hover texts
+built from dataset text (questions) go through `esc_hover`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from components.parason_dag import KIND_COLOURS
+from components.safe_text import esc, esc_hover
+
+CORRECT_COLOURS = {True: "#2e9e5b", False: "#d62728", None: "#8c8c8c"}
+CORRECT_NAMES = {True: "correct", False: "incorrect", None: "unknown"}
+MIX_COLOURS = {"subtask": KIND_COLOURS["subtask"], "trial": KIND_COLOURS["trial"], "untyped": KIND_COLOURS["untyped"], "mixed": "#3566b8", "none": "#8c8c8c"}
+
+
+def _layout(fig: go.Figure, title: str, height: int = 340) -> go.Figure:
+    fig.update_layout(
+        title=dict(text=esc(title), x=0.01, font=dict(size=14)),
+        height=height,
+        margin=dict(l=10, r=10, t=40, b=10),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
+        clickmode="event+select",
+    )
+    return fig
+
+
+def _hover(df: pl.DataFrame) -> list[str]:
+    return [
+        f"{esc(u[:8])} · speedup {s:.2f} · T {t:,.0f}<br>{esc_hover((q or '')[:120], 120)}"
+        for u, s, t, q in zip(df["uuid"], df["speedup"], df["T"], df["question"], strict=True)
+    ]
+
+
+def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
+    """Speedup T/C against tokens T, coloured by correctness (click a point to open it)."""
+    fig = go.Figure()
+    for val in (True, False, None):
+        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        if part.height == 0:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=part["T"].to_list(),
+                y=part["speedup"].to_list(),
+                mode="markers",
+                name=CORRECT_NAMES[val],
+                marker=dict(color=CORRECT_COLOURS[val], size=8, opacity=0.75, line=dict(width=0.5, color="white")),
+                customdata=part["uuid"].to_list(),
+                hovertext=_hover(part),
+                hoverinfo="text",
+            )
+        )
+    if selected is not None:
+        sel = df.filter(pl.col("uuid") == selected)
+        if sel.height:
+            fig.add_trace(
+                go.Scatter(
+                    x=sel["T"].to_list(), y=sel["speedup"].to_list(), mode="markers", name="selected",
+                    marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
+                    hoverinfo="skip", customdata=sel["uuid"].to_list(),
+                )
+            )  # fmt: skip
+    fig.update_xaxes(title="tokens T", type="log")
+    fig.update_yaxes(title="speedup T / C")
+    return _layout(fig, "Speedup by trajectory length (click a point to open it)")
+
+
+def speedup_hist(df: pl.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    for val in (True, False, None):
+        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        if part.height:
+            fig.add_trace(
+                go.Histogram(x=part["speedup"].to_list(), name=CORRECT_NAMES[val], marker_color=CORRECT_COLOURS[val], opacity=0.7, nbinsx=30)
+            )
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title="speedup T / C")
+    fig.update_yaxes(title="trajectories")
+    return _layout(fig, "Speedup distribution")
+
+
+def branches_hist(df: pl.DataFrame) -> go.Figure:
+    """Branches per stage over all stages of the subset, stacked by block kind."""
+    stages = (
+        df.select("branches", "block_kinds")
+        .explode(["branches", "block_kinds"])
+        .drop_nulls()
+        .group_by("branches", "block_kinds")
+        .len()
+        .sort("branches")
+    )
+    fig = go.Figure()
+    for kind in ("subtask", "trial", "mixed", "untyped"):
+        part = stages.filter(pl.col("block_kinds") == kind)
+        if part.height:
+            fig.add_trace(go.Bar(x=part["branches"].to_list(), y=part["len"].to_list(), name=kind, marker_color=MIX_COLOURS[kind]))
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title="branches in a stage", dtick=1 if stages.height and stages["branches"].max() <= 16 else None)
+    fig.update_yaxes(title="stages")
+    return _layout(fig, "Branches per stage")
+
+
+def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
+    """Subtask ratio against trial ratio, coloured by the trajectory's kind mix."""
+    fig = go.Figure()
+    for mix in sorted(df["kind_mix"].unique().to_list()):
+        part = df.filter(pl.col("kind_mix") == mix)
+        colour = MIX_COLOURS.get(mix, "#3566b8") if "+" not in mix else "#17becf"
+        fig.add_trace(
+            go.Scatter(
+                x=part["subtask_ratio"].to_list(),
+                y=part["trial_ratio"].to_list(),
+                mode="markers",
+                name=esc(mix),
+                marker=dict(color=colour, size=8, opacity=0.75, line=dict(width=0.5, color="white")),
+                customdata=part["uuid"].to_list(),
+                hovertext=_hover(part),
+                hoverinfo="text",
+            )
+        )
+    if selected is not None:
+        sel = df.filter(pl.col("uuid") == selected)
+        if sel.height:
+            fig.add_trace(
+                go.Scatter(
+                    x=sel["subtask_ratio"].to_list(), y=sel["trial_ratio"].to_list(), mode="markers", name="selected",
+                    marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
+                    hoverinfo="skip", customdata=sel["uuid"].to_list(),
+                )
+            )  # fmt: skip
+    fig.update_xaxes(title="subtask ratio (Subtask-block thread tokens / T)", range=[-0.02, 1])
+    fig.update_yaxes(title="trial ratio", range=[-0.02, 1])
+    return _layout(fig, "Subtask vs trial ratio (click a point to open it)")
+
+
+def by_correctness(df: pl.DataFrame) -> go.Figure:
+    """Box plots of speedup, parallel ratio and tokens split by correctness."""
+    metrics = [("speedup", "speedup T/C"), ("parallel_ratio", "parallel ratio"), ("T", "tokens T")]
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[m[1] for m in metrics])
+    for val in (True, False, None):
+        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        if not part.height:
+            continue
+        for i, (col, _) in enumerate(metrics, 1):
+            fig.add_trace(
+                go.Box(
+                    y=part[col].to_list(),
+                    name=CORRECT_NAMES[val],
+                    marker_color=CORRECT_COLOURS[val],
+                    boxpoints=False,
+                    showlegend=i == 1,
+                    legendgroup=CORRECT_NAMES[val],
+                ),
+                row=1,
+                col=i,
+            )
+    return _layout(fig, "Metrics by correctness", height=320)
+
+
+def selected_uuid(state: object) -> str | None:
+    """The uuid of the first clicked point in a plotly selection state (or None)."""
+    points = (state or {}).get("selection", {}).get("points", []) if isinstance(state, dict) or hasattr(state, "get") else []
+    for p in points:
+        cd = p.get("customdata")
+        if isinstance(cd, list | tuple):
+            cd = cd[0] if cd else None
+        if isinstance(cd, str):
+            return cd
+    return None

@@ -1,0 +1,78 @@
+"""FineProofs in a real browser: a deep link to a trace shows the highlighted text, each
+highlighted span holds exactly its step's text (UTF-16 offsets mapped right), and clicking an
+overview cell opens that trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analysis.utf16 import Utf16Index
+from cache.fineproofs_io import load_trace
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _pick_trace(root: Path) -> tuple[str, int]:
+    """A trace with astral characters before a step and CRLF (the hard case), else any astral."""
+    df = pl.read_parquet(root / "data/prefix_values.parquet")
+    fallback = None
+    for pid, sample in df.select("problem_id", "sample_index").unique(maintain_order=True).rows():
+        text = load_trace(root, pid, sample).text
+        if not Utf16Index(text).fast_path:
+            fallback = fallback or (pid, sample)
+            if "\r\n" in text:
+                return pid, sample
+    assert fallback is not None
+    return fallback
+
+
+def test_deep_link_highlights_step_spans(app_url: str, page, sample_root: Path) -> None:  # type: ignore[no-untyped-def]
+    root = sample_root / "fineproofs"
+    pid, sample = _pick_trace(root)
+    rec = load_trace(root, pid, sample)
+    idx = Utf16Index(rec.text)
+    expected = [idx.slice(s.utf16_start, s.utf16_end) for s in rec.steps]
+    assert all(e is not None for e in expected)
+    page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}&prefix=2")
+    wait_for_app(page)
+    assert_no_exception(page)
+    page.wait_for_selector("#fp-trace-text .fp-step", timeout=30_000)
+    spans = page.locator("#fp-trace-text .fp-step")
+    got = spans.evaluate_all("els => els.map(e => [e.dataset.ordinal, e.textContent])")
+    assert [int(o) for o, _ in got] == list(range(1, len(expected) + 1))
+    # HTML parsing turns CRLF into LF; nothing else may differ
+    assert [t for _, t in got] == [e.replace("\r\n", "\n") for e in expected]  # type: ignore[union-attr]
+    colours = spans.evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert all(c.startswith("rgba(") for c in colours)
+    # the whole text is shown, in order, once
+    box = page.locator("#fp-trace-text").evaluate("e => e.textContent")
+    assert box == rec.text.replace("\r\n", "\n")
+    # hover text carries the step statistics
+    title = spans.nth(1).get_attribute("title") or ""
+    assert title.startswith("prefix 2 · step") and "value" in title and "2 SE" in title
+    # the selected step was scrolled into the text box's view
+    visible = page.evaluate(
+        """() => { const b = document.getElementById('fp-trace-text');
+                   const e = document.getElementById('fp-step-2');
+                   const bb = b.getBoundingClientRect(), eb = e.getBoundingClientRect();
+                   return eb.top >= bb.top - 1 && eb.top <= bb.bottom; }"""
+    )
+    assert visible
+
+
+def test_clicking_an_overview_cell_opens_the_trace(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/fineproofs")
+    wait_for_app(page)
+    assert_no_exception(page)
+    point = page.locator(".js-plotly-plot .scatterlayer .trace .points path").first
+    point.wait_for(timeout=30_000)
+    point.click(force=True)
+    page.wait_for_selector("#fp-trace-text .fp-step", timeout=30_000)
+    wait_for_app(page)
+    assert "problem=" in page.url and "sample=" in page.url
+    assert page.locator('[data-testid="stHeading"]').filter(has_text="Trace ").count() >= 1
+    assert_no_exception(page)

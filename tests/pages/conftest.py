@@ -1,0 +1,14 @@
+"""AppTest helpers: the app's absolute path (AppTest resolves relative paths against the caller)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP_PATH = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def new_app(timeout: float = 120) -> AppTest:
+    """A fresh AppTest of the whole app (router + sidebar), not yet run."""
+    return AppTest.from_file(APP_PATH, default_timeout=timeout)

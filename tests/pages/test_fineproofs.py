@@ -1,0 +1,217 @@
+"""AppTest of the FineProofs page: overview, deep link to a trace, filters, collection tab, and
+bad data (missing trace, missing shard, corrupt .json.gz, bad histograms, NaN grades, extras)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis.utf16 import Utf16Index
+from cache.fineproofs_io import load_trace
+from cache.sample.fineproofs import write_sample
+from tests.pages.conftest import new_app
+
+PAGE = "pages/fineproofs.py"
+
+
+def _app(params: dict[str, str] | None = None) -> AppTest:
+    at = new_app()
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def _arr(v: object) -> np.ndarray:
+    """A plotly JSON array, plain or typed (`{"dtype", "bdata"}` base64)."""
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    return np.asarray(v if v is not None else [], dtype=np.float64)
+
+
+def _errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+def _astral_trace(root: Path) -> tuple[str, int]:
+    df = pl.read_parquet(root / "data/prefix_values.parquet")
+    for pid, sample in df.select("problem_id", "sample_index").unique(maintain_order=True).rows():
+        if not Utf16Index(load_trace(root, pid, sample).text).fast_path:
+            return pid, sample
+    raise AssertionError("no astral trace")
+
+
+@pytest.fixture()
+def sample_fp(sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("RTE_FINEPROOFS_SOURCE", raising=False)
+    return sample_root / "fineproofs"
+
+
+def test_overview_renders_one_page(sample_fp: Path) -> None:
+    at = _app()
+    assert [t.label for t in at.tabs] == ["Overview", "Trace", "Collection"]
+    assert not _errors(at)
+    caps = " ".join(c.value for c in at.caption)
+    n = pl.read_parquet(sample_fp / "data/prefix_values.parquet").select(
+        "problem_id", "sample_index"
+    ).n_unique()
+    assert f"{n} of {n} traces match" in caps and "rows 1–25" in caps
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    fig = json.loads(charts[0].proto.spec)
+    ys = np.concatenate([_arr(t.get("y")) for t in fig["data"]])
+    assert ys.max() == 24  # 25 rows on the page, not all traces
+    assert len(charts[0].proto.spec) < 2_000_000
+
+
+def test_sort_and_source_filter(sample_fp: Path) -> None:
+    at = _app()
+    at.multiselect(key="src").select("aops").run()
+    assert not at.exception
+    df = pl.read_parquet(sample_fp / "data/prefix_values.parquet")
+    n_aops = df.filter(pl.col("source") == "aops").select("problem_id", "sample_index").n_unique()
+    caps = " ".join(c.value for c in at.caption)
+    assert f"{n_aops} of " in caps
+    table = at.dataframe[0].value
+    assert set(table["source"]) == {"aops"}
+    at.selectbox(key="sort").set_value("endpoint").run()
+    table = at.dataframe[0].value
+    ends = [e for e in table["endpoint"].tolist() if e == e]
+    assert ends == sorted(ends, reverse=True)
+
+
+def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
+    pid, sample = _astral_trace(sample_fp)
+    at = _app({"problem": pid, "sample": str(sample), "prefix": "2"})
+    assert not _errors(at), _errors(at)
+    assert at.subheader[0].value == f"Trace {pid} · sample {sample}"
+    body = _html(at)
+    rec = load_trace(sample_fp, pid, sample)
+    idx = Utf16Index(rec.text)
+    for k, s in enumerate(rec.steps, start=1):
+        step = idx.slice(s.utf16_start, s.utf16_end)
+        assert step is not None
+        assert f'id="fp-step-{k}"' in body
+        assert html.escape(step, quote=True) in body
+    assert "scrollTop" in body  # the selected prefix scrolls its step into view
+    assert "outline: 3px" in body
+    assert len(at.get("plotly_chart")) == 2  # value curve + histogram heatmap
+    assert len(at.get("download_button")) == 2
+    table = at.dataframe[0].value
+    assert list(table["ordinal"]) == list(range(1, len(rec.steps) + 1))
+    assert "branch_id" in table.columns  # unknown extra column shown as stored
+
+
+def test_unknown_trace_in_link_is_a_message(sample_fp: Path) -> None:
+    at = _app({"problem": "0123456789abcdef", "sample": "3"})
+    assert "No prefix rows for problem 0123456789abcdef" in _errors(at)
+    assert at.text_input(key="fp_pid_in") is not None  # a way to open another trace
+
+
+def test_collection_tab_renders_side_files(sample_fp: Path) -> None:
+    at = _app({"view": "Collection"})
+    assert not _errors(at)
+    frames = [d.value for d in at.dataframe]
+    keys = {k for f in frames if "key" in f.columns for k in f["key"]}
+    assert {"run", "n_prefixes", "n_traces_expected"} <= keys
+    assert len(at.get("plotly_chart")) >= 3
+
+
+# ---------------------------------------------------------------- bad data (local folder source)
+@pytest.fixture()
+def bad_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    root = tmp_path / "fp"
+    write_sample(root)
+    data = root / "data"
+    df = pl.read_parquet(data / "prefix_values.parquet")
+    traces = df.select("problem_id", "sample_index").unique(maintain_order=True).rows()
+    shards = sorted(p.stem.split(".")[0] for p in (data / "traces").glob("*.json.gz"))
+    # a trace whose shard file does not exist, and one absent from an existing shard
+    no_shard = next(f"{h}{'0' * 14}" for h in (f"{i:02x}" for i in range(256)) if h not in shards)
+    not_in_shard = shards[0] + "1" * 14
+    corrupt_pid, corrupt_sample = next(t for t in traces if t[0][:2] != shards[0])
+    (data / "traces" / f"{corrupt_pid[:2]}.json.gz").write_bytes(b"\x1f\x8b\x08\x00broken")
+    template = df.filter(
+        (pl.col("problem_id") == traces[0][0]) & (pl.col("sample_index") == traces[0][1])
+    )
+    extra = [template.with_columns(problem_id=pl.lit(p)) for p in (no_shard, not_in_shard)]
+    df = pl.concat([df, *extra])
+    # histograms of the wrong length and NaN grades in one more trace
+    hist_pid, hist_sample = traces[1]
+    mask = (pl.col("problem_id") == hist_pid) & (pl.col("sample_index") == hist_sample)
+    df = df.with_columns(
+        grade_hist=pl.when(mask & (pl.col("step_idx") % 2 == 0))
+        .then(pl.lit([1, 2, 3], dtype=pl.List(pl.Int32)))
+        .otherwise(pl.col("grade_hist")),
+        mean_grade=pl.when(mask & (pl.col("step_idx") % 2 == 0))
+        .then(float("nan"))
+        .otherwise(pl.col("mean_grade")),
+        judge_notes=pl.lit("<b>not html</b>"),
+    )
+    df.write_parquet(data / "prefix_values.parquet")
+    (data / "summary.json").write_text(json.dumps({"odd": {"nested": [1, 2, 3]}, "x": None}))
+    monkeypatch.setenv("RTE_FINEPROOFS_SOURCE", "local")
+    monkeypatch.setenv("RTE_FINEPROOFS_PATH", str(root))
+    return {
+        "root": root,
+        "no_shard": no_shard,
+        "not_in_shard": not_in_shard,
+        "corrupt": (corrupt_pid, corrupt_sample),
+        "bad_hist": (hist_pid, hist_sample),
+        "sample": traces[0][1],
+    }
+
+
+def test_bad_data_overview_notes_and_still_usable(bad_copy: dict) -> None:
+    at = _app()
+    warns = " ".join(w.value for w in at.warning)
+    assert "histogram that is not 20" in warns and "no usable grade" in warns
+    assert len(at.get("plotly_chart")) == 1 and not _errors(at)
+
+
+def test_missing_shard_and_missing_trace_keep_the_rest(bad_copy: dict) -> None:
+    s = str(bad_copy["sample"])
+    at = _app({"problem": bad_copy["no_shard"], "sample": s})
+    assert "is missing" in _errors(at) and "Traceback" not in _errors(at)
+    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1  # curve + table still there
+    at = _app({"problem": bad_copy["not_in_shard"], "sample": s})
+    assert "is not in shard" in _errors(at)
+    assert len(at.get("download_button")) == 2
+
+
+def test_corrupt_shard_message(bad_copy: dict) -> None:
+    pid, sample = bad_copy["corrupt"]
+    at = _app({"problem": pid, "sample": str(sample)})
+    assert "cannot decompress" in _errors(at)
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_bad_histograms_nan_grades_and_extra_columns(bad_copy: dict) -> None:
+    pid, sample = bad_copy["bad_hist"]
+    at = _app({"problem": pid, "sample": str(sample)})
+    assert not _errors(at), _errors(at)
+    caps = " ".join(c.value for c in at.caption)
+    assert "no usable histogram" in caps
+    table = at.dataframe[0].value
+    assert "judge_notes" in table.columns and table["judge_notes"][0] == "<b>not html</b>"
+    assert "<b>not html</b>" not in _html(at)
+    assert any("no-grade" in str(f) for f in table["flags"])
+
+
+def test_collection_renders_unknown_keys(bad_copy: dict) -> None:
+    at = _app({"view": "Collection"})
+    assert not at.exception and not _errors(at)
+    assert any("odd" in m.value for m in at.markdown)
