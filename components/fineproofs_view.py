@@ -140,14 +140,14 @@ def render_overview(src: SourceConfig) -> None:
         "Columns",
         ["ordinal", "depth"],
         default="ordinal",
-        format_func={"ordinal": "prefix ordinal", "depth": "relative depth (binned)"}.get,
+        help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
         **_persist("axis"),
     ) or "ordinal"
     color = d2.segmented_control(
         "Colour",
         ["value", "change"],
         default="value",
-        format_func={"value": "mean grade", "change": "change from previous prefix"}.get,
+        help="mean grade of the continuations, or its change from the previous prefix (diverging)",
         **_persist("color"),
     ) or "value"
     rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **_persist("rows"))
@@ -270,14 +270,14 @@ def render_trace(src: SourceConfig) -> None:
         "Curve x axis",
         ["ordinal", "depth"],
         default="ordinal",
-        format_func={"ordinal": "prefix ordinal", "depth": "relative depth"}.get,
+        help="prefix ordinal, or relative depth step/num_steps",
         **_persist("tx"),
     ) or "ordinal"
     color = t2.segmented_control(
         "Colour the text by",
         ["value", "change"],
         default="value",
-        format_func={"value": "value", "change": "change from previous prefix"}.get,
+        help="each step's value, or its change from the previous prefix",
         **_persist("tcolor"),
     ) or "value"
     x = "ordinal" if axis == "ordinal" else "rel_depth"

@@ -23,7 +23,7 @@ import numpy as np
 
 from analysis.stopping.bootstrap import bootstrap_rows
 from analysis.stopping.dco import dco_masks, dco_thresholds
-from analysis.stopping.mars import calibrate_gamma, learned_q
+from analysis.stopping.mars import calibrate_gamma, learned_q, margin_rule
 from analysis.stopping.params import (
     DEFAULT_SETTINGS,
     AdaptiveConsistency,
@@ -359,31 +359,12 @@ def simulate_question(
                 qew *= weights
             qfull = checkpoint_votes(gi, mask, qew, g)  # dummy bin: ineligible (0, or NaN)
             s_all = qfull.sum(axis=-1)
-            qg = qfull[..., :g]
-            s_l = np.take_along_axis(qg, lead[..., None], axis=-1)[..., 0]
-            t0 = gamma * (s_all + s_l)
-            ok0 = v_l > t0
-            lhs = v_l[..., None] - votes
-            rhs = t0[..., None] - (1.0 + gamma) * qg
-            rel = (votes > 0) & (np.arange(g)[None, None, :] != lead[..., None])
-            ok_a = np.all(~rel | (lhs > rhs), axis=-1)
-            fires = has & ok0 & ok_a
+            fires, _lead, margin, threshold = margin_rule(votes, qfull[..., :g], s_all, gamma)
             if policy.first_checkpoint_guard:
                 wf0 = prep.final[: min(settings.warmup, prep.n)]
                 ref = int(np.bincount(wf0, minlength=g).argmax()) if wf0.size else -1
                 if ref >= 0:
                     fires[:, 0] &= lead[:, 0] == ref
-            if diagnostics:
-                gap = np.where(rel, lhs - rhs, np.inf)
-                worst_a = np.argmin(gap, axis=-1)
-                gap_a = np.take_along_axis(gap, worst_a[..., None], axis=-1)[..., 0]
-                use_a = gap_a < (v_l - t0)
-                margin = np.where(
-                    use_a, np.take_along_axis(lhs, worst_a[..., None], -1)[..., 0], v_l
-                )
-                threshold = np.where(
-                    use_a, np.take_along_axis(rhs, worst_a[..., None], -1)[..., 0], t0
-                )
         elif isinstance(policy, ParallelProbe):
             fires = _pp_fires(policy, answers, elig, g)
         elif isinstance(policy, Consensus):

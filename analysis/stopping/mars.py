@@ -243,3 +243,34 @@ def calibrate_gamma(
         gamma = min(1.0, gamma + ucb_z / np.sqrt(n_elig))
     gamma = max(gamma, gamma_min)
     return Calibration(round(float(gamma), 2), band, answers, stops, n_elig)
+
+
+def margin_rule(
+    votes: np.ndarray, qg: np.ndarray, s_all: np.ndarray, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The MARS margin rule on snapshot votes (no first-checkpoint guard).
+
+    votes [..., G] = V_a; qg [..., G] = sum of q_j e_j w_j over the voters of each answer;
+    s_all [...] = sum of q_j e_j w_j over all traces (NaN if any q is NaN). With the per-trace
+    costs summed by answer, the worst case reads `V_L > gamma (S_all + S_L)` and challenger a
+    `V_L - V_a > gamma (S_all + S_L) - (1 + gamma) Q_a` (same sums as the spec's c_j, grouped).
+    Returns (fires, leader, margin, threshold) where margin/threshold are the binding check's
+    two sides (the one with the least slack)."""
+    from analysis.stopping.voting import leaders
+
+    g = votes.shape[-1]
+    lead, v_l, has = leaders(votes)
+    s_l = np.take_along_axis(qg, lead[..., None], axis=-1)[..., 0]
+    t0 = gamma * (s_all + s_l)
+    lhs = v_l[..., None] - votes
+    rhs = t0[..., None] - (1.0 + gamma) * qg
+    rel = (votes > 0) & (np.arange(g) != lead[..., None])
+    fires = has & (v_l > t0) & np.all(~rel | (lhs > rhs), axis=-1)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(rel, lhs - rhs, np.inf)
+        worst = np.argmin(gap, axis=-1)
+        gap_a = np.take_along_axis(gap, worst[..., None], axis=-1)[..., 0]
+        use_a = gap_a < (v_l - t0)
+    margin = np.where(use_a, np.take_along_axis(lhs, worst[..., None], -1)[..., 0], v_l)
+    threshold = np.where(use_a, np.take_along_axis(rhs, worst[..., None], -1)[..., 0], t0)
+    return fires, lead, margin, threshold

@@ -90,3 +90,69 @@ def synthetic_pool(
         low_window=low_window,
         low_value=low_value,
     )
+
+
+def hand_pool(
+    final: list[int],
+    groups: list[list[int]] | None = None,
+    *,
+    lengths: list[int] | None = None,
+    grid: list[int] | None = None,
+    conf: list[list[float]] | None = None,
+    lows: list[list[tuple[int, float]]] | None = None,
+    trace_idx: list[int] | None = None,
+    labels: list[str] | None = None,
+    correct: list[bool] | None = None,
+    mean_conf: list[float] | None = None,
+    qid: int = 0,
+    window: int = 2048,
+) -> QuestionPool:
+    """A small QuestionPool written by hand (tests): per-trace final group, per-checkpoint
+    groups, lengths, conf_at_pos and record lows [(window, value), ...] (min_group = last)."""
+    n = len(final)
+    k = len(groups[0]) if groups else (len(grid) if grid is not None else 0)
+    grid_a = np.asarray(
+        grid if grid is not None else [window * (i + 1) for i in range(k)], dtype=np.int64
+    )
+    groups_a = (
+        np.asarray(groups, dtype=np.int32).reshape(n, k)
+        if groups
+        else np.full((n, k), -1, np.int32)
+    )
+    lens = np.asarray(lengths if lengths is not None else [window * (k + 1)] * n, dtype=np.int64)
+    conf_a = (
+        np.asarray(conf, dtype=np.float32).reshape(n, k)
+        if conf is not None
+        else np.full((n, k), 10.0, np.float32)
+    )
+    lows = lows if lows is not None else [[(0, 10.0)] for _ in range(n)]
+    offs = np.concatenate(([0], np.cumsum([len(x) for x in lows]))).astype(np.int64)
+    lw = np.asarray([w for x in lows for w, _ in x], dtype=np.int64)
+    lv = np.asarray([v for x in lows for _, v in x], dtype=np.float32)
+    min_group = np.asarray([x[-1][1] if x else 0.0 for x in lows], dtype=np.float32)
+    n_g = max(max(final, default=-1), int(groups_a.max(initial=-1))) + 1
+    labels = labels if labels is not None else [f"a{g}" for g in range(n_g)]
+    correct_a = np.asarray(
+        correct if correct is not None else [g == 0 for g in range(len(labels))], dtype=bool
+    )
+    mc = np.asarray(mean_conf if mean_conf is not None else [10.0] * n, dtype=np.float32)
+    return QuestionPool(
+        qid=qid,
+        ground_truth=labels[0] if labels else "",
+        window=window,
+        trace_idx=np.asarray(trace_idx if trace_idx is not None else range(n), dtype=np.int64),
+        lengths=lens,
+        final_group=np.asarray(final, dtype=np.int32),
+        group_labels=list(labels),
+        group_correct=correct_a,
+        grid=grid_a,
+        ckpt_group=groups_a,
+        ckpt_conf=conf_a,
+        mean_conf=mc,
+        tail_conf=mc.copy(),
+        min_group=min_group,
+        bottom_10=min_group.copy(),
+        low_offsets=offs,
+        low_window=lw,
+        low_value=lv,
+    )

@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,51 +35,59 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(sample_root: Path, cache_dir: Path) -> Iterator[str]:
+@contextmanager
+def streamlit_server(cache_dir: Path) -> Iterator[str]:
+    """Start `streamlit run app.py` on a free loopback port; yield its base URL."""
     port = _free_port()
     env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1")
-    log = open(cache_dir / "streamlit-e2e.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    log_path = cache_dir / f"streamlit-e2e-{port}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early; see {cache_dir / 'streamlit-e2e.log'}")
-    else:
-        proc.kill()
-        raise RuntimeError("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    time.sleep(0.3)
+                if proc.poll() is not None:
+                    raise RuntimeError(f"streamlit exited early; see {log_path}")
+                if time.time() > deadline:
+                    raise RuntimeError("streamlit did not become healthy within 60 s")
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url(sample_root: Path, cache_dir: Path) -> Iterator[str]:
+    with streamlit_server(cache_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -108,7 +117,7 @@ def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untype
     pg.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
     )
-    pg.wait_for_timeout(300)
+    pg.wait_for_timeout(500)
 
 
 def assert_no_exception(pg) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,9 @@ from playwright.sync_api import sync_playwright
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
 
-def shoot(base: str, out: Path, paths: list[str], width: int = 1500, height: int = 1000) -> list[Path]:
+def shoot(
+    base: str, out: Path, paths: list[str], width: int = 1500, height: int = 1000
+) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     saved = []
     with sync_playwright() as pw:
@@ -25,7 +27,8 @@ def shoot(base: str, out: Path, paths: list[str], width: int = 1500, height: int
             page.goto(f"{base}/{path}")
             page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
             page.wait_for_function(
-                """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=120_000
+                """() => !document.querySelector('[data-testid="stStatusWidget"]')""",
+                timeout=120_000,
             )
             page.wait_for_timeout(1500)
             name = path.split("?")[0].strip("/") or "home"

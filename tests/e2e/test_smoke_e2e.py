@@ -20,5 +20,21 @@ def test_page_opens_without_exception(app_url: str, page, path: str) -> None:  #
     page.goto(f"{app_url}/{'' if path == 'home' else path}")
     wait_for_app(page)
     assert_no_exception(page)
-    assert page.locator('[data-testid="stMainBlockContainer"] h1').count() >= 1
+    assert page.locator('[data-testid="stMain"] h1').count() >= 1
     assert "Something went wrong" not in page.inner_text('[data-testid="stMain"]')
+
+
+def test_first_visit_deep_link_runs_through_the_router(sample_root, cache_dir, browser) -> None:  # type: ignore[no-untyped-def]
+    """The first session after a start opens a deep link: it must get app.py's sidebar and layout."""
+    from tests.e2e.conftest import streamlit_server
+
+    with streamlit_server(cache_dir) as url:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+        pg = ctx.new_page()
+        pg.goto(f"{url}/fineproofs")
+        wait_for_app(pg)
+        pg.wait_for_selector('[data-testid="stSidebar"] >> text=DATA SOURCES', timeout=20_000)
+        sidebar = pg.inner_text('[data-testid="stSidebar"]')
+        assert "DATA SOURCES" in sidebar and "FineProofs values" in sidebar
+        assert "app" not in [s.strip() for s in sidebar.splitlines()]  # no legacy page list
+        ctx.close()

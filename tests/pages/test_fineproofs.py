@@ -93,6 +93,22 @@ def test_sort_and_source_filter(sample_fp: Path) -> None:
     assert ends == sorted(ends, reverse=True)
 
 
+def test_deep_link_restores_sort_filters_columns_and_page(sample_fp: Path) -> None:
+    at = _app({"sort": "endpoint grade", "desc": "false", "src": ["aops", "putnam"],
+               "grade": ["0.25", "1.0"], "axis": "depth", "color": "change", "rows": "25"})  # fmt: skip
+    assert at.selectbox(key="sort").value == "endpoint"
+    assert at.multiselect(key="src").value == ["aops", "putnam"]
+    assert at.slider(key="grade").value == (0.25, 1.0)
+    assert {b.key: b.value for b in at.get("button_group")} == {"axis": "depth", "color": "change"}
+    table = at.dataframe[0].value
+    assert set(table["source"]) <= {"aops", "putnam"}
+    ends = table["endpoint"].tolist()
+    assert all(e >= 0.25 - 1e-9 for e in ends) and ends == sorted(ends)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert fig["layout"]["xaxis"]["ticktext"][0] == "0.0–0.1"
+    assert fig["data"][0]["marker"]["colorscale"][0][1].startswith("rgb(103")  # RdBu: diverging
+
+
 def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
     pid, sample = _astral_trace(sample_fp)
     at = _app({"problem": pid, "sample": str(sample), "prefix": "2"})

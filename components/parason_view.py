@@ -1,0 +1,516 @@
+"""Sections of the Parason page: filters, browsing table, trajectory DAG + text, 1x vs 8x,
+subset charts and RL prompts.
+
+Why a component module: the page stays a thin script (read URL state, call these), while each
+section runs inside `components.errors.guard`, so a malformed row or a missing file shows a
+message and the rest of the page keeps working. Computation lives in `analysis.parallel*`;
+figures in `components.parason_dag` / `parason_charts`; text HTML in `parason_text`.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from analysis.parallel import WARNING_CODES, added_branches, analyse_row, collapse_dag, layout
+from analysis.parallel_metrics import SORT_COLUMNS, export_table, filter_table
+from cache.sources import SourceConfig
+from components import parason_cached as pc
+from components.errors import guard
+from components.parason_charts import (
+    branches_hist,
+    by_correctness,
+    ratio_scatter,
+    selected_uuid,
+    speedup_hist,
+    speedup_scatter,
+)
+from components.parason_dag import dag_figure, dag_html
+from components.parason_text import highlighted_html, legend_html, node_text_html
+from components.safe_text import esc
+from components.url_state import Param, bound, safe_token
+
+DATASET = "parason"
+UUID = Param("uuid", None, parse=safe_token(80))
+NODE = Param("node", None, parse=safe_token(120))
+VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
+TABLE_KEY = "pa_table"
+DAG_KEY = "pa_dag"
+COLLAPSE_AT = 12
+COUNTER_LABELS = {
+    "estimate": "estimate (num_qwen_tokens by char share)",
+    "words": "whitespace words",
+    "qwen": "exact Qwen3 tokenizer",
+}
+
+
+def _persist(key: str) -> dict[str, Any]:
+    """URL-bound widget whose value survives while its tab is hidden."""
+    return {**bound(key), "persist_state": "page"}
+
+
+# ---------------------------------------------------------------- selection callbacks
+def open_trajectory(uuid: str, view: str = "Trajectory") -> None:
+    """Select a trajectory (URL state) and switch tab; used from callbacks."""
+    UUID.write(str(uuid))
+    NODE.write(None)
+    st.session_state["view"] = view
+
+
+def _on_table_select(uuids: list[str]) -> None:
+    sel = st.session_state.get(TABLE_KEY)
+    rows = (sel or {}).get("selection", {}).get("rows", []) if sel else []
+    if rows and rows[0] < len(uuids):
+        open_trajectory(uuids[rows[0]])
+
+
+def _on_chart_select(key: str) -> None:
+    uid = selected_uuid(st.session_state.get(key))
+    if uid:
+        open_trajectory(uid)
+
+
+def _on_dag_select(key: str) -> None:
+    sel = st.session_state.get(key)
+    points = (sel or {}).get("selection", {}).get("points", []) if sel else []
+    for p in points:
+        cd = p.get("customdata")
+        if isinstance(cd, list | tuple):
+            cd = cd[0] if cd else None
+        if isinstance(cd, str):
+            NODE.write(cd)
+            return
+
+
+def _on_pick(key: str, param: Param) -> None:
+    value = st.session_state.get(key)
+    param.write(value)
+    if param is UUID:
+        NODE.write(None)
+
+
+# ---------------------------------------------------------------- filters (shared by tabs)
+def render_filters(table: pl.DataFrame) -> pl.DataFrame:
+    """The filter bar above the tabs; returns the filtered (unsorted) table."""
+    kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
+    top = float(math.ceil(max(2.0, float(table["speedup"].max() or 1.0)) * 2) / 2)
+    c1, c2, c3, c4, c5 = st.columns([1.3, 2, 2, 1.3, 2.4], vertical_alignment="bottom")
+    correct = c1.segmented_control(
+        "Correctness", ["all", "correct", "incorrect"], default="all", **_persist("correct")
+    )
+    chosen = c2.multiselect("Kind mix", kinds, default=[], placeholder="all kinds", **_persist("kinds"))
+    lo_hi = c3.slider("Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **_persist("speedup"))
+    warn = c4.segmented_control(
+        "Warnings", ["any", "with", "without"], default="any", **_persist("warn")
+    )
+    query = c5.text_input("Search questions", placeholder="text or uuid prefix", **_persist("q"))
+    return filter_table(
+        table,
+        correctness=correct or "all",
+        kinds=chosen or None,
+        speedup=(float(lo_hi[0]), float(lo_hi[1])) if lo_hi[0] > 1.0 or lo_hi[1] < top else None,
+        warnings=warn or "any",
+        query=query or "",
+    )
+
+
+# ---------------------------------------------------------------- browse
+def _downloads(df: pl.DataFrame, stem: str, key: str) -> None:
+    d1, d2, _ = st.columns([1, 1, 3])
+    d1.download_button(
+        "Download CSV",
+        lambda: export_table(df).write_csv().encode(),
+        f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=f"{key}_csv",
+    )
+
+    def parquet() -> bytes:
+        buf = io.BytesIO()
+        df.write_parquet(buf)
+        return buf.getvalue()
+
+    d2.download_button(
+        "Download Parquet", parquet, f"{stem}.parquet", mime="application/octet-stream", on_click="ignore", key=f"{key}_pq"
+    )
+
+
+def render_browse(filtered: pl.DataFrame, total: int, subset: str) -> None:
+    s1, s2, _ = st.columns([2, 1, 3], vertical_alignment="bottom")
+    sort = s1.selectbox("Sort by", list(SORT_COLUMNS), format_func=SORT_COLUMNS.get, **_persist("sort"))
+    desc = s2.toggle("Descending", value=False, **_persist("desc"))
+    view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
+    st.caption(
+        f"{view.height:,} of {total:,} trajectories in {subset} match the filters · click a row to open "
+        "its DAG · speedup = T/C (tokens over critical-path tokens)."
+    )
+    if view.height == 0:
+        st.info("No trajectory matches these filters. Clear the search or widen the speedup range.")
+        return
+    shown = view.select(
+        "uuid",
+        pl.col("question").fill_null("").str.slice(0, 90).alias("question"),
+        "correctness",
+        "stages",
+        pl.col("branches").cast(pl.List(pl.String)).list.join(", ").alias("branches"),
+        "kind_mix",
+        "speedup",
+        "T",
+        "C",
+        "n_warnings",
+        pl.col("warning_codes").list.join(", ").alias("warnings"),
+    )
+    st.dataframe(
+        shown,
+        key=TABLE_KEY,
+        on_select=functools.partial(_on_table_select, view["uuid"].to_list()),
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(480, 38 + 35 * shown.height),
+        column_config={
+            "uuid": st.column_config.TextColumn("uuid", width="small"),
+            "question": st.column_config.TextColumn("question (start)", width="large"),
+            "speedup": st.column_config.NumberColumn("speedup", format="%.2f"),
+            "T": st.column_config.NumberColumn("T", format="%.0f", help="response tokens"),
+            "C": st.column_config.NumberColumn("C", format="%.0f", help="critical-path tokens"),
+            "n_warnings": st.column_config.NumberColumn("⚠", help="parser warnings"),
+        },
+    )
+    _downloads(view, f"parason_{subset}_filtered", "pa_browse")
+
+
+# ---------------------------------------------------------------- trajectory
+def _picker(table: pl.DataFrame, uid: str | None, label: str = "Trajectory") -> None:
+    uuids = table["uuid"].to_list()
+    questions = dict(zip(uuids, table["question"].fill_null("").to_list(), strict=True))
+    key = f"pa_pick_{uid or 'none'}"
+    st.selectbox(
+        label,
+        uuids,
+        index=uuids.index(uid) if uid in questions else None,
+        format_func=lambda u: f"{u[:8]} · {' '.join(questions.get(u, '').split())[:70]}",
+        placeholder="pick a trajectory",
+        key=key,
+        on_change=_on_pick,
+        args=(key, UUID),
+    )
+
+
+def _warning_badges(traj) -> str:  # type: ignore[no-untyped-def]
+    counts: dict[str, int] = {}
+    for w in traj.warnings:
+        counts[w.code] = counts.get(w.code, 0) + 1
+    chips = []
+    for code, n in sorted(counts.items()):
+        sev = WARNING_CODES.get(code, ("warning", ""))[0]
+        bg, fg = ("#fde2e1", "#b42318") if sev == "warning" else ("#e8f0fe", "#1a4d99")
+        chips.append(
+            f'<span title="{esc(WARNING_CODES.get(code, ("", code))[1])}" style="background:{bg};color:{fg};'
+            f'border-radius:10px;padding:1px 8px;margin-right:4px;font-size:0.8rem">⚠ {esc(code)}'
+            f"{' ×' + str(n) if n > 1 else ''}</span>"
+        )
+    return "".join(chips)
+
+
+def _warnings_frame(traj) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    text = traj.text
+    return pl.DataFrame(
+        {
+            "code": [w.code for w in traj.warnings],
+            "severity": [w.severity for w in traj.warnings],
+            "position": [w.pos for w in traj.warnings],
+            "message": [w.message for w in traj.warnings],
+            "context": [" ".join(text[max(0, w.pos - 30) : w.pos + 30].split()) for w in traj.warnings],
+        },
+        schema={"code": pl.String, "severity": pl.String, "position": pl.Int64, "message": pl.String, "context": pl.String},
+    )
+
+
+def _stage_frame(m) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    rows = [
+        {
+            "stage": st_.stage + 1,
+            "kind": st_.kind,
+            "join": st_.join_type,
+            "branches": st_.branches,
+            "items": "".join(k[0].upper() for k in st_.item_kinds),
+            "s_b (non-thread)": round(st_.s, 1),
+            "max thread": round(max(st_.thread_tokens, default=0.0), 1),
+            "sum threads": round(sum(st_.thread_tokens), 1),
+            "block speedup": round(st_.block_speedup, 3),
+            "imbalance": None if st_.imbalance is None else round(st_.imbalance, 3),
+        }
+        for st_ in m.stage_stats
+    ]
+    return pl.DataFrame(rows) if rows else pl.DataFrame()
+
+
+def _metric_row(m, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
+    c = st.columns(6)
+    c[0].metric(f"{prefix}tokens T", f"{m.T:,.0f}")
+    c[1].metric(f"{prefix}critical path C", f"{m.C:,.0f}")
+    c[2].metric(f"{prefix}speedup T/C", f"{m.speedup:.2f}×", help="T / C")
+    c[3].metric(f"{prefix}acceleration 1−C/T", f"{m.acceleration_ratio:.1%}", help="the reference code's acceleration_ratio")
+    c[4].metric(f"{prefix}parallel ratio", f"{m.parallel_ratio:.1%}", help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}")
+    c[5].metric(f"{prefix}stages · max branches", f"{m.stages} · {m.branches_max}")
+
+
+def _dag_controls(g, key: str) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    widest = max((d.get("branches", 0) for _, d in g.nodes(data=True) if d.get("kind") == "fork"), default=0)
+    if widest <= COLLAPSE_AT:
+        return False, COLLAPSE_AT
+    c1, c2, _ = st.columns([1.4, 2, 3], vertical_alignment="bottom")
+    collapse = c1.toggle(
+        f"Collapse wide stages ({widest} branches)", value=True, key=f"{key}_collapse",
+        help="Keep the critical branch, the selected one and the heaviest others; merge the rest into one node.",
+    )  # fmt: skip
+    keep = c2.slider("Branches shown per stage", 4, 40, COLLAPSE_AT, key=f"{key}_keep", disabled=not collapse)
+    return collapse, keep
+
+
+def _dag_view(g, selected: str | None, added: set[str], key: str, title: str = "", height: int | None = None):  # type: ignore[no-untyped-def]
+    collapse, keep = _dag_controls(g, key)
+    h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
+    fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=functools.partial(_on_dag_select, key),
+        selection_mode="points",
+        config={"displaylogo": False, "scrollZoom": True},
+    )
+    return fig, h
+
+
+def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.DataFrame) -> None:
+    uid = UUID.read()
+    if uid is None:
+        st.info("Pick a trajectory here, click a row in **Browse**, or a point in **Charts**.")
+        _picker(table, None)
+        return
+    rec = table.filter(pl.col("uuid") == uid)
+    if rec.height == 0:
+        st.warning(f"This trajectory is not in {subset}; pick another one below. Requested id:", icon="🔎")
+        st.code(uid, language=None)
+        _picker(table, None)
+        return
+    _picker(table, uid)
+    info = rec.row(0, named=True)
+    row = pc.row(subset, src, uid, info["row"])
+    if row is None:
+        st.error("The row could not be read back from the file; rebuild the sample or re-fetch the file.")
+        return
+    a = analyse_row(row, counter)
+    traj, m, g = a.traj, a.metrics, a.dag
+    q = row.get("question")
+    corr = row.get("correctness")
+    verdict = {True: "✅ correct", False: "❌ incorrect"}.get(corr, "correctness unknown")
+    st.html(
+        '<div style="font-size:0.95rem;margin:0.2rem 0 0.4rem 0"><b>Question.</b> '
+        f'<span style="white-space:pre-wrap">{esc(q) if isinstance(q, str) else "<i>(no question column)</i>"}</span>'
+        f'<br><span style="color:#555">{esc(verdict)} · boxed answer: <code>{esc(m.answer) if m.answer is not None else "–"}</code>'
+        f" · {len(traj.text):,} characters · uuid <code>{esc(uid)}</code></span></div>"
+    )
+    _metric_row(m)
+    st.caption(f"Token counts: {esc(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
+    if traj.warnings:
+        st.html(_warning_badges(traj))
+        with st.expander(f"Parser warnings ({len(traj.warnings)}): the trajectory is shown as far as it parses"):
+            st.dataframe(_warnings_frame(traj), hide_index=True)
+    node = NODE.read()
+    if node is not None and node not in g and not node.endswith(":more"):
+        node = None
+    with guard("the DAG", dataset=DATASET):
+        fig, h = _dag_view(g, node, set(), DAG_KEY)
+        st.caption(
+            "Left to right by stage. Colour = kind (green Subtask = AND sub-goal, orange Trial = OR "
+            "attempt, purple untyped); size = tokens; join symbol: ■ AND, ◆ OR, ★ mixed, ● untyped; "
+            "red = critical path; ⚠ = parser warning. Click a node to read its text."
+        )
+        st.download_button(
+            "Download DAG (standalone HTML)",
+            lambda: dag_html(fig, f"Parason {subset} {uid}").encode(),
+            f"parason_{subset}_{uid[:8]}_dag.html",
+            mime="text/html",
+            on_click="ignore",
+            key="pa_dag_html",
+        )
+    left, right = st.columns([2, 3])
+    with left, guard("the node text", dataset=DATASET):
+        st.markdown("**Selected node**")
+        order = list(g.nodes)
+        key = f"pa_node_{node or 'none'}"
+        st.selectbox(
+            "Node",
+            order,
+            index=order.index(node) if node in order else None,
+            format_func=lambda n: f"{g.nodes[n].get('label', n)} · {g.nodes[n].get('tokens', 0):,.0f} tok",
+            placeholder="click a node in the DAG, or pick one",
+            key=key,
+            on_change=_on_pick,
+            args=(key, NODE),
+            label_visibility="collapsed",
+        )
+        if node is not None and node.endswith(":more") and node in h:
+            members = h.nodes[node].get("members", [])
+            st.info(f"{len(members)} collapsed branches; pick one above to read it, or widen the stage.")
+        elif node is not None:
+            d = g.nodes[node]
+            facts = [f"kind: {d.get('thread_kind') or d.get('kind')}", f"{d.get('tokens', 0):,.1f} tokens"]
+            if d.get("critical"):
+                facts.append("on the critical path")
+            if d.get("warnings"):
+                facts.append("warnings: " + ", ".join(d["warnings"]))
+            st.caption(esc(" · ".join(facts)))
+            if d.get("goal"):
+                st.html(f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>')
+            st.html(node_text_html(traj.node_text(node)))
+        else:
+            st.caption("No node selected.")
+    with right, guard("the text view", dataset=DATASET):
+        st.markdown("**Whole trajectory** (tags highlighted; the selected node is outlined)")
+        st.html(legend_html())
+        st.html(highlighted_html(traj, selected=node))
+    with guard("the stage table", dataset=DATASET):
+        frame = _stage_frame(m)
+        if frame.height:
+            st.markdown("**Stages**")
+            st.dataframe(frame, hide_index=True)
+
+
+# ---------------------------------------------------------------- 1x vs 8x
+def render_compare(src: SourceConfig, counter: str) -> None:
+    t1 = pc.metrics("sft-1x", src, counter)
+    t8 = pc.metrics("sft-8x", src, counter)
+    common = t1.join(t8.select("uuid"), on="uuid", how="semi")
+    uid = UUID.read()
+    if uid is None or common.filter(pl.col("uuid") == uid).height == 0:
+        if uid is not None:
+            st.warning("This trajectory is not in both subsets; pick one that is.", icon="🔎")
+        else:
+            st.info("Pick a trajectory present in both sft-1x and sft-8x.")
+        _picker(common, None, "Trajectory (in both subsets)")
+        return
+    _picker(common, uid, "Trajectory (in both subsets)")
+    r1 = t1.filter(pl.col("uuid") == uid).row(0, named=True)
+    r8 = t8.filter(pl.col("uuid") == uid).row(0, named=True)
+    row1 = pc.row("sft-1x", src, uid, r1["row"])
+    row8 = pc.row("sft-8x", src, uid, r8["row"])
+    if row1 is None or row8 is None:
+        st.error("One of the two rows could not be read back; re-fetch the files.")
+        return
+    a1, a8 = analyse_row(row1, counter), analyse_row(row8, counter)
+    flags = added_branches(a1.traj, a8.traj)
+    added = {n for n, f in flags.items() if f}
+    st.caption(
+        f"{len(added)} branches were added by the 8x expansion (magenta outline and '+'). How they are "
+        "found: each 8x stage is compared with the same stage of the 1x row; a thread whose text (number "
+        "prefix ignored) occurs in the 1x stage is original, the others are added (when no text matches "
+        "at all, threads past the 1x count are the added ones)."
+    )
+    c1, c8 = st.columns(2)
+    height = max(
+        320,
+        min(900, 160 + 34 * max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))),
+    )
+    with c1, guard("the 1x DAG", dataset=DATASET):
+        st.markdown("**sft-1x**")
+        _compact_metrics(a1.metrics)
+        _dag_view(a1.dag, None, set(), "pa_dag_1x", height=height)
+    with c8, guard("the 8x DAG", dataset=DATASET):
+        st.markdown("**sft-8x**")
+        _compact_metrics(a8.metrics, a1.metrics)
+        _dag_view(a8.dag, None, added, "pa_dag_8x", height=height)
+    rows = []
+    for k, s8 in enumerate(a8.metrics.stage_stats):
+        s1 = a1.metrics.stage_stats[k] if k < len(a1.metrics.stage_stats) else None
+        b8 = a8.traj.blocks[k]
+        rows.append(
+            {
+                "stage": k + 1,
+                "kind": s8.kind,
+                "1x branches": s1.branches if s1 else None,
+                "8x branches": s8.branches,
+                "added": sum(flags.get(t.node, False) for t in b8.threads),
+                "1x block speedup": round(s1.block_speedup, 3) if s1 else None,
+                "8x block speedup": round(s8.block_speedup, 3),
+            }
+        )
+    if rows:
+        st.dataframe(pl.DataFrame(rows), hide_index=True)
+
+
+def _compact_metrics(m, base=None) -> None:  # type: ignore[no-untyped-def]
+    c = st.columns(4)
+    c[0].metric("T", f"{m.T:,.0f}", delta=None if base is None else f"{m.T - base.T:+,.0f}")
+    c[1].metric("C", f"{m.C:,.0f}", delta=None if base is None else f"{m.C - base.C:+,.0f}", delta_color="inverse")
+    c[2].metric("speedup", f"{m.speedup:.2f}×", delta=None if base is None else f"{m.speedup - base.speedup:+.2f}")
+    c[3].metric("branches", ", ".join(map(str, m.branches)) or "–")
+
+
+# ---------------------------------------------------------------- charts
+def render_charts(filtered: pl.DataFrame, total: int) -> None:
+    if filtered.height == 0:
+        st.info("No trajectory matches the filters above.")
+        return
+    st.caption(f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG.")
+    uid = UUID.read()
+    c1, c2 = st.columns(2)
+    with c1, guard("the speedup chart", dataset=DATASET):
+        st.plotly_chart(
+            speedup_scatter(filtered, uid), key="pa_ch_speed", on_select=functools.partial(_on_chart_select, "pa_ch_speed"),
+            selection_mode="points", config={"displayModeBar": False},
+        )  # fmt: skip
+    with c2, guard("the ratio chart", dataset=DATASET):
+        st.plotly_chart(
+            ratio_scatter(filtered, uid), key="pa_ch_ratio", on_select=functools.partial(_on_chart_select, "pa_ch_ratio"),
+            selection_mode="points", config={"displayModeBar": False},
+        )  # fmt: skip
+    c3, c4 = st.columns(2)
+    with c3, guard("the speedup histogram", dataset=DATASET):
+        st.plotly_chart(speedup_hist(filtered), config={"displayModeBar": False})
+    with c4, guard("the branches histogram", dataset=DATASET):
+        st.plotly_chart(branches_hist(filtered), config={"displayModeBar": False})
+    with guard("the correctness split", dataset=DATASET):
+        st.plotly_chart(by_correctness(filtered), config={"displayModeBar": False})
+
+
+# ---------------------------------------------------------------- RL prompts
+def render_rl(src: SourceConfig) -> None:
+    rl = pc.rl(src)
+    c1, c2 = st.columns([3, 2])
+    q = c1.text_input("Search prompts", placeholder="words in the problem or the ground truth", **_persist("rlq"))
+    sources = sorted(rl["data_source"].drop_nulls().unique().to_list())
+    chosen = c2.multiselect("Data source", sources, default=[], placeholder="all sources", **_persist("rlsrc"))
+    view = rl
+    if chosen:
+        view = view.filter(pl.col("data_source").is_in(chosen))
+    if q and q.strip():
+        needle = q.strip().lower()
+        view = view.filter(
+            pl.col("prompt").str.to_lowercase().str.contains(needle, literal=True)
+            | pl.col("ground_truth").fill_null("").str.to_lowercase().str.contains(needle, literal=True)
+        )
+    st.caption(f"{view.height:,} of {rl.height:,} RL prompts (veRL format: prompt, data_source, ability, reward_model.ground_truth).")
+    if view.height == 0:
+        st.info("No prompt matches; clear the search.")
+        return
+    shown = view.with_columns(pl.col("prompt").str.slice(0, 120).alias("prompt (start)")).select(
+        "index", "data_source", "ability", "ground_truth", "prompt (start)"
+    )
+    state = st.dataframe(shown, key="pa_rl_table", on_select="rerun", selection_mode="single-row", hide_index=True, height=min(420, 38 + 35 * shown.height))
+    rows = state.selection.rows if state is not None and hasattr(state, "selection") else []
+    if rows:
+        r = view.row(rows[0], named=True)
+        st.html(
+            f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '
+            f"ground truth <code>{esc(r['ground_truth'] or '–')}</code></div>"
+        )
+        st.html(node_text_html(r["prompt"]))
+    _downloads(view, "parason_rl_filtered", "pa_rl")

@@ -1,0 +1,67 @@
+"""Parason: how does a trajectory parallelise? Subtask/Trial DAGs, critical-path metrics, the
+1x-vs-8x Trial expansion, subset charts and the RL prompts."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import parason_cached as pc
+from components.errors import guard
+from components.parason_view import (
+    COUNTER_LABELS,
+    DATASET,
+    UUID,
+    VIEWS,
+    _persist,
+    render_browse,
+    render_charts,
+    render_compare,
+    render_filters,
+    render_rl,
+    render_trajectory,
+)
+from components.source_picker import current_source
+
+st.title("Parason DAGs")
+st.caption(
+    "Where does a trajectory fork, is each branch an AND sub-goal (Subtask) or an OR attempt "
+    "(Trial), how balanced are the branches, and what does the critical path cost against the "
+    "sequential length?"
+)
+
+src = current_source(DATASET)
+c1, c2, _ = st.columns([1.2, 2, 3], vertical_alignment="bottom")
+subset = c1.segmented_control("Subset", list(pc.SUBSETS), default="sft-1x", required=True, **_persist("subset"))
+subset = subset if subset in pc.SUBSETS else "sft-1x"
+counter = c2.selectbox(
+    "Token counter", list(pc.counters_available()), format_func=COUNTER_LABELS.get, **_persist("counter")
+)
+counter = counter or "estimate"
+
+table = None
+with guard(f"the {subset} metrics table", dataset=DATASET):
+    table = pc.metrics(subset, src, counter)
+
+if table is not None:
+    with st.container(border=True):
+        filtered = render_filters(table)
+    tabs = st.tabs(list(VIEWS), key="view", bind="query-params", default="Trajectory" if UUID.read() else "Browse")
+    for tab, name in zip(tabs, VIEWS, strict=True):
+        if not tab.open:
+            continue
+        with tab:
+            if name == "Browse":
+                with guard("the browsing table", dataset=DATASET):
+                    render_browse(filtered, table.height, subset)
+            elif name == "Trajectory":
+                with guard("the trajectory view", dataset=DATASET):
+                    render_trajectory(src, subset, counter, table)
+            elif name == "1x vs 8x":
+                with guard("the 1x vs 8x comparison", dataset=DATASET):
+                    render_compare(src, counter)
+            elif name == "Charts":
+                with guard("the subset charts", dataset=DATASET):
+                    render_charts(filtered, table.height)
+            else:
+                with guard("the RL prompts", dataset=DATASET):
+                    render_rl(src)
