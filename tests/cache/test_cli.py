@@ -1,0 +1,67 @@
+"""`python -m cache` chores, run as a user would (subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cache", *args],
+        cwd=REPO,
+        env={**os.environ, "RTE_CACHE_DIR": str(cache), **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_sample_info_clear(sample_root: Path, cache_dir: Path) -> None:
+    out = _run("sample", cache=cache_dir)
+    assert out.returncode == 0, out.stderr
+    for name in ("parason", "mars", "fineproofs"):
+        assert any(
+            line.startswith(name) and line.split()[-2] in ("KB", "MB")
+            for line in out.stdout.splitlines()
+        ), out.stdout
+
+    (cache_dir / "derived").mkdir(exist_ok=True)
+    pl.DataFrame({"x": [1]}).write_parquet(cache_dir / "derived" / "mars-test-v1-abc.parquet")
+    info = _run("info", cache=cache_dir)
+    assert info.returncode == 0 and f"cache folder: {cache_dir}" in info.stdout
+    assert "mars-test-v1-abc.parquet" in info.stdout and "sample:" in info.stdout
+
+    cleared = _run("clear", cache=cache_dir)
+    assert (
+        cleared.returncode == 0
+        and not (cache_dir / "derived" / "mars-test-v1-abc.parquet").exists()
+    )
+    assert (sample_root / "mars").is_dir()  # the sample survives a plain clear
+
+
+def test_bad_local_folder_is_an_error_message_not_a_traceback(tmp_path: Path) -> None:
+    out = _run(
+        "warm",
+        "parason",
+        cache=tmp_path,
+        RTE_PARASON_SOURCE="local",
+        RTE_PARASON_PATH=str(tmp_path / "none"),
+    )
+    assert out.returncode == 2
+    assert (
+        "error:" in out.stderr and "does not exist" in out.stderr and "Traceback" not in out.stderr
+    )
+
+
+def test_fetch_without_network_says_so(tmp_path: Path) -> None:
+    out = _run(
+        "fetch", "fineproofs", cache=tmp_path, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path / "hf")
+    )
+    assert out.returncode == 2 and "could not fetch" in out.stderr and "Traceback" not in out.stderr
