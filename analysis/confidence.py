@@ -9,7 +9,8 @@ Numerical contract (why: the stopping playground must reproduce the published MA
 - group confidences are differences of a per-trace **float32** cumulative sum (0 prepended)
   divided by W, in float32; `len < W` gives the single whole-trace mean, `len == 0` gives [0.0];
 - `mean_conf` and `tail_conf` are float32 means (numpy's pairwise float32 sum, as `np.mean`);
-- `bottom_10` = float32 mean of `np.partition(groups, k-1)[:k]`, k = max(1, int(0.1 * n_groups));
+- `bottom_10` = float32 mean of the k lowest groups *in ascending order* (k = max(1, int(0.1 *
+  n_groups))), i.e. `np.mean(np.sort(groups)[:k])`: a fixed order makes the bits deterministic;
 - `conf_at_pos` uses float64 sums stored as float32. Float16-origin values are multiples of 2^-24
   and a trace's sum stays far below 2^29, so every float64 partial sum is exact: any summation
   order gives the bits of the reference float64 cumsum.
@@ -114,9 +115,9 @@ def _reduceat_sum(values: np.ndarray, starts: np.ndarray, stops: np.ndarray, dty
     idx = np.empty(2 * s.shape[0], dtype=np.int64)
     idx[0::2] = s
     idx[1::2] = e
-    # reduceat needs indices < len; pad with one element so a range may end at len(values)
-    padded = np.concatenate([values, np.zeros(1, dtype=values.dtype)])
-    sums = np.add.reduceat(padded, idx, dtype=dtype)[0::2]
+    if idx[-1] >= values.shape[0]:
+        idx = idx[:-1]  # reduceat indices must be < len: the last range runs to the end
+    sums = np.add.reduceat(values, idx, dtype=dtype)[0::2]
     out[nz] = sums
     return out
 
@@ -136,112 +137,140 @@ def _segment_sums(values: np.ndarray, starts: np.ndarray, stops: np.ndarray, dty
     return cs[stops] - cs[starts]
 
 
-def trace_metrics(
+@dataclass(frozen=True)
+class BatchFeatures:
+    """Everything the feature store needs from `confs`, for n traces of a flat batch."""
+
+    metrics: TraceMetrics
+    ck_offsets: np.ndarray  # int64 [n+1] ragged checkpoints (multiples of ck_step below len)
+    ck_pos: np.ndarray  # int64 [m]
+    ck_conf: np.ndarray  # float32 [m] conf_at_pos there
+    end_conf: np.ndarray  # float32 [n] conf_at_pos(p >= len): float64 whole mean as float32
+    curve: np.ndarray  # float32 [n, n_points] windowed means for plotting (NaN if empty)
+
+
+def _bottom(g: np.ndarray) -> np.float32:
+    """bottom_10: float32 mean of the k lowest groups in ascending order (order fixes the bits)."""
+    k = max(1, int(0.1 * g.shape[0]))
+    if k >= g.shape[0]:
+        return np.mean(g)
+    return np.mean(np.sort(np.partition(g, k - 1)[:k]))
+
+
+def batch_features(
     offsets: np.ndarray,
     values: np.ndarray,
     window: int = WINDOW,
-) -> TraceMetrics:
-    """Whole-trace features of every trace in a flat batch (see the module doc for numerics)."""
+    ck_step: int = 0,
+    n_points: int = 0,
+) -> BatchFeatures:
+    """Window metrics, conf_at_pos at every multiple of `ck_step` below the length (0: none),
+    the whole-trace conf and an `n_points` plotting curve, one trace at a time.
+
+    Why per trace: a trace (~10k tokens, ~40 KB as float32) fits in the CPU cache, so the dozen
+    passes these features need cost a fraction of the same passes over a whole batch in RAM.
+    `values` may be float16 (widened per trace through `cache.floats.to_f32`) or float32.
+    """
+    from cache.floats import to_f32
+
     offsets = np.asarray(offsets, dtype=np.int64)
-    values = np.asarray(values, dtype=np.float32)
     n = offsets.shape[0] - 1
     lengths = np.diff(offsets)
-    starts, stops = offsets[:-1], offsets[1:]
-
-    finite_all = bool(np.isfinite(values).all()) if values.size else True
-    if finite_all:
-        n_nonfinite = np.zeros(n, dtype=np.int64)
-    else:
-        n_nonfinite = _reduceat_sum(
-            (~np.isfinite(values)).astype(np.int64), starts, stops, np.int64
-        )
-    neg = values < 0
-    n_negative = (
-        _reduceat_sum(neg.astype(np.int64), starts, stops, np.int64)
-        if neg.any()
-        else np.zeros(n, dtype=np.int64)
-    )
-    bad = n_nonfinite > 0
+    w32 = np.float32(window)
+    add_reduce = np.add.reduce
+    min_reduce = np.minimum.reduce
+    maxlen = int(lengths.max()) if n else 0
+    cs_buf = np.empty(maxlen + 1, dtype=np.float32)
+    g_buf = np.empty(max(maxlen - window + 1, 1), dtype=np.float32)
 
     mean_conf = np.zeros(n, dtype=np.float32)
     tail_conf = np.zeros(n, dtype=np.float32)
     min_group = np.zeros(n, dtype=np.float32)
     bottom_10 = np.zeros(n, dtype=np.float32)
+    end_conf = np.zeros(n, dtype=np.float32)
     n_groups = np.ones(n, dtype=np.int64)
-    low_lists: list[tuple[np.ndarray, np.ndarray]] = [None] * n  # type: ignore[list-item]
+    n_nonfinite = np.zeros(n, dtype=np.int64)
+    n_negative = np.zeros(n, dtype=np.int64)
+    lows_w: list[np.ndarray] = []
+    lows_v: list[np.ndarray] = []
+    zero_i = np.zeros(1, dtype=np.int64)
 
-    add_reduce = np.add.reduce
-    # whole and tail means: per-trace np.mean (float32 pairwise sum); reduceat sums in another
-    # order and would differ in the last bit from the reference definitions
-    for j in np.flatnonzero(~bad & (lengths > 0)).tolist():
-        c = values[starts[j] : stops[j]]
-        # == np.mean(c) bit for bit (float32 pairwise sum / float32 count), without its overhead
-        mean_conf[j] = add_reduce(c) / np.float32(c.shape[0])
+    if ck_step > 0:
+        nck = np.maximum((lengths - 1) // ck_step, 0)
+    else:
+        nck = np.zeros(n, dtype=np.int64)
+    ck_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(nck, out=ck_off[1:])
+    ck_owner = np.repeat(np.arange(n), nck)
+    ck_pos = (np.arange(ck_off[-1], dtype=np.int64) - ck_off[:-1][ck_owner] + 1) * max(ck_step, 1)
+    ck_conf = np.zeros(ck_pos.shape[0], dtype=np.float32)
+    curve = np.full((n, max(n_points, 0)), np.nan, dtype=np.float32)
+    bins = np.arange(n_points + 1, dtype=np.int64)
+
+    for j in range(n):
+        s, e = int(offsets[j]), int(offsets[j + 1])
+        L = e - s
+        if L == 0:
+            lows_w.append(zero_i)
+            lows_v.append(np.zeros(1, dtype=np.float32))
+            continue
+        c = to_f32(values[s:e])
+        total = add_reduce(c)
+        if not np.isfinite(total):
+            _slow_trace(j, c, window, ck_step, n_points, locals())
+            continue
+        mean_conf[j] = total / np.float32(L)
         t = c[-window:]
         tail_conf[j] = add_reduce(t) / np.float32(t.shape[0])
+        if min_reduce(c) < 0:
+            n_negative[j] = int(np.count_nonzero(c < 0))
+        if window <= L:
+            cs = cs_buf[: L + 1]
+            cs[0] = 0.0
+            np.cumsum(c, out=cs[1:])
+            ng = L - window + 1
+            g = g_buf[:ng]
+            np.subtract(cs[window:], cs[: L + 1 - window], out=g)
+            g /= w32
+            rm = np.minimum.accumulate(g)
+            min_group[j] = rm[-1]
+            idx = np.flatnonzero(rm[1:] < rm[:-1])
+            idx += 1
+            lw = np.concatenate([zero_i, idx])
+            lows_w.append(lw)
+            lows_v.append(g[lw])
+            bottom_10[j] = _bottom(g)
+            n_groups[j] = ng
+        else:
+            min_group[j] = mean_conf[j]
+            bottom_10[j] = mean_conf[j]
+            lows_w.append(zero_i)
+            lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
+        k = int(nck[j])
+        if k:
+            p = ck_pos[ck_off[j] : ck_off[j + 1]]
+            lo = np.where(p < window, 0, p - window + 1)
+            hi = p + 1
+            ck_conf[ck_off[j] : ck_off[j + 1]] = _range_sums64(c, lo, hi) / (hi - lo)
+        if n_points and n_points <= L:
+            starts = (L * bins[:-1]) // n_points
+            sums = np.add.reduceat(c, starts, dtype=np.float64)
+            curve[j] = sums / np.diff((L * bins) // n_points)
+            # float64 partial sums of float16-origin values are exact: any order gives the
+            # bits of the reference cumulative sum
+            end_conf[j] = add_reduce(sums) / L
+        else:
+            if n_points:
+                edges = (L * bins) // n_points
+                curve[j] = c[np.minimum(edges[:-1], L - 1)]
+            end_conf[j] = add_reduce(c, dtype=np.float64) / L
 
-    long_ = (lengths >= window) & ~bad
-    short = (lengths < window) & ~bad
-    # short traces: a single group, the whole mean (0 for an empty trace)
-    min_group[short] = mean_conf[short]
-    bottom_10[short] = mean_conf[short]
-
-    if long_.any():
-        li = np.flatnonzero(long_)
-        # per-trace float32 cumsums into one flat buffer; trace j's prefix sums start at o_j
-        ll = lengths[li]
-        base = np.zeros(li.shape[0] + 1, dtype=np.int64)
-        np.cumsum(ll + 1, out=base[1:])
-        cs = np.empty(int(base[-1]), dtype=np.float32)
-        for k, j in enumerate(li.tolist()):
-            o = int(base[k])
-            cs[o] = 0.0
-            np.cumsum(values[starts[j] : stops[j]], out=cs[o + 1 : o + 1 + int(ll[k])])
-        d = cs[window:] - cs[:-window]
-        d /= np.float32(window)
-        del cs
-        gs = base[:-1]
-        ge = gs + ll - window + 1  # exclusive end of trace k's group confidences in d
-        n_groups[li] = ll - window + 1
-        idx = np.empty(2 * li.shape[0], dtype=np.int64)
-        idx[0::2] = gs
-        idx[1::2] = ge
-        dpad = np.concatenate([d, np.zeros(1, dtype=np.float32)])
-        min_group[li] = np.minimum.reduceat(dpad, idx)[0::2]
-        for k, j in enumerate(li.tolist()):
-            g = d[gs[k] : ge[k]]
-            kk = max(1, int(0.1 * g.shape[0]))
-            bottom_10[j] = np.mean(np.partition(g, kk - 1)[:kk]) if kk < g.shape[0] else np.mean(g)
-            low_lists[j] = _record_lows(g)
-
-    for j in np.flatnonzero(bad).tolist():
-        c = values[starts[j] : stops[j]]
-        fin = np.isfinite(c)
-        g = _masked_groups(c, fin, window)
-        cf = c[fin]
-        mean_conf[j] = np.mean(cf) if cf.size else 0.0
-        tc = c[-window:]
-        tc = tc[np.isfinite(tc)]
-        tail_conf[j] = np.mean(tc) if tc.size else 0.0
-        min_group[j] = g.min()
-        kk = max(1, int(0.1 * g.shape[0]))
-        bottom_10[j] = np.mean(np.partition(g, kk - 1)[:kk]) if kk < g.shape[0] else np.mean(g)
-        n_groups[j] = g.shape[0]
-        low_lists[j] = _record_lows(g)
-
-    for j in np.flatnonzero(short).tolist():
-        low_lists[j] = (np.zeros(1, dtype=np.int64), np.array([mean_conf[j]], dtype=np.float32))
-
-    counts = np.array([lw.shape[0] for lw, _ in low_lists], dtype=np.int64)
+    counts = np.array([x.shape[0] for x in lows_w], dtype=np.int64)
     low_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=low_offsets[1:])
-    if n:
-        low_window = np.concatenate([lw for lw, _ in low_lists]).astype(np.int64)
-        low_value = np.concatenate([lv for _, lv in low_lists]).astype(np.float32)
-    else:
-        low_window = np.zeros(0, dtype=np.int64)
-        low_value = np.zeros(0, dtype=np.float32)
-    return TraceMetrics(
+    low_window = np.concatenate(lows_w) if n else np.zeros(0, dtype=np.int64)
+    low_value = np.concatenate(lows_v).astype(np.float32) if n else np.zeros(0, dtype=np.float32)
+    metrics = TraceMetrics(
         lengths=lengths,
         n_nonfinite=n_nonfinite,
         n_negative=n_negative,
@@ -251,9 +280,63 @@ def trace_metrics(
         bottom_10=bottom_10,
         n_groups=n_groups,
         low_offsets=low_offsets,
-        low_window=low_window,
+        low_window=low_window.astype(np.int64),
         low_value=low_value,
     )
+    return BatchFeatures(metrics, ck_off, ck_pos, ck_conf, end_conf, curve)
+
+
+def _range_sums64(c: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """float64 sums of c[lo[i]:hi[i]] for sorted, non-empty ranges (one reduceat if disjoint)."""
+    if lo.shape[0] > 1 and not np.all(lo[1:] >= hi[:-1]):
+        cs = np.zeros(c.shape[0] + 1, dtype=np.float64)
+        np.cumsum(c, dtype=np.float64, out=cs[1:])
+        return cs[hi] - cs[lo]
+    idx = np.empty(2 * lo.shape[0], dtype=np.int64)
+    idx[0::2] = lo
+    idx[1::2] = hi
+    if idx[-1] >= c.shape[0]:
+        idx = idx[:-1]  # the last range runs to the end
+    return np.add.reduceat(c, idx, dtype=np.float64)[0::2]
+
+
+def _slow_trace(j: int, c: np.ndarray, window: int, ck_step: int, n_points: int, st: dict) -> None:
+    """A trace holding NaN/inf: the same features over its finite tokens only (module doc)."""
+    fin = np.isfinite(c)
+    st["n_nonfinite"][j] = int(c.shape[0] - np.count_nonzero(fin))
+    cf = c[fin]
+    if cf.size and np.minimum.reduce(cf) < 0:
+        st["n_negative"][j] = int(np.count_nonzero(cf < 0))
+    g = _masked_groups(c, fin, window)
+    st["mean_conf"][j] = np.mean(cf) if cf.size else 0.0
+    tc = c[-window:]
+    tc = tc[np.isfinite(tc)]
+    st["tail_conf"][j] = np.mean(tc) if tc.size else 0.0
+    st["min_group"][j] = g.min()
+    st["bottom_10"][j] = _bottom(g)
+    st["n_groups"][j] = g.shape[0]
+    lw, lv = _record_lows(g)
+    st["lows_w"].append(lw)
+    st["lows_v"].append(lv)
+    L = c.shape[0]
+    st["end_conf"][j] = float(np.float32(cf.astype(np.float64).sum() / cf.size)) if cf.size else 0.0
+    k0, k1 = int(st["ck_off"][j]), int(st["ck_off"][j + 1])
+    if k1 > k0:
+        one = np.array([0, L], dtype=np.int64)
+        st["ck_conf"][k0:k1] = conf_at_positions(
+            one, c, np.array([0, k1 - k0]), st["ck_pos"][k0:k1], window
+        )
+    if n_points:
+        st["curve"][j] = windowed_means(np.array([0, L], dtype=np.int64), c, n_points)[0]
+
+
+def trace_metrics(
+    offsets: np.ndarray,
+    values: np.ndarray,
+    window: int = WINDOW,
+) -> TraceMetrics:
+    """Whole-trace features of every trace in a flat batch (see the module doc for numerics)."""
+    return batch_features(offsets, values, window).metrics
 
 
 def _record_lows(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -99,14 +99,15 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     """The filter bar above the tabs; returns the filtered (unsorted) table."""
     kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
     top = float(math.ceil(max(2.0, float(table["speedup"].max() or 1.0)) * 2) / 2)
-    c1, c2, c3, c4, c5 = st.columns([1.3, 2, 2, 1.3, 2.4], vertical_alignment="bottom")
-    correct = c1.segmented_control(
-        "Correctness", ["all", "correct", "incorrect"], default="all", **_persist("correct")
-    )
+    c1, c2, c3, c4, c5 = st.columns([1.2, 2, 2, 1.5, 2.4], vertical_alignment="bottom")
+    correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **_persist("correct"))
     chosen = c2.multiselect("Kind mix", kinds, default=[], placeholder="all kinds", **_persist("kinds"))
     lo_hi = c3.slider("Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **_persist("speedup"))
-    warn = c4.segmented_control(
-        "Warnings", ["any", "with", "without"], default="any", **_persist("warn")
+    warn = c4.selectbox(
+        "Warnings",
+        ["any", "with", "without"],
+        format_func={"any": "any", "with": "with warnings", "without": "without warnings"}.get,
+        **_persist("warn"),
     )
     query = c5.text_input("Search questions", placeholder="text or uuid prefix", **_persist("q"))
     return filter_table(
@@ -267,8 +268,8 @@ def _dag_controls(g, key: str) -> tuple[bool, int]:  # type: ignore[no-untyped-d
         return False, COLLAPSE_AT
     c1, c2, _ = st.columns([1.4, 2, 3], vertical_alignment="bottom")
     collapse = c1.toggle(
-        f"Collapse wide stages ({widest} branches)", value=True, key=f"{key}_collapse",
-        help="Keep the critical branch, the selected one and the heaviest others; merge the rest into one node.",
+        "Collapse wide stages", value=True, key=f"{key}_collapse",
+        help=f"The widest stage has {widest} branches. Keep the critical branch, the selected one and the heaviest others; merge the rest into one node.",
     )  # fmt: skip
     keep = c2.slider("Branches shown per stage", 4, 40, COLLAPSE_AT, key=f"{key}_keep", disabled=not collapse)
     return collapse, keep
@@ -295,8 +296,14 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         _picker(table, None)
         return
     rec = table.filter(pl.col("uuid") == uid)
+    if rec.height == 0 and len(uid) >= 6:  # a unique uuid prefix is a valid deep link too
+        rec = table.filter(pl.col("uuid").str.starts_with(uid))
+        if rec.height == 1:
+            uid = rec["uuid"][0]
+        else:
+            rec = rec.clear()
     if rec.height == 0:
-        st.warning(f"This trajectory is not in {subset}; pick another one below. Requested id:", icon="🔎")
+        st.warning(f"This trajectory is not in {subset}; pick another one below. Requested id:", icon=":material/search:")
         st.code(uid, language=None)
         _picker(table, None)
         return
@@ -310,11 +317,12 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     traj, m, g = a.traj, a.metrics, a.dag
     q = row.get("question")
     corr = row.get("correctness")
-    verdict = {True: "✅ correct", False: "❌ incorrect"}.get(corr, "correctness unknown")
+    verdict = {True: "correct", False: "incorrect"}.get(corr, "correctness unknown")
+    colour = {True: "#2e9e5b", False: "#d62728"}.get(corr, "#8c8c8c")
     st.html(
         '<div style="font-size:0.95rem;margin:0.2rem 0 0.4rem 0"><b>Question.</b> '
         f'<span style="white-space:pre-wrap">{esc(q) if isinstance(q, str) else "<i>(no question column)</i>"}</span>'
-        f'<br><span style="color:#555">{esc(verdict)} · boxed answer: <code>{esc(m.answer) if m.answer is not None else "–"}</code>'
+        f'<br><span style="color:#555"><b style="color:{colour}">{esc(verdict)}</b> · boxed answer: <code>{esc(m.answer) if m.answer is not None else "–"}</code>'
         f" · {len(traj.text):,} characters · uuid <code>{esc(uid)}</code></span></div>"
     )
     _metric_row(m)
@@ -392,7 +400,7 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     uid = UUID.read()
     if uid is None or common.filter(pl.col("uuid") == uid).height == 0:
         if uid is not None:
-            st.warning("This trajectory is not in both subsets; pick one that is.", icon="🔎")
+            st.warning("This trajectory is not in both subsets; pick one that is.", icon=":material/search:")
         else:
             st.info("Pick a trajectory present in both sft-1x and sft-8x.")
         _picker(common, None, "Trajectory (in both subsets)")

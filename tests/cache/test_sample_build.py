@@ -36,7 +36,10 @@ def fake_generator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 def test_concurrent_first_use_builds_once(fake_generator) -> None:
     _mod, calls = fake_generator
     roots: list[Path] = []
-    threads = [threading.Thread(target=lambda: roots.append(sample.ensure_sample("fakeds"))) for _ in range(3)]
+    threads = [
+        threading.Thread(target=lambda: roots.append(sample.ensure_sample("fakeds")))
+        for _ in range(3)
+    ]
     for t in threads:
         t.start()
     for t in threads:

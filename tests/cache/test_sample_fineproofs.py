@@ -186,7 +186,10 @@ def test_alternative_shard_layouts(tmp_path: Path) -> None:
     )
     (d / "cd.json.gz").write_bytes(gzip.compress((lines + "\n" + lines + "\n").encode()))
     rec = load_trace(tmp_path, pid, 1)
-    assert rec.text == "x\r\ny" and [(s.step_idx, s.utf16_start) for s in rec.steps] == [(1, 0), (2, 3)]
+    assert rec.text == "x\r\ny" and [(s.step_idx, s.utf16_start) for s in rec.steps] == [
+        (1, 0),
+        (2, 3),
+    ]
 
 
 # ---------------------------------------------------------------- store wiring

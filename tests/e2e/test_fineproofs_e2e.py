@@ -76,3 +76,24 @@ def test_clicking_an_overview_cell_opens_the_trace(app_url: str, page) -> None: 
     assert "problem=" in page.url and "sample=" in page.url
     assert page.locator('[data-testid="stHeading"]').filter(has_text="Trace ").count() >= 1
     assert_no_exception(page)
+
+
+def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(app_url: str, page, sample_root: Path) -> None:  # type: ignore[no-untyped-def]
+    pid, sample = _pick_trace(sample_root / "fineproofs")
+    page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}")
+    wait_for_app(page)
+    page.wait_for_selector("#fp-trace-text .fp-step", timeout=30_000)
+    # the value curve is the first chart of the trace view; its "mean grade" trace has the points
+    curve = page.locator(".js-plotly-plot").first
+    points = curve.locator(".scatterlayer .trace").nth(1).locator(".points path")
+    points.first.wait_for(timeout=30_000)
+    n = points.count()
+    assert n >= 4
+    points.nth(n - 1).click(force=True)
+    page.wait_for_function("() => location.search.includes('prefix=')", timeout=30_000)
+    wait_for_app(page)
+    sel = page.url.split("prefix=")[1].split("&")[0]
+    assert int(sel) == n
+    outlined = page.locator(f"#fp-step-{n}").evaluate("e => e.style.outline")
+    assert "3px" in outlined
+    assert_no_exception(page)
