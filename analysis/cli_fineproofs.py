@@ -45,7 +45,7 @@ def _preview(text: str | None) -> str:
 
 
 def collect_trace(
-    data_dir: Path, problem_id: str, sample_index: int, params: SeriesParams = SeriesParams()
+    data_dir: Path, problem_id: str, sample_index: int, params: SeriesParams | None = None
 ) -> tuple[pl.DataFrame, list[str], dict]:
     """(series with step text, notes, trace meta) for one trace; raises DataError."""
     from cache.fineproofs_io import PREFIX_FILE, data_root, load_trace
@@ -63,13 +63,13 @@ def collect_trace(
         hint = (
             f"problem {problem_id} has samples {', '.join(map(str, sorted(known.to_list())))}"
             if known.len()
-            else "list problem ids with: python -c \"import polars as pl; "
+            else 'list problem ids with: python -c "import polars as pl; '
             f"print(pl.read_parquet('{path}')['problem_id'].unique())\""
         )
         raise SourceNotFound(
             f"no prefix rows for problem {problem_id} sample {sample_index} in {PREFIX_FILE}", hint
         )
-    series = trace_series(annotate(frame, params), problem_id, sample_index)
+    series = trace_series(annotate(frame, params or SeriesParams()), problem_id, sample_index)
     notes = list(norm.notes)
     rec = load_trace(root, problem_id, sample_index)
     steps = [(s.step_idx, s.utf16_start, s.utf16_end) for s in rec.steps]
@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
         doc = {
             "problem_id": args.problem,
             "sample_index": args.sample,
-            "endpoint": _num(frame["endpoint"].drop_nulls().first()) if "endpoint" in frame.columns else None,
+            "endpoint": _num(frame["endpoint"].drop_nulls().first())
+            if "endpoint" in frame.columns
+            else None,
             "notes": notes,
             "source": meta.get("source"),
             "prefixes": rows,

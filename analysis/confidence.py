@@ -181,7 +181,9 @@ def batch_features(
     min_reduce = np.minimum.reduce
     maxlen = int(lengths.max()) if n else 0
     cs_buf = np.empty(maxlen + 1, dtype=np.float32)
-    g_buf = np.empty(max(maxlen - window + 1, 1), dtype=np.float32)
+    n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
+    gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
+    g_buf = gpad_buf
 
     mean_conf = np.zeros(n, dtype=np.float32)
     tail_conf = np.zeros(n, dtype=np.float32)
@@ -195,10 +197,7 @@ def batch_features(
     lows_v: list[np.ndarray] = []
     zero_i = np.zeros(1, dtype=np.int64)
 
-    if ck_step > 0:
-        nck = np.maximum((lengths - 1) // ck_step, 0)
-    else:
-        nck = np.zeros(n, dtype=np.int64)
+    nck = np.maximum((lengths - 1) // ck_step, 0) if ck_step > 0 else np.zeros(n, np.int64)
     ck_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(nck, out=ck_off[1:])
     ck_owner = np.repeat(np.arange(n), nck)
@@ -232,13 +231,10 @@ def batch_features(
             g = g_buf[:ng]
             np.subtract(cs[window:], cs[: L + 1 - window], out=g)
             g /= w32
-            rm = np.minimum.accumulate(g)
-            min_group[j] = rm[-1]
-            idx = np.flatnonzero(rm[1:] < rm[:-1])
-            idx += 1
-            lw = np.concatenate([zero_i, idx])
+            lw, lv, mn = _record_lows_blocked(g, gpad_buf)
+            min_group[j] = mn
             lows_w.append(lw)
-            lows_v.append(g[lw])
+            lows_v.append(lv)
             bottom_10[j] = _bottom(g)
             n_groups[j] = ng
         else:
@@ -284,6 +280,36 @@ def batch_features(
         low_value=low_value,
     )
     return BatchFeatures(metrics, ck_off, ck_pos, ck_conf, end_conf, curve)
+
+
+LOW_BLOCK = 128
+
+
+def _record_lows_blocked(
+    g: np.ndarray, gpad_buf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.float32]:
+    """Record lows (window, value) and the minimum of `g`, which must be a prefix view of
+    `gpad_buf`. Same result as `_record_lows`, but only the blocks of LOW_BLOCK windows that
+    hold a new minimum are scanned element by element (block minima are one SIMD pass)."""
+    ng = g.shape[0]
+    nb = -(-ng // LOW_BLOCK)
+    gpad = gpad_buf[: nb * LOW_BLOCK]
+    gpad[ng:] = np.inf
+    blocks = gpad.reshape(nb, LOW_BLOCK)
+    bmin = np.minimum.reduce(blocks, axis=1)
+    prev = np.minimum.accumulate(bmin)
+    cand_mask = np.empty(nb, dtype=bool)
+    cand_mask[0] = True
+    np.less(bmin[1:], prev[:-1], out=cand_mask[1:])
+    cand = np.flatnonzero(cand_mask)
+    sub = blocks[cand]
+    before = np.empty_like(sub)
+    before[:, 0] = np.inf
+    before[1:, 0] = prev[cand[1:] - 1]
+    np.minimum.accumulate(sub[:, :-1], axis=1, out=before[:, 1:])
+    np.minimum(before[:, 1:], before[:, :1], out=before[:, 1:])
+    r, col = np.nonzero(sub < before)
+    return cand[r] * LOW_BLOCK + col, sub[r, col], prev[-1]
 
 
 def _range_sums64(c: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -44,10 +44,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from analysis.answers import LONG_ANSWER_CHARS, AnswerGrouper
-from analysis.confidence import WINDOW, conf_at_positions, trace_metrics, windowed_means
+from analysis.confidence import WINDOW, batch_features
 from analysis.pool import QuestionPool
 from cache.errors import CorruptFile, SchemaError
-from cache.floats import arrow_list_values_f32
 from cache.progress import ProgressFn
 
 FEATURES_VERSION = 1
@@ -139,6 +138,22 @@ class _Partial:
     pieces: list[dict] = field(default_factory=list)
 
 
+def _list_values(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64 [n+1], values) of a list column, values left in their stored dtype
+    (float16 stays float16: `analysis.confidence.batch_features` widens per trace through
+    `cache.floats.to_f32`, which keeps the working set in the CPU cache). Null lists are empty."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.null_count:
+        arr = arr.fill_null(pa.scalar([], type=arr.type))
+    offsets = np.asarray(arr.offsets, dtype=np.int64)
+    start, stop = int(offsets[0]), int(offsets[-1])
+    values = arr.values.slice(start, stop - start)
+    if values.null_count:
+        values = pc.fill_null(values, float("nan"))
+    return offsets - start, values.to_numpy(zero_copy_only=False)
+
+
 def _list_offsets(arr: pa.Array) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -193,8 +208,9 @@ def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
     names = batch.schema.names
     qid = np.asarray(pc.fill_null(batch.column("qid"), -1).to_numpy(), dtype=np.int64)
     tix = np.asarray(pc.fill_null(batch.column("trace_idx"), -1).to_numpy(), dtype=np.int64)
-    offsets, values = arrow_list_values_f32(batch.column("confs"))
-    m = trace_metrics(offsets, values, window)
+    offsets, values = _list_values(batch.column("confs"))
+    bf = batch_features(offsets, values, window, ck_step=PROBE_STEP, n_points=CURVE_POINTS)
+    m = bf.metrics
     lengths = m.lengths
 
     pr = _probe_arrays(batch.column("probes") if "probes" in names else None, n)
@@ -230,17 +246,13 @@ def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
         poff = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=n), out=poff[1:])
 
-    # checkpoints: every multiple of PROBE_STEP strictly below the length (disjoint windows, so
-    # one reduceat); the whole-trace float64 mean is conf_at_pos(p >= len) (`end_conf`)
-    nck = np.maximum((lengths - 1) // PROBE_STEP, 0)
-    ck_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(nck, out=ck_off[1:])
-    cowner = np.repeat(np.arange(n), nck)
-    ck_pos = (np.arange(ck_off[-1]) - ck_off[:-1][cowner] + 1) * PROBE_STEP
-    ck_conf = conf_at_positions(offsets, values, ck_off, ck_pos, window)
-    end_conf = conf_at_positions(offsets, values, np.arange(n + 1), lengths, window)
-
-    curve = windowed_means(offsets, values, CURVE_POINTS)
+    ck_off, ck_pos, ck_conf, end_conf, curve = (
+        bf.ck_offsets,
+        bf.ck_pos,
+        bf.ck_conf,
+        bf.end_conf,
+        bf.curve,
+    )
     return {
         "qid": qid,
         "trace_idx": tix,
@@ -577,6 +589,30 @@ def _prefetch(it: Iterator[pa.RecordBatch], depth: int = 2) -> Iterator[pa.Recor
                 t.join(0.05)
 
 
+def _computed(
+    batches: Iterator[pa.RecordBatch], window: int, workers: int
+) -> Iterator[tuple[int, dict]]:
+    """`_numeric_batch` of each batch, in order, computed by `workers` threads (numpy releases
+    the GIL in its loops, so two workers use both cores while the reader decodes ahead)."""
+    if workers <= 1:
+        for b in batches:
+            yield b.num_rows, _numeric_batch(b, window)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mars-features") as pool:
+        pending: deque = deque()
+        for b in batches:
+            pending.append((b.num_rows, pool.submit(_numeric_batch, b, window)))
+            if len(pending) > workers:
+                n, fut = pending.popleft()
+                yield n, fut.result()
+        while pending:
+            n, fut = pending.popleft()
+            yield n, fut.result()
+
+
 def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
     return (
         work_dir / f"q{q:06d}.features.parquet",
@@ -597,6 +633,130 @@ def _chunk_done(work_dir: Path | None, q: int) -> bool:
     return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
 
 
+PARALLEL_MIN_BYTES = 200 << 20  # below this, spawning processes costs more than it saves
+
+
+def _open(path: Path) -> pq.ParquetFile:
+    try:
+        # no pre-buffering: it holds whole column chunks (~GBs for a MARS file) in memory
+        return pq.ParquetFile(path, pre_buffer=False, buffer_size=4 << 20)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+
+
+def _question_layout(pf: pq.ParquetFile, path: Path) -> tuple[np.ndarray, list[set[int]]]:
+    """qid of every row (nulls -> -1) and the set of questions in each row group."""
+    try:
+        ids = pf.read(columns=["qid"]).column("qid")
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    rg_q: list[set[int]] = []
+    start = 0
+    for i in range(pf.num_row_groups):
+        nr = pf.metadata.row_group(i).num_rows
+        rg_q.append(set(np.unique(qids_all[start : start + nr]).tolist()))
+        start += nr
+    return qids_all, rg_q
+
+
+def _stream(
+    pf: pq.ParquetFile,
+    path: Path,
+    columns: list[str],
+    row_groups: list[int],
+    expected: dict[int, int],
+    done: set[int],
+    work_dir: Path | None,
+    window: int,
+    batch_rows: int,
+    hook: ProgressFn,
+    stop_after: int | None = None,
+) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
+    """The streaming pass over `row_groups`: numeric features per batch, then each question is
+    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
+    results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
+    partials: dict[int, _Partial] = {}
+    total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
+    seen_rows = 0
+    finished_now = 0
+    if not row_groups:
+        return results
+    it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
+    for n_rows, part in _computed(_prefetch(it), window, 1):
+        seen_rows += n_rows
+        for q, sub in _split_by_question(part).items():
+            if q in done or q < 0:
+                continue
+            acc = partials.setdefault(q, _Partial())
+            acc.rows += sub["qid"].shape[0]
+            acc.pieces.append(sub)
+            if acc.rows >= expected.get(q, 0):
+                f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
+                del partials[q]
+                if work_dir is not None:
+                    _write_chunk(work_dir, q, f, g, _notes_table(notes))
+                results[q] = (f, g, notes)
+                done.add(q)
+                finished_now += 1
+                if stop_after is not None and finished_now >= stop_after:
+                    return results
+        hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
+    for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
+        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
+        if work_dir is not None:
+            _write_chunk(work_dir, q, f, g, _notes_table(notes))
+        results[q] = (f, g, notes)
+    return results
+
+
+def _shard_worker(path: str, row_groups: list[int], window: int, chunk_dir: str, batch_rows: int):
+    """Child process: stream some row groups, write one chunk per question (returns its qids
+    and peak RSS in bytes)."""
+    import resource
+
+    p = Path(path)
+    pf = _open(p)
+    columns = _check_schema(pf, p)
+    qids_all, rg_q = _question_layout(pf, p)
+    keep = np.zeros(qids_all.shape[0], dtype=bool)
+    starts = np.cumsum([0] + [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+    for i in row_groups:
+        keep[starts[i] : starts[i + 1]] = True
+    uq, counts = np.unique(qids_all[keep], return_counts=True)
+    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
+    res = _stream(
+        pf,
+        p,
+        columns,
+        row_groups,
+        expected,
+        set(),
+        Path(chunk_dir),
+        window,
+        batch_rows,
+        lambda f, m="": None,
+    )
+    return sorted(res), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _units(rg_q: list[set[int]], todo_rg: list[int]) -> list[list[int]] | None:
+    """Runs of consecutive row groups that no question straddles; None if a question's rows
+    are not contiguous (then only the single streaming pass is safe)."""
+    units: list[list[int]] = []
+    seen: set[int] = set()
+    for i in todo_rg:
+        qs = rg_q[i] - {-1}
+        if units and units[-1][-1] == i - 1 and qs & rg_q[i - 1]:
+            units[-1].append(i)
+        else:
+            if qs & seen:
+                return None
+            units.append([i])
+        seen |= qs
+    return units
+
+
 def build_features(
     path: Path,
     *,
@@ -605,75 +765,117 @@ def build_features(
     progress: ProgressFn | None = None,
     batch_rows: int = BATCH_ROWS,
     stop_after: int | None = None,
+    workers: int | None = None,
 ) -> MarsTables:
     """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
 
     `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
     stops after that many newly finished questions (tests use it to simulate a crash).
+    `workers` (default: 2 processes for files over PARALLEL_MIN_BYTES, else 1) splits the row
+    groups into shards that no question straddles, one streaming pass per process; every
+    question is still computed by exactly the same code, so the output does not change.
     Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
     data problem inside a readable file becomes a row of `notes`.
     """
+    import os
+
     path = Path(path)
-    try:
-        # no pre-buffering: it holds whole column chunks (~GBs for a MARS file) in memory
-        pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=4 << 20)
-    except (OSError, pa.ArrowInvalid) as exc:
-        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+    pf = _open(path)
     columns = _check_schema(pf, path)
     file_notes: list[tuple] = []
-    try:
-        ids = pf.read(columns=["qid"]).column("qid")
-    except (OSError, pa.ArrowInvalid) as exc:
-        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
-    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    qids_all, rg_q = _question_layout(pf, path)
     if (qids_all < 0).any():
         file_notes.append((-1, -1, "null_qid", f"{int((qids_all < 0).sum())} rows without qid"))
     uq, counts = np.unique(qids_all, return_counts=True)
     expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
-    # row groups that hold each question
-    rg_q: list[set[int]] = []
-    start = 0
-    for i in range(pf.num_row_groups):
-        nr = pf.metadata.row_group(i).num_rows
-        rg_q.append(set(np.unique(qids_all[start : start + nr]).tolist()))
-        start += nr
     done = {q for q in expected if _chunk_done(work_dir, q)}
     todo_rg = [i for i, qs in enumerate(rg_q) if not qs <= done]
-    total_rows = sum(pf.metadata.row_group(i).num_rows for i in todo_rg) or 1
     hook = progress or (lambda f, m="": None)
     hook(0.0, f"{path.name}: {len(done)}/{len(expected)} questions cached")
-
-    results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
-    partials: dict[int, _Partial] = {}
-    seen_rows = 0
-    finished_now = 0
-    if todo_rg:
-        it = pf.iter_batches(batch_size=batch_rows, row_groups=todo_rg, columns=columns)
-        for batch in _prefetch(it):
-            seen_rows += batch.num_rows
-            part = _numeric_batch(batch, window)
-            for q, sub in _split_by_question(part).items():
-                if q in done or q < 0:
-                    continue
-                acc = partials.setdefault(q, _Partial())
-                acc.rows += sub["qid"].shape[0]
-                acc.pieces.append(sub)
-                if acc.rows >= expected[q]:
-                    f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
-                    del partials[q]
-                    if work_dir is not None:
-                        _write_chunk(work_dir, q, f, g, _notes_table(notes))
-                    results[q] = (f, g, notes)
-                    done.add(q)
-                    finished_now += 1
-                    if stop_after is not None and finished_now >= stop_after:
-                        return _assemble(results, work_dir, expected, file_notes, window)
-            hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
-    for q, acc in partials.items():  # rows missing compared to the qid column (should not happen)
-        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
-        results[q] = (f, g, notes)
+    if workers is None:
+        big = path.stat().st_size >= PARALLEL_MIN_BYTES
+        workers = min(2, os.cpu_count() or 1) if big else 1
+    units = _units(rg_q, todo_rg) if workers > 1 and stop_after is None else None
+    if units is not None and len(units) >= 2:
+        results = _parallel(path, units, workers, window, work_dir, batch_rows, expected, hook)
+    else:
+        results = _stream(
+            pf,
+            path,
+            columns,
+            todo_rg,
+            expected,
+            done,
+            work_dir,
+            window,
+            batch_rows,
+            hook,
+            stop_after,
+        )
+        if stop_after is not None and len(results) >= stop_after:
+            return _assemble(results, work_dir, expected, file_notes, window)
     hook(1.0, f"{path.name}: done")
     return _assemble(results, work_dir, expected, file_notes, window)
+
+
+LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
+
+
+def _parallel(
+    path: Path,
+    units: list[list[int]],
+    workers: int,
+    window: int,
+    work_dir: Path | None,
+    batch_rows: int,
+    expected: dict[int, int],
+    hook: ProgressFn,
+) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
+    """Run `_shard_worker` over `workers` balanced shards of units; read back their chunks."""
+    import multiprocessing as mp
+    import shutil
+    import tempfile
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    pf_meta = pq.ParquetFile(path).metadata
+    sizes = [sum(pf_meta.row_group(i).total_byte_size for i in u) for u in units]
+    shards: list[list[int]] = [[] for _ in range(workers)]
+    load = [0] * workers
+    for u, sz in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1]):
+        k = int(np.argmin(load))
+        shards[k].extend(u)
+        load[k] += sz
+    shards = [sorted(s) for s in shards if s]
+    tmp = None
+    chunk_dir = work_dir
+    if chunk_dir is None:
+        tmp = tempfile.mkdtemp(prefix="mars-features-")
+        chunk_dir = Path(tmp)
+    try:
+        ctx = mp.get_context("spawn")  # never fork a process that may run threads (Streamlit)
+        with ProcessPoolExecutor(max_workers=len(shards), mp_context=ctx) as ex:
+            futs = [
+                ex.submit(_shard_worker, str(path), s, window, str(chunk_dir), batch_rows)
+                for s in shards
+            ]
+            total = len(expected)
+            while not all(f.done() for f in futs):
+                n_done = len(list(chunk_dir.glob("*.features.parquet")))
+                hook(n_done / max(total, 1), f"{path.name}: {n_done}/{total} questions")
+                time.sleep(0.5)
+            LAST_WORKER_PEAK_RSS[:] = [f.result()[1] for f in futs]
+        results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
+        for q in expected:
+            if q >= 0 and _chunk_done(chunk_dir, q):
+                fp, gp, np_ = _chunk_paths(chunk_dir, q)
+                results[q] = (pq.read_table(fp), pq.read_table(gp), pq.read_table(np_).to_pylist())
+        for q, (f, g, n) in results.items():
+            results[q] = (f, g, [(r["qid"], r["trace_idx"], r["kind"], r["message"]) for r in n])
+        return results
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _assemble(

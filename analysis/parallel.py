@@ -51,7 +51,10 @@ def analyse_row(row: Mapping[str, object], counter: str = "estimate") -> Analyse
     traj = parse(text)
     cnt = get_counter(counter)
     counts = cnt.count_parts(traj, total if cnt.key == "estimate" else None)
-    return Analysed(traj, compute_metrics(traj, cnt, counts=counts), build_dag(traj, cnt, counts=counts), counts)
+    return Analysed(
+        traj, compute_metrics(traj, cnt, counts=counts), build_dag(traj, cnt, counts=counts), counts
+    )
+
 
 __all__ = [
     "WARNING_CODES",

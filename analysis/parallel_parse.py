@@ -40,7 +40,7 @@ TAG_RE = re.compile(
     r"<(/?)(Parallel|Outlines|Outline|Trial|Subtask|Thread|Conclusion|(?i:think))>"
     r"|<\|(im_start|im_end)\|>"
 )
-_NUM_RE = re.compile(r"\s*(\d+(?:\.\d+)*)\s*[:.)]")
+_NUM_RE = re.compile(r"\s*(\d+(?:\.\d+)*)\s*:")
 _ASSISTANT_RE = re.compile(r"<\|im_start\|>assistant[^\n]*\n?")
 
 # roles whose parts are single special tokens (counters charge them one token each)

@@ -191,7 +191,9 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
                 )
             value = value.fill_null(derived["mean"])
             if not roles.has("std"):
-                notes.append("No std column: spreads are derived from the histogram (grade levels k/7).")
+                notes.append(
+                    "No std column: spreads are derived from the histogram (grade levels k/7)."
+                )
             std = std.fill_null(derived["std"])
             count = count.fill_null(derived["n"])
             vmin = vmin.fill_null(derived["min"])
@@ -224,7 +226,9 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
             else pl.lit(None, pl.Int64)
         ),
         utf16_start=(
-            base["start"].cast(pl.Int64, strict=False) if roles.has("start") else pl.lit(None, pl.Int64)
+            base["start"].cast(pl.Int64, strict=False)
+            if roles.has("start")
+            else pl.lit(None, pl.Int64)
         ),
         utf16_end=(
             base["end"].cast(pl.Int64, strict=False) if roles.has("end") else pl.lit(None, pl.Int64)
@@ -371,7 +375,9 @@ def series_from_values(
             "ordinal": list(range(1, k + 1)),
             "n_prefixes": [k] * k,
             "rel_depth": [(i + 1) / k for i in range(k)],
-            "value": pl.Series([None if x is None or x != x else x for x in values], dtype=pl.Float64),
+            "value": pl.Series(
+                [None if x is None or x != x else x for x in values], dtype=pl.Float64
+            ),
             "std": [s * math.sqrt(N_CONTINUATIONS) for s in ses],
             "n": [float(N_CONTINUATIONS)] * k,
             "hist": pl.Series(hists if hists is not None else [None] * k, dtype=pl.List(pl.Int64)),
@@ -433,13 +439,17 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         n_bimodal=pl.col("bimodal").sum().cast(pl.Int64),
     )
     per = per.with_columns(
-        largest_drop=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop")).otherwise(0.0),
+        largest_drop=pl.when(pl.col("largest_drop") > 0)
+        .then(pl.col("largest_drop"))
+        .otherwise(0.0),
         total_decline=(pl.col("first_value") - pl.col("last_value")),
     )
     tz = pl.col("total_decline") / (pl.col("first_se") ** 2 + pl.col("last_se") ** 2).sqrt()
     per = per.with_columns(
         decline_z=pl.when(pl.col("n_valid") > 1).then(tz.fill_nan(None)),
-        largest_drop_ordinal=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_ordinal")),
+        largest_drop_ordinal=pl.when(pl.col("largest_drop") > 0).then(
+            pl.col("largest_drop_ordinal")
+        ),
         largest_drop_step=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_step")),
         largest_drop_depth=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_depth")),
         drop_share=pl.when(pl.col("total_decline") >= params.min_drop).then(
@@ -453,9 +463,7 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         .then(pl.lit("drop then recovery"))
         .when((pl.col("total_decline") >= params.min_drop) & (pl.col("decline_z") > params.z))
         .then(
-            pl.when(
-                (pl.col("drop_share") >= params.one_step_share) & pl.col("largest_drop_sig")
-            )
+            pl.when((pl.col("drop_share") >= params.one_step_share) & pl.col("largest_drop_sig"))
             .then(pl.lit("one-step"))
             .otherwise(pl.lit("gradual"))
         )
@@ -494,6 +502,17 @@ def depth_distribution(annotated: pl.DataFrame, n_bins: int = 10) -> pl.DataFram
             depth_lo=pl.col("depth_bin") / n_bins, depth_hi=(pl.col("depth_bin") + 1) / n_bins
         )
         .sort("source", "depth_bin")
+    )
+
+
+def shard_coverage(traces: pl.DataFrame, present: set[str]) -> pl.DataFrame:
+    """Per trace shard (first two hex chars of the problem id): traces the prefix table refers
+    to and whether the shard file is present; answers "which prefix rows have no trace file"."""
+    return (
+        traces.group_by(shard=pl.col("problem_id").str.slice(0, 2).str.to_lowercase())
+        .agg(traces=pl.len().cast(pl.Int64), prefixes=pl.col("n_prefixes").sum())
+        .with_columns(present=pl.col("shard").is_in(sorted(present)))
+        .sort("shard")
     )
 
 
@@ -681,7 +700,5 @@ def export_frame(series: pl.DataFrame) -> pl.DataFrame:
             extra.append(c)
     out = series.select(*cols, *extra)
     if "hist" in series.columns:
-        out = out.with_columns(
-            grade_hist=series["hist"].cast(pl.List(pl.String)).list.join(",")
-        )
+        out = out.with_columns(grade_hist=series["hist"].cast(pl.List(pl.String)).list.join(","))
     return out

@@ -138,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     naive_t, naive_bytes = _t(lambda: overview(None), 1)
     print(f"overview, 25 rows (ordinal, value):        {ov_t * 1000:6.0f} ms, payload {ov_bytes / 1e6:.2f} MB"
           f"   [target < 1 s, < 2 MB: {'ok' if ov_t < 1 and ov_bytes < 2e6 else 'MISSED'}]")  # fmt: skip
-    print(f"overview, 100 rows filtered (depth, change): {ovd_t * 1000:5.0f} ms, payload {ovd_bytes / 1e6:.2f} MB")
+    print(
+        f"overview, 100 rows filtered (depth, change): {ovd_t * 1000:5.0f} ms, payload {ovd_bytes / 1e6:.2f} MB"
+    )
     print(f"  naive baseline, all {summary.height:,} rows in one figure: {naive_t * 1000:.0f} ms, "
           f"payload {naive_bytes / 1e6:.1f} MB  (x{naive_t / ov_t:.0f} time, x{naive_bytes / ov_bytes:.0f} payload)")  # fmt: skip
 

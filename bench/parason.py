@@ -111,8 +111,8 @@ def bench_page() -> dict[str, float] | None:
         t0 = time.perf_counter()
         at.run()
         times.append(time.perf_counter() - t0)
-        if at.exception:
-            return {"page_45_s": float("nan"), "errors": len(at.exception)}
+        if at.exception or len(at.get("plotly_chart")) != 1:
+            return {"page_45_s": float("nan"), "errors": len(at.exception) or 1}
     return {"page_45_s": min(times), "page_45_s_median": statistics.median(times)}
 
 

@@ -156,17 +156,38 @@ def rl_table(path: Path) -> pl.DataFrame:
     out = {
         "index": list(range(n)),
         "prompt": [text_of(m) for m in df[rmap["prompt"]].to_list()],
-        "data_source": df[rmap["data_source"]].cast(pl.String).to_list() if rmap.has("data_source") else [None] * n,
-        "ability": df[rmap["ability"]].cast(pl.String).to_list() if rmap.has("ability") else [None] * n,
+        "data_source": df[rmap["data_source"]].cast(pl.String).to_list()
+        if rmap.has("data_source")
+        else [None] * n,
+        "ability": df[rmap["ability"]].cast(pl.String).to_list()
+        if rmap.has("ability")
+        else [None] * n,
         "ground_truth": [None] * n,
     }
     if rmap.has("reward_model"):
         rm = df[rmap["reward_model"]].to_list()
-        out["ground_truth"] = [str(r.get("ground_truth")) if isinstance(r, dict) and r.get("ground_truth") is not None else None for r in rm]
+        out["ground_truth"] = [
+            str(r.get("ground_truth"))
+            if isinstance(r, dict) and r.get("ground_truth") is not None
+            else None
+            for r in rm
+        ]
     if rmap.has("extra_info"):
         ei = df[rmap["extra_info"]].to_list()
-        out["index"] = [int(e["index"]) if isinstance(e, dict) and isinstance(e.get("index"), int) else i for i, e in enumerate(ei)]
-    return pl.DataFrame(out, schema={"index": pl.Int64, "prompt": pl.String, "data_source": pl.String, "ability": pl.String, "ground_truth": pl.String})
+        out["index"] = [
+            int(e["index"]) if isinstance(e, dict) and isinstance(e.get("index"), int) else i
+            for i, e in enumerate(ei)
+        ]
+    return pl.DataFrame(
+        out,
+        schema={
+            "index": pl.Int64,
+            "prompt": pl.String,
+            "data_source": pl.String,
+            "ability": pl.String,
+            "ground_truth": pl.String,
+        },
+    )
 
 
 def record(row_index: int, row: dict, counter: TokenCounter, item_kinds: bool = False) -> dict:
@@ -236,7 +257,9 @@ def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ign
     hook = progress or no_progress
     out = []
     for i, sub in enumerate(("sft-1x", "sft-8x")):
-        path = resolve_file("parason", f"{sub}/train.parquet", source, progress=scaled(hook, i / 2, i / 2 + 0.1))
+        path = resolve_file(
+            "parason", f"{sub}/train.parquet", source, progress=scaled(hook, i / 2, i / 2 + 0.1)
+        )
         metrics_table(path, progress=scaled(hook, i / 2 + 0.1, (i + 1) / 2))
         out.append(table_path(NAME, VERSION, [path], {"counter": "estimate"}))
     return out

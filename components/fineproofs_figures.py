@@ -28,7 +28,8 @@ def _f32(values: object) -> np.ndarray:
 
 
 def trace_label(problem_id: str, sample_index: int) -> str:
-    return f"{problem_id[:10]}·s{sample_index}"
+    """Row label (escaped: plotly renders a subset of HTML in tick labels)."""
+    return esc_hover(f"{str(problem_id)[:10]}·s{sample_index}", 40)
 
 
 def overview_figure(
@@ -74,7 +75,7 @@ def overview_figure(
     ords = cells["ordinal"].to_list()
     custom = np.array([pid, smp, ords], dtype=object).T if cells.height else np.empty((0, 3))
     hover = [
-        f"{p[:16]} · sample {s}<br>prefix {o} · step {st}<br>{metric} "
+        f"{esc_hover(str(p)[:16], 20)} · sample {s}<br>prefix {o} · step {st}<br>{metric} "
         + ("–" if v is None or v != v else f"{v:+.3f}" if metric == "change" else f"{v:.3f}")
         + (f" ± {2 * se:.3f} (2 SE)" if se is not None and se == se and metric == "value" else "")
         + (f"<br>{esc_hover(fl)}" if fl else "")
@@ -117,8 +118,9 @@ def overview_figure(
                 marker={"symbol": "square-open", "size": size, "color": MISSING},
                 customdata=custom[~ok],
                 hovertext=hover_arr[~ok],
-                hovertemplate="%{hovertext}<br>no grade<extra></extra>",
-                name="no grade",
+                hovertemplate="%{hovertext}<br>no value here (no grade, or the first prefix "
+                "has no previous one to change from)<extra></extra>",
+                name="no value",
                 showlegend=False,
             )
         )
@@ -156,7 +158,11 @@ def overview_figure(
         if selected in keys:
             r = keys.index(selected)
             fig.add_hrect(
-                y0=r - 0.5, y1=r + 0.5, line_width=2, line_color="#1f77b4", fillcolor="rgba(0,0,0,0)"
+                y0=r - 0.5,
+                y1=r + 0.5,
+                line_width=2,
+                line_color="#1f77b4",
+                fillcolor="rgba(0,0,0,0)",
             )
     fig.update_layout(
         height=height,
@@ -283,7 +289,9 @@ def value_curve_figure(
         clickmode="event+select",
         plot_bgcolor="white",
     )
-    fig.update_yaxes(range=[-0.03, 1.03], title_text="mean grade of continuations", gridcolor="#eee")
+    fig.update_yaxes(
+        range=[-0.03, 1.03], title_text="mean grade of continuations", gridcolor="#eee"
+    )
     fig.update_xaxes(
         title_text="prefix ordinal" if x == "ordinal" else "relative depth (step / num_steps)",
         gridcolor="#eee",
@@ -334,42 +342,36 @@ def hist_heatmap_figure(series: pl.DataFrame) -> go.Figure:
 
 
 def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
-    """Median value (with the inter-quartile band) per relative-depth bin, one line per source."""
-    fig = go.Figure()
-    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
-    for i, (src,) in enumerate(depth.select("source").unique(maintain_order=True).rows()):
-        d = depth.filter(pl.col("source") == src).sort("depth_bin")
-        x = _f32(((d["depth_lo"] + d["depth_hi"]) / 2).to_numpy())
-        color = palette[i % len(palette)]
-        fig.add_trace(
-            go.Scatter(
-                x=np.r_[x, x[::-1]],
-                y=_f32(np.r_[d["q75"].to_numpy(), d["q25"].to_numpy()[::-1]]),
-                fill="toself",
-                fillcolor=color,
-                mode="lines",
-                opacity=0.12,
-                line={"width": 0},
-                hoverinfo="skip",
-                showlegend=False,
-            )
+    """Median value per source x relative-depth bin (a heatmap: nothing to click here), with the
+    count, mean, IQR and significant-drop rate in the hover."""
+    sources = depth.select("source").unique(maintain_order=True)["source"].to_list()
+    n_bins = int(depth["depth_bin"].max() or 0) + 1 if depth.height else 1
+    z = np.full((len(sources), n_bins), np.nan)
+    text = np.full((len(sources), n_bins), "", dtype=object)
+    for r in depth.iter_rows(named=True):
+        i, j = sources.index(r["source"]), int(r["depth_bin"])
+        z[i, j] = r["median"]
+        text[i, j] = (
+            f"n={r['count']} · mean {r['mean']:.3f} · IQR {r['q25']:.2f}–{r['q75']:.2f}"
+            f" · drops {100 * (r['sig_drop_rate'] or 0):.0f}%"
         )
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=_f32(d["median"].to_numpy()),
-                mode="lines+markers",
-                line={"color": color},
-                name=esc_hover(src, 40),
-                customdata=d["count"].to_numpy(),
-                hovertemplate="depth %{x:.2f}: median %{y:.3f} (n=%{customdata})<extra>"
-                + esc_hover(src, 40)
-                + "</extra>",
-            )
+    fig = go.Figure(
+        go.Heatmap(
+            z=_f32(z),
+            x=[f"{j / n_bins:.1f}–{(j + 1) / n_bins:.1f}" for j in range(n_bins)],
+            y=[esc_hover(s, 40) for s in sources],
+            customdata=text,
+            colorscale=VALUE_SCALE,
+            zmin=0,
+            zmax=1,
+            xgap=2,
+            ygap=2,
+            colorbar={"title": {"text": "median"}, "thickness": 12},
+            hovertemplate="%{y} · depth %{x}: median %{z:.3f}<br>%{customdata}<extra></extra>",
         )
-    fig.update_layout(height=340, margin={"l": 10, "r": 10, "t": 30, "b": 40}, plot_bgcolor="white")
-    fig.update_xaxes(title_text="relative depth (binned)", range=[0, 1], gridcolor="#eee")
-    fig.update_yaxes(title_text="mean grade (median, IQR band)", range=[0, 1], gridcolor="#eee")
+    )
+    fig.update_layout(height=120 + 32 * len(sources), margin={"l": 10, "r": 10, "t": 30, "b": 40})
+    fig.update_xaxes(title_text="relative depth step/num_steps (binned)")
     return fig
 
 

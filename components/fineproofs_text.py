@@ -22,7 +22,13 @@ def _lerp(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[i
     return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
 
 
-RED, YELLOW, GREEN, BLUE, WHITE = (215, 48, 39), (254, 224, 139), (26, 152, 80), (33, 102, 172), (247, 247, 247)
+RED, YELLOW, GREEN, BLUE, WHITE = (
+    (215, 48, 39),
+    (254, 224, 139),
+    (26, 152, 80),
+    (33, 102, 172),
+    (247, 247, 247),
+)
 
 
 def value_colour(v: float | None) -> str:
@@ -81,7 +87,9 @@ def highlighted_html(
             out.append(piece)
             continue
         r = rows[o]
-        colour = change_colour(r.get("change")) if color_by == "change" else value_colour(r.get("value"))
+        colour = (
+            change_colour(r.get("change")) if color_by == "change" else value_colour(r.get("value"))
+        )
         flags = str(r.get("flags") or "")
         border = "2px solid #d62728" if "DROP" in flags else "1px solid rgba(0,0,0,0.15)"
         outline = "outline: 3px solid #1f77b4;" if selected == o else ""
@@ -107,10 +115,10 @@ def scroll_script(ordinal: int) -> str:
     """A constant script (only an integer is interpolated) scrolling the text box to a step."""
     o = int(ordinal)
     return (
-        "<script>(function(){const box=document.getElementById('%s');"
-        "const el=document.getElementById('fp-step-%d');"
+        "<script>(function(){"
+        f"const box=document.getElementById('{BOX_ID}');"
+        f"const el=document.getElementById('fp-step-{o}');"
         "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}})();</script>"
-        % (BOX_ID, o)
     )
 
 

@@ -12,6 +12,7 @@ import functools
 import io
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -23,6 +24,7 @@ from analysis.prefix_values import (
     export_frame,
     overview_cells,
     select_traces,
+    shard_coverage,
     text_segments,
     trace_series,
 )
@@ -60,6 +62,17 @@ CURVE_KEY = "fp_curve"
 def _persist(key: str) -> dict[str, Any]:
     """URL-bound widget whose value survives while its tab is hidden."""
     return {**bound(key), "persist_state": "page"}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~])")
+
+
+def md_text(text: object, limit: int = 200) -> str:
+    """Dataset text inside Streamlit markdown: every markdown/maths character backslash-escaped
+    (no HTML is ever enabled there, so this only keeps `$`, `*`, `<` literal)."""
+    s = str(text)
+    s = s if len(s) <= limit else s[:limit] + "…"
+    return _MD_SPECIAL.sub(r"\\\1", s.replace("\n", " ").replace("\r", " "))
 
 
 def md_label(text: object) -> str:
@@ -110,7 +123,7 @@ def _on_curve_select() -> None:
 # ---------------------------------------------------------------- notes
 def show_notes(notes: list[str]) -> None:
     for n in notes:
-        st.warning(esc(n), icon="🔎")
+        st.warning(md_text(n, 600), icon="🔎")
 
 
 # ---------------------------------------------------------------- overview
@@ -136,20 +149,26 @@ def render_overview(src: SourceConfig) -> None:
         **_persist("grade"),
     )
     d1, d2, d3 = st.columns([2, 2, 1])
-    axis = d1.segmented_control(
-        "Columns",
-        ["ordinal", "depth"],
-        default="ordinal",
-        help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
-        **_persist("axis"),
-    ) or "ordinal"
-    color = d2.segmented_control(
-        "Colour",
-        ["value", "change"],
-        default="value",
-        help="mean grade of the continuations, or its change from the previous prefix (diverging)",
-        **_persist("color"),
-    ) or "value"
+    axis = (
+        d1.segmented_control(
+            "Columns",
+            ["ordinal", "depth"],
+            default="ordinal",
+            help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
+            **_persist("axis"),
+        )
+        or "ordinal"
+    )
+    color = (
+        d2.segmented_control(
+            "Colour",
+            ["value", "change"],
+            default="value",
+            help="mean grade of the continuations, or its change from the previous prefix (diverging)",
+            **_persist("color"),
+        )
+        or "value"
+    )
     rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **_persist("rows"))
     picked = select_traces(
         summary,
@@ -228,7 +247,7 @@ def render_trace(src: SourceConfig) -> None:
     series = trace_series(annotated, pid, sample)
     if series.height == 0:
         st.error(
-            f"**No prefix rows for problem {esc(pid)} sample {sample}.** "
+            f"**No prefix rows for problem {md_text(pid)} sample {sample}.** "
             "Check the link, or pick a trace in the Overview.",
             icon="⚠️",
         )
@@ -239,7 +258,7 @@ def render_trace(src: SourceConfig) -> None:
     prefix = PREFIX.read()
     if prefix is not None and prefix not in series["ordinal"].to_list():
         prefix = None
-    st.subheader(f"Trace {pid} · sample {sample}", anchor=False)
+    st.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
     m = st.columns(5)
     m[0].metric("source", str(info.get("source") or "–"))
     m[1].metric("prefixes", series.height)
@@ -266,20 +285,26 @@ def render_trace(src: SourceConfig) -> None:
     )
     st.caption(" · ".join(facts))
     t1, t2 = st.columns(2)
-    axis = t1.segmented_control(
-        "Curve x axis",
-        ["ordinal", "depth"],
-        default="ordinal",
-        help="prefix ordinal, or relative depth step/num_steps",
-        **_persist("tx"),
-    ) or "ordinal"
-    color = t2.segmented_control(
-        "Colour the text by",
-        ["value", "change"],
-        default="value",
-        help="each step's value, or its change from the previous prefix",
-        **_persist("tcolor"),
-    ) or "value"
+    axis = (
+        t1.segmented_control(
+            "Curve x axis",
+            ["ordinal", "depth"],
+            default="ordinal",
+            help="prefix ordinal, or relative depth step/num_steps",
+            **_persist("tx"),
+        )
+        or "ordinal"
+    )
+    color = (
+        t2.segmented_control(
+            "Colour the text by",
+            ["value", "change"],
+            default="value",
+            help="each step's value, or its change from the previous prefix",
+            **_persist("tcolor"),
+        )
+        or "value"
+    )
     x = "ordinal" if axis == "ordinal" else "rel_depth"
     c1, c2 = st.columns([3, 2])
     with c1, guard("the value curve", dataset=DATASET):
@@ -324,9 +349,12 @@ def render_trace(src: SourceConfig) -> None:
             r = table.filter(pl.col("ordinal") == prefix).row(0, named=True)
             st.caption(
                 f"Selected prefix {prefix} (step {r['step']}): value {r['value'] if r['value'] is not None else float('nan'):.3f}, "
-                f"SE {r['se'] if r['se'] is not None else float('nan'):.3f}, flags: {esc(r['flags'] or 'none')}"
+                f"SE {r['se'] if r['se'] is not None else float('nan'):.3f}, flags: {md_text(r['flags'] or 'none')}"
             )
-    st.markdown("**Per-prefix series**" + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else ""))
+    st.markdown(
+        "**Per-prefix series**"
+        + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")
+    )
     out = export_frame(table)
     st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
     d1, d2 = st.columns(2)
@@ -388,7 +416,12 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
                 st.dataframe(pl.DataFrame(v, strict=False), hide_index=True)
             except Exception:  # noqa: BLE001 - heterogeneous records: show as JSON
                 st.json(v, expanded=False)
-        elif isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()) and len(v) > 8:
+        elif (
+            isinstance(v, dict)
+            and v
+            and all(isinstance(x, dict) for x in v.values())
+            and len(v) > 8
+        ):
             st.markdown(f"**{label}** ({len(v)} entries)")
             try:
                 st.dataframe(
@@ -404,6 +437,35 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
             st.markdown(f"**{label}**" + (" (empty)" if not v else ""))
             if v:
                 st.json(v, expanded=False)
+
+
+def _coverage(src: SourceConfig, summary: pl.DataFrame) -> None:
+    """Which trace shards the prefix table needs, and which are present (no download)."""
+    from cache.sources import available_files
+
+    files = available_files(DATASET, src, "data/traces/*.json.gz")
+    present = {Path(f).name.split(".")[0].lower() for f in files}
+    cov = shard_coverage(summary, present)
+    missing = cov.filter(~pl.col("present"))
+    where = "in the HF cache" if src.kind == "hub" else "on disk"
+    st.markdown("#### Trace coverage")
+    st.caption(
+        f"The prefix table refers to {summary.height:,} traces in {cov.height:,} shards; "
+        f"{cov.height - missing.height:,} shards are present {where}"
+        + (
+            f"; {int(missing['traces'].sum()):,} traces ({int(missing['prefixes'].sum()):,} "
+            "prefix rows) are in shards that are not."
+            if missing.height
+            else "."
+        )
+        + (
+            " A Hub source downloads each shard when its trace is opened."
+            if src.kind == "hub"
+            else ""
+        )
+    )
+    if missing.height and src.kind != "hub":
+        st.dataframe(missing, hide_index=True, height=min(300, 36 + 35 * missing.height))
 
 
 def render_collection(src: SourceConfig) -> None:
@@ -425,6 +487,8 @@ def render_collection(src: SourceConfig) -> None:
             bar_figure(shapes["len"].to_list(), shapes["shape"].to_list(), "traces per shape"),
             config={"displayModeBar": False},
         )
+        with guard("the trace coverage", dataset=DATASET):
+            _coverage(src, summary)
         fe = summary["first_error_depth"].drop_nulls()
         st.caption(
             f"{summary.height:,} traces; {fe.len():,} have a first-error candidate "

@@ -54,7 +54,9 @@ def _row(path: str, mtime: int, uuid: str | None, row: int | None) -> dict | Non
     return load_row(Path(path), uuid=uuid, row=row)
 
 
-def row(subset: str, src: SourceConfig, uuid: str | None, row_index: int | None = None) -> dict | None:
+def row(
+    subset: str, src: SourceConfig, uuid: str | None, row_index: int | None = None
+) -> dict | None:
     """One SFT row by uuid (or row number when the file has no uuid column)."""
     path = sft_path(subset, src)
     use_uuid = uuid if uuid is not None and not uuid.startswith("row-") else None

@@ -6,8 +6,8 @@ built from dataset text (questions) go through `esc_hover`.
 
 from __future__ import annotations
 
-import polars as pl
 import plotly.graph_objects as go
+import polars as pl
 from plotly.subplots import make_subplots
 
 from components.parason_dag import KIND_COLOURS
@@ -15,15 +15,47 @@ from components.safe_text import esc, esc_hover
 
 CORRECT_COLOURS = {True: "#2e9e5b", False: "#d62728", None: "#8c8c8c"}
 CORRECT_NAMES = {True: "correct", False: "incorrect", None: "unknown"}
-MIX_COLOURS = {"subtask": KIND_COLOURS["subtask"], "trial": KIND_COLOURS["trial"], "untyped": KIND_COLOURS["untyped"], "mixed": "#3566b8", "none": "#8c8c8c"}
+MIX_COLOURS = {
+    "subtask": KIND_COLOURS["subtask"],
+    "trial": KIND_COLOURS["trial"],
+    "untyped": KIND_COLOURS["untyped"],
+    "mixed": "#3566b8",
+    "none": "#8c8c8c",
+}
 
 
-def _layout(fig: go.Figure, title: str, height: int = 340) -> go.Figure:
+GROUP_COLOURS = {
+    "Subtask only": MIX_COLOURS["subtask"],
+    "Trial only": MIX_COLOURS["trial"],
+    "Subtask + Trial stages": "#17becf",
+    "has mixed stages": MIX_COLOURS["mixed"],
+    "untyped / none": MIX_COLOURS["untyped"],
+}
+
+
+def mix_group(kind_mix: str | None) -> str:
+    """Fold the kind-mix labels ('mixed+subtask+trial', ...) into five legend groups."""
+    kinds = set((kind_mix or "none").split("+"))
+    if "mixed" in kinds:
+        return "has mixed stages"
+    typed = kinds & {"subtask", "trial"}
+    if typed == {"subtask", "trial"}:
+        return "Subtask + Trial stages"
+    if typed == {"subtask"}:
+        return "Subtask only"
+    if typed == {"trial"}:
+        return "Trial only"
+    return "untyped / none"
+
+
+def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_layout(
         title=dict(text=esc(title), x=0.01, font=dict(size=14)),
         height=height,
-        margin=dict(l=10, r=10, t=40, b=10),
-        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
+        margin=dict(l=10, r=10, t=50, b=10),
+        legend=dict(
+            orientation="h", y=-0.18, yanchor="top", x=0, xanchor="left", font=dict(size=11)
+        ),
         clickmode="event+select",
     )
     return fig
@@ -40,7 +72,9 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
     """Speedup T/C against tokens T, coloured by correctness (click a point to open it)."""
     fig = go.Figure()
     for val in (True, False, None):
-        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        part = df.filter(
+            pl.col("correctness").is_null() if val is None else pl.col("correctness") == val
+        )
         if part.height == 0:
             continue
         fig.add_trace(
@@ -49,7 +83,12 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
                 y=part["speedup"].to_list(),
                 mode="markers",
                 name=CORRECT_NAMES[val],
-                marker=dict(color=CORRECT_COLOURS[val], size=8, opacity=0.75, line=dict(width=0.5, color="white")),
+                marker=dict(
+                    color=CORRECT_COLOURS[val],
+                    size=8,
+                    opacity=0.75,
+                    line=dict(width=0.5, color="white"),
+                ),
                 customdata=part["uuid"].to_list(),
                 hovertext=_hover(part),
                 hoverinfo="text",
@@ -73,10 +112,18 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
 def speedup_hist(df: pl.DataFrame) -> go.Figure:
     fig = go.Figure()
     for val in (True, False, None):
-        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        part = df.filter(
+            pl.col("correctness").is_null() if val is None else pl.col("correctness") == val
+        )
         if part.height:
             fig.add_trace(
-                go.Histogram(x=part["speedup"].to_list(), name=CORRECT_NAMES[val], marker_color=CORRECT_COLOURS[val], opacity=0.7, nbinsx=30)
+                go.Histogram(
+                    x=part["speedup"].to_list(),
+                    name=CORRECT_NAMES[val],
+                    marker_color=CORRECT_COLOURS[val],
+                    opacity=0.7,
+                    nbinsx=30,
+                )
             )
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="speedup T / C")
@@ -98,9 +145,21 @@ def branches_hist(df: pl.DataFrame) -> go.Figure:
     for kind in ("subtask", "trial", "mixed", "untyped"):
         part = stages.filter(pl.col("block_kinds") == kind)
         if part.height:
-            fig.add_trace(go.Bar(x=part["branches"].to_list(), y=part["len"].to_list(), name=kind, marker_color=MIX_COLOURS[kind]))
+            fig.add_trace(
+                go.Bar(
+                    x=[str(b) for b in part["branches"].to_list()],
+                    y=part["len"].to_list(),
+                    name=kind,
+                    marker_color=MIX_COLOURS[kind],
+                )
+            )
     fig.update_layout(barmode="stack")
-    fig.update_xaxes(title="branches in a stage", dtick=1 if stages.height and stages["branches"].max() <= 16 else None)
+    fig.update_xaxes(
+        title="branches in a stage",
+        type="category",
+        categoryorder="array",
+        categoryarray=[str(b) for b in sorted(set(stages["branches"].to_list()))],
+    )
     fig.update_yaxes(title="stages")
     return _layout(fig, "Branches per stage")
 
@@ -108,16 +167,22 @@ def branches_hist(df: pl.DataFrame) -> go.Figure:
 def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
     """Subtask ratio against trial ratio, coloured by the trajectory's kind mix."""
     fig = go.Figure()
-    for mix in sorted(df["kind_mix"].unique().to_list()):
-        part = df.filter(pl.col("kind_mix") == mix)
-        colour = MIX_COLOURS.get(mix, "#3566b8") if "+" not in mix else "#17becf"
+    grouped = df.with_columns(
+        pl.col("kind_mix").map_elements(mix_group, return_dtype=pl.String).alias("_group")
+    )
+    for group, colour in GROUP_COLOURS.items():
+        part = grouped.filter(pl.col("_group") == group)
+        if part.height == 0:
+            continue
         fig.add_trace(
             go.Scatter(
                 x=part["subtask_ratio"].to_list(),
                 y=part["trial_ratio"].to_list(),
                 mode="markers",
-                name=esc(mix),
-                marker=dict(color=colour, size=8, opacity=0.75, line=dict(width=0.5, color="white")),
+                name=group,
+                marker=dict(
+                    color=colour, size=8, opacity=0.75, line=dict(width=0.5, color="white")
+                ),
                 customdata=part["uuid"].to_list(),
                 hovertext=_hover(part),
                 hoverinfo="text",
@@ -143,7 +208,9 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
     metrics = [("speedup", "speedup T/C"), ("parallel_ratio", "parallel ratio"), ("T", "tokens T")]
     fig = make_subplots(rows=1, cols=3, subplot_titles=[m[1] for m in metrics])
     for val in (True, False, None):
-        part = df.filter(pl.col("correctness").is_null() if val is None else pl.col("correctness") == val)
+        part = df.filter(
+            pl.col("correctness").is_null() if val is None else pl.col("correctness") == val
+        )
         if not part.height:
             continue
         for i, (col, _) in enumerate(metrics, 1):
@@ -159,12 +226,17 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
                 row=1,
                 col=i,
             )
-    return _layout(fig, "Metrics by correctness", height=320)
+    fig.update_annotations(font_size=12)
+    return _layout(fig, "Metrics by correctness", height=360)
 
 
 def selected_uuid(state: object) -> str | None:
     """The uuid of the first clicked point in a plotly selection state (or None)."""
-    points = (state or {}).get("selection", {}).get("points", []) if isinstance(state, dict) or hasattr(state, "get") else []
+    points = (
+        (state or {}).get("selection", {}).get("points", [])
+        if isinstance(state, dict) or hasattr(state, "get")
+        else []
+    )
     for p in points:
         cd = p.get("customdata")
         if isinstance(cd, list | tuple):

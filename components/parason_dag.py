@@ -86,12 +86,22 @@ def dag_figure(
 ) -> go.Figure:
     """The DAG as a plotly figure; node ids are in `customdata` for click selection."""
     fig = go.Figure()
-    crit_edges = set(zip(g.graph.get("critical_path", []), g.graph.get("critical_path", [])[1:], strict=False))
+    crit_edges = set(
+        zip(g.graph.get("critical_path", []), g.graph.get("critical_path", [])[1:], strict=False)
+    )
     groups: dict[str, tuple[list, list]] = {"plain": ([], []), "or": ([], []), "crit": ([], [])}
     for u, v in g.edges:
         if u not in pos or v not in pos:
             continue
-        key = "crit" if (u, v) in crit_edges else ("or" if g.nodes[v].get("join_type") == "OR" and g.nodes[v].get("kind") == "join" else "plain")
+        key = (
+            "crit"
+            if (u, v) in crit_edges
+            else (
+                "or"
+                if g.nodes[v].get("join_type") == "OR" and g.nodes[v].get("kind") == "join"
+                else "plain"
+            )
+        )
         xs, ys = groups[key]
         xs += [pos[u][0], pos[v][0], None]
         ys += [pos[u][1], pos[v][1], None]
@@ -104,10 +114,20 @@ def dag_figure(
     for key, (xs, ys) in groups.items():
         if xs:
             fig.add_trace(
-                go.Scatter(x=xs, y=ys, mode="lines", line=styles[key], hoverinfo="skip", name=names[key], showlegend=key != "plain")
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    line=styles[key],
+                    hoverinfo="skip",
+                    name=names[key],
+                    showlegend=key != "plain",
+                )
             )
     nodes = [n for n in g.nodes if n in pos]
     max_tok = max((float(g.nodes[n].get("tokens", 0.0)) for n in nodes), default=1.0) or 1.0
+    n_cols = len({pos[n][0] for n in nodes}) or 1
+    big = max(12.0, min(30.0, 300.0 / n_cols))  # long chains get smaller markers
     added_set = set(added)
     xs, ys, sizes, colours, symbols, lw, lc, hover, text, ids = ([] for _ in range(10))
     for n in nodes:
@@ -116,7 +136,7 @@ def dag_figure(
         xs.append(x)
         ys.append(y)
         tok = float(d.get("tokens", 0.0))
-        sizes.append(10 + 26 * math.sqrt(tok / max_tok))
+        sizes.append(7 + big * math.sqrt(tok / max_tok))
         colours.append(node_colour(d))
         symbols.append(_symbol(d))
         is_added = n in added_set
@@ -147,7 +167,13 @@ def dag_figure(
             x=xs,
             y=ys,
             mode="markers+text",
-            marker=dict(size=sizes, color=colours, symbol=symbols, line=dict(width=lw, color=lc), opacity=0.95),
+            marker=dict(
+                size=sizes,
+                color=colours,
+                symbol=symbols,
+                line=dict(width=lw, color=lc),
+                opacity=0.95,
+            ),
             text=text,
             textposition="top center",
             textfont=dict(size=11),
@@ -168,7 +194,13 @@ def dag_figure(
         ("mixed join", KIND_COLOURS["join"], "star"),
     ):
         fig.add_trace(
-            go.Scatter(x=[None], y=[None], mode="markers", marker=dict(size=10, color=colour, symbol=symbol), name=label)
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker=dict(size=10, color=colour, symbol=symbol),
+                name=label,
+            )
         )
     if added_set:
         fig.add_trace(

@@ -23,7 +23,11 @@ TAG_COLOURS = {
     "conclusion": "#138a8a",
     "think": "#6b6b6b",
 }
-TINTS = {"subtask": "rgba(46,158,91,0.10)", "trial": "rgba(232,135,30,0.12)", "untyped": "rgba(142,108,196,0.12)"}
+TINTS = {
+    "subtask": "rgba(46,158,91,0.10)",
+    "trial": "rgba(232,135,30,0.12)",
+    "untyped": "rgba(142,108,196,0.12)",
+}
 BOX_STYLE = (
     "font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.82rem; line-height: 1.45;"
     "white-space: pre-wrap; word-break: break-word; max-height: 560px; overflow-y: auto;"
@@ -35,6 +39,17 @@ def _tag_style(tag: str) -> str:
     name = tag.strip("<>/|").lower()
     colour = TAG_COLOURS.get(name, "#6b6b6b")
     return f"background:{colour};color:white;border-radius:3px;padding:0 3px;font-weight:600;font-size:0.75rem"
+
+
+BOX_ID = "rte-parason-text"
+SELECTED_ID = "rte-parason-sel"
+# constant script (no data interpolated): scroll the text box to the selected node
+SCROLL_SCRIPT = (
+    "<script>(function(){"
+    f"const box=document.getElementById('{BOX_ID}');"
+    f"const el=document.getElementById('{SELECTED_ID}');"
+    "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}})();</script>"
+)
 
 
 def thread_kinds(traj: Trajectory) -> dict[str, str]:
@@ -51,8 +66,11 @@ def highlighted_html(
     kinds = thread_kinds(traj)
     added_set = set(added)
     text = traj.text
-    out = [f'<div class="rte-parason-text" style="{BOX_STYLE}">']
-    for s, e, role, node in zip(traj.part_start, traj.part_end, traj.part_role, traj.part_node, strict=True):
+    out = [f'<div class="rte-parason-text" id="{BOX_ID}" style="{BOX_STYLE}">']
+    first_selected = True
+    for s, e, role, node in zip(
+        traj.part_start, traj.part_end, traj.part_role, traj.part_node, strict=True
+    ):
         if node == "prompt" and not show_prompt:
             continue
         piece = esc(text[s:e])
@@ -61,7 +79,9 @@ def highlighted_html(
         if role in ("tag", "prompt_tag", "chat"):
             style.append(_tag_style(text[s:e]))
         elif role == "stray_tag":
-            style.append("background:#fde2e1;color:#b42318;border:1px dashed #b42318;border-radius:3px")
+            style.append(
+                "background:#fde2e1;color:#b42318;border:1px dashed #b42318;border-radius:3px"
+            )
             title = f"{node}: tag out of place"
         elif role == "thread":
             style.append(f"background:{TINTS.get(kinds.get(node, 'untyped'), TINTS['untyped'])}")
@@ -78,9 +98,17 @@ def highlighted_html(
             style.append("box-shadow: inset 3px 0 0 #d100d1")
             title += " (added by the 8x expansion)"
         if selected is not None and node == selected:
-            style.append("outline:2px solid #f0b400;background-color:rgba(255,212,0,0.25)")
+            style.append("outline:2px solid #f0b400")
+            if role not in ("tag", "prompt_tag", "chat", "stray_tag"):
+                style.append("background-color:rgba(255,212,0,0.25)")
+        anchor = ""
+        if selected is not None and node == selected and first_selected:
+            anchor = f' id="{SELECTED_ID}"'
+            first_selected = False
         if style:
-            out.append(f'<span style="{";".join(style)}" title="{esc(title)}">{piece}</span>')
+            out.append(
+                f'<span{anchor} style="{";".join(style)}" title="{esc(title)}">{piece}</span>'
+            )
         else:
             out.append(piece)
     out.append("</div>")

@@ -31,7 +31,7 @@ from components.parason_charts import (
     speedup_scatter,
 )
 from components.parason_dag import dag_figure, dag_html
-from components.parason_text import highlighted_html, legend_html, node_text_html
+from components.parason_text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
 from components.safe_text import esc
 from components.url_state import Param, bound, safe_token
 
@@ -75,7 +75,9 @@ def _on_chart_select(key: str) -> None:
         open_trajectory(uid)
 
 
-def _on_dag_select(key: str) -> None:
+def _on_dag_select(key: str, subset: str | None = None) -> None:
+    """A clicked DAG node becomes the URL's node; from the 1x/8x comparison it also opens that
+    subset's Trajectory tab, where the node text is shown."""
     sel = st.session_state.get(key)
     points = (sel or {}).get("selection", {}).get("points", []) if sel else []
     for p in points:
@@ -84,6 +86,9 @@ def _on_dag_select(key: str) -> None:
             cd = cd[0] if cd else None
         if isinstance(cd, str):
             NODE.write(cd)
+            if subset is not None:
+                st.session_state["subset"] = subset
+                st.session_state["view"] = "Trajectory"
             return
 
 
@@ -101,13 +106,15 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     top = float(math.ceil(max(2.0, float(table["speedup"].max() or 1.0)) * 2) / 2)
     c1, c2, c3, c4, c5 = st.columns([1.2, 2, 2, 1.5, 2.4], vertical_alignment="bottom")
     correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **_persist("correct"))
-    chosen = c2.multiselect("Kind mix", kinds, default=[], placeholder="all kinds", **_persist("kinds"))
-    lo_hi = c3.slider("Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **_persist("speedup"))
+    chosen = c2.multiselect(
+        "Kind mix", kinds, default=[], placeholder="all kinds", **_persist("kinds")
+    )
+    lo_hi = c3.slider(
+        "Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **_persist("speedup")
+    )
+    # bound widgets put the *shown* option in the URL, so the options are the plain words
     warn = c4.selectbox(
-        "Warnings",
-        ["any", "with", "without"],
-        format_func={"any": "any", "with": "with warnings", "without": "without warnings"}.get,
-        **_persist("warn"),
+        "Warnings", ["any", "with", "without"], help="parser warnings (⚠)", **_persist("warn")
     )
     query = c5.text_input("Search questions", placeholder="text or uuid prefix", **_persist("q"))
     return filter_table(
@@ -138,13 +145,20 @@ def _downloads(df: pl.DataFrame, stem: str, key: str) -> None:
         return buf.getvalue()
 
     d2.download_button(
-        "Download Parquet", parquet, f"{stem}.parquet", mime="application/octet-stream", on_click="ignore", key=f"{key}_pq"
+        "Download Parquet",
+        parquet,
+        f"{stem}.parquet",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key=f"{key}_pq",
     )
 
 
 def render_browse(filtered: pl.DataFrame, total: int, subset: str) -> None:
     s1, s2, _ = st.columns([2, 1, 3], vertical_alignment="bottom")
-    sort = s1.selectbox("Sort by", list(SORT_COLUMNS), format_func=SORT_COLUMNS.get, **_persist("sort"))
+    by_label = {v: k for k, v in SORT_COLUMNS.items()}
+    label = s1.selectbox("Sort by", list(by_label), **_persist("sort"))
+    sort = by_label.get(label or "", "row")
     desc = s2.toggle("Descending", value=False, **_persist("desc"))
     view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
     st.caption(
@@ -227,9 +241,17 @@ def _warnings_frame(traj) -> pl.DataFrame:  # type: ignore[no-untyped-def]
             "severity": [w.severity for w in traj.warnings],
             "position": [w.pos for w in traj.warnings],
             "message": [w.message for w in traj.warnings],
-            "context": [" ".join(text[max(0, w.pos - 30) : w.pos + 30].split()) for w in traj.warnings],
+            "context": [
+                " ".join(text[max(0, w.pos - 30) : w.pos + 30].split()) for w in traj.warnings
+            ],
         },
-        schema={"code": pl.String, "severity": pl.String, "position": pl.Int64, "message": pl.String, "context": pl.String},
+        schema={
+            "code": pl.String,
+            "severity": pl.String,
+            "position": pl.Int64,
+            "message": pl.String,
+            "context": pl.String,
+        },
     )
 
 
@@ -257,13 +279,23 @@ def _metric_row(m, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
     c[0].metric(f"{prefix}tokens T", f"{m.T:,.0f}")
     c[1].metric(f"{prefix}critical path C", f"{m.C:,.0f}")
     c[2].metric(f"{prefix}speedup T/C", f"{m.speedup:.2f}×", help="T / C")
-    c[3].metric(f"{prefix}acceleration 1−C/T", f"{m.acceleration_ratio:.1%}", help="the reference code's acceleration_ratio")
-    c[4].metric(f"{prefix}parallel ratio", f"{m.parallel_ratio:.1%}", help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}")
-    c[5].metric(f"{prefix}stages · max branches", f"{m.stages} · {m.branches_max}")
+    c[3].metric(
+        f"{prefix}1 − C/T",
+        f"{m.acceleration_ratio:.1%}",
+        help="acceleration ratio (the reference code's acceleration_ratio)",
+    )
+    c[4].metric(
+        f"{prefix}parallel ratio",
+        f"{m.parallel_ratio:.1%}",
+        help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}",
+    )
+    c[5].metric(f"{prefix}stages · widest", f"{m.stages} · {m.branches_max}")
 
 
 def _dag_controls(g, key: str) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
-    widest = max((d.get("branches", 0) for _, d in g.nodes(data=True) if d.get("kind") == "fork"), default=0)
+    widest = max(
+        (d.get("branches", 0) for _, d in g.nodes(data=True) if d.get("kind") == "fork"), default=0
+    )
     if widest <= COLLAPSE_AT:
         return False, COLLAPSE_AT
     c1, c2, _ = st.columns([1.4, 2, 3], vertical_alignment="bottom")
@@ -271,18 +303,28 @@ def _dag_controls(g, key: str) -> tuple[bool, int]:  # type: ignore[no-untyped-d
         "Collapse wide stages", value=True, key=f"{key}_collapse",
         help=f"The widest stage has {widest} branches. Keep the critical branch, the selected one and the heaviest others; merge the rest into one node.",
     )  # fmt: skip
-    keep = c2.slider("Branches shown per stage", 4, 40, COLLAPSE_AT, key=f"{key}_keep", disabled=not collapse)
+    keep = c2.slider(
+        "Branches shown per stage", 4, 40, COLLAPSE_AT, key=f"{key}_keep", disabled=not collapse
+    )
     return collapse, keep
 
 
-def _dag_view(g, selected: str | None, added: set[str], key: str, title: str = "", height: int | None = None):  # type: ignore[no-untyped-def]
+def _dag_view(  # type: ignore[no-untyped-def]
+    g,
+    selected: str | None,
+    added: set[str],
+    key: str,
+    title: str = "",
+    height: int | None = None,
+    subset: str | None = None,
+):
     collapse, keep = _dag_controls(g, key)
     h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
     fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
     st.plotly_chart(
         fig,
         key=key,
-        on_select=functools.partial(_on_dag_select, key),
+        on_select=functools.partial(_on_dag_select, key, subset),
         selection_mode="points",
         config={"displaylogo": False, "scrollZoom": True},
     )
@@ -303,7 +345,10 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         else:
             rec = rec.clear()
     if rec.height == 0:
-        st.warning(f"This trajectory is not in {subset}; pick another one below. Requested id:", icon=":material/search:")
+        st.warning(
+            f"This trajectory is not in {subset}; pick another one below. Requested id:",
+            icon=":material/search:",
+        )
         st.code(uid, language=None)
         _picker(table, None)
         return
@@ -311,7 +356,9 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     info = rec.row(0, named=True)
     row = pc.row(subset, src, uid, info["row"])
     if row is None:
-        st.error("The row could not be read back from the file; rebuild the sample or re-fetch the file.")
+        st.error(
+            "The row could not be read back from the file; rebuild the sample or re-fetch the file."
+        )
         return
     a = analyse_row(row, counter)
     traj, m, g = a.traj, a.metrics, a.dag
@@ -329,7 +376,9 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     st.caption(f"Token counts: {esc(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
     if traj.warnings:
         st.html(_warning_badges(traj))
-        with st.expander(f"Parser warnings ({len(traj.warnings)}): the trajectory is shown as far as it parses"):
+        with st.expander(
+            f"Parser warnings ({len(traj.warnings)}): the trajectory is shown as far as it parses"
+        ):
             st.dataframe(_warnings_frame(traj), hide_index=True)
     node = NODE.read()
     if node is not None and node not in g and not node.endswith(":more"):
@@ -358,7 +407,9 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
             "Node",
             order,
             index=order.index(node) if node in order else None,
-            format_func=lambda n: f"{g.nodes[n].get('label', n)} · {g.nodes[n].get('tokens', 0):,.0f} tok",
+            format_func=lambda n: (
+                f"{g.nodes[n].get('label', n)} · {g.nodes[n].get('tokens', 0):,.0f} tok"
+            ),
             placeholder="click a node in the DAG, or pick one",
             key=key,
             on_change=_on_pick,
@@ -367,24 +418,35 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         )
         if node is not None and node.endswith(":more") and node in h:
             members = h.nodes[node].get("members", [])
-            st.info(f"{len(members)} collapsed branches; pick one above to read it, or widen the stage.")
+            st.info(
+                f"{len(members)} collapsed branches; pick one above to read it, or widen the stage."
+            )
         elif node is not None:
             d = g.nodes[node]
-            facts = [f"kind: {d.get('thread_kind') or d.get('kind')}", f"{d.get('tokens', 0):,.1f} tokens"]
+            facts = [
+                f"kind: {d.get('thread_kind') or d.get('kind')}",
+                f"{d.get('tokens', 0):,.1f} tokens",
+            ]
             if d.get("critical"):
                 facts.append("on the critical path")
             if d.get("warnings"):
                 facts.append("warnings: " + ", ".join(d["warnings"]))
             st.caption(esc(" · ".join(facts)))
             if d.get("goal"):
-                st.html(f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>')
+                st.html(
+                    f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>'
+                )
             st.html(node_text_html(traj.node_text(node)))
         else:
             st.caption("No node selected.")
     with right, guard("the text view", dataset=DATASET):
         st.markdown("**Whole trajectory** (tags highlighted; the selected node is outlined)")
         st.html(legend_html())
-        st.html(highlighted_html(traj, selected=node))
+        text_html = highlighted_html(traj, selected=node)
+        if node is not None:
+            st.html(text_html + SCROLL_SCRIPT, unsafe_allow_javascript=True)
+        else:
+            st.html(text_html)
     with guard("the stage table", dataset=DATASET):
         frame = _stage_frame(m)
         if frame.height:
@@ -400,7 +462,10 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     uid = UUID.read()
     if uid is None or common.filter(pl.col("uuid") == uid).height == 0:
         if uid is not None:
-            st.warning("This trajectory is not in both subsets; pick one that is.", icon=":material/search:")
+            st.warning(
+                "This trajectory is not in both subsets; pick one that is.",
+                icon=":material/search:",
+            )
         else:
             st.info("Pick a trajectory present in both sft-1x and sft-8x.")
         _picker(common, None, "Trajectory (in both subsets)")
@@ -420,21 +485,23 @@ def render_compare(src: SourceConfig, counter: str) -> None:
         f"{len(added)} branches were added by the 8x expansion (magenta outline and '+'). How they are "
         "found: each 8x stage is compared with the same stage of the 1x row; a thread whose text (number "
         "prefix ignored) occurs in the 1x stage is original, the others are added (when no text matches "
-        "at all, threads past the 1x count are the added ones)."
+        "at all, threads past the 1x count are the added ones). Click a node to read it in "
+        "the Trajectory tab."
     )
+    st.dataframe(_compare_frame(a1.metrics, a8.metrics), hide_index=True)
     c1, c8 = st.columns(2)
     height = max(
         320,
-        min(900, 160 + 34 * max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))),
+        min(
+            900, 160 + 34 * max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))
+        ),
     )
     with c1, guard("the 1x DAG", dataset=DATASET):
         st.markdown("**sft-1x**")
-        _compact_metrics(a1.metrics)
-        _dag_view(a1.dag, None, set(), "pa_dag_1x", height=height)
+        _dag_view(a1.dag, None, set(), "pa_dag_1x", height=height, subset="sft-1x")
     with c8, guard("the 8x DAG", dataset=DATASET):
-        st.markdown("**sft-8x**")
-        _compact_metrics(a8.metrics, a1.metrics)
-        _dag_view(a8.dag, None, added, "pa_dag_8x", height=height)
+        st.markdown("**sft-8x** (added branches outlined in magenta, marked +)")
+        _dag_view(a8.dag, None, added, "pa_dag_8x", height=height, subset="sft-8x")
     rows = []
     for k, s8 in enumerate(a8.metrics.stage_stats):
         s1 = a1.metrics.stage_stats[k] if k < len(a1.metrics.stage_stats) else None
@@ -454,12 +521,25 @@ def render_compare(src: SourceConfig, counter: str) -> None:
         st.dataframe(pl.DataFrame(rows), hide_index=True)
 
 
-def _compact_metrics(m, base=None) -> None:  # type: ignore[no-untyped-def]
-    c = st.columns(4)
-    c[0].metric("T", f"{m.T:,.0f}", delta=None if base is None else f"{m.T - base.T:+,.0f}")
-    c[1].metric("C", f"{m.C:,.0f}", delta=None if base is None else f"{m.C - base.C:+,.0f}", delta_color="inverse")
-    c[2].metric("speedup", f"{m.speedup:.2f}×", delta=None if base is None else f"{m.speedup - base.speedup:+.2f}")
-    c[3].metric("branches", ", ".join(map(str, m.branches)) or "–")
+def _compare_frame(m1, m8) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    """The headline metrics of both expansions side by side, with the change."""
+    rows = [
+        ("tokens T", m1.T, m8.T),
+        ("critical path C", m1.C, m8.C),
+        ("speedup T/C", m1.speedup, m8.speedup),
+        ("parallel ratio", m1.parallel_ratio, m8.parallel_ratio),
+        ("trial ratio", m1.trial_ratio, m8.trial_ratio),
+        ("stages", m1.stages, m8.stages),
+        ("total branches", sum(m1.branches), sum(m8.branches)),
+    ]
+    return pl.DataFrame(
+        {
+            "metric": [r[0] for r in rows],
+            "sft-1x": [round(float(r[1]), 3) for r in rows],
+            "sft-8x": [round(float(r[2]), 3) for r in rows],
+            "change": [round(float(r[2]) - float(r[1]), 3) for r in rows],
+        }
+    )
 
 
 # ---------------------------------------------------------------- charts
@@ -467,7 +547,9 @@ def render_charts(filtered: pl.DataFrame, total: int) -> None:
     if filtered.height == 0:
         st.info("No trajectory matches the filters above.")
         return
-    st.caption(f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG.")
+    st.caption(
+        f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG."
+    )
     uid = UUID.read()
     c1, c2 = st.columns(2)
     with c1, guard("the speedup chart", dataset=DATASET):
@@ -493,9 +575,13 @@ def render_charts(filtered: pl.DataFrame, total: int) -> None:
 def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
     c1, c2 = st.columns([3, 2])
-    q = c1.text_input("Search prompts", placeholder="words in the problem or the ground truth", **_persist("rlq"))
+    q = c1.text_input(
+        "Search prompts", placeholder="words in the problem or the ground truth", **_persist("rlq")
+    )
     sources = sorted(rl["data_source"].drop_nulls().unique().to_list())
-    chosen = c2.multiselect("Data source", sources, default=[], placeholder="all sources", **_persist("rlsrc"))
+    chosen = c2.multiselect(
+        "Data source", sources, default=[], placeholder="all sources", **_persist("rlsrc")
+    )
     view = rl
     if chosen:
         view = view.filter(pl.col("data_source").is_in(chosen))
@@ -503,16 +589,28 @@ def render_rl(src: SourceConfig) -> None:
         needle = q.strip().lower()
         view = view.filter(
             pl.col("prompt").str.to_lowercase().str.contains(needle, literal=True)
-            | pl.col("ground_truth").fill_null("").str.to_lowercase().str.contains(needle, literal=True)
+            | pl.col("ground_truth")
+            .fill_null("")
+            .str.to_lowercase()
+            .str.contains(needle, literal=True)
         )
-    st.caption(f"{view.height:,} of {rl.height:,} RL prompts (veRL format: prompt, data_source, ability, reward_model.ground_truth).")
+    st.caption(
+        f"{view.height:,} of {rl.height:,} RL prompts (veRL format: prompt, data_source, ability, reward_model.ground_truth)."
+    )
     if view.height == 0:
         st.info("No prompt matches; clear the search.")
         return
     shown = view.with_columns(pl.col("prompt").str.slice(0, 120).alias("prompt (start)")).select(
         "index", "data_source", "ability", "ground_truth", "prompt (start)"
     )
-    state = st.dataframe(shown, key="pa_rl_table", on_select="rerun", selection_mode="single-row", hide_index=True, height=min(420, 38 + 35 * shown.height))
+    state = st.dataframe(
+        shown,
+        key="pa_rl_table",
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(420, 38 + 35 * shown.height),
+    )
     rows = state.selection.rows if state is not None and hasattr(state, "selection") else []
     if rows:
         r = view.row(rows[0], named=True)

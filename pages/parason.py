@@ -31,10 +31,16 @@ st.caption(
 
 src = current_source(DATASET)
 c1, c2, _ = st.columns([1.2, 2, 3], vertical_alignment="bottom")
-subset = c1.segmented_control("Subset", list(pc.SUBSETS), default="sft-1x", required=True, **_persist("subset"))
+subset = c1.segmented_control(
+    "Subset", list(pc.SUBSETS), default="sft-1x", required=True, **_persist("subset")
+)
 subset = subset if subset in pc.SUBSETS else "sft-1x"
 counter = c2.selectbox(
-    "Token counter", list(pc.counters_available()), format_func=COUNTER_LABELS.get, **_persist("counter")
+    "Token counter",
+    list(pc.counters_available()),
+    help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
+    + " (qwen appears when a Qwen3 tokenizer.json is in the local HF cache)",
+    **_persist("counter"),
 )
 counter = counter or "estimate"
 
@@ -45,7 +51,12 @@ with guard(f"the {subset} metrics table", dataset=DATASET):
 if table is not None:
     with st.container(border=True):
         filtered = render_filters(table)
-    tabs = st.tabs(list(VIEWS), key="view", bind="query-params", default="Trajectory" if UUID.read() else "Browse")
+    tabs = st.tabs(
+        list(VIEWS),
+        key="view",
+        bind="query-params",
+        default="Trajectory" if UUID.read() else "Browse",
+    )
     for tab, name in zip(tabs, VIEWS, strict=True):
         if not tab.open:
             continue

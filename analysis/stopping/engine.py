@@ -17,12 +17,13 @@ final answers vote with the same eligibility and the last checkpoint's weights, 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from analysis.stopping.bootstrap import bootstrap_rows
-from analysis.stopping.dco import dco_masks, dco_thresholds
+from analysis.stopping.dco import dco_thresholds
 from analysis.stopping.mars import calibrate_gamma, learned_q, margin_rule
 from analysis.stopping.params import (
     DEFAULT_SETTINGS,
@@ -184,46 +185,75 @@ def _first_true(mask: np.ndarray) -> np.ndarray:
     return np.where(mask.any(axis=-1), first, -1).astype(np.int64)
 
 
-def _pp_fires(
-    policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, n_groups: int
+def _blocks(k: int, diagnostics: bool) -> list[tuple[int, int]]:
+    """Checkpoint blocks evaluated in turn; iterations that stopped leave the later blocks
+    (most rules stop within the first few checkpoints). Diagnostics need every checkpoint."""
+    if diagnostics:
+        return [(0, k)] if k else []
+    edges = [0, 3, 6, 10, 16, k]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        a, b = min(a, k), min(b, k)
+        if b > a:
+            out.append((a, b))
+    if out and out[-1][1] < k:
+        out.append((out[-1][1], k))
+    return out
+
+
+@dataclass
+class _State:
+    """Per-iteration state carried across checkpoint blocks (Parallel-Probe, stability)."""
+
+    stable: np.ndarray
+    prev: np.ndarray
+    pruned: np.ndarray
+    off: np.ndarray
+    run: np.ndarray
+    last: np.ndarray
+
+    def take(self, keep: np.ndarray) -> _State:
+        return _State(
+            *(getattr(self, f)[keep] for f in ("stable", "prev", "pruned", "off", "run", "last"))
+        )
+
+
+def _pp_block(
+    policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, k0: int, g: int, st: _State
 ) -> np.ndarray:
-    """Parallel-Probe decision [I, K]; state carried over checkpoints (see `ParallelProbe`)."""
-    n_i, b, k = answers.shape
-    fires = np.zeros((n_i, k), dtype=bool)
-    stable = np.zeros(n_i, dtype=np.int64)
-    prev = np.full(n_i, -1, dtype=np.int64)
-    pruned = np.zeros((n_i, b), dtype=bool)
-    off = np.zeros((n_i, b), dtype=np.int64)
-    rows = np.arange(n_i, dtype=np.int64)[:, None] * n_groups
-    for p in range(k):
-        a = answers[:, :, p]
-        e = elig[:, :, p] & ~pruned
+    """Parallel-Probe decisions [A, kb] for checkpoints k0.. of the block; updates `st`."""
+    n_a, _b, kb = answers.shape
+    fires = np.zeros((n_a, kb), dtype=bool)
+    base = np.arange(n_a, dtype=np.int64)[:, None] * g
+    for c in range(kb):
+        p = k0 + c
+        a = answers[:, :, c]
+        e = elig[:, :, c] & ~st.pruned
         valid = e & (a >= 0)
-        counts = np.bincount((rows + a)[valid], minlength=n_i * n_groups).reshape(n_i, n_groups)
+        counts = np.bincount((base + a)[valid], minlength=n_a * g).reshape(n_a, g)
         has = counts.sum(axis=1) > 0
         win = np.where(has, np.argmax(counts, axis=1), -1)
-        same = (win == prev) & (win >= 0)
-        stable = np.where(same, stable + 1, 1)
-        prev = win
+        same = (win == st.prev) & (win >= 0)
+        st.stable = np.where(same, st.stable + 1, 1)
+        st.prev = win
         if p >= policy.warmup and policy.prune_patience > 0:
             agrees = (a == win[:, None]) | ~e
-            off = np.where(agrees, 0, off + 1)
-            pruned |= off >= policy.prune_patience
+            st.off = np.where(agrees, 0, st.off + 1)
+            st.pruned |= st.off >= policy.prune_patience
         if p >= policy.warmup:
-            fires[:, p] = (stable >= policy.conv) & has
+            fires[:, c] = (st.stable >= policy.conv) & has
     return fires
 
 
-def _stability_fires(k_needed: int, lead: np.ndarray, has: np.ndarray) -> np.ndarray:
-    n_i, k = lead.shape
-    run = np.zeros((n_i, k), dtype=np.int64)
-    for p in range(k):
-        if p == 0:
-            run[:, 0] = has[:, 0].astype(np.int64)
-        else:
-            same = has[:, p] & has[:, p - 1] & (lead[:, p] == lead[:, p - 1])
-            run[:, p] = np.where(same, run[:, p - 1] + 1, has[:, p].astype(np.int64))
-    return run >= max(1, k_needed)
+def _stability_block(k_needed: int, lead: np.ndarray, has: np.ndarray, st: _State) -> np.ndarray:
+    n_a, kb = lead.shape
+    fires = np.zeros((n_a, kb), dtype=bool)
+    for c in range(kb):
+        same = has[:, c] & (st.run > 0) & (lead[:, c] == st.last)
+        st.run = np.where(same, st.run + 1, has[:, c].astype(np.int64))
+        st.last = np.where(has[:, c], lead[:, c], -1)
+        fires[:, c] = st.run >= max(1, k_needed)
+    return fires
 
 
 def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -240,20 +270,20 @@ def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[st
     out = {"majority": np.argmax(group_votes(final, elig, None, g, axis=1), axis=1)}
     for name, w in feats.items():
         out[name] = np.argmax(group_votes(final, elig, w, g, axis=1), axis=1)
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            for name, w in (
-                ("top10_tail_filtered", feats["tail_conf_weighted"]),
-                ("top10_bottom_window_filtered", feats["bottom_window_weighted"]),
-            ):
+    for name, w in (
+        ("top10_tail_filtered", feats["tail_conf_weighted"]),
+        ("top10_bottom_window_filtered", feats["bottom_window_weighted"]),
+    ):
+        if np.isfinite(w).all():  # every pool trace is eligible: plain percentile is the same
+            pct = np.percentile(w, 90, axis=1)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
                 pct = np.nan_to_num(
                     np.nanpercentile(np.where(elig, w, np.nan), 90, axis=1), nan=-np.inf
                 )
-                keep = elig & (np.where(elig, w, -np.inf) >= pct[:, None])
-                out[name] = np.argmax(group_votes(final, keep, w, g, axis=1), axis=1)
+        keep = elig & (np.where(elig, w, -np.inf) >= pct[:, None])
+        out[name] = np.argmax(group_votes(final, keep, w, g, axis=1), axis=1)
     return {k: v.astype(np.int64) for k, v in out.items()}
 
 
@@ -276,13 +306,13 @@ def simulate_question(
             f"features were built with window {prep.window}, not {settings.window}: using {prep.window}"
         )
     if prep.n == 0 or settings.budget <= 0:
-        res = _empty_result(
-            prep, iters, notes if prep.n == 0 else notes + ["budget 0: nothing sampled"]
-        )
+        extra = [] if prep.n == 0 else ["budget 0: nothing sampled"]
+        res = _empty_result(prep, iters, notes + extra)
         return (res, None) if diagnostics else res
     if prep.n < settings.warmup:
         notes.append(
-            f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: the warmup set is the whole pool"
+            f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: "
+            "the warmup set is the whole pool"
         )
     rows = bootstrap_rows(prep.n, settings.budget, iters, settings.seed, prep.qid)
 
@@ -293,7 +323,7 @@ def simulate_question(
         return (res, None) if diagnostics else res
 
     voting = _voting_of(policy)
-    n_i, b = rows.shape
+    n_i, _b = rows.shape
     k = prep.n_checkpoints
     g = prep.n_groups
     lens = prep.lengths[rows]
@@ -313,7 +343,16 @@ def simulate_question(
     baseline = cap.sum(axis=1)
     last_p = int(prep.grid[-1]) if k else 0
 
-    # final-answer vote (used when no rule fires)
+    stop_k = np.full(n_i, -1, dtype=np.int64)
+    lead_s = np.full(n_i, -1, dtype=np.int64)
+    gamma = None
+    diag = None
+    if not never_stops and k:
+        gamma, diag = _run_rule(
+            prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s
+        )
+
+    # final-answer vote for iterations no rule stopped
     final = prep.final[rows]
     elig_f = final >= 0
     w_f = None
@@ -328,92 +367,12 @@ def simulate_question(
     votes_f = group_votes(final, elig_f, w_f, g, axis=1)
     lead_f, _vl_f, has_f = leaders(votes_f)
 
-    stop_k = np.full(n_i, -1, dtype=np.int64)
-    gamma = None
-    diag = None
-    lead = None
-    if not never_stops and k:
-        gi = prep.gidx[rows]  # [I, B, K]
-        mask = None
-        if voting.filter:
-            filt, _trunc, past = dco_masks(prep, rows, thr)
-            mask = filt & ~past
-        weights = prep.conf[rows] if voting.weighted else None
-        votes = checkpoint_votes(gi, mask, weights, g)[..., :g]  # [I, K, G]
-        lead, v_l, has = leaders(votes)
-        margin = threshold = share = None
-        answers = elig = None
-        if isinstance(policy, Mars | ParallelProbe) or diagnostics:
-            answers = prep.groups[rows]
-            elig = answers >= 0 if mask is None else (answers >= 0) & mask
-        if isinstance(policy, Mars):
-            gamma, note = mars_gamma(prep, policy, settings)
-            if note:
-                notes.append(note)
-            q_all, model = learned_q(prep, settings.warmup)
-            if model is None:
-                notes.append("no q-model (empty warmup or grid): MARS cannot stop")
-            qs = q_all[rows].astype(np.float64)  # [I, B, K]
-            qew = qs * elig
-            if weights is not None:
-                qew *= weights
-            qfull = checkpoint_votes(gi, mask, qew, g)  # dummy bin: ineligible (0, or NaN)
-            s_all = qfull.sum(axis=-1)
-            fires, _lead, margin, threshold = margin_rule(votes, qfull[..., :g], s_all, gamma)
-            if policy.first_checkpoint_guard:
-                wf0 = prep.final[: min(settings.warmup, prep.n)]
-                ref = int(np.bincount(wf0, minlength=g).argmax()) if wf0.size else -1
-                if ref >= 0:
-                    fires[:, 0] &= lead[:, 0] == ref
-        elif isinstance(policy, ParallelProbe):
-            fires = _pp_fires(policy, answers, elig, g)
-        elif isinstance(policy, Consensus):
-            tot = votes.sum(axis=-1)
-            share = np.zeros_like(tot)
-            np.divide(v_l, tot, out=share, where=has)
-            fires = has & (share >= policy.tau)
-        elif isinstance(policy, ProbeStability):
-            fires = _stability_fires(policy.k, lead, has)
-        else:  # pragma: no cover - exhaustive over Policy
-            raise TypeError(f"unknown policy {policy!r}")
-        stop_k = _first_true(fires)
-        if diagnostics:
-            tot = votes.sum(axis=-1)
-            if share is None:
-                share = np.zeros_like(tot)
-                np.divide(v_l, tot, out=share, where=has)
-            tokens_at = np.minimum(cap[:, :, None], prep.grid[None, None, :]).sum(axis=1)
-            diag = Diagnostics(
-                prep.grid,
-                votes,
-                lead,
-                has,
-                fires,
-                tokens_at,
-                elig.sum(axis=1),
-                margin,
-                threshold,
-                share,
-            )
-        stopped = stop_k >= 0
-        kk = np.maximum(stop_k, 0)
-        lead_s = lead[np.arange(n_i), kk]
-        has_s = has[np.arange(n_i), kk]
-    elif diagnostics:
-        diag = None
-
     stopped = stop_k >= 0
-    if lead is None:
-        lead_s = np.zeros(n_i, dtype=np.int64)
-        has_s = np.zeros(n_i, dtype=bool)
-    ans = np.where(stopped, np.where(has_s, lead_s, -1), np.where(has_f, lead_f, -1)).astype(
-        np.int64
-    )
+    ans = np.where(stopped, lead_s, np.where(has_f, lead_f, -1)).astype(np.int64)
     pos = np.where(stopped, prep.grid[np.maximum(stop_k, 0)] if k else 0, last_p).astype(np.int64)
     tokens = np.where(stopped, np.minimum(cap, pos[:, None]).sum(axis=1), baseline).astype(np.int64)
-    correct = np.where(ans >= 0, prep.group_correct[np.maximum(ans, 0)], False)
+    correct = (ans >= 0) & prep.group_correct[np.maximum(ans, 0)]
     label = STOP_LABEL.get(type(policy), "budget")
-    stopped_by = np.where(stopped, label, "budget").astype(object)
     res = QuestionResult(
         qid=prep.qid,
         ground_truth=prep.ground_truth,
@@ -424,7 +383,7 @@ def simulate_question(
         baseline=baseline.astype(np.int64),
         position=pos,
         stop_index=stop_k,
-        stopped_by=stopped_by,
+        stopped_by=np.where(stopped, label, "budget").astype(object),
         labels=prep.group_labels,
         n_pool=prep.n,
         gamma=gamma,
@@ -433,4 +392,107 @@ def simulate_question(
     )
     if isinstance(policy, SelfConsistency):
         res.extra_votes = _deepconf_offline_votes(prep, rows)
+    if diag is not None:
+        diag.tokens_at = np.minimum(cap[:, :, None], prep.grid[None, None, :]).sum(axis=1)
     return (res, diag) if diagnostics else res
+
+
+def _run_rule(prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s):
+    """Evaluate the checkpoint rule block by block; fills stop_k / lead_s in place."""
+    n_i, b = rows.shape
+    k = prep.n_checkpoints
+    g = prep.n_groups
+    gamma = None
+    q_all = None
+    ref = -1
+    if isinstance(policy, Mars):
+        gamma, note = mars_gamma(prep, policy, settings)
+        if note:
+            notes.append(note)
+        q_all, model = learned_q(prep, settings.warmup)
+        if model is None:
+            notes.append("no q-model (empty warmup or grid): MARS cannot stop")
+        if policy.first_checkpoint_guard:
+            wf0 = prep.final[: min(settings.warmup, prep.n)]
+            ref = int(np.bincount(wf0, minlength=g).argmax()) if wf0.size else -1
+    lens = prep.lengths[rows]
+    st = _State(
+        stable=np.zeros(n_i, np.int64),
+        prev=np.full(n_i, -1, np.int64),
+        pruned=np.zeros((n_i, b), bool),
+        off=np.zeros((n_i, b), np.int64),
+        run=np.zeros(n_i, np.int64),
+        last=np.full(n_i, -1, np.int64),
+    )
+    active = np.arange(n_i)
+    diag = None
+    for k0, k1 in _blocks(k, diagnostics):
+        sub = rows[active]
+        gi = prep.gidx[:, k0:k1][sub]  # [A, B, kb], absolute k inside
+        mask = None
+        if voting.filter:
+            t_a = thr[active]
+            filt = prep.conf_cummin[:, k0:k1][sub] >= t_a[:, None, None]
+            tr = trunc[active]
+            was = tr < lens[active]
+            past = was[:, :, None] & (prep.grid[None, None, k0:k1] >= tr[:, :, None])
+            mask = filt & ~past
+        weights = prep.conf[:, k0:k1][sub] if voting.weighted else None
+        votes = checkpoint_votes(gi, mask, weights, g, k)[:, k0:k1]  # [A, kb, G+1]
+        votes_g = votes[..., :g]
+        lead, v_l, has = leaders(votes_g)
+        margin = threshold = None
+        if isinstance(policy, Mars):
+            answers = prep.groups[:, k0:k1][sub]
+            elig = answers >= 0 if mask is None else (answers >= 0) & mask
+            qew = q_all[:, k0:k1][sub].astype(np.float64) * elig
+            if weights is not None:
+                qew *= weights
+            qfull = checkpoint_votes(gi, mask, qew, g, k)[:, k0:k1]
+            fires, _l, margin, threshold = margin_rule(
+                votes_g, qfull[..., :g], qfull.sum(axis=-1), gamma
+            )
+            if k0 == 0 and ref >= 0:
+                fires[:, 0] &= lead[:, 0] == ref
+        elif isinstance(policy, ParallelProbe):
+            answers = prep.groups[:, k0:k1][sub]
+            elig = answers >= 0 if mask is None else (answers >= 0) & mask
+            fires = _pp_block(policy, answers, elig, k0, g, st)
+        elif isinstance(policy, Consensus):
+            tot = votes_g.sum(axis=-1)
+            share = np.zeros_like(tot)
+            np.divide(v_l, tot, out=share, where=has)
+            fires = has & (share >= policy.tau)
+        elif isinstance(policy, ProbeStability):
+            fires = _stability_block(policy.k, lead, has, st)
+        else:  # pragma: no cover - exhaustive over the checkpoint policies
+            raise TypeError(f"unknown policy {policy!r}")
+        first = _first_true(fires)
+        hit = first >= 0
+        idx = active[hit]
+        stop_k[idx] = k0 + first[hit]
+        fk = first[hit]
+        lead_s[idx] = np.where(has[hit, fk], lead[hit, fk], -1)
+        if diagnostics:
+            tot = votes_g.sum(axis=-1)
+            share = np.zeros_like(tot)
+            np.divide(v_l, tot, out=share, where=has)
+            n_el = (gi % (g + 1) != g) if mask is None else ((gi % (g + 1) != g) & mask)
+            diag = Diagnostics(
+                prep.grid,
+                votes_g,
+                lead,
+                has,
+                fires,
+                None,
+                n_el.sum(axis=1),
+                margin,
+                threshold,
+                share,
+            )
+        keep = ~hit
+        active = active[keep]
+        st = st.take(keep)
+        if not active.size:
+            break
+    return gamma, diag

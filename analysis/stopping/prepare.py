@@ -61,18 +61,21 @@ class PreparedQuestion:
         A non-finite threshold truncates nothing (every `<` comparison with NaN is false)."""
         rows = np.asarray(rows, dtype=np.int64)
         thr = np.asarray(thr, dtype=np.float64)
-        thr_b = np.broadcast_to(thr[..., None], rows.shape)
+        if rows.ndim == 2 and rows.shape[1] > self.n > 0:
+            # fewer pool traces than draws: look up every pool trace once (sorted, cache
+            # friendly queries) and gather
+            every = np.broadcast_to(np.arange(self.n, dtype=np.int64), (rows.shape[0], self.n))
+            return np.take_along_axis(self.truncation(every, thr), rows, axis=1)
         m_u = self.low_uniq.shape[0]
-        r = np.searchsorted(self.low_uniq, thr_b, side="left")  # number of values < thr
-        query = rows * (m_u + 1) + (m_u - r)
+        # r = number of record-low values < thr, once per threshold (not per trace)
+        r = np.searchsorted(self.low_uniq, thr, side="left").astype(np.int64)
+        query = rows * (m_u + 1) + (m_u - r)[..., None]
         pos = np.searchsorted(self.low_keys, query, side="right")
-        hi = self.low_offsets[rows + 1]
-        hit = (pos < hi) & np.isfinite(thr_b)
-        win = (
-            self.low_window[np.minimum(pos, max(self.low_window.shape[0] - 1, 0))]
-            if self.low_window.size
-            else np.zeros_like(pos)
-        )
+        hit = (pos < self.low_offsets[rows + 1]) & np.isfinite(thr)[..., None]
+        if self.low_window.size:
+            win = self.low_window[np.minimum(pos, self.low_window.shape[0] - 1)]
+        else:
+            win = np.zeros_like(pos)
         out = np.where(hit, win + self.window, self.lengths[rows])
         return out.astype(np.int64)
 

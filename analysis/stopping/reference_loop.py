@@ -267,6 +267,7 @@ def reference_question(
             tokens[it] = baseline[it]
             position[it] = int(grid[-1]) if k else 0
     correct = (answers >= 0) & prep.group_correct[np.maximum(answers, 0)]
+    extra = _ref_deepconf_votes(prep, settings) if isinstance(policy, SelfConsistency) else {}
     return QuestionResult(
         prep.qid,
         prep.ground_truth,
@@ -281,8 +282,46 @@ def reference_question(
         prep.group_labels,
         prep.n,
         gamma=gamma,
+        extra_votes=extra,
         group_correct=prep.group_correct,
     )
+
+
+def _ref_deepconf_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[str, np.ndarray]:
+    """The seven DeepConf offline votes, one iteration at a time."""
+    import warnings
+
+    out: dict[str, np.ndarray] = {}
+    g = prep.n_groups
+    for it in range(settings.iterations):
+        rng = np.random.default_rng(settings.seed + prep.qid * 10000 + it)
+        rows = rng.choice(prep.n, size=settings.budget, replace=True)
+        fin = prep.final[rows]
+        e = fin >= 0
+        weighted = {
+            "majority": np.ones(len(rows)),
+            "mean_conf_weighted": prep.mean_conf[rows],
+            "tail_conf_weighted": prep.tail_conf[rows],
+            "bottom_window_weighted": prep.bottom_10[rows],
+            "min_window_weighted": prep.min_group[rows],
+        }
+        for name, w in weighted.items():
+            out.setdefault(name, np.zeros(settings.iterations, np.int64))[it] = np.argmax(
+                _votes(fin, e, w, g)
+            )
+        for name, w in (
+            ("top10_tail_filtered", prep.tail_conf[rows]),
+            ("top10_bottom_window_filtered", prep.bottom_10[rows]),
+        ):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                pct = np.nanpercentile(np.where(e, w, np.nan), 90)
+            pct = -np.inf if np.isnan(pct) else pct
+            keep = e & (np.where(e, w, -np.inf) >= pct)
+            out.setdefault(name, np.zeros(settings.iterations, np.int64))[it] = np.argmax(
+                _votes(fin, keep, w, g)
+            )
+    return out
 
 
 def _ac_fire(policy: AdaptiveConsistency, seen: list[int]) -> bool:

@@ -42,7 +42,11 @@ def leaders(votes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def checkpoint_votes(
-    gidx: np.ndarray, mask: np.ndarray | None, weights: np.ndarray | None, n_groups: int
+    gidx: np.ndarray,
+    mask: np.ndarray | None,
+    weights: np.ndarray | None,
+    n_groups: int,
+    n_checkpoints: int | None = None,
 ) -> np.ndarray:
     """Snapshot votes of every checkpoint of every iteration: [I, K, G+1] float64.
 
@@ -50,11 +54,12 @@ def checkpoint_votes(
     traces outside `mask` also go to the dummy bin, so `[..., :G]` are the votes and the
     dummy bin only collects what never votes. One bincount; per bin the traces are added in
     sample order (the published `np.add.at` order)."""
-    n_i, _b, k = gidx.shape
+    n_i, _b, kb = gidx.shape
+    k = kb if n_checkpoints is None else n_checkpoints  # gidx may be a block of the K columns
     g1 = n_groups + 1
     if mask is not None:
-        dummy = (np.arange(k, dtype=np.int32) * g1 + n_groups).astype(np.int32)
-        gidx = np.where(mask, gidx, dummy[None, None, :])
+        dummy = ((gidx // g1) * g1 + n_groups).astype(gidx.dtype)
+        gidx = np.where(mask, gidx, dummy)
     idx = gidx + (np.arange(n_i, dtype=np.int64) * (k * g1))[:, None, None]
     flat = idx.ravel()
     if weights is None:

@@ -32,12 +32,19 @@ def _astral_trace(root: Path) -> tuple[str, int]:
 
 def test_json_output_maps_offsets(fp_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid, sample = _astral_trace(fp_root)
-    assert main(["fineproofs-trace", str(fp_root), "--problem", pid, "--sample", str(sample), "--json"]) == 0
+    assert (
+        main(
+            ["fineproofs-trace", str(fp_root), "--problem", pid, "--sample", str(sample), "--json"]
+        )
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     rec = load_trace(fp_root, pid, sample)
-    df = pl.read_parquet(fp_root / "data/prefix_values.parquet").filter(
-        (pl.col("problem_id") == pid) & (pl.col("sample_index") == sample)
-    ).sort("step_idx")
+    df = (
+        pl.read_parquet(fp_root / "data/prefix_values.parquet")
+        .filter((pl.col("problem_id") == pid) & (pl.col("sample_index") == sample))
+        .sort("step_idx")
+    )
     rows = doc["prefixes"]
     assert [r["step"] for r in rows] == df["step_idx"].to_list()
     assert [r["value"] for r in rows] == pytest.approx(df["mean_grade"].to_list())
@@ -54,12 +61,15 @@ def test_json_output_maps_offsets(fp_root: Path, capsys: pytest.CaptureFixture[s
 
 def test_table_output(fp_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid, sample = _astral_trace(fp_root)
-    assert main(["fineproofs-trace", str(fp_root / "data"), "--problem", pid, "--sample", str(sample)]) == 0
+    assert (
+        main(["fineproofs-trace", str(fp_root / "data"), "--problem", pid, "--sample", str(sample)])
+        == 0
+    )
     out = capsys.readouterr().out
     rec = load_trace(fp_root, pid, sample)
     assert f"trace {pid} sample {sample}" in out
     assert "value" in out and "SE" in out and "change" in out
-    first = rec.text[: 40]
+    first = rec.text[:40]
     idx = Utf16Index(rec.text)
     s0 = rec.steps[0]
     step0 = idx.slice(s0.utf16_start, s0.utf16_end)
@@ -72,12 +82,23 @@ def test_flags_printed_for_a_drop(fp_root: Path, capsys: pytest.CaptureFixture[s
 
     a = annotate(normalise(pl.read_parquet(fp_root / "data/prefix_values.parquet")).frame)
     row = a.filter(pl.col("sig_drop")).row(0, named=True)
-    main(["fineproofs-trace", str(fp_root), "--problem", row["problem_id"], "--sample", str(row["sample_index"])])
+    main(
+        [
+            "fineproofs-trace",
+            str(fp_root),
+            "--problem",
+            row["problem_id"],
+            "--sample",
+            str(row["sample_index"]),
+        ]
+    )
     out = capsys.readouterr().out
     assert "DROP" in out
 
 
-def test_unknown_trace_and_missing_shard(fp_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_trace_and_missing_shard(
+    fp_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pid, sample = _astral_trace(fp_root)
     assert main(["fineproofs-trace", str(fp_root), "--problem", pid, "--sample", "999"]) == 2
     err = capsys.readouterr().err
@@ -87,11 +108,24 @@ def test_unknown_trace_and_missing_shard(fp_root: Path, tmp_path: Path, capsys: 
 
     shutil.copytree(fp_root, tmp_path / "copy")
     (tmp_path / "copy" / "data/traces" / f"{pid[:2]}.json.gz").unlink()
-    assert main(["fineproofs-trace", str(tmp_path / "copy"), "--problem", pid, "--sample", str(sample)]) == 2
+    assert (
+        main(
+            ["fineproofs-trace", str(tmp_path / "copy"), "--problem", pid, "--sample", str(sample)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "shard" in err and "missing" in err and "Traceback" not in err
     (tmp_path / "copy" / "data/traces" / f"{pid[:2]}.json.gz").write_bytes(gzip.compress(b"[")[:10])
-    assert main(["fineproofs-trace", str(tmp_path / "copy"), "--problem", pid, "--sample", str(sample)]) == 2
+    assert (
+        main(
+            ["fineproofs-trace", str(tmp_path / "copy"), "--problem", pid, "--sample", str(sample)]
+        )
+        == 2
+    )
     assert "cannot decompress" in capsys.readouterr().err
-    assert main(["fineproofs-trace", str(tmp_path / "nowhere"), "--problem", pid, "--sample", "0"]) == 2
+    assert (
+        main(["fineproofs-trace", str(tmp_path / "nowhere"), "--problem", pid, "--sample", "0"])
+        == 2
+    )
     assert "folder not found" in capsys.readouterr().err

@@ -98,9 +98,12 @@ def test_estimate_spreads_total_by_char_share():
     ]
     assert specials and all(c == 1 for c in specials)
     m = compute_metrics(tr, est, 500)
-    assert pytest.approx(
-        500 - sum(c for c, n in zip(counts, tr.part_node, strict=True) if n == "prompt")
-    ) == m.T
+    assert (
+        pytest.approx(
+            500 - sum(c for c, n in zip(counts, tr.part_node, strict=True) if n == "prompt")
+        )
+        == m.T
+    )
     # without a total: the documented chars/token ratio, consistent with estimate_total_tokens
     assert sum(est.count_parts(tr)) == pytest.approx(estimate_total_tokens(text), abs=1)
 

@@ -22,6 +22,7 @@ from analysis.prefix_values import (
     overview_cells,
     select_traces,
     series_from_values,
+    shard_coverage,
     text_segments,
     trace_summary,
 )
@@ -97,7 +98,10 @@ def test_roles_under_aliases_and_unknown_columns_kept() -> None:
     assert f["endpoint"][0] == pytest.approx(2 / 7)
     # unknown columns are carried as they are; a clash with a canonical name is renamed
     assert "judge_model" in f.columns and f["judge_model"][0] == "gpt-oss-120b"
-    assert "value (extra)" in f.columns and set(norm.extra_columns) == {"judge_model", "value (extra)"}
+    assert "value (extra)" in f.columns and set(norm.extra_columns) == {
+        "judge_model",
+        "value (extra)",
+    }
 
 
 def test_missing_required_role_names_the_column() -> None:
@@ -145,7 +149,11 @@ def test_bad_histograms_and_nan_grades_are_noted_not_fatal() -> None:
     assert any("2 prefix rows have a histogram" in n for n in norm.notes)
     assert any("1 prefix rows have no usable grade" in n for n in norm.notes)
     f = norm.frame
-    assert f["value"].to_list()[:3] == [0.9, None, 0.0]  # row 3: NaN mean derived from its histogram
+    assert f["value"].to_list()[:3] == [
+        0.9,
+        None,
+        0.0,
+    ]  # row 3: NaN mean derived from its histogram
     assert f["hist"][1] is None and f["hist"][3] is None
     a = annotate(f)
     # the gap does not break the chain: change at row 3 is against row 1 (the last valid value)
@@ -203,9 +211,14 @@ def _frame_of(traces: dict[tuple[str, int], list[float]], se: float = 0.04) -> p
         for i, v in enumerate(vals):
             rows.append(
                 {
-                    "problem_id": pid, "sample_index": sample, "step_idx": 3 * (i + 1),
-                    "num_steps": 3 * len(vals), "mean_grade": v, "std_grade": se * math.sqrt(32),
-                    "n_graded": 32, "base_grade": round(vals[-1] * 7) / 7,
+                    "problem_id": pid,
+                    "sample_index": sample,
+                    "step_idx": 3 * (i + 1),
+                    "num_steps": 3 * len(vals),
+                    "mean_grade": v,
+                    "std_grade": se * math.sqrt(32),
+                    "n_graded": 32,
+                    "base_grade": round(vals[-1] * 7) / 7,
                     "source": "aops" if sample % 2 else "olympiads",
                 }  # fmt: skip
             )
@@ -227,7 +240,9 @@ def test_trace_summary_shapes_largest_drop_and_first_error() -> None:
     assert s["a"]["shape"] == "steady" and s["a"]["first_error_depth"] is None
     assert s["b"]["shape"] == "one-step"
     assert s["b"]["largest_drop"] == pytest.approx(0.76)
-    assert s["b"]["largest_drop_ordinal"] == 4 and s["b"]["largest_drop_depth"] == pytest.approx(0.5)
+    assert s["b"]["largest_drop_ordinal"] == 4 and s["b"]["largest_drop_depth"] == pytest.approx(
+        0.5
+    )
     assert s["b"]["first_error_ordinal"] == 4 and s["b"]["drop_share"] == pytest.approx(1.0)
     assert s["c"]["shape"] == "gradual" and s["c"]["drop_share"] == pytest.approx(0.1 / 0.7)
     assert s["d"]["shape"] == "drop then recovery" and s["d"]["n_recoveries"] == 1
@@ -270,9 +285,7 @@ def test_attach_step_text_and_segments() -> None:
         i = text.index(p)
         spans.append((k, u(i), u(i + len(p))))
     spans.append((9, u(1), u(5) - 1))  # step 9: its end splits the pair of 𝑥
-    series = series_from_values([0.8, 0.2, 0.2, 0.2]).with_columns(
-        step=pl.Series([1, 2, 3, 9])
-    )
+    series = series_from_values([0.8, 0.2, 0.2, 0.2]).with_columns(step=pl.Series([1, 2, 3, 9]))
     out = attach_step_text(series, text, spans)
     f = out.frame
     assert f["step_text"].to_list()[:3] == parts
@@ -281,3 +294,33 @@ def test_attach_step_text_and_segments() -> None:
     segs = text_segments(text, f)
     assert "".join(text[a:b] for a, b, _ in segs) == text
     assert [text[a:b] for a, b, o in segs if o is not None] == parts
+
+
+def test_shard_coverage() -> None:
+    a = annotate(normalise(_frame_of(SHAPES)).frame)
+    cov = shard_coverage(trace_summary(a), present={"aa", "cc"})
+    assert cov["shard"].to_list() == ["aa", "bb", "cc", "dd", "ee"]
+    assert cov["present"].to_list() == [True, False, True, False, False]
+    assert cov["prefixes"].to_list() == [8] * 5
+
+
+def test_relative_depth_sources() -> None:
+    base = {"problem_id": [PID] * 4, "sample_index": [0] * 4, "mean_grade": [0.5] * 4}
+    # stored relative depth wins
+    f = normalise(
+        pl.DataFrame({**base, "prefix_index": [0, 1, 2, 3], "rel_depth": [0.1, 0.4, 0.7, 1.0]})
+    ).frame
+    assert f["rel_depth"].to_list() == [0.1, 0.4, 0.7, 1.0] and f["step"].to_list() == [0, 1, 2, 3]
+    # absolute depth with num_steps
+    f = normalise(
+        pl.DataFrame(
+            {**base, "step_idx": [3, 6, 9, 12], "depth": [3, 6, 9, 12], "num_steps": [12] * 4}
+        )
+    ).frame
+    assert f["rel_depth"].to_list() == [0.25, 0.5, 0.75, 1.0]
+    # nothing but the step: the ordinal stands in, and a note says so
+    norm = normalise(pl.DataFrame({**base, "step_index": [5, 1, 9, 7]}))
+    assert norm.frame["step"].to_list() == [1, 5, 7, 9]  # ordered by step
+    assert norm.frame["rel_depth"].to_list() == [0.25, 0.5, 0.75, 1.0]
+    assert any("relative depth is the prefix ordinal" in n for n in norm.notes)
+    assert any("assuming 32" in n for n in norm.notes)

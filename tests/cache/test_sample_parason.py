@@ -165,3 +165,46 @@ def test_metrics_table_errors(root, tmp_path):
         pm.metrics_table(root / "rl" / "train.parquet")
     with pytest.raises(SourceNotFound):
         pm.metrics_table(tmp_path / "nope.parquet")
+
+
+def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
+    import cache.parason_metrics as pm
+
+    body = "<Parallel><Outlines><Trial>1: a</Trial><Trial>2: b</Trial></Outlines><Thread>1: x y</Thread><Thread>2: z</Thread></Parallel>"
+    pl.DataFrame(
+        {"id": ["a1"], "problem": ["q?"], "reasoning": [body], "is_correct": [True]}
+    ).write_parquet(tmp_path / "alias.parquet")
+    df = pm.compute_table(tmp_path / "alias.parquet")
+    assert df["uuid"].to_list() == ["a1"] and df["question"].to_list() == ["q?"]
+    assert df["correctness"].to_list() == [True] and df["branches"].to_list() == [[2]]
+    msgs = [
+        [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": f"<think>\n{body}\n</think>\n\n\\boxed{{4}}"},
+        ]
+    ]
+    pl.DataFrame({"uuid": ["m1"], "raw_messages": msgs}).write_parquet(tmp_path / "msgs.parquet")
+    df = pm.compute_table(tmp_path / "msgs.parquet")
+    assert df["block_kinds"].to_list() == [["trial"]] and df["answer"].to_list() == ["4"]
+    row = pm.load_row(tmp_path / "msgs.parquet", uuid="m1")
+    assert row is not None and row["uuid"] == "m1"
+    assert pm.load_row(tmp_path / "msgs.parquet", uuid="nope") is None
+
+
+def test_rl_table_flattens_verl_rows(root):
+    import cache.parason_metrics as pm
+
+    rl = pm.rl_table(root / "rl" / "train.parquet")
+    assert rl.columns == ["index", "prompt", "data_source", "ability", "ground_truth"]
+    assert rl.height >= 50 and rl["ground_truth"].null_count() == 0
+    assert rl["prompt"][0].startswith("How many positive divisors")
+
+
+def test_warm_builds_both_subsets(sample_root):
+    import cache.parason_metrics as pm
+    from cache.sources import SourceConfig
+
+    paths = pm.warm(SourceConfig(kind="sample"))
+    assert len(paths) == 2 and all(
+        p.exists() and p.name.startswith("parason-metrics-") for p in paths
+    )

@@ -78,7 +78,9 @@ def test_clicking_an_overview_cell_opens_the_trace(app_url: str, page) -> None: 
     assert_no_exception(page)
 
 
-def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(app_url: str, page, sample_root: Path) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(
+    app_url: str, page, sample_root: Path
+) -> None:  # type: ignore[no-untyped-def]
     pid, sample = _pick_trace(sample_root / "fineproofs")
     page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}")
     wait_for_app(page)

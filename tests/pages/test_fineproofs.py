@@ -65,9 +65,11 @@ def test_overview_renders_one_page(sample_fp: Path) -> None:
     assert [t.label for t in at.tabs] == ["Overview", "Trace", "Collection"]
     assert not _errors(at)
     caps = " ".join(c.value for c in at.caption)
-    n = pl.read_parquet(sample_fp / "data/prefix_values.parquet").select(
-        "problem_id", "sample_index"
-    ).n_unique()
+    n = (
+        pl.read_parquet(sample_fp / "data/prefix_values.parquet")
+        .select("problem_id", "sample_index")
+        .n_unique()
+    )
     assert f"{n} of {n} traces match" in caps and "rows 1–25" in caps
     charts = at.get("plotly_chart")
     assert len(charts) == 1
@@ -231,3 +233,63 @@ def test_collection_renders_unknown_keys(bad_copy: dict) -> None:
     at = _app({"view": "Collection"})
     assert not at.exception and not _errors(at)
     assert any("odd" in m.value for m in at.markdown)
+    caps = " ".join(c.value for c in at.caption)
+    assert "1 traces (" in caps and "are in shards that are not" in caps  # the missing-shard trace
+
+
+# ---------------------------------------------------------------- escaping (component level)
+def test_highlighted_text_and_figures_escape_model_text() -> None:
+    from analysis.prefix_values import attach_step_text, series_from_values, text_segments
+    from components.fineproofs_figures import overview_figure
+    from components.fineproofs_text import highlighted_html
+
+    evil = 'Let $x$ <script>alert("x")</script> & <b>bold</b>'
+    text = f"{evil}\n\nsecond \U0001d465 step"
+    u_end = len(evil)  # no astral char before: UTF-16 == Python here
+    u2 = u_end + 2
+    steps = [(1, 0, u_end), (2, u2, u2 + len("second \U0001d465 step") + 1)]
+    series = series_from_values([0.9, 0.2]).with_columns(flags=pl.Series(['"quoted" <i>', ""]))
+    mapped = attach_step_text(series, text, steps).frame
+    out = highlighted_html(text, text_segments(text, mapped), mapped)
+    assert "<script>" not in out and "<b>bold" not in out
+    assert html.escape(evil, quote=True) in out
+    assert "&quot;quoted&quot; &lt;i&gt;" in out  # hover title attribute escaped too
+    assert "$x$" in out  # maths left as written (no markdown/LaTeX processing in st.html)
+    cells = pl.DataFrame(
+        {
+            "grid_row": [0],
+            "problem_id": ["<b>id</b>0000000"],
+            "sample_index": [0],
+            "grid_col": [1],
+            "val": [0.5],
+            "step": [1],
+            "rel_depth": [1.0],
+            "se": [0.1],
+            "flags": ["<img src=x>"],
+            "ordinal": [1],
+        }  # fmt: skip
+    )
+    traces = pl.DataFrame(
+        {"problem_id": ["<b>id</b>0000000"], "sample_index": [0], "endpoint": [0.5]}
+    )
+    fig = overview_figure(cells, traces)
+    labels = list(fig.layout.yaxis.ticktext) + [
+        str(h) for t in fig.data for h in (t.hovertext or [])
+    ]
+    assert labels and not any("<b>id" in x or "<img" in x for x in labels)
+    assert any("&lt;b&gt;id" in x for x in labels) and any("&lt;img" in x for x in labels)
+
+
+def test_missing_required_column_and_corrupt_table(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "fp"
+    write_sample(root)
+    table = root / "data/prefix_values.parquet"
+    pl.read_parquet(table).drop("problem_id").write_parquet(table)
+    monkeypatch.setenv("RTE_FINEPROOFS_SOURCE", "local")
+    monkeypatch.setenv("RTE_FINEPROOFS_PATH", str(root))
+    at = _app()
+    assert "required column missing: problem" in _errors(at)
+    assert at.title[0].value == "FineProofs prefix values"  # the page itself still renders
+    table.write_bytes(b"PAR1" + b"\0" * 64)
+    at = _app()
+    assert "not a readable parquet file" in _errors(at)

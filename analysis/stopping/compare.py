@@ -1,0 +1,64 @@
+"""Comparisons shown by the playground: per-question policy vs self-consistency, the Pareto
+front of (savings, accuracy) points, and ours vs the published reference summaries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.stopping.results import RunResult, question_summary
+
+
+def per_question_comparison(run: RunResult, sc: RunResult) -> pd.DataFrame:
+    """One row per question: the policy's accuracy, savings, stop position and reasons next to
+    self-consistency at full budget; `lost` flags questions where the policy is less accurate."""
+    sc_acc = {r.qid: float(r.correct.mean()) * 100 if r.correct.size else 0.0 for r in sc.questions}
+    rows = []
+    for r in sorted(run.questions, key=lambda r: r.qid):
+        s = question_summary(r)
+        reasons = pd.Series(r.stopped_by.astype(str)).value_counts()
+        early = int(sum(v for k, v in reasons.items() if k != "budget"))
+        rows.append(
+            {
+                "qid": r.qid,
+                "accuracy_pct": s["accuracy_pct"],
+                "sc_accuracy_pct": sc_acc.get(r.qid, np.nan),
+                "delta_pct": s["accuracy_pct"] - sc_acc.get(r.qid, np.nan),
+                "savings_pct": s["token_savings_pct"],
+                "mean_position": s["mean_position"],
+                "stopped_early": early,
+                "stopped_by_budget": int(reasons.get("budget", 0)),
+                "stop_reasons": ", ".join(f"{k} {v}" for k, v in reasons.items()),
+                "gamma": r.gamma if r.gamma is not None else np.nan,
+                "ground_truth": r.ground_truth,
+                "n_pool": r.n_pool,
+                "notes": len(r.notes),
+            }
+        )
+    df = pd.DataFrame(rows)
+    if not df.empty:
+        df["lost"] = df["delta_pct"] < -1e-9
+    return df
+
+
+def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Mask of points not dominated (higher or equal x and y, one strictly) by another point."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = x.shape[0]
+    keep = np.ones(n, dtype=bool)
+    for i in range(n):
+        dom = (x >= x[i]) & (y >= y[i]) & ((x > x[i]) | (y > y[i]))
+        keep[i] = not dom.any()
+    return keep
+
+
+def reference_comparison(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """Ours vs a repro_reference summary_per_question.csv, per question."""
+    cols = [c for c in ("accuracy_pct", "token_savings_pct", "mean_position") if c in ref.columns]
+    m = ours[["question_id", *cols]].merge(
+        ref[["question_id", *cols]], on="question_id", how="outer", suffixes=("", "_ref")
+    )
+    for c in cols:
+        m[f"d_{c}"] = m[c] - m[f"{c}_ref"]
+    return m.sort_values("question_id").reset_index(drop=True)

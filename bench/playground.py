@@ -1,0 +1,161 @@
+"""Stopping-playground benchmark: published setting (budget 512 x 64 iterations x 30 questions).
+
+    python bench/playground.py [--synthetic] [--reference-sweep]
+
+Times, from prepared (cached) pools, one full run per policy (targets: <= 0.3 s for SC, DCO and
+Parallel-Probe, <= 1 s for calibrated MARS) and frontier sweeps of 11 parameter values (<= 3 s),
+each next to the plain per-iteration Python loop (`analysis.stopping.reference_loop`) on the same
+pools in the same process, and checks that both give identical per-question results.
+
+Pools: the bundled sample's DeepSeek-8B AIME 2025 file (30 questions x 128 traces, built into a
+temporary folder if the sample is not there), or with --synthetic 30 x 4,096 synthetic traces.
+Every timed run starts cold: the q-model / calibration caches and the bootstrap memo are cleared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from analysis.stopping import (  # noqa: E402
+    SimSettings,
+    main_param,
+    policy_for_method,
+    prepare,
+    simulate,
+    sweep,
+    with_main_param,
+)
+from analysis.stopping.bootstrap import _iteration_rows  # noqa: E402
+from analysis.stopping.reference_loop import reference_simulate  # noqa: E402
+
+TARGETS = {"offline": 0.3, "dco": 0.3, "sc-pp": 0.3, "sc-mars-cal": 1.0, "dco-mars-cal": 1.0}
+METHODS = [
+    "offline",
+    "dco",
+    "sc-pp",
+    "sc-mars",
+    "dco-mars",
+    "sc-mars-cal",
+    "dco-mars-cal",
+    "sc-consensus",
+    "sc-stability",
+    "esc",
+    "ac-beta",
+]
+
+
+def sample_pools():
+    from cache.mars_store import load_features
+    from cache.paths import sample_dir
+
+    rel = "DeepSeek-8B/aime25_deepseek.parquet"
+    path = sample_dir() / "mars" / rel
+    if not path.is_file():
+        from cache.sample.mars import FILES, write_file
+
+        i = [f[0] for f in FILES].index(rel)
+        _rel, kind, n_traces, drop = FILES[i]
+        path = Path(tempfile.mkdtemp(prefix="rte-bench-")) / rel
+        write_file(path, kind, n_traces, seed=1000 + i, drop=drop)
+    store = load_features(path)
+    return f"sample {rel}", [store.pool(q) for q in store.qids]
+
+
+def synthetic_pools():
+    from analysis.stopping.synthetic import synthetic_pool
+
+    return "synthetic 30 x 4096", [synthetic_pool(q, n=4096, seed=1) for q in range(30)]
+
+
+def cold(preps) -> None:
+    for p in preps:
+        p.cache.clear()
+    _iteration_rows.cache_clear()
+
+
+def timed(fn, repeat: int = 3) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def policy_of(method: str):
+    kw = {"warmup_gamma": True, "ucb_z": 1.0, "gamma_min": 0.5} if method.endswith("-cal") else {}
+    return policy_for_method(method, **kw)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--synthetic", action="store_true", help="30 x 4096 synthetic traces")
+    ap.add_argument("--reference-sweep", action="store_true", help="also time the loop sweep (slow)")
+    ap.add_argument("--methods", nargs="*", default=METHODS)
+    args = ap.parse_args()
+    label, pools = synthetic_pools() if args.synthetic else sample_pools()
+    t = time.perf_counter()
+    preps = [prepare(p) for p in pools]
+    print(f"pools: {label}; prepare {time.perf_counter() - t:.3f} s (once per file, cached by the page)")
+    st = SimSettings()
+    print(f"setting: budget {st.budget} x {st.iterations} iterations x {len(preps)} questions\n")
+    print(f"{'method':14s} {'vectorised':>11s} {'loop':>9s} {'ratio':>7s} {'target':>7s}  same  acc%   sav%")
+    ok_all = True
+    for m in args.methods:
+        pol = policy_of(m)
+
+        def fast(pol=pol):
+            cold(preps)
+            return simulate(preps, pol, st)
+
+        t_fast, run = timed(fast)
+        cold(preps)
+        t0 = time.perf_counter()
+        ref = reference_simulate(preps, pol, st)
+        t_ref = time.perf_counter() - t0
+        same = run.per_question_frame().equals(ref.per_question_frame())
+        ok_all &= same
+        target = TARGETS.get(m)
+        flag = "" if target is None else ("ok" if t_fast <= target else "SLOW")
+        o = run.overall_frame().iloc[0]
+        tgt = f"{target:.1f}s" if target else "-"
+        print(
+            f"{m:14s} {t_fast:10.3f}s {t_ref:8.2f}s {t_ref / t_fast:6.0f}x {tgt:>7s}  {'yes' if same else 'NO':4s} "
+            f"{o['accuracy_pct']:5.1f} {o['mean_token_savings_pct']:6.1f} {flag}"
+        )
+    print("\nfrontier sweeps (11 values of the main parameter, one bootstrap sample reused):")
+    for m in ("sc-mars-cal", "dco", "sc-consensus", "sc-pp"):
+        pol = policy_of(m)
+        name, _lab, values = main_param(pol)
+
+        def run_sweep(pol=pol):
+            cold(preps)
+            return sweep(preps, pol, values, st)
+
+        t_sw, pts = timed(run_sweep, repeat=2)
+        line = f"{m:14s} sweep over {name:10s} {t_sw:7.3f}s (target 3.0s) {'ok' if t_sw <= 3.0 else 'SLOW'}"
+        if args.reference_sweep or m in ("dco", "sc-pp"):
+            cold(preps)
+            t0 = time.perf_counter()
+            for v in values:
+                reference_simulate(preps, with_main_param(pol, v), st)
+            t_ref = time.perf_counter() - t0
+            line += f"   loop {t_ref:7.2f}s  ratio {t_ref / t_sw:5.0f}x"
+        print(line)
+        accs = ", ".join(f"{p.value:g}:{p.accuracy_pct:.1f}/{p.savings_pct:.1f}" for p in pts)
+        print(f"    (value: acc%/sav%) {accs}")
+    print("\nall vectorised results identical to the loop" if ok_all else "\nMISMATCH between engine and loop")
+    return 0 if ok_all else 1
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())

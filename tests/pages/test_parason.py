@@ -1,0 +1,216 @@
+"""AppTest of the Parason page: browse + filters, deep links (uuid, node, tab), selection,
+40+ branch collapse and render time, 1x vs 8x, charts, RL tab, and bad input (HTML in the
+trajectory, malformed rows, unknown uuid, a file missing optional columns)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis.parallel_metrics import filter_table
+from cache.parason_metrics import compute_table
+from cache.sample.parason import make_uuid
+from components.parason_text import SCROLL_SCRIPT
+from tests.pages.conftest import new_app
+
+PAGE = "pages/parason.py"
+WIDE = make_uuid("digit-sums-1-45")
+HTML_ROW = make_uuid("malformed-html-script")
+FOUR = make_uuid("not-div-7-11")
+
+
+def _app(params: dict[str, str] | None = None, session: dict[str, str] | None = None) -> AppTest:
+    at = new_app()
+    for k, v in (session or {}).items():
+        at.session_state[k] = v
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def _errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+def _figs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.fixture(scope="module")
+def table(sample_root: Path) -> pl.DataFrame:
+    return compute_table(sample_root / "parason" / "sft-1x" / "train.parquet")
+
+
+def test_browse_lists_the_subset(table: pl.DataFrame) -> None:
+    at = _app()
+    assert [t.label for t in at.tabs] == ["Browse", "Trajectory", "1x vs 8x", "Charts", "RL"]
+    assert not _errors(at)
+    df = at.dataframe[0].value
+    assert len(df) == table.height
+    assert {
+        "uuid",
+        "question",
+        "correctness",
+        "stages",
+        "branches",
+        "kind_mix",
+        "speedup",
+        "T",
+        "warnings",
+    } <= set(df.columns)
+    assert f"{table.height:,} of {table.height:,} trajectories in sft-1x" in " ".join(
+        c.value for c in at.caption
+    )
+
+
+def test_filters_from_the_url(table: pl.DataFrame) -> None:
+    at = _app({"correct": "incorrect", "warn": "without"})
+    expected = filter_table(table, correctness="incorrect", warnings="without")
+    assert 0 < len(at.dataframe[0].value) == expected.height
+    at = _app({"q": "mississippi"})
+    assert at.dataframe[0].value["uuid"].tolist() == [make_uuid("mississippi")]
+    at = _app({"kinds": "untyped"})
+    assert set(at.dataframe[0].value["kind_mix"]) == {"untyped"}
+    at = _app({"q": "no such question anywhere"})
+    assert "No trajectory matches" in " ".join(i.value for i in at.info)
+
+
+def test_sorting_widgets(table: pl.DataFrame) -> None:
+    at = _app({"sort": "speedup T/C", "desc": "true"})
+    sp = at.dataframe[0].value["speedup"].tolist()
+    assert sp == sorted(sp, reverse=True)
+
+
+def test_select_a_trajectory_and_a_node(table: pl.DataFrame) -> None:
+    at = _app({"view": "Trajectory"})
+    assert "Pick a trajectory" in " ".join(i.value for i in at.info)
+    at.selectbox(key="pa_pick_none").select(FOUR).run()
+    assert not at.exception
+    assert at.query_params["uuid"] == [FOUR] or at.query_params["uuid"] == FOUR
+    figs = _figs(at)
+    assert len(figs) == 1
+    ids = [i for tr in figs[0]["data"] for i in (tr.get("customdata") or [])]
+    assert {"b0:fork", "b3:join", "answer"} <= set(ids)
+    at.selectbox(key="pa_node_none").select("b1t0").run()
+    assert not at.exception
+    assert "b1t0" in str(at.query_params["node"])
+    assert "Union = 142 + 90 - 12 = 220" in _html(at)
+
+
+def test_deep_link_restores_trajectory_and_node() -> None:
+    at = _app({"uuid": FOUR, "node": "b0t2", "subset": "sft-8x"})
+    assert not _errors(at)
+    html = _html(at)
+    assert "floor(999/77) = 12" in html  # the node's text panel
+    assert "rte-node-text" in html and "rte-parason-text" in html
+    labels = [m.label for m in at.metric]
+    assert "tokens T" in labels and "speedup T/C" in labels
+    fig = _figs(at)[0]
+    nodes = next(tr for tr in fig["data"] if tr.get("name") == "nodes")
+    sel = nodes["customdata"].index("b0t2")
+    assert nodes["marker"]["line"]["color"][sel] == "#ffd400"  # selected outline
+    assert any(tr.get("name") == "critical path" for tr in fig["data"])
+
+
+def test_uuid_prefix_and_unknown_uuid() -> None:
+    at = _app({"uuid": FOUR[:8]})
+    assert len(_figs(at)) == 1
+    at = _app({"uuid": "not-a-real-uuid", "node": "<script>"})
+    assert not at.exception and len(_figs(at)) == 0
+    assert "not in sft-1x" in " ".join(w.value for w in at.warning)
+
+
+def test_wide_stage_collapses_and_renders_fast() -> None:
+    _app({"uuid": WIDE})  # warm the caches
+    t0 = time.perf_counter()
+    at = _app({"uuid": WIDE})
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3.0  # bench/parason.py measures the < 1 s target without test overhead
+    fig = _figs(at)[0]
+    nodes = next(tr for tr in fig["data"] if tr.get("name") == "nodes")
+    assert len(nodes["customdata"]) <= 20 and "b0:more" in nodes["customdata"]
+    assert at.toggle(key="pa_dag_collapse").value is True
+    at.toggle(key="pa_dag_collapse").set_value(False).run()
+    nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
+    assert len(nodes["customdata"]) == 45 + 5
+
+
+def test_html_in_trajectory_is_escaped_and_warnings_listed() -> None:
+    at = _app({"uuid": HTML_ROW, "node": "b0t0"})
+    html = _html(at).replace(SCROLL_SCRIPT, "")  # our own constant scroll script aside
+    assert "<script" not in html.lower() and "<img" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "stray_close" in html and "unclosed_thread" in html  # badges
+    spec = json.dumps(_figs(at))
+    assert "<script" not in spec and "<img" not in spec
+    assert any("Parser warnings" in e.label for e in at.expander)
+
+
+def test_compare_marks_added_branches() -> None:
+    at = _app({"uuid": FOUR, "view": "1x vs 8x"})
+    assert not _errors(at)
+    caps = " ".join(c.value for c in at.caption)
+    assert "12 branches were added" in caps
+    figs = _figs(at)
+    assert len(figs) == 2
+    n8 = next(tr for tr in figs[1]["data"] if tr.get("name") == "nodes")
+    assert sum(c == "#d100d1" for c in n8["marker"]["line"]["color"]) == 12
+    stage = at.dataframe[-1].value
+    assert stage["added"].tolist() == [0, 6, 0, 6]
+
+
+def test_charts_and_point_selection(table: pl.DataFrame) -> None:
+    at = _app({"view": "Charts"})
+    figs = at.get("plotly_chart")
+    assert len(figs) == 5
+    assert all(len(f.proto.spec) < 2_000_000 for f in figs)
+    scatter = json.loads(figs[0].proto.spec)
+    uuids = {u for tr in scatter["data"] for u in (tr.get("customdata") or [])}
+    assert uuids == set(table["uuid"].to_list())
+
+
+def test_rl_tab_search() -> None:
+    at = _app({"view": "RL"})
+    assert len(at.dataframe[0].value) == 60
+    at = _app({"view": "RL", "rlq": "MISSISSIPPI"})
+    df = at.dataframe[0].value
+    assert len(df) == 1 and df["ground_truth"].tolist() == ["34650"]
+
+
+def test_file_missing_optional_columns(sample_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "parason"
+    shutil.copytree(sample_root / "parason", root)
+    path = root / "sft-1x" / "train.parquet"
+    pl.read_parquet(path).select("question", "response_reasoning", "response_content").head(
+        30
+    ).write_parquet(path)
+    session = {"src_parason_kind": "local", "src_parason_path": str(root)}
+    at = _app(session=session)
+    assert not _errors(at)
+    df = at.dataframe[0].value
+    assert len(df) == 30 and df["uuid"].iloc[0] == "row-0"
+    at = _app({"uuid": "row-1"}, session=session)
+    assert not _errors(at) and len(_figs(at)) == 1
+    assert "correctness unknown" in _html(at)
+
+
+def test_rl_file_as_sft_gives_a_clear_error(sample_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "parason"
+    shutil.copytree(sample_root / "parason", root)
+    shutil.copy(root / "rl" / "train.parquet", root / "sft-1x" / "train.parquet")
+    at = _app(session={"src_parason_kind": "local", "src_parason_path": str(root)})
+    err = _errors(at)
+    assert "none of the trajectory columns" in err and "What to do" in err
