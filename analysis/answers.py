@@ -252,7 +252,7 @@ class AnswerGrouper:
         hit = self._raw_to_group.get(answer)
         if hit is not None:
             return hit
-        g = self._group_of(normalize(answer))
+        g = self._group_of(normalize(answer), answer)
         self._raw_to_group[answer] = g
         return g
 
@@ -262,7 +262,7 @@ class AnswerGrouper:
             out[i] = self.add(a)
         return out
 
-    def _group_of(self, norm: str | None) -> int:
+    def _group_of(self, norm: str | None, raw: object = None) -> int:
         key = answer_key(norm)
         if key is None or norm is None:
             return -1
@@ -271,7 +271,7 @@ class AnswerGrouper:
             return g
         g = self._match_existing(norm, key)
         if g is None:
-            g = self._new_group(norm, key)
+            g = self._new_group(norm, key, raw)
         self._key_to_group[key] = g
         return g
 
@@ -301,9 +301,12 @@ class AnswerGrouper:
     def _norm_key(self, g: int) -> str:
         return answer_key(self._norms[g]) or ""
 
-    def _new_group(self, norm: str, key: str) -> int:
+    def _new_group(self, norm: str, key: str, raw: object = None) -> int:
         g = len(self.labels)
-        label = norm if len(norm) <= LABEL_MAX_CHARS else norm[: LABEL_MAX_CHARS - 1] + "…"
+        # text spans keep their words (the normaliser drops spaces); maths shows its normal form
+        label = " ".join(str(raw).split()) if key[0] == "t" and raw is not None else norm
+        if len(label) > LABEL_MAX_CHARS:
+            label = label[: LABEL_MAX_CHARS - 1] + "…"
         self.labels.append(label)
         self._norms.append(norm)
         if key[0] == "n":

@@ -672,6 +672,7 @@ def _stream(
     batch_rows: int,
     hook: ProgressFn,
     stop_after: int | None = None,
+    keep: bool = True,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
     """The streaming pass over `row_groups`: numeric features per batch, then each question is
     finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
@@ -696,7 +697,7 @@ def _stream(
                 del partials[q]
                 if work_dir is not None:
                     _write_chunk(work_dir, q, f, g, _notes_table(notes))
-                results[q] = (f, g, notes)
+                results[q] = (f, g, notes) if keep else (None, None, [])  # type: ignore[assignment]
                 done.add(q)
                 finished_now += 1
                 if stop_after is not None and finished_now >= stop_after:
@@ -736,6 +737,7 @@ def _shard_worker(path: str, row_groups: list[int], window: int, chunk_dir: str,
         window,
         batch_rows,
         lambda f, m="": None,
+        keep=False,
     )
     return sorted(res), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
@@ -893,9 +895,9 @@ def _assemble(
             f, g, n = pq.read_table(fp), pq.read_table(gp), pq.read_table(np_)
         else:
             continue
-        fs.append(f.cast(FEATURE_SCHEMA))
-        gs.append(g.cast(GROUP_SCHEMA))
-        ns.append(n.cast(NOTE_SCHEMA))
+        fs.append(f if f.schema.equals(FEATURE_SCHEMA) else f.cast(FEATURE_SCHEMA))
+        gs.append(g if g.schema.equals(GROUP_SCHEMA) else g.cast(GROUP_SCHEMA))
+        ns.append(n if n.schema.equals(NOTE_SCHEMA) else n.cast(NOTE_SCHEMA))
     features = pa.concat_tables(fs) if fs else FEATURE_SCHEMA.empty_table()
     groups = pa.concat_tables(gs) if gs else GROUP_SCHEMA.empty_table()
     notes = pa.concat_tables(ns)
@@ -993,3 +995,108 @@ def pool_from_features(
         low_value=l_val.astype(np.float32),
         notes=note_list,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# summaries for the view (pure functions of the derived tables)
+
+
+def question_overview(
+    features: pa.Table | pl.DataFrame, groups: pa.Table | pl.DataFrame
+) -> pl.DataFrame:
+    """One row per question: traces, pass@1, majority-vote answer (lowest group id on ties) and
+    whether it is right, distinct final answers, null answers, median lengths right vs wrong."""
+    f = _as_polars(features)
+    g = _as_polars(groups)
+    votes = (
+        f.filter(pl.col("final_group") >= 0)
+        .group_by("qid", "final_group")
+        .len()
+        .sort(["qid", "len", "final_group"], descending=[False, True, False])
+        .group_by("qid", maintain_order=True)
+        .agg(
+            pl.col("final_group").first().alias("majority_group"),
+            pl.col("len").first().alias("majority_votes"),
+            pl.len().alias("n_answers"),
+        )
+    )
+    base = f.group_by("qid").agg(
+        pl.len().alias("n_traces"),
+        pl.col("final_correct").mean().alias("pass_at_1"),
+        (pl.col("final_group") < 0).sum().alias("n_null"),
+        pl.col("length").filter(pl.col("final_correct")).median().alias("median_len_correct"),
+        pl.col("length").filter(~pl.col("final_correct")).median().alias("median_len_wrong"),
+    )
+    labels = g.select(
+        "qid",
+        pl.col("group_id").alias("majority_group"),
+        pl.col("label").alias("majority_answer"),
+        pl.col("is_correct").alias("majority_correct"),
+    )
+    gt = g.group_by("qid").agg(pl.col("ground_truth").first())
+    out = (
+        base.join(votes, on="qid", how="left")
+        .join(labels, on=["qid", "majority_group"], how="left")
+        .join(gt, on="qid", how="left")
+        .with_columns(
+            pl.col("majority_correct").fill_null(False),
+            pl.col("n_answers").fill_null(0),
+        )
+        .sort("qid")
+    )
+    return out.select(
+        "qid",
+        "n_traces",
+        "pass_at_1",
+        "majority_answer",
+        "majority_correct",
+        "majority_votes",
+        "n_answers",
+        "n_null",
+        "median_len_correct",
+        "median_len_wrong",
+        "ground_truth",
+    )
+
+
+@dataclass(frozen=True)
+class VoteShares:
+    """Share of every answer group among all traces of a question at each checkpoint."""
+
+    positions: np.ndarray  # int64 [K] grid positions
+    labels: list[str]  # [m] shown groups (top groups, then "other", then "no answer")
+    correct: list[bool]  # [m]
+    shares: np.ndarray  # float32 [m, K], columns sum to 1
+
+
+def vote_shares(pool: QuestionPool, top_k: int = 8) -> VoteShares:
+    """a(t, p) over every trace (final answer once p >= len), as shares per checkpoint; the
+    `top_k` groups with most final votes are shown (the correct group always), the rest pooled."""
+    n, k = pool.ckpt_group.shape
+    ng = len(pool.group_labels)
+    if n == 0 or k == 0:
+        return VoteShares(np.zeros(0, np.int64), [], [], np.zeros((0, 0), np.float32))
+    counts = np.zeros((ng + 1, k), dtype=np.float64)  # last row: no answer
+    g = np.where(pool.ckpt_group < 0, ng, pool.ckpt_group)
+    for col in range(k):
+        counts[:, col] = np.bincount(g[:, col], minlength=ng + 1)
+    finals = np.bincount(pool.final_group[pool.final_group >= 0], minlength=ng)[:ng]
+    order = sorted(range(ng), key=lambda i: (-finals[i], i))
+    shown = order[:top_k]
+    for i in np.flatnonzero(pool.group_correct).tolist():
+        if i not in shown:
+            shown.append(i)
+    shown.sort(key=lambda i: (-finals[i], i))
+    rest = [i for i in range(ng) if i not in shown]
+    rows = [counts[i] for i in shown]
+    labels = [pool.group_labels[i] for i in shown]
+    correct = [bool(pool.group_correct[i]) for i in shown]
+    if rest:
+        rows.append(counts[rest].sum(axis=0))
+        labels.append(f"other ({len(rest)} answers)")
+        correct.append(False)
+    rows.append(counts[ng])
+    labels.append("no answer")
+    correct.append(False)
+    shares = (np.vstack(rows) / n).astype(np.float32)
+    return VoteShares(pool.grid.copy(), labels, correct, shares)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import resource
 import sys
 import time
@@ -23,13 +24,21 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + sys) of this process and its finished children: a figure that other
+    jobs sharing the machine disturb much less than wall time."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
+
+
 def _plain_read(path: str, out: mp.Queue) -> None:
     import pyarrow.parquet as pq
 
     t = time.perf_counter()
     table = pq.read_table(path, columns=["confs"])
     n = sum(len(c.values) for c in table.column("confs").chunks)
-    out.put(("read_table", time.perf_counter() - t, _rss_mb(), n))
+    out.put(("read_table", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
 
 
 def _stream_read(path: str, out: mp.Queue) -> None:
@@ -39,7 +48,7 @@ def _stream_read(path: str, out: mp.Queue) -> None:
     n = 0
     for b in pq.ParquetFile(path).iter_batches(batch_size=512, columns=["confs"]):
         n += len(b.column(0).values)
-    out.put(("iter_batches", time.perf_counter() - t, _rss_mb(), n))
+    out.put(("iter_batches", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
 
 
 def _features(path: str, out: mp.Queue) -> None:
@@ -52,7 +61,9 @@ def _features(path: str, out: mp.Queue) -> None:
     # (a conservative sum: the workers' peaks need not coincide)
     workers = sum(mars_features.LAST_WORKER_PEAK_RSS) / 2**20
     n_workers = len(mars_features.LAST_WORKER_PEAK_RSS)
-    out.put(("features", elapsed, _rss_mb() + workers, tables.features.num_rows, n_workers))
+    out.put(
+        ("features", elapsed, _rss_mb() + workers, tables.features.num_rows, n_workers, _cpu_s())
+    )
 
 
 def _run(target, path: Path) -> tuple:  # type: ignore[no-untyped-def]
@@ -82,21 +93,29 @@ def main(argv: list[str] | None = None) -> int:
 
     md = pq.ParquetFile(path).metadata
     print(f"file: {path} ({path.stat().st_size / 2**30:.2f} GiB, {md.num_rows} rows)")
-    _, t_read, rss_read, n_values = _run(_plain_read, path)
+    print(
+        f"load average before: {os.getloadavg()[0]:.2f} (other jobs on this machine skew wall times)"
+    )
+    _, t_read, rss_read, n_values, cpu_read = _run(_plain_read, path)
     print(
         f"plain pyarrow read_table(columns=['confs']): {t_read:.2f} s, {n_values / 1e9:.3f}e9 values, peak RSS {rss_read:.0f} MB"
     )
-    _, t_stream, rss_stream, _ = _run(_stream_read, path)
+    _, t_stream, rss_stream, _, cpu_stream = _run(_stream_read, path)
     print(
         f"plain pyarrow iter_batches(columns=['confs']): {t_stream:.2f} s, peak RSS {rss_stream:.0f} MB"
     )
-    _, t_feat, rss_feat, rows, n_workers = _run(_features, path)
+    _, t_feat, rss_feat, rows, n_workers, cpu_feat = _run(_features, path)
     ratio = t_feat / t_read
     print(
         f"feature build: {t_feat:.2f} s for {rows} traces ({n_workers or 1} process(es)), "
         f"peak RSS {rss_feat:.0f} MB (sum over processes)"
     )
-    print(f"RATIO feature build / plain read = {ratio:.2f}x (target <= 1.5x)")
+    print(f"RATIO feature build / plain read = {ratio:.2f}x wall (target <= 1.5x)")
+    print(
+        f"CPU seconds (process + workers, incl. imports): read_table {cpu_read:.1f}, "
+        f"iter_batches {cpu_stream:.1f}, feature build {cpu_feat:.1f}"
+    )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     print(f"PEAK RSS feature build = {rss_feat / 1024:.2f} GB (target <= 2.5 GB)")
     return 0
 

@@ -331,6 +331,22 @@ def _dag_view(  # type: ignore[no-untyped-def]
     return fig, h
 
 
+def _added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8) -> set[str]:  # type: ignore[no-untyped-def]
+    """Thread nodes of an 8x trajectory that its 1x row lacks (empty if the 1x row is missing)."""
+    try:
+        t1 = pc.metrics("sft-1x", src, counter)
+        rec = t1.filter(pl.col("uuid") == uid)
+        if rec.height == 0:
+            return set()
+        row1 = pc.row("sft-1x", src, uid, rec["row"][0])
+        if row1 is None:
+            return set()
+        a1 = analyse_row(row1, counter)
+        return {n for n, f in added_branches(a1.traj, traj8).items() if f}
+    except Exception:  # noqa: BLE001 - a missing/broken 1x file only loses the marks
+        return set()
+
+
 def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.DataFrame) -> None:
     uid = UUID.read()
     if uid is None:
@@ -383,8 +399,14 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     node = NODE.read()
     if node is not None and node not in g and not node.endswith(":more"):
         node = None
+    added = _added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     with guard("the DAG", dataset=DATASET):
-        fig, h = _dag_view(g, node, set(), DAG_KEY)
+        fig, h = _dag_view(g, node, added, DAG_KEY)
+        if added:
+            st.caption(
+                f"{len(added)} branches (magenta, +) were added by the 8x expansion, compared with "
+                "the sft-1x row of the same uuid (see the 1x vs 8x tab)."
+            )
         st.caption(
             "Left to right by stage. Colour = kind (green Subtask = AND sub-goal, orange Trial = OR "
             "attempt, purple untyped); size = tokens; join symbol: ■ AND, ◆ OR, ★ mixed, ● untyped; "
@@ -442,7 +464,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     with right, guard("the text view", dataset=DATASET):
         st.markdown("**Whole trajectory** (tags highlighted; the selected node is outlined)")
         st.html(legend_html())
-        text_html = highlighted_html(traj, selected=node)
+        text_html = highlighted_html(traj, selected=node, added=added)
         if node is not None:
             st.html(text_html + SCROLL_SCRIPT, unsafe_allow_javascript=True)
         else:

@@ -65,7 +65,9 @@ def run_with_progress(
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def reference_csvs(relpath: str, src: SourceConfig, method: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+def reference_csvs(
+    relpath: str, src: SourceConfig, method: str
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The source's repro_reference summaries for this file and method, or None if absent."""
     from cache.datasets import mars_reference_dir
 

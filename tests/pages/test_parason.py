@@ -125,6 +125,13 @@ def test_deep_link_restores_trajectory_and_node() -> None:
     assert any(tr.get("name") == "critical path" for tr in fig["data"])
 
 
+def test_8x_trajectory_marks_added_branches() -> None:
+    at = _app({"uuid": FOUR, "subset": "sft-8x"})
+    assert "12 branches (magenta, +) were added" in " ".join(c.value for c in at.caption)
+    nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
+    assert sum(c == "#d100d1" for c in nodes["marker"]["line"]["color"]) == 12
+
+
 def test_uuid_prefix_and_unknown_uuid() -> None:
     at = _app({"uuid": FOUR[:8]})
     assert len(_figs(at)) == 1

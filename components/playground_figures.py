@@ -1,0 +1,293 @@
+"""Pure figure builders for the stopping playground: (data) -> go.Figure, no Streamlit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from analysis.stopping import Diagnostics, FrontierPoint, QuestionResult
+from analysis.stopping.compare import pareto_front
+from components.safe_text import esc_hover
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+def frontier_figure(
+    sweep_pts: Sequence[FrontierPoint],
+    param_label: str,
+    current: FrontierPoint | None,
+    others: Sequence[tuple[str, FrontierPoint]],
+) -> go.Figure:
+    """Accuracy (%) against mean token savings (%): the policy swept over its main parameter,
+    the current setting, the baselines and other policies; the Pareto front highlighted."""
+    fig = go.Figure()
+    xs = [p.savings_pct for p in sweep_pts] + [p.savings_pct for _n, p in others]
+    ys = [p.accuracy_pct for p in sweep_pts] + [p.accuracy_pct for _n, p in others]
+    if current is not None:
+        xs.append(current.savings_pct)
+        ys.append(current.accuracy_pct)
+    if xs:
+        front = pareto_front(np.array(xs), np.array(ys))
+        fx, fy = np.array(xs)[front], np.array(ys)[front]
+        o = np.argsort(fx)
+        fig.add_trace(
+            go.Scatter(
+                x=fx[o],
+                y=fy[o],
+                mode="lines+markers",
+                name="Pareto front",
+                line={"color": "rgba(46,160,44,0.35)", "width": 10},
+                marker={"size": 16, "color": "rgba(46,160,44,0.25)"},
+                hoverinfo="skip",
+            )
+        )
+    if sweep_pts:
+        fig.add_trace(
+            go.Scatter(
+                x=[p.savings_pct for p in sweep_pts],
+                y=[p.accuracy_pct for p in sweep_pts],
+                mode="lines+markers+text",
+                name=f"{sweep_pts[0].method} sweep",
+                text=[f"{p.value:g}" for p in sweep_pts],
+                textposition="top center",
+                marker={"size": 8, "color": PALETTE[0]},
+                line={"color": PALETTE[0]},
+                hovertemplate=f"{esc_hover(param_label)}=%{{text}}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
+            )
+        )
+    symbols = ["square", "diamond", "triangle-up", "cross", "x", "star", "pentagon", "hexagon"]
+    for i, (name, p) in enumerate(others):
+        fig.add_trace(
+            go.Scatter(
+                x=[p.savings_pct],
+                y=[p.accuracy_pct],
+                mode="markers",
+                name=esc_hover(name),
+                marker={
+                    "size": 12,
+                    "symbol": symbols[i % len(symbols)],
+                    "color": PALETTE[(i + 1) % len(PALETTE)],
+                },
+                hovertemplate=f"{esc_hover(name)}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
+            )
+        )
+    if current is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[current.savings_pct],
+                y=[current.accuracy_pct],
+                mode="markers",
+                name="current setting",
+                marker={
+                    "size": 18,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": "black", "width": 3},
+                },
+                hovertemplate="current<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        height=420,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis_title="mean token savings (%)",
+        yaxis_title="accuracy (%)",
+        legend={"orientation": "h", "y": -0.18},
+        uirevision="frontier",
+    )
+    return fig
+
+
+def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
+    """Accuracy change vs SC (bars, red = lost accuracy) and savings (dots) per question;
+    square markers make every question clickable."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    if cmp.empty:
+        return fig
+    colors = np.where(cmp["lost"], "#d62728", "#2ca02c")
+    fig.add_trace(
+        go.Bar(
+            x=cmp["qid"],
+            y=cmp["delta_pct"],
+            name="accuracy − SC (pp)",
+            marker_color=colors,
+            hovertemplate="Q%{x}<br>Δ accuracy %{y:.1f} pp<extra></extra>",
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=cmp["qid"],
+            y=cmp["savings_pct"],
+            mode="markers",
+            name="savings (%)",
+            marker={"symbol": "square", "size": 10, "color": "#1f77b4"},
+            hovertemplate="Q%{x}<br>savings %{y:.1f}%<extra></extra>",
+        ),
+        secondary_y=True,
+    )
+    fig.update_layout(
+        height=300,
+        margin={"l": 10, "r": 10, "t": 20, "b": 10},
+        clickmode="event+select",
+        legend={"orientation": "h", "y": -0.25},
+        xaxis_title="question",
+        bargap=0.2,
+    )
+    fig.update_yaxes(title_text="Δ accuracy (pp)", secondary_y=False)
+    fig.update_yaxes(title_text="savings (%)", secondary_y=True, range=[0, 100])
+    return fig
+
+
+def replay_figure(
+    diag: Diagnostics | None,
+    res: QuestionResult,
+    rule_label: str,
+    tau: float | None = None,
+    top: int = 6,
+) -> go.Figure:
+    """One bootstrap iteration: vote share per answer group at each checkpoint, the rule's
+    signal (MARS margin vs threshold, or the leader's share), tokens spent, the stop marker;
+    a Play button steps through the checkpoints (plotly frames, no rerun)."""
+    fig = make_subplots(
+        rows=3,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.06,
+        row_heights=[0.45, 0.3, 0.25],
+        subplot_titles=("vote share per answer", esc_hover(rule_label), "tokens spent (M)"),
+    )
+    if diag is None or diag.votes.shape[1] == 0:
+        fig.add_annotation(
+            text="no checkpoints to replay",
+            showarrow=False,
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+        )
+        return fig
+    grid = diag.grid.astype(float)
+    votes = diag.votes[0]  # [K, G]
+    tot = votes.sum(axis=1, keepdims=True)
+    share = np.divide(votes, tot, out=np.zeros_like(votes), where=tot > 0)
+    order = np.argsort(-share.max(axis=0), kind="stable")[:top]
+    series: list[tuple[int, str, np.ndarray, dict]] = []
+    for i, gid in enumerate(order):
+        label = res.labels[gid] if gid < len(res.labels) else f"group {gid}"
+        ok = bool(res.group_correct[gid]) if gid < res.group_correct.shape[0] else False
+        name = f"{label[:30]}{' ✓' if ok else ''}"
+        series.append((1, name, share[:, gid] * 100, {"color": PALETTE[i % len(PALETTE)]}))
+    if diag.margin is not None and diag.threshold is not None:
+        series.append((2, "margin", diag.margin[0], {"color": "#000000"}))
+        series.append((2, "threshold", diag.threshold[0], {"color": "#d62728", "dash": "dash"}))
+    else:
+        series.append((2, "leader share (%)", diag.share[0] * 100, {"color": "#000000"}))
+        if tau is not None:
+            series.append(
+                (2, "tau (%)", np.full(grid.shape, tau * 100), {"color": "#d62728", "dash": "dash"})
+            )
+    tokens = diag.tokens_at[0] / 1e6 if diag.tokens_at is not None else np.zeros_like(grid)
+    for row, name, y, line in series:
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=y,
+                mode="lines+markers",
+                name=esc_hover(name),
+                line=line,
+                hovertemplate=f"{esc_hover(name)}<br>p=%{{x:.0f}}<br>%{{y:.2f}}<extra></extra>",
+            ),
+            row=row,
+            col=1,
+        )
+    fig.add_trace(
+        go.Bar(
+            x=grid,
+            y=tokens,
+            name="tokens (M)",
+            marker_color="#7f7f7f",
+            hovertemplate="p=%{x:.0f}<br>%{y:.3f} M tokens<extra></extra>",
+        ),
+        row=3,
+        col=1,
+    )
+    stop = int(res.stop_index[0])
+    if stop >= 0:
+        for r in (1, 2, 3):
+            fig.add_vline(x=grid[stop], line_dash="dot", line_color="#d62728", row=r, col=1)
+        fig.add_annotation(
+            x=grid[stop],
+            y=1.02,
+            yref="paper",
+            text=f"stop ({res.stopped_by[0]})",
+            showarrow=False,
+            font={"color": "#d62728"},
+        )
+    n_tr = len(series) + 1
+    frames = []
+    for k in range(grid.shape[0]):
+        data = [go.Scatter(x=grid[: k + 1], y=y[: k + 1]) for _r, _n, y, _l in series]
+        data.append(go.Bar(x=grid[: k + 1], y=tokens[: k + 1]))
+        frames.append(go.Frame(data=data, traces=list(range(n_tr)), name=str(k)))
+    fig.frames = frames
+    fig.update_layout(
+        height=620,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.08},
+        updatemenus=[
+            {
+                "type": "buttons",
+                "x": 0.0,
+                "y": 1.12,
+                "xanchor": "left",
+                "direction": "left",
+                "buttons": [
+                    {
+                        "label": "▶ Play",
+                        "method": "animate",
+                        "args": [
+                            None,
+                            {
+                                "frame": {"duration": 500, "redraw": True},
+                                "fromcurrent": False,
+                                "transition": {"duration": 0},
+                            },
+                        ],
+                    },
+                    {
+                        "label": "⏸",
+                        "method": "animate",
+                        "args": [
+                            [None],
+                            {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"},
+                        ],
+                    },
+                ],
+            }
+        ],
+        sliders=[
+            {
+                "active": grid.shape[0] - 1,
+                "y": -0.02,
+                "len": 0.9,
+                "currentvalue": {"prefix": "checkpoint "},
+                "steps": [
+                    {
+                        "label": f"{int(p)}",
+                        "method": "animate",
+                        "args": [
+                            [str(k)],
+                            {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"},
+                        ],
+                    }
+                    for k, p in enumerate(grid)
+                ],
+            }
+        ],
+    )
+    fig.update_xaxes(title_text="checkpoint position (tokens)", row=3, col=1)
+    return fig

@@ -1,0 +1,301 @@
+"""Sections of the stopping playground: notes, frontier, per-question table, replay, reference
+diff and downloads. Computation lives in `analysis.stopping`; runs come through
+`components.playground_cached`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from analysis.stopping import (
+    AdaptiveConsistency,
+    Consensus,
+    EarlyStoppingSC,
+    FrontierPoint,
+    Mars,
+    Policy,
+    RunResult,
+    SimSettings,
+    main_param,
+    replay,
+    with_main_param,
+)
+from analysis.stopping.__init__ import point_of
+from analysis.stopping.compare import per_question_comparison, reference_comparison
+from cache.sources import SourceConfig
+from components import playground_cached as pc
+from components.cached import st_progress
+from components.playground_controls import published_policy
+from components.playground_figures import frontier_figure, per_question_figure, replay_figure
+from components.safe_text import esc
+from components.url_state import Param, int_in
+
+QID = Param("qid", None, parse=int_in(0, 10_000))
+BASELINES = ("offline", "dco")
+OTHERS = ("sc-mars-cal", "dco-mars-cal", "sc-pp", "sc-stability", "esc", "ac-beta")
+MARS_PAGE = Path(__file__).resolve().parents[1] / "pages" / "mars.py"
+
+NOTE_KINDS = (
+    (
+        "no trace has a final answer",
+        "no non-null answer: every iteration answers nothing (counted wrong, 0 tokens)",
+    ),
+    ("fewer than warmup", "pool smaller than the warmup: the warmup set is the whole pool"),
+    (
+        "non-finite",
+        "NaN/inf confidences: handled as the published simulator (no DeepConf eligibility, no MARS stop)",
+    ),
+    (
+        "empty checkpoint grid",
+        "empty checkpoint grid (every trace shorter than 2,048 tokens): no early stop possible",
+    ),
+    ("calibration needs 4", "fewer than 4 warmup traces: gamma = 1"),
+)
+
+
+def run_set(rel: str, src: SourceConfig, policy: Policy, settings: SimSettings, full: bool):
+    """The current run, the frontier sweep, baselines and other policies (cached runs)."""
+    name, label, values = main_param(policy)
+    sweep_pols = [with_main_param(policy, v) for v in values]
+    base_pols = [published_policy(m) for m in BASELINES]
+    other_pols = [published_policy(m) for m in OTHERS if m != policy.method]
+    todo = [policy, *base_pols, *sweep_pols, *other_pols]
+    if full:
+        with st_progress("Full run at the published setting…") as bar:
+            runs = pc.run_with_progress(rel, src, todo, settings, bar)
+    else:
+        runs = [pc.run(rel, src, p, settings) for p in todo]
+    cur = runs[0]
+    bases = dict(zip(BASELINES, runs[1 : 1 + len(base_pols)], strict=True))
+    sweep_runs = runs[1 + len(base_pols) : 1 + len(base_pols) + len(sweep_pols)]
+    other_runs = runs[1 + len(base_pols) + len(sweep_pols) :]
+    sweep_pts = [point_of(r, v) for r, v in zip(sweep_runs, values, strict=True)]
+    others = [(f"SC full budget ({bases['offline'].policy.method})", point_of(bases["offline"]))]
+    others.append(("DeepConf online (dco)", point_of(bases["dco"])))
+    others += [(r.policy.method, point_of(r)) for r in other_runs]
+    return cur, bases, sweep_pts, label, others
+
+
+def show_notes(run: RunResult) -> None:
+    """Say what happened on bad input, per question (our text; dataset text escaped)."""
+    lines = []
+    for r in run.questions:
+        for key, text in NOTE_KINDS:
+            if any(key in n for n in r.notes):
+                lines.append(f"Q{r.qid}: {text}")
+    if lines:
+        items = "".join(f"<li>{esc(x)}</li>" for x in lines[:30])
+        more = f"<li>… and {len(lines) - 30} more</li>" if len(lines) > 30 else ""
+        st.warning(f"{len(lines)} data notes affect this simulation (details below).", icon="⚠️")
+        st.html(f"<ul style='margin-top:0'>{items}{more}</ul>")
+    all_notes = [(r.qid, n) for r in run.questions for n in r.notes]
+    if all_notes:
+        with st.expander(f"All notes ({len(all_notes)})"):
+            st.dataframe(
+                pd.DataFrame(all_notes, columns=["qid", "note"]), hide_index=True, width="stretch"
+            )
+
+
+def show_summary(cur: RunResult, sc: RunResult) -> None:
+    o = cur.overall_frame().iloc[0]
+    s = sc.overall_frame().iloc[0]
+    c = st.columns(4)
+    c[0].metric(
+        "accuracy",
+        f"{o['accuracy_pct']:.1f}%",
+        f"{o['accuracy_pct'] - s['accuracy_pct']:+.1f} pp vs SC",
+    )
+    c[1].metric("mean token savings", f"{o['mean_token_savings_pct']:.1f}%")
+    c[2].metric(
+        "stopped early",
+        f"{int(o['stopped_by_margin'] + o['stopped_by_consensus'])}"
+        if isinstance(cur.policy, Mars)
+        else f"{_early(cur)}",
+    )
+    c[3].metric("iterations × questions", f"{cur.settings.iterations} × {len(cur.questions)}")
+
+
+def _early(run: RunResult) -> int:
+    return int(sum((r.stopped_by != "budget").sum() for r in run.questions))
+
+
+def show_frontier(policy: Policy, cur: RunResult, sweep_pts, label: str, others) -> None:
+    st.subheader("Accuracy against token savings")
+    if not sweep_pts:
+        st.caption("This policy has no parameter to sweep; it is shown with the other policies.")
+    fig = frontier_figure(sweep_pts, label, point_of(cur), others)
+    st.plotly_chart(fig, key="frontier", width="stretch")
+    st.caption(
+        f"Line: {esc(policy.method)} swept over {esc(label) or '—'}; ring: current setting; "
+        "markers: baselines and other policies at their published defaults; green band: Pareto front."
+    )
+
+
+def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
+    """Per-question table and chart; returns the selected question (for the replay)."""
+    st.subheader("Per question, next to self-consistency")
+    cmp = per_question_comparison(cur, sc)
+    if cmp.empty:
+        st.info("No questions in this file.")
+        return None
+    lost = cmp[cmp["lost"]]
+    if len(lost):
+        st.markdown(
+            f"**{len(lost)} question(s) lose accuracy** against SC: "
+            + ", ".join(f"Q{q}" for q in lost["qid"])
+        )
+    else:
+        st.markdown("No question loses accuracy against SC.")
+    fig = per_question_figure(cmp)
+    ev = st.plotly_chart(
+        fig, key="perq_chart", on_select="rerun", selection_mode="points", width="stretch"
+    )
+    picked = None
+    pts = (
+        (ev or {}).get("selection", {}).get("points", [])
+        if isinstance(ev, dict)
+        else getattr(getattr(ev, "selection", None), "points", [])
+    )
+    if pts:
+        picked = int(pts[0].get("x"))
+    table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))
+    table["open"] = [f"mars?file={rel}&qid={q}" for q in table["qid"]]
+    table["ground_truth"] = table["ground_truth"].map(lambda t: str(t)[:60])
+    cols = [
+        "flag",
+        "qid",
+        "accuracy_pct",
+        "sc_accuracy_pct",
+        "delta_pct",
+        "savings_pct",
+        "mean_position",
+        "stop_reasons",
+        "gamma",
+        "ground_truth",
+        "n_pool",
+        "open",
+    ]
+    sel = st.dataframe(
+        table[cols],
+        hide_index=True,
+        width="stretch",
+        key="perq_table",
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={
+            "accuracy_pct": st.column_config.NumberColumn("accuracy %", format="%.1f"),
+            "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
+            "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),
+            "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
+            "mean_position": st.column_config.NumberColumn("mean stop position", format="%.0f"),
+            "gamma": st.column_config.NumberColumn("gamma", format="%.2f"),
+            "ground_truth": st.column_config.TextColumn("ground truth"),
+            "open": st.column_config.LinkColumn("MARS view", display_text="open ↗"),
+        },
+    )
+    rows = sel.selection.rows if sel is not None and hasattr(sel, "selection") else []
+    if rows:
+        q = int(table.iloc[rows[0]]["qid"])
+        if MARS_PAGE.exists():
+            st.switch_page("pages/mars.py", query_params={"file": rel, "qid": str(q)})
+        else:
+            st.info(f"The MARS view is not available in this build; Q{q} selected for the replay.")
+            picked = q
+    return picked
+
+
+def show_replay(
+    rel: str,
+    src: SourceConfig,
+    policy: Policy,
+    settings: SimSettings,
+    qids: list[int],
+    picked: int | None,
+) -> None:
+    st.subheader("Replay one bootstrap iteration")
+    if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency):
+        st.caption(
+            "Sequential-arrival rules have no checkpoints; the replay shows checkpoint rules."
+        )
+        return
+    if not qids:
+        return
+    default = picked if picked in qids else (QID.read() if QID.read() in qids else qids[0])
+    c = st.columns(2)
+    qid = c[0].selectbox("question", qids, index=qids.index(default), key="replay_q")
+    QID.write(qid)
+    it = c[1].slider("bootstrap iteration", 0, max(settings.iterations - 1, 0), 0, key="replay_it")
+    preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
+    res, diag = replay(preps[qid], policy, settings, it)
+    ans = res.answer_text(0)
+    ok = "correct" if res.correct[0] else "wrong"
+    how = (
+        f"stopped at {res.position[0]} tokens ({res.stopped_by[0]})"
+        if res.stop_index[0] >= 0
+        else "ran to the budget"
+    )
+    st.html(
+        f"<p>Q{qid}, iteration {it}: {esc(how)}; answer <code>{esc(ans[:80]) or '—'}</code> ({ok}); "
+        f"tokens {int(res.tokens[0]):,} of {int(res.baseline[0]):,}"
+        + (f"; gamma {res.gamma:.2f}" if res.gamma is not None else "")
+        + "</p>"
+    )
+    rule = (
+        "MARS margin vs threshold" if isinstance(policy, Mars) else "leader share of the vote (%)"
+    )
+    tau = policy.tau if isinstance(policy, Consensus) else None
+    st.plotly_chart(replay_figure(diag, res, rule, tau), key="replay_fig", width="stretch")
+
+
+def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> None:
+    st.subheader("Against the published reference")
+    ref = pc.reference_csvs(rel, src, cur.policy.method)
+    if ref is None:
+        st.caption(
+            f"This source holds no repro_reference CSVs for {esc(cur.policy.method)} on this file "
+            "(the Hub copy has them; the bundled sample does not)."
+        )
+        return
+    per_q, overall = ref
+    if not full:
+        st.info(
+            "The reference uses the published setting: turn off the quick preview to compare like with like."
+        )
+    diff = reference_comparison(cur.per_question_frame(), per_q)
+    dcols = [c for c in diff.columns if c.startswith("d_")]
+    styled = diff.style.format(precision=2).map(
+        lambda v: "background-color: #f8d7da" if isinstance(v, float) and abs(v) > 1e-6 else "",
+        subset=dcols,
+    )
+    st.dataframe(styled, hide_index=True, width="stretch")
+    if not overall.empty:
+        st.dataframe(
+            pd.concat(
+                [cur.overall_frame().assign(source="ours"), overall.assign(source="reference")]
+            ),
+            hide_index=True,
+        )
+
+
+def show_downloads(cur: RunResult) -> None:
+    c = st.columns(3)
+    frames = (
+        ("results.csv", cur.results_frame()),
+        ("summary_per_question.csv", cur.per_question_frame()),
+        ("summary_overall.csv", cur.overall_frame()),
+    )
+    for col, (name, df) in zip(c, frames, strict=True):
+        col.download_button(
+            f"⬇ {name}",
+            df.to_csv(index=False).encode(),
+            file_name=name,
+            mime="text/csv",
+            key=f"dl_{name}",
+        )
+
+
+__all__ = ["FrontierPoint", "replace"]

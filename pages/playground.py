@@ -1,0 +1,53 @@
+"""Stopping playground: what if the parallel traces had been stopped early with rule X?"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import playground_cached as pc
+from components import playground_view as pv
+from components.errors import guard
+from components.playground_controls import pick_file, pick_method, policy_params, settings_controls
+from components.router import ensure_routed
+from components.source_picker import current_source
+
+ensure_routed()
+
+st.title("Stopping playground")
+st.caption(
+    "Re-simulate early-stopping rules on a MARS pool: accuracy against tokens saved, the questions a "
+    "rule gets wrong, and when and why one bootstrap run stopped. Numbers follow the published MARS "
+    "simulator (budget 512 × 64 iterations by default)."
+)
+
+src = current_source("mars")
+c1, c2 = st.columns([3, 2])
+with c1:
+    rel = pick_file()
+with c2:
+    method = pick_method()
+
+
+@st.fragment
+def lab() -> None:
+    """Parameters and results: moving a slider reruns only this fragment."""
+    with guard("the simulation", dataset="mars"):
+        policy = policy_params(method)
+        settings, preview = settings_controls()
+        preps = pc.prepared(rel, src, settings.window)
+        cur, bases, sweep_pts, label, others = pv.run_set(
+            rel, src, policy, settings, full=not preview
+        )
+        pv.show_notes(cur)
+        pv.show_summary(cur, bases["offline"])
+        pv.show_frontier(policy, cur, sweep_pts, label, others)
+        picked = pv.show_per_question(rel, cur, bases["offline"])
+        with guard("the replay", dataset="mars"):
+            pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
+        with guard("the reference diff", dataset="mars"):
+            pv.show_reference(rel, src, cur, full=not preview)
+        st.subheader("Downloads (current run)")
+        pv.show_downloads(cur)
+
+
+lab()
