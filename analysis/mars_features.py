@@ -49,7 +49,7 @@ from analysis.pool import QuestionPool
 from cache.errors import CorruptFile, SchemaError
 from cache.progress import ProgressFn
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400

@@ -20,7 +20,10 @@ from components.parason_view import (
     render_rl,
     render_trajectory,
 )
+from components.router import ensure_routed
 from components.source_picker import current_source
+
+ensure_routed()
 
 st.title("Parason DAGs")
 st.caption(

@@ -117,6 +117,9 @@ def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untype
     pg.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
     )
+    pg.wait_for_function(
+        """() => !document.querySelector('[data-testid="stSkeleton"]')""", timeout=timeout
+    )
     pg.wait_for_timeout(500)
 
 

@@ -30,6 +30,9 @@ def shoot(
                 """() => !document.querySelector('[data-testid="stStatusWidget"]')""",
                 timeout=120_000,
             )
+            page.wait_for_function(
+                """() => !document.querySelector('[data-testid="stSkeleton"]')""", timeout=60_000
+            )
             page.wait_for_timeout(1500)
             name = path.split("?")[0].strip("/") or "home"
             dest = out / f"{name}.png"
