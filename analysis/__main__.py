@@ -22,15 +22,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         module.register(sub)
     args = parser.parse_args(argv)
-    from cache.errors import DataError
+    from cache.errors import run_command
 
-    try:
-        return int(args.func(args) or 0)
-    except DataError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
-        return 2
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import shutil
 import sys
 
 from cache.datasets import DATASETS
-from cache.errors import DataError
 from cache.paths import cache_root, derived_dir, sample_dir
 from cache.progress import tqdm_progress
 from cache.sources import default_source, fetch_files
@@ -118,13 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all", action="store_true")
     p.set_defaults(func=cmd_clear)
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except DataError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
-        return 2
+    from cache.errors import run_command
+
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

@@ -42,3 +42,16 @@ class SchemaError(DataError):
     """A required column (role) is missing or has the wrong type."""
 
     title = "Unexpected columns"
+
+
+def run_command(func, args) -> int:  # type: ignore[no-untyped-def]
+    """Run a CLI sub-command: a DataError becomes `error:`/`hint:` lines and exit code 2."""
+    import sys
+
+    try:
+        return int(func(args) or 0)
+    except DataError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        return 2
