@@ -40,7 +40,7 @@ from components.fineproofs_figures import (
 )
 from components.fineproofs_text import highlighted_html, legend_html, scroll_script
 from components.safe_text import esc
-from components.url_state import Param, bound, int_in, safe_token
+from components.url_state import Param, bound_kept, int_in, safe_token
 
 DATASET = "fineproofs"
 PROBLEM = Param("problem", None, parse=safe_token(64))
@@ -57,11 +57,6 @@ PAGE_SIZES = (25, 50, 100)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
 CURVE_KEY = "fp_curve"
-
-
-def _persist(key: str) -> dict[str, Any]:
-    """URL-bound widget whose value survives while its tab is hidden."""
-    return {**bound(key), "persist_state": "page"}
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~])")
@@ -133,10 +128,10 @@ def render_overview(src: SourceConfig) -> None:
     summary = fc.traces(src)
     sources = sorted(s for s in summary["source"].unique().to_list() if s is not None)
     c1, c2, c3, c4 = st.columns([2, 1, 3, 2])
-    sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **_persist("sort"))
-    desc = c2.toggle("Descending", value=True, **_persist("desc"))
+    sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **bound_kept("sort"))
+    desc = c2.toggle("Descending", value=True, **bound_kept("desc"))
     chosen = c3.multiselect(
-        "Sources", sources, default=[], placeholder="all sources", **_persist("src")
+        "Sources", sources, default=[], placeholder="all sources", **bound_kept("src")
     )
     lo_hi = c4.slider(
         "Endpoint grade range",
@@ -146,7 +141,7 @@ def render_overview(src: SourceConfig) -> None:
         step=1 / 28,
         format="%.2f",
         help="Filter on the base trace's endpoint grade (from the base grading log).",
-        **_persist("grade"),
+        **bound_kept("grade"),
     )
     d1, d2, d3 = st.columns([2, 2, 1])
     axis = (
@@ -155,7 +150,7 @@ def render_overview(src: SourceConfig) -> None:
             ["ordinal", "depth"],
             default="ordinal",
             help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
-            **_persist("axis"),
+            **bound_kept("axis"),
         )
         or "ordinal"
     )
@@ -165,11 +160,11 @@ def render_overview(src: SourceConfig) -> None:
             ["value", "change"],
             default="value",
             help="mean grade of the continuations, or its change from the previous prefix (diverging)",
-            **_persist("color"),
+            **bound_kept("color"),
         )
         or "value"
     )
-    rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **_persist("rows"))
+    rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **bound_kept("rows"))
     picked = select_traces(
         summary,
         sort=sort or "largest_drop",
@@ -182,7 +177,7 @@ def render_overview(src: SourceConfig) -> None:
         st.info("No trace matches these filters. Widen the grade range or clear the source filter.")
         return
     n_pages = max(1, math.ceil(n / rows_per_page))
-    page = st.pagination(n_pages, max_visible_pages=9, **_persist("page"))
+    page = st.pagination(n_pages, max_visible_pages=9, **bound_kept("page"))
     page = min(max(1, int(page or 1)), n_pages)
     start = (page - 1) * rows_per_page
     page_traces = picked.slice(start, rows_per_page)
@@ -291,7 +286,7 @@ def render_trace(src: SourceConfig) -> None:
             ["ordinal", "depth"],
             default="ordinal",
             help="prefix ordinal, or relative depth step/num_steps",
-            **_persist("tx"),
+            **bound_kept("tx"),
         )
         or "ordinal"
     )
@@ -301,7 +296,7 @@ def render_trace(src: SourceConfig) -> None:
             ["value", "change"],
             default="value",
             help="each step's value, or its change from the previous prefix",
-            **_persist("tcolor"),
+            **bound_kept("tcolor"),
         )
         or "value"
     )

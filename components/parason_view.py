@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import io
 import math
-from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -33,7 +32,7 @@ from components.parason_charts import (
 from components.parason_dag import dag_figure, dag_html
 from components.parason_text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
 from components.safe_text import esc
-from components.url_state import Param, bound, safe_token
+from components.url_state import Param, bound_kept, safe_token
 
 DATASET = "parason"
 UUID = Param("uuid", None, parse=safe_token(80))
@@ -47,11 +46,6 @@ COUNTER_LABELS = {
     "words": "whitespace words",
     "qwen": "exact Qwen3 tokenizer",
 }
-
-
-def _persist(key: str) -> dict[str, Any]:
-    """URL-bound widget whose value survives while its tab is hidden."""
-    return {**bound(key), "persist_state": "page"}
 
 
 # ---------------------------------------------------------------- selection callbacks
@@ -105,18 +99,18 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
     top = float(math.ceil(max(2.0, float(table["speedup"].max() or 1.0)) * 2) / 2)
     c1, c2, c3, c4, c5 = st.columns([1.2, 2, 2, 1.5, 2.4], vertical_alignment="bottom")
-    correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **_persist("correct"))
+    correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **bound_kept("correct"))
     chosen = c2.multiselect(
-        "Kind mix", kinds, default=[], placeholder="all kinds", **_persist("kinds")
+        "Kind mix", kinds, default=[], placeholder="all kinds", **bound_kept("kinds")
     )
     lo_hi = c3.slider(
-        "Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **_persist("speedup")
+        "Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **bound_kept("speedup")
     )
     # bound widgets put the *shown* option in the URL, so the options are the plain words
     warn = c4.selectbox(
-        "Warnings", ["any", "with", "without"], help="parser warnings (⚠)", **_persist("warn")
+        "Warnings", ["any", "with", "without"], help="parser warnings (⚠)", **bound_kept("warn")
     )
-    query = c5.text_input("Search questions", placeholder="text or uuid prefix", **_persist("q"))
+    query = c5.text_input("Search questions", placeholder="text or uuid prefix", **bound_kept("q"))
     return filter_table(
         table,
         correctness=correct or "all",
@@ -157,9 +151,9 @@ def _downloads(df: pl.DataFrame, stem: str, key: str) -> None:
 def render_browse(filtered: pl.DataFrame, total: int, subset: str) -> None:
     s1, s2, _ = st.columns([2, 1, 3], vertical_alignment="bottom")
     by_label = {v: k for k, v in SORT_COLUMNS.items()}
-    label = s1.selectbox("Sort by", list(by_label), **_persist("sort"))
+    label = s1.selectbox("Sort by", list(by_label), **bound_kept("sort"))
     sort = by_label.get(label or "", "row")
-    desc = s2.toggle("Descending", value=False, **_persist("desc"))
+    desc = s2.toggle("Descending", value=False, **bound_kept("desc"))
     view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
     st.caption(
         f"{view.height:,} of {total:,} trajectories in {subset} match the filters · click a row to open "
@@ -598,11 +592,13 @@ def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
     c1, c2 = st.columns([3, 2])
     q = c1.text_input(
-        "Search prompts", placeholder="words in the problem or the ground truth", **_persist("rlq")
+        "Search prompts",
+        placeholder="words in the problem or the ground truth",
+        **bound_kept("rlq"),
     )
     sources = sorted(rl["data_source"].drop_nulls().unique().to_list())
     chosen = c2.multiselect(
-        "Data source", sources, default=[], placeholder="all sources", **_persist("rlsrc")
+        "Data source", sources, default=[], placeholder="all sources", **bound_kept("rlsrc")
     )
     view = rl
     if chosen:

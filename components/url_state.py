@@ -20,6 +20,11 @@ def bound(key: str) -> dict[str, str]:
     return {"key": key, "bind": "query-params"}
 
 
+def bound_kept(key: str) -> dict[str, str]:
+    """`bound`, and the value survives while its tab or section is not rendered."""
+    return {**bound(key), "persist_state": "page"}
+
+
 @dataclass(frozen=True)
 class Param:
     key: str

@@ -12,7 +12,6 @@ from components.parason_view import (
     DATASET,
     UUID,
     VIEWS,
-    _persist,
     render_browse,
     render_charts,
     render_compare,
@@ -22,6 +21,7 @@ from components.parason_view import (
 )
 from components.router import ensure_routed
 from components.source_picker import current_source
+from components.url_state import bound_kept
 
 ensure_routed()
 
@@ -35,7 +35,7 @@ st.caption(
 src = current_source(DATASET)
 c1, c2, _ = st.columns([1.2, 2, 3], vertical_alignment="bottom")
 subset = c1.segmented_control(
-    "Subset", list(pc.SUBSETS), default="sft-1x", required=True, **_persist("subset")
+    "Subset", list(pc.SUBSETS), default="sft-1x", required=True, **bound_kept("subset")
 )
 subset = subset if subset in pc.SUBSETS else "sft-1x"
 counter = c2.selectbox(
@@ -43,7 +43,7 @@ counter = c2.selectbox(
     list(pc.counters_available()),
     help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
     + " (qwen appears when a Qwen3 tokenizer.json is in the local HF cache)",
-    **_persist("counter"),
+    **bound_kept("counter"),
 )
 counter = counter or "estimate"
 
