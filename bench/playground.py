@@ -54,10 +54,10 @@ METHODS = [
 
 def sample_pools():
     from cache.mars_store import load_features
-    from cache.paths import sample_dir
+    from cache.sample import sample_root
 
     rel = "DeepSeek-8B/aime25_deepseek.parquet"
-    path = sample_dir() / "mars" / rel
+    path = sample_root("mars") / rel
     if not path.is_file():
         from cache.sample.mars import FILES, write_file
 
@@ -98,16 +98,22 @@ def policy_of(method: str):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--synthetic", action="store_true", help="30 x 4096 synthetic traces")
-    ap.add_argument("--reference-sweep", action="store_true", help="also time the loop sweep (slow)")
+    ap.add_argument(
+        "--reference-sweep", action="store_true", help="also time the loop sweep (slow)"
+    )
     ap.add_argument("--methods", nargs="*", default=METHODS)
     args = ap.parse_args()
     label, pools = synthetic_pools() if args.synthetic else sample_pools()
     t = time.perf_counter()
     preps = [prepare(p) for p in pools]
-    print(f"pools: {label}; prepare {time.perf_counter() - t:.3f} s (once per file, cached by the page)")
+    print(
+        f"pools: {label}; prepare {time.perf_counter() - t:.3f} s (once per file, cached by the page)"
+    )
     st = SimSettings()
     print(f"setting: budget {st.budget} x {st.iterations} iterations x {len(preps)} questions\n")
-    print(f"{'method':14s} {'vectorised':>11s} {'loop':>9s} {'ratio':>7s} {'target':>7s}  same  acc%   sav%")
+    print(
+        f"{'method':14s} {'vectorised':>11s} {'loop':>9s} {'ratio':>7s} {'target':>7s}  same  acc%   sav%"
+    )
     ok_all = True
     for m in args.methods:
         pol = policy_of(m)
@@ -136,7 +142,7 @@ def main() -> int:
         pol = policy_of(m)
         name, _lab, values = main_param(pol)
 
-        def run_sweep(pol=pol):
+        def run_sweep(pol=pol, values=values):
             cold(preps)
             return sweep(preps, pol, values, st)
 
@@ -152,7 +158,11 @@ def main() -> int:
         print(line)
         accs = ", ".join(f"{p.value:g}:{p.accuracy_pct:.1f}/{p.savings_pct:.1f}" for p in pts)
         print(f"    (value: acc%/sav%) {accs}")
-    print("\nall vectorised results identical to the loop" if ok_all else "\nMISMATCH between engine and loop")
+    print(
+        "\nall vectorised results identical to the loop"
+        if ok_all
+        else "\nMISMATCH between engine and loop"
+    )
     return 0 if ok_all else 1
 
 

@@ -29,25 +29,39 @@ def _mtime(path: Path) -> int:
 def _prepared(path: str, mtime: int, window: int) -> list[PreparedQuestion]:
     from cache.mars_store import load_features
 
-    with st_progress("Building the MARS feature table (first use of this file)…") as bar:
-        store = load_features(Path(path), window=window, progress=bar)
+    store = load_features(Path(path), window=window)
     return [prepare(store.pool(q)) for q in store.qids]
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _built(path: str, mtime: int, window: int) -> dict[str, bool]:
+    return {"done": False}  # flips once the feature table exists (progress drawn outside caches)
+
+
 def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[PreparedQuestion]:
-    """Prepared pools of every question of a MARS file (raises DataError on bad sources)."""
+    """Prepared pools of every question of a MARS file (raises DataError on bad sources).
+    The first use of a file builds its feature table with a progress bar."""
+    from cache.mars_store import feature_paths
+
     path = resolve("mars", relpath, src)
-    return _prepared(str(path), _mtime(path), window)
+    mtime = _mtime(path)
+    flag = _built(str(path), mtime, window)
+    if not flag["done"]:
+        with st_progress("Building the MARS feature table (first use of this file)…") as bar:
+            feature_paths(path, window=window, progress=bar)
+        flag["done"] = True
+    return _prepared(str(path), mtime, window)
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
 def _run(path: str, mtime: int, policy: Policy, settings: SimSettings) -> RunResult:
-    preps = _prepared(path, mtime, settings.window)
+    preps = _prepared(path, mtime, settings.window)  # `run` callers called `prepared` first
     with single_thread_blas():
         return simulate(preps, policy, settings)
 
 
 def run(relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings) -> RunResult:
+    prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     return _run(str(path), _mtime(path), policy, settings)
 

@@ -24,7 +24,7 @@ from analysis.stopping import (
     policy_for_method,
 )
 from cache.datasets import MARS_FILES
-from components.url_state import bound
+from components.url_state import Param, bound
 
 DEFAULT_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 PREVIEW_ITERATIONS = 8
@@ -49,25 +49,36 @@ METHOD_LABELS = {
 }
 
 
+FILE = Param("file", DEFAULT_FILE, parse=str, choices=tuple(MARS_FILES))
+
+
 def pick_file() -> str:
+    """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key). Not a
+    bound widget: Streamlit drops a page's bound keys when navigating away, which would lose
+    `file` on the way to the MARS view."""
     rels = list(MARS_FILES)
-    return st.selectbox(
+    want = FILE.read()
+    rel = st.selectbox(
         "MARS file (model · benchmark)",
         rels,
-        index=rels.index(DEFAULT_FILE),
+        index=rels.index(want if want in rels else DEFAULT_FILE),
         format_func=lambda r: MARS_FILES[r][2],
-        **bound("file"),
+        key="pg_file",
     )
+    FILE.write(rel)
+    st.caption(rel)
+    return rel
 
 
 def pick_method() -> str:
-    return st.selectbox(
-        "Stopping policy",
+    method = st.selectbox(
+        "Stopping policy (method id)",
         list(ALL_METHODS),
         index=list(ALL_METHODS).index("sc-mars-cal"),
-        format_func=lambda m: METHOD_LABELS.get(m, m),
         **bound("policy"),
     )
+    st.caption(METHOD_LABELS.get(method, method))
+    return method
 
 
 def published_policy(method: str) -> Policy:

@@ -52,11 +52,15 @@ def frontier_figure(
                 y=[p.accuracy_pct for p in sweep_pts],
                 mode="lines+markers+text",
                 name=f"{sweep_pts[0].method} sweep",
-                text=[f"{p.value:g}" for p in sweep_pts],
+                text=[
+                    f"{p.value:g}" if i in (0, len(sweep_pts) - 1) else ""
+                    for i, p in enumerate(sweep_pts)
+                ],
+                customdata=[f"{p.value:g}" for p in sweep_pts],
                 textposition="top center",
                 marker={"size": 8, "color": PALETTE[0]},
                 line={"color": PALETTE[0]},
-                hovertemplate=f"{esc_hover(param_label)}=%{{text}}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
+                hovertemplate=f"{esc_hover(param_label)}=%{{customdata}}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
             )
         )
     symbols = ["square", "diamond", "triangle-up", "cross", "x", "star", "pentagon", "hexagon"]
@@ -221,9 +225,11 @@ def replay_figure(
             fig.add_vline(x=grid[stop], line_dash="dot", line_color="#d62728", row=r, col=1)
         fig.add_annotation(
             x=grid[stop],
-            y=1.02,
+            y=1.0,
             yref="paper",
-            text=f"stop ({res.stopped_by[0]})",
+            yanchor="bottom",
+            xanchor="left",
+            text=f" stop at {int(grid[stop])} ({res.stopped_by[0]})",
             showarrow=False,
             font={"color": "#d62728"},
         )
@@ -235,15 +241,16 @@ def replay_figure(
         frames.append(go.Frame(data=data, traces=list(range(n_tr)), name=str(k)))
     fig.frames = frames
     fig.update_layout(
-        height=620,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "y": -0.08},
+        height=700,
+        margin={"l": 10, "r": 10, "t": 70, "b": 110},
+        legend={"orientation": "v", "x": 1.01, "y": 1.0, "font": {"size": 11}},
         updatemenus=[
             {
                 "type": "buttons",
                 "x": 0.0,
-                "y": 1.12,
+                "y": 1.06,
                 "xanchor": "left",
+                "yanchor": "bottom",
                 "direction": "left",
                 "buttons": [
                     {
@@ -272,9 +279,10 @@ def replay_figure(
         sliders=[
             {
                 "active": grid.shape[0] - 1,
-                "y": -0.02,
-                "len": 0.9,
-                "currentvalue": {"prefix": "checkpoint "},
+                "y": -0.07,
+                "yanchor": "top",
+                "len": 0.95,
+                "currentvalue": {"prefix": "checkpoint at ", "suffix": " tokens"},
                 "steps": [
                     {
                         "label": f"{int(p)}",
@@ -289,5 +297,5 @@ def replay_figure(
             }
         ],
     )
-    fig.update_xaxes(title_text="checkpoint position (tokens)", row=3, col=1)
+    fig.update_xaxes(title_text="checkpoint position (tokens)", row=3, col=1, title_standoff=4)
     return fig

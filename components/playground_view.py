@@ -21,10 +21,10 @@ from analysis.stopping import (
     RunResult,
     SimSettings,
     main_param,
+    point_of,
     replay,
     with_main_param,
 )
-from analysis.stopping.__init__ import point_of
 from analysis.stopping.compare import per_question_comparison, reference_comparison
 from cache.sources import SourceConfig
 from components import playground_cached as pc
@@ -46,9 +46,16 @@ NOTE_KINDS = (
     ),
     ("fewer than warmup", "pool smaller than the warmup: the warmup set is the whole pool"),
     (
-        "non-finite",
-        "NaN/inf confidences: handled as the published simulator (no DeepConf eligibility, no MARS stop)",
+        "nonfinite_confs",
+        "NaN/inf confidences: the feature store ignores those tokens (the published simulator "
+        "would let one poison every later window)",
     ),
+    (
+        "non-finite confidence features",
+        "non-finite confidence features: kept as the published simulator does (no DeepConf "
+        "eligibility, no MARS stop)",
+    ),
+    ("non-finite DeepConf threshold", "NaN DeepConf threshold: no trace is eligible there"),
     (
         "empty checkpoint grid",
         "empty checkpoint grid (every trace shorter than 2,048 tokens): no early stop possible",
@@ -132,6 +139,11 @@ def show_frontier(policy: Policy, cur: RunResult, sweep_pts, label: str, others)
     st.caption(
         f"Line: {esc(policy.method)} swept over {esc(label) or '—'}; ring: current setting; "
         "markers: baselines and other policies at their published defaults; green band: Pareto front."
+        + (
+            " Along the gamma sweep, gamma is fixed (no calibration)."
+            if isinstance(policy, Mars)
+            else ""
+        )
     )
 
 
@@ -200,11 +212,11 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     rows = sel.selection.rows if sel is not None and hasattr(sel, "selection") else []
     if rows:
         q = int(table.iloc[rows[0]]["qid"])
+        picked = q  # the replay follows the selection
         if MARS_PAGE.exists():
             st.switch_page("pages/mars.py", query_params={"file": rel, "qid": str(q)})
         else:
-            st.info(f"The MARS view is not available in this build; Q{q} selected for the replay.")
-            picked = q
+            st.info(f"The MARS view is not available in this build; Q{q} is shown in the replay.")
     return picked
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "SimSettings",
     "Voting",
     "main_param",
+    "point_of",
     "policy_for_method",
     "prepare",
     "replay",

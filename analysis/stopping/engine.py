@@ -13,6 +13,14 @@ an answer vote (snapshot); if the rule fires, the answer is the leader (lowest i
 without votes), the position is p, the cost `sum_j min(len_j, trunc_j, p)`. Otherwise the
 final answers vote with the same eligibility and the last checkpoint's weights, at cost
 `sum_j min(len_j, trunc_j)` (= `baseline_tokens`).
+
+Documented choices where the published simulator has no answer (it raises or divides by 0):
+- no trace with a final answer (empty pool) or budget 0: every iteration answers nothing, at 0
+  tokens, 0 % savings, position 0;
+- empty checkpoint grid: no rule can fire; the final answers vote (DeepConf: no filter, weights
+  `mean_conf` = conf_at_pos beyond the end), position 0;
+- warmup 0: the DeepConf threshold uses the first sampled trace.
+Each case adds a note to the question's result, which the playground shows.
 """
 
 from __future__ import annotations

@@ -60,7 +60,12 @@ def test_iteration_subset_equals_full_run_row() -> None:
 def test_simulate_runs_every_question_and_reports_progress() -> None:
     preps = [prepare(hand_pool(final=[0, 0], groups=[[0], [0]], qid=q)) for q in range(3)]
     seen: list[float] = []
-    run = simulate(preps, SelfConsistency(), SimSettings(budget=4, iterations=2), progress=lambda f, m: seen.append(f))
+    run = simulate(
+        preps,
+        SelfConsistency(),
+        SimSettings(budget=4, iterations=2),
+        progress=lambda f, m: seen.append(f),
+    )
     assert [r.qid for r in run.questions] == [0, 1, 2]
     assert seen[-1] == 1.0
     assert run.per_question_frame()["accuracy"].tolist() == [1.0, 1.0, 1.0]

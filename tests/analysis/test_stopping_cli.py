@@ -17,19 +17,49 @@ def mars_dir(tmp_path_factory) -> Path:
     from cache.sample.mars import write_file
 
     root = tmp_path_factory.mktemp("mars")
-    write_file(root / "DeepSeek-8B/aime25_deepseek.parquet", "aime", 24, seed=5, drop=0, n_questions=4)
+    write_file(
+        root / "DeepSeek-8B/aime25_deepseek.parquet", "aime", 24, seed=5, drop=0, n_questions=4
+    )
     return root
 
 
 def _run(mars_dir: Path, out: Path, *extra: str) -> int:
     return main(
-        ["simulate", "--data", str(mars_dir), "--model", "deepseek-8b", "--dataset", "aime-2025", "--budget", "32", "--iterations", "5", "--out", str(out), *extra]
+        [
+            "simulate",
+            "--data",
+            str(mars_dir),
+            "--model",
+            "deepseek-8b",
+            "--dataset",
+            "aime-2025",
+            "--budget",
+            "32",
+            "--iterations",
+            "5",
+            "--out",
+            str(out),
+            *extra,
+        ]
     )
 
 
 def test_simulate_writes_published_columns(mars_dir: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "mars"
-    assert _run(mars_dir, out, "--method", "sc-mars-cal", "--warmup-gamma", "--ucb-z", "1", "--gamma-min", "0.5") == 0
+    assert (
+        _run(
+            mars_dir,
+            out,
+            "--method",
+            "sc-mars-cal",
+            "--warmup-gamma",
+            "--ucb-z",
+            "1",
+            "--gamma-min",
+            "0.5",
+        )
+        == 0
+    )
     res = pd.read_csv(out / "results.csv", keep_default_na=False)
     perq = pd.read_csv(out / "summary_per_question.csv")
     overall = pd.read_csv(out / "summary_overall.csv")
@@ -41,7 +71,9 @@ def test_simulate_writes_published_columns(mars_dir: Path, tmp_path: Path, capsy
     for qid, g in res.groupby("question_id"):
         row = perq[perq["question_id"] == qid].iloc[0]
         assert row["n_correct"] == g["is_correct"].sum() and row["n_iterations"] == 5
-        assert row["accuracy_std"] == pytest.approx(g["is_correct"].astype(float).std(ddof=1), nan_ok=True)
+        assert row["accuracy_std"] == pytest.approx(
+            g["is_correct"].astype(float).std(ddof=1), nan_ok=True
+        )
         sav = (1 - g["total_tokens"] / g["baseline_tokens"]).mean() * 100
         assert row["token_savings_pct"] == pytest.approx(sav)
         assert row["stopped_by_margin"] + row["stopped_by_budget"] == 5
@@ -62,7 +94,10 @@ def test_offline_and_diff(mars_dir: Path, tmp_path: Path, capsys) -> None:
     assert (res["stopped_by"] == "budget").all()
     # the DeepConf majority vote is the offline answer itself
     maj = pd.read_csv(a / "results_majority.csv", keep_default_na=False)
-    assert (maj["voted_answer"].to_numpy() == pd.read_csv(a / "results.csv", keep_default_na=False)["voted_answer"].to_numpy()).all()
+    assert (
+        maj["voted_answer"].to_numpy()
+        == pd.read_csv(a / "results.csv", keep_default_na=False)["voted_answer"].to_numpy()
+    ).all()
     assert main(["diff", str(a), str(a), "--tolerance", "0"]) == 0
     assert _run(mars_dir, b, "--method", "sc-pp") == 0
     capsys.readouterr()
@@ -75,7 +110,20 @@ def test_offline_and_diff(mars_dir: Path, tmp_path: Path, capsys) -> None:
 
 
 def test_bad_paths_are_data_errors(tmp_path: Path, capsys) -> None:
-    assert main(["simulate", "--data", str(tmp_path / "nope"), "--method", "dco", "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--data",
+                str(tmp_path / "nope"),
+                "--method",
+                "dco",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "error:" in capsys.readouterr().err
     assert main(["diff", str(tmp_path), str(tmp_path)]) == 2
 
@@ -85,7 +133,11 @@ def test_results_frame_handles_empty_questions() -> None:
     from analysis.stopping.params import SelfConsistency
     from analysis.stopping.synthetic import hand_pool
 
-    run = simulate([prepare(hand_pool(final=[-1, -1], groups=[[0], [1]]))], SelfConsistency(), SimSettings(4, 3))
+    run = simulate(
+        [prepare(hand_pool(final=[-1, -1], groups=[[0], [1]]))],
+        SelfConsistency(),
+        SimSettings(4, 3),
+    )
     perq = run.per_question_frame()
     assert perq["accuracy"][0] == 0.0 and perq["token_savings_pct"][0] == 0.0
     assert np.isnan(run.overall_frame()["accuracy_std"][0])  # one question: sample std undefined

@@ -86,7 +86,12 @@ def test_nan_q_blocks_every_mars_stop() -> None:
 
 def test_no_votes_anywhere_runs_to_budget() -> None:
     prep = prepare(hand_pool(final=[1, 0, 1], groups=[[-1, -1]] * 3, lengths=[9000, 9000, 9000]))
-    for policy in (Mars(), Consensus(tau=0.5), ProbeStability(k=1), ParallelProbe(conv=1, warmup=0)):
+    for policy in (
+        Mars(),
+        Consensus(tau=0.5),
+        ProbeStability(k=1),
+        ParallelProbe(conv=1, warmup=0),
+    ):
         res = simulate_question(prep, policy, ST)
         assert (res.stopped_by == "budget").all(), policy
         assert (res.position == 2 * W).all()
@@ -169,7 +174,9 @@ def test_margin_rule_by_hand() -> None:
     fires, lead, margin, thr = margin_rule(votes, qg, s_all, 1.0)
     assert fires[0] and lead[0] == 0
     # strict comparison: V_L equal to the worst-case threshold does not fire
-    fires, *_ = margin_rule(np.array([[2.0, 0.0, 0.0]]), np.array([[0.5, 0.0, 0.0]]), np.array([1.5]), 1.0)
+    fires, *_ = margin_rule(
+        np.array([[2.0, 0.0, 0.0]]), np.array([[0.5, 0.0, 0.0]]), np.array([1.5]), 1.0
+    )
     assert not fires[0]
     # challenger binding: V=[3,2], Q=[0.2,0.1], S_all=0.3, gamma=1: T0 = 0.5 < 3;
     # challenger: 1 > 0.5 - 2*0.1 = 0.3 fires; with gamma=3: T0 = 1.5, rhs = 1.5 - 0.4 = 1.1 > 1
@@ -262,7 +269,9 @@ def test_calibration_conf_weights_use_float32_like_published() -> None:
 def _dco_pool():
     # type A: min_group 9.0 (lows at windows 0, 50); type B: min_group 7.0 (windows 0, 10, 500)
     lows = [[(0, 9.5), (50, 9.0)], [(0, 9.5), (10, 8.0), (500, 7.0)]]
-    return prepare(hand_pool(final=[0, 1], groups=[[0, 0], [1, 1]], lengths=[6000, 6000], lows=lows))
+    return prepare(
+        hand_pool(final=[0, 1], groups=[[0, 0], [1, 1]], lengths=[6000, 6000], lows=lows)
+    )
 
 
 def test_truncation_lookup_by_hand() -> None:
@@ -293,7 +302,9 @@ def test_dco_threshold_and_tokens_by_hand() -> None:
 def test_dco_weighted_final_vote() -> None:
     # type A answers 0 with conf 1.0, type B answers 1 with conf 3.0; no filtering (equal mins)
     prep = prepare(
-        hand_pool(final=[0, 1], groups=[[0], [1]], conf=[[6.0], [18.0]], lows=[[(0, 5.0)], [(0, 5.0)]])
+        hand_pool(
+            final=[0, 1], groups=[[0], [1]], conf=[[6.0], [18.0]], lows=[[(0, 5.0)], [(0, 5.0)]]
+        )
     )
     st = SimSettings(budget=8, iterations=12, seed=2)
     rows = bootstrap_rows(2, 8, 12, 2, 0)
@@ -321,7 +332,9 @@ def test_sequential_rules_by_hand() -> None:
     for policy, n in cases.items():
         res = simulate_question(prep, policy, st)
         assert (res.position == n).all(), policy
-        assert np.array_equal(res.tokens, cum[:, n - 1]) and np.array_equal(res.baseline, cum[:, -1])
+        assert np.array_equal(res.tokens, cum[:, n - 1]) and np.array_equal(
+            res.baseline, cum[:, -1]
+        )
         assert (res.answers == 0).all()
 
 

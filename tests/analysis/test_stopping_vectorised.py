@@ -26,7 +26,9 @@ def preps():
 
 
 @pytest.mark.parametrize("method", ALL_METHODS)
-@pytest.mark.parametrize("settings", [SimSettings(48, 6, 16, 2048, 42), SimSettings(7, 3, 4, 2048, 1)])
+@pytest.mark.parametrize(
+    "settings", [SimSettings(48, 6, 16, 2048, 42), SimSettings(7, 3, 4, 2048, 1)]
+)
 def test_engine_equals_reference_loop(preps, method: str, settings: SimSettings) -> None:
     kw = {"warmup_gamma": True, "ucb_z": 1.0} if method.endswith("-cal") else {}
     policy = policy_for_method(method, **kw)

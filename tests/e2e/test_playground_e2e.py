@@ -1,0 +1,70 @@
+"""Stopping playground in a real browser: move a slider; the frontier and the table update,
+and the URL carries the new parameter (deep link)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+CURRENT_X = """() => { const g = [...document.querySelectorAll('.js-plotly-plot')][0];
+  const t = g && g.data.find(d => d.name === 'current setting'); return t ? t.x[0] : null; }"""
+
+
+def _cells(page) -> str:  # type: ignore[no-untyped-def]
+    cells = page.locator('[data-testid="stDataFrame"] [role="gridcell"]')
+    return "|".join(c.inner_text() for c in cells.all())
+
+
+def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/playground?policy=sc-consensus&budget=64")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    x0 = page.evaluate(CURRENT_X)
+    table0 = _cells(page)
+    assert x0 is not None and table0
+    slider = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="tau")
+        .locator('input[type="range"]')
+    )
+    slider.focus()
+    for _ in range(20):  # 0.95 -> 0.75
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"() => ({CURRENT_X})() !== {x0}", timeout=60_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert page.evaluate(CURRENT_X) > x0  # a looser tau saves more tokens
+    assert _cells(page) != table0  # per-question savings / stop positions changed
+    assert "tau=0.75" in page.url
+
+
+def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/playground?policy=sc-pp&conv=4&budget=32&qid=2")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    main = page.inner_text('[data-testid="stMain"]')
+    assert "Parallel-Probe (sc-pp)" in main
+    assert "Q2, iteration 0" in main
+    n_plots = page.locator(".js-plotly-plot").count()
+    assert n_plots >= 3  # frontier, per-question chart, replay
+
+
+def test_clicking_a_question_opens_the_mars_view(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    table = (
+        page.locator('[data-testid="stDataFrame"]')
+        .filter(has=page.locator('[role="gridcell"]', has_text="mars?file"))
+        .first
+    )
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # row selector of Q1
+    page.wait_for_url("**/mars?*", timeout=60_000)
+    assert "qid=1" in page.url and "Qwen3-32B" in page.url

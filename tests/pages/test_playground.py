@@ -1,0 +1,212 @@
+"""AppTest of the stopping playground: it renders, sliders rerun the results, deep links restore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.pages.conftest import new_app
+
+REL = "DeepSeek-8B/aime25_deepseek.parquet"
+
+
+@pytest.fixture(scope="module")
+def local_mars(tmp_path_factory) -> Path:
+    from cache.sample.mars import write_file
+
+    root = tmp_path_factory.mktemp("mars_local")
+    write_file(root / REL, "aime", 24, seed=5, drop=0, n_questions=3)
+    return root
+
+
+@pytest.fixture
+def open_app(local_mars: Path, monkeypatch):
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(local_mars))
+
+    def make(**params: str):
+        at = new_app()
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.switch_page("pages/playground.py")
+        return at.run()
+
+    return make
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_renders_and_slider_updates_results(open_app) -> None:
+    app = open_app(policy="sc-consensus", budget="32")
+    assert not app.exception, app.exception
+    assert [h.value for h in app.subheader][:2] == [
+        "Accuracy against token savings",
+        "Per question, next to self-consistency",
+    ]
+    before = _metric(app, "mean token savings")
+    tau = next(s for s in app.slider if s.key == "tau")
+    assert tau.value == pytest.approx(0.95)
+    tau.set_value(0.5).run()
+    assert not app.exception
+    after = _metric(app, "mean token savings")
+    assert float(after.rstrip("%")) > float(before.rstrip("%"))  # a looser tau stops earlier
+    # the other sections followed: the frontier's "current setting" marker moved
+    fig = json.loads(app.get("plotly_chart")[0].proto.spec)
+    cur = next(t for t in fig["data"] if t.get("name") == "current setting")
+    assert cur["x"][0] == pytest.approx(float(after.rstrip("%")), abs=0.06)
+
+
+def test_deep_link_restores_state(open_app) -> None:
+    app = open_app(file=REL, policy="sc-pp", conv="5", budget="40", iters="3", seed="7")
+    assert not app.exception, app.exception
+    assert next(s for s in app.selectbox if s.key == "policy").value == "sc-pp"
+    assert next(s for s in app.slider if s.key == "conv").value == 5
+    assert next(n for n in app.number_input if n.key == "budget").value == 40
+    assert next(n for n in app.number_input if n.key == "seed").value == 7
+    assert _metric(app, "iterations × questions") == "3 × 3"
+
+
+@pytest.mark.parametrize(
+    "method", ["offline", "dco", "dco-mars-cal", "esc", "ac-beta", "dco-stability"]
+)
+def test_every_policy_renders(open_app, method: str) -> None:
+    app = open_app(budget="16", policy=method)
+    assert not app.exception, (method, app.exception)
+    assert not [e for e in app.error], (method, [e.value for e in app.error])
+    assert next(s for s in app.selectbox if s.key == "policy").value == method
+    assert len(app.get("download_button")) == 3
+
+
+def test_bad_file_shows_a_message_not_a_traceback(open_app, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))  # folder without the file
+    app = open_app()
+    assert not app.exception
+    assert any("missing" in e.value or "not found" in e.value.lower() for e in app.error)
+
+
+def _bad_file(path: Path) -> None:
+    """q0 fine; q1 no final answer; q2 three traces (< warmup); q3 all traces < 2048 tokens
+    (empty grid); q4 NaN confidences; a `<script>` answer to check escaping."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from cache.sample.mars import SCHEMA
+
+    rng = np.random.default_rng(0)
+    rows = []
+
+    def trace(qid, idx, ans, length, nan=False):
+        confs = rng.uniform(5, 15, length).astype(np.float16)
+        if nan:
+            confs[length // 2] = np.nan
+        probes = [
+            {
+                "position": p,
+                "answer": ans,
+                "is_correct": ans == "7",
+                "raw_text": f"\\boxed{{{ans}}}",
+                "avg_conf": 10.0,
+            }
+            for p in range(2048, length, 2048)
+        ]
+        rows.append(
+            {
+                "qid": qid,
+                "trace_idx": idx,
+                "ground_truth": "7",
+                "extracted_answer": ans,
+                "confs": confs.tolist(),
+                "probes": probes,
+            }
+        )
+
+    for i in range(20):
+        trace(0, i, "7" if i % 3 else "<script>x</script>", 6000)
+    for i in range(8):
+        trace(1, i, None, 5000)
+    for i in range(3):
+        trace(2, i, "7", 5000)
+    for i in range(6):
+        trace(3, i, "7", 1500)
+    for i in range(20):
+        trace(4, i, "7", 6000, nan=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+
+
+def test_bad_input_is_explained(tmp_path: Path, monkeypatch) -> None:
+    _bad_file(tmp_path / REL)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    for method in ("sc-mars-cal", "dco"):
+        at = new_app()
+        at.query_params["budget"] = "16"
+        at.query_params["policy"] = method
+        at.switch_page("pages/playground.py")
+        at.run()
+        assert not at.exception, at.exception
+        assert not [e.value for e in at.error]
+        html = "\n".join(h.proto.body for h in at.get("html"))
+        assert "Q1: no non-null answer" in html
+        assert "Q2: pool smaller than the warmup" in html
+        assert "Q3: empty checkpoint grid" in html
+        assert "Q4: NaN/inf confidences" in html
+        assert "<script>x" not in html  # dataset text is escaped wherever it is shown
+        assert any("data notes" in w.value for w in at.warning)
+
+
+def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    import pandas as pd
+
+    root = tmp_path / "src"
+    shutil.copytree(local_mars, root)
+    ref = root / "repro_reference/DeepSeek-8B/aime-2025/sc-pp"
+    ref.mkdir(parents=True)
+    pd.DataFrame(
+        {
+            "question_id": [0, 1, 2],
+            "accuracy_pct": [50.0, 100.0, 0.0],
+            "token_savings_pct": [10.0, 20.0, 30.0],
+        }
+    ).to_csv(ref / "summary_per_question.csv", index=False)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(root))
+    at = new_app()
+    at.query_params["policy"] = "sc-pp"
+    at.query_params["budget"] = "16"
+    at.switch_page("pages/playground.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert any("turn off the quick preview" in i.value for i in at.info)
+    frames = [d.value for d in at.dataframe]
+    diff = next(f for f in frames if "d_accuracy_pct" in getattr(f, "columns", []))
+    assert list(diff["question_id"]) == [0, 1, 2]
+    assert list(diff["accuracy_pct_ref"]) == [50.0, 100.0, 0.0]
+
+
+def test_figures_escape_answer_text_and_stay_small() -> None:
+
+    from analysis.stopping import Mars, SimSettings, prepare, replay
+    from analysis.stopping.synthetic import hand_pool
+    from components.playground_figures import replay_figure
+
+    pool = hand_pool(
+        final=[0, 1, 0],
+        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+        labels=["<b>7</b>", "<script>alert(1)</script>"],
+    )
+    prep = prepare(pool)
+    res, diag = replay(prep, Mars(), SimSettings(budget=16, iterations=4), 2)
+    fig = replay_figure(diag, res, "MARS margin vs threshold")
+    text = fig.to_json()
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert len(text) < 2_000_000
+    assert len(fig.frames) == 3  # one frame per checkpoint for the Play control
+    assert diag.margin.shape == (1, 3) and diag.threshold.shape == (1, 3)
