@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import io
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from components.fineproofs_figures import (
     value_curve_figure,
 )
 from components.fineproofs_text import highlighted_html, legend_html, scroll_script
-from components.safe_text import esc
+from components.safe_text import esc, md_label, md_text
 from components.url_state import Param, bound_kept, int_in, safe_token
 
 DATASET = "fineproofs"
@@ -57,23 +56,6 @@ PAGE_SIZES = (25, 50, 100)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
 CURVE_KEY = "fp_curve"
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~])")
-
-
-def md_text(text: object, limit: int = 200) -> str:
-    """Dataset text inside Streamlit markdown: every markdown/maths character backslash-escaped
-    (no HTML is ever enabled there, so this only keeps `$`, `*`, `<` literal)."""
-    s = str(text)
-    s = s if len(s) <= limit else s[:limit] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", s.replace("\n", " ").replace("\r", " "))
-
-
-def md_label(text: object) -> str:
-    """A JSON key as a safe markdown label (no markup, no `$` maths)."""
-    s = re.sub(r"[^\w\s.,:/()%+-]", " ", str(text)).replace("_", " ").strip()
-    return s[:80] or "(key)"
 
 
 # ---------------------------------------------------------------- selection callbacks

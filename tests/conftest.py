@@ -14,6 +14,7 @@ if not _ROOT:
 
     _ROOT = tempfile.mkdtemp(prefix="rte-test-cache-")
 os.environ["RTE_CACHE_DIR"] = _ROOT
+os.environ["RTE_STRICT"] = "1"  # bugs raise (AppTest: at.exception; browser: stException)
 for _name in ("PARASON", "MARS", "FINEPROOFS"):
     for _field in ("SOURCE", "REPO", "REVISION", "PATH"):
         os.environ.pop(f"RTE_{_name}_{_field}", None)
