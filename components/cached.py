@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from cache.errors import SourceNotFound
 from cache.progress import ProgressFn
 from cache.sample import sample_root
 from cache.scan import ParquetInfo, parquet_info
@@ -24,7 +25,22 @@ def resolve(dataset: str, relpath: str, source: SourceConfig) -> Path:
     if source.kind == "sample" and not sample_root(dataset).is_dir():
         with st_progress(f"Generating the {dataset} sample (first run only)…") as bar:
             resolve_file(dataset, relpath, source, progress=bar)
-    return Path(_resolve(dataset, relpath, source))
+    path = Path(_resolve(dataset, relpath, source))
+    if not path.exists():  # deleted since it was resolved: forget it and say what is missing now
+        _resolve.clear()
+        path = Path(_resolve(dataset, relpath, source))
+    return path
+
+
+def file_stamp(path: Path) -> int:
+    """Modification time (ns) used in cache keys, so an edited file is re-read."""
+    try:
+        return Path(path).stat().st_mtime_ns
+    except OSError:
+        raise SourceNotFound(
+            f"{Path(path).name} disappeared while the app was running",
+            "reload the page; if it persists, check the source settings in the sidebar",
+        ) from None
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

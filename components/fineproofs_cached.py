@@ -25,11 +25,7 @@ from cache.fineproofs_io import (
     shard_relpath,
 )
 from cache.sources import SourceConfig
-from components.cached import resolve
-
-
-def _mtime(path: Path) -> int:
-    return Path(path).stat().st_mtime_ns
+from components.cached import file_stamp, resolve
 
 
 def prefix_path(src: SourceConfig) -> Path:
@@ -60,17 +56,17 @@ def _depth(path: str, mtime: int, n_bins: int) -> pl.DataFrame:
 def prefixes(src: SourceConfig) -> tuple[pl.DataFrame, list[str], list[str]]:
     """(annotated prefix table, data notes, unknown extra columns) of the source."""
     p = prefix_path(src)
-    return _prefixes(str(p), _mtime(p))
+    return _prefixes(str(p), file_stamp(p))
 
 
 def traces(src: SourceConfig) -> pl.DataFrame:
     p = prefix_path(src)
-    return _traces(str(p), _mtime(p))
+    return _traces(str(p), file_stamp(p))
 
 
 def depth(src: SourceConfig, n_bins: int = 10) -> pl.DataFrame:
     p = prefix_path(src)
-    return _depth(str(p), _mtime(p), n_bins)
+    return _depth(str(p), file_stamp(p), n_bins)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -82,7 +78,7 @@ def trace_record(src: SourceConfig, problem_id: str, sample_index: int) -> Trace
     """One base trace (resolving and decompressing only its shard); raises DataError."""
     rel = shard_relpath(problem_id)
     path = resolve("fineproofs", rel, src)
-    return find_trace(_shard(str(path), _mtime(path)), problem_id, sample_index, Path(rel).name)
+    return find_trace(_shard(str(path), file_stamp(path)), problem_id, sample_index, Path(rel).name)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -94,4 +90,4 @@ def side_json(src: SourceConfig, which: str) -> dict[str, Any]:
     """summary.json ("summary") or trace_manifest.json ("manifest") as a dict."""
     rel = SUMMARY_FILE if which == "summary" else MANIFEST_FILE
     p = resolve("fineproofs", rel, src)
-    return _side(str(p), _mtime(p))
+    return _side(str(p), file_stamp(p))

@@ -14,14 +14,10 @@ import polars as pl
 import streamlit as st
 
 from cache.sources import SourceConfig
-from components.cached import resolve, st_progress
+from components.cached import file_stamp, resolve, st_progress
 
 DATASET = "parason"
 SUBSETS = ("sft-1x", "sft-8x")
-
-
-def _mtime(path: Path) -> int:
-    return Path(path).stat().st_mtime_ns
 
 
 def sft_path(subset: str, src: SourceConfig) -> Path:
@@ -44,7 +40,7 @@ def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.Dat
     if not table_path(NAME, VERSION, [path], {"counter": counter}).exists():
         with st_progress(f"Parsing every {subset} trajectory (first time only)…") as hook:
             metrics_table(path, counter, progress=hook)
-    return _metrics(str(path), _mtime(path), counter)
+    return _metrics(str(path), file_stamp(path), counter)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -60,7 +56,7 @@ def row(
     """One SFT row by uuid (or row number when the file has no uuid column)."""
     path = sft_path(subset, src)
     use_uuid = uuid if uuid is not None and not uuid.startswith("row-") else None
-    return _row(str(path), _mtime(path), use_uuid, row_index if use_uuid is None else None)
+    return _row(str(path), file_stamp(path), use_uuid, row_index if use_uuid is None else None)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -72,7 +68,7 @@ def _rl(path: str, mtime: int) -> pl.DataFrame:
 
 def rl(src: SourceConfig) -> pl.DataFrame:
     path = resolve(DATASET, "rl/train.parquet", src)
-    return _rl(str(path), _mtime(path))
+    return _rl(str(path), file_stamp(path))
 
 
 @st.cache_resource(show_spinner=False)

@@ -18,11 +18,7 @@ from analysis.stopping.params import Policy
 from cache.errors import DataError
 from cache.progress import ProgressFn
 from cache.sources import SourceConfig
-from components.cached import resolve, st_progress
-
-
-def _mtime(path: Path) -> int:
-    return Path(path).stat().st_mtime_ns
+from components.cached import file_stamp, resolve, st_progress
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -44,7 +40,7 @@ def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[Prepar
     from cache.mars_store import feature_paths
 
     path = resolve("mars", relpath, src)
-    mtime = _mtime(path)
+    mtime = file_stamp(path)
     flag = _built(str(path), mtime, window)
     if not flag["done"]:
         with st_progress("Building the MARS feature table (first use of this file)…") as bar:
@@ -63,7 +59,7 @@ def _run(path: str, mtime: int, policy: Policy, settings: SimSettings) -> RunRes
 def run(relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings) -> RunResult:
     prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
-    return _run(str(path), _mtime(path), policy, settings)
+    return _run(str(path), file_stamp(path), policy, settings)
 
 
 def run_with_progress(
