@@ -327,7 +327,7 @@ def filter_table(
     if q:
         out = out.filter(
             pl.col("question").fill_null("").str.to_lowercase().str.contains(q, literal=True)
-            | pl.col("uuid").str.starts_with(q)
+            | pl.col("uuid").fill_null("").str.to_lowercase().str.starts_with(q)
         )
     if sort in SORT_COLUMNS and sort in out.columns:
         out = out.sort(sort, descending=descending, nulls_last=True, maintain_order=True)

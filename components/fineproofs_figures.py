@@ -341,6 +341,18 @@ def hist_heatmap_figure(series: pl.DataFrame) -> go.Figure:
     return fig
 
 
+def _unique_labels(names: Sequence[object], limit: int) -> list[str]:
+    """Escaped labels cut to `limit` chars, numbered where the cut ones coincide (so two sources
+    sharing their first `limit` characters are still told apart on the axis)."""
+    cut = [esc_hover(n, limit) for n in names]
+    seen: dict[str, int] = {}
+    out = []
+    for c in cut:
+        seen[c] = seen.get(c, 0) + 1
+        out.append(f"{c} ({seen[c]})" if cut.count(c) > 1 else c)
+    return out
+
+
 def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
     """Median value per source x relative-depth bin (a heatmap: nothing to click here), with the
     count, mean, IQR and significant-drop rate in the hover."""
@@ -359,7 +371,8 @@ def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
         go.Heatmap(
             z=_f32(z),
             x=[f"{j / n_bins:.1f}–{(j + 1) / n_bins:.1f}" for j in range(n_bins)],
-            y=[esc_hover(s, 40) for s in sources],
+            y=list(range(len(sources))),  # positions: two names cut to 40 chars may coincide
+            text=[[esc_hover(s, 80)] * n_bins for s in sources],
             customdata=text,
             colorscale=VALUE_SCALE,
             zmin=0,
@@ -367,10 +380,15 @@ def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
             xgap=2,
             ygap=2,
             colorbar={"title": {"text": "median"}, "thickness": 12},
-            hovertemplate="%{y} · depth %{x}: median %{z:.3f}<br>%{customdata}<extra></extra>",
+            hovertemplate="%{text} · depth %{x}: median %{z:.3f}<br>%{customdata}<extra></extra>",
         )
     )
     fig.update_layout(height=120 + 32 * len(sources), margin={"l": 10, "r": 10, "t": 30, "b": 40})
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(len(sources))),
+        ticktext=_unique_labels(sources, 40),
+    )
     fig.update_xaxes(title_text="relative depth step/num_steps (binned)")
     return fig
 

@@ -237,7 +237,7 @@ def render_trace(src: SourceConfig) -> None:
         prefix = None
     st.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
     m = st.columns(5)
-    m[0].metric("source", str(info.get("source") or "–"))
+    m[0].metric("source", md_text(info.get("source") or "–", 60))
     m[1].metric("prefixes", series.height)
     end = info.get("endpoint")
     m[2].metric("endpoint grade", "–" if end is None else f"{end:.3f}", help="base grading log")

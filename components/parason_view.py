@@ -10,6 +10,7 @@ figures in `components.parason_dag` / `parason_charts`; text HTML in `parason_te
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import math
 
@@ -31,7 +32,7 @@ from components.parason_charts import (
 )
 from components.parason_dag import dag_figure, dag_html
 from components.parason_text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
-from components.safe_text import esc
+from components.safe_text import esc, md_text
 from components.url_state import Param, bound_kept, safe_token
 
 DATASET = "parason"
@@ -94,10 +95,23 @@ def _on_pick(key: str, param: Param) -> None:
 
 
 # ---------------------------------------------------------------- filters (shared by tabs)
+SPEEDUP_CAP = 1000.0
+
+
+def speedup_top(speedup: pl.Series) -> float:
+    """Upper bound of the speedup slider: the largest finite speedup rounded up to 0.5, in
+    [2, SPEEDUP_CAP]. Why: a row with C = 0 gives an infinite (or NaN) T/C, and `math.ceil(inf)`
+    raises; such rows stay visible while the slider spans its whole range."""
+    values = speedup.cast(pl.Float64, strict=False)
+    mx = values.filter(values.is_finite()).max()
+    hi = min(SPEEDUP_CAP, max(2.0, float(mx) if isinstance(mx, int | float) else 2.0))
+    return float(math.ceil(hi * 2) / 2)
+
+
 def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     """The filter bar above the tabs; returns the filtered (unsorted) table."""
     kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
-    top = float(math.ceil(max(2.0, float(table["speedup"].max() or 1.0)) * 2) / 2)
+    top = speedup_top(table["speedup"])
     c1, c2, c3, c4, c5 = st.columns([1.2, 2, 2, 1.5, 2.4], vertical_alignment="bottom")
     correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **bound_kept("correct"))
     chosen = c2.multiselect(
@@ -341,6 +355,15 @@ def _added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8) -> set[str]: 
         return set()
 
 
+def _shown_node(node: str | None, g, h) -> str | None:  # type: ignore[no-untyped-def]
+    """The stored node, if it is still on screen. Why: a `*:more` node from a collapsed stage (a
+    click, or a deep link) stays in the URL after the stage is expanded or widened; it is then in
+    neither the trajectory's graph `g` nor the drawn graph `h` (None if drawing failed)."""
+    if node is None or node in g or (h is not None and node in h):
+        return node
+    return None
+
+
 def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.DataFrame) -> None:
     uid = UUID.read()
     if uid is None:
@@ -383,7 +406,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         f" · {len(traj.text):,} characters · uuid <code>{esc(uid)}</code></span></div>"
     )
     _metric_row(m)
-    st.caption(f"Token counts: {esc(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
+    st.caption(f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
     if traj.warnings:
         st.html(_warning_badges(traj))
         with st.expander(
@@ -394,6 +417,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     if node is not None and node not in g and not node.endswith(":more"):
         node = None
     added = _added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
+    h = None
     with guard("the DAG", dataset=DATASET):
         fig, h = _dag_view(g, node, added, DAG_KEY)
         if added:
@@ -414,6 +438,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
             on_click="ignore",
             key="pa_dag_html",
         )
+    node = _shown_node(node, g, h)
     left, right = st.columns([2, 3])
     with left, guard("the node text", dataset=DATASET):
         st.markdown("**Selected node**")
@@ -432,7 +457,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
             args=(key, NODE),
             label_visibility="collapsed",
         )
-        if node is not None and node.endswith(":more") and node in h:
+        if node is not None and node not in g and h is not None and node in h:
             members = h.nodes[node].get("members", [])
             st.info(
                 f"{len(members)} collapsed branches; pick one above to read it, or widen the stage."
@@ -447,7 +472,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
                 facts.append("on the critical path")
             if d.get("warnings"):
                 facts.append("warnings: " + ", ".join(d["warnings"]))
-            st.caption(esc(" · ".join(facts)))
+            st.caption(md_text(" · ".join(facts), 600))
             if d.get("goal"):
                 st.html(
                     f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>'
@@ -588,6 +613,13 @@ def render_charts(filtered: pl.DataFrame, total: int) -> None:
 
 
 # ---------------------------------------------------------------- RL prompts
+def rl_table_key(query: str | None, sources: list[str] | None) -> str:
+    """The RL table's widget key. Why per filter state: its selection is a row *position*, which
+    names another prompt (or none) once the filters change; a new key starts with no selection."""
+    filters = repr(((query or "").strip().lower(), sorted(sources or [])))
+    return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
+
+
 def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
     c1, c2 = st.columns([3, 2])
@@ -623,14 +655,14 @@ def render_rl(src: SourceConfig) -> None:
     )
     state = st.dataframe(
         shown,
-        key="pa_rl_table",
+        key=rl_table_key(q, chosen),
         on_select="rerun",
         selection_mode="single-row",
         hide_index=True,
         height=min(420, 38 + 35 * shown.height),
     )
     rows = state.selection.rows if state is not None and hasattr(state, "selection") else []
-    if rows:
+    if rows and 0 <= rows[0] < view.height:
         r = view.row(rows[0], named=True)
         st.html(
             f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '

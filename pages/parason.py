@@ -52,7 +52,8 @@ with guard(f"the {subset} metrics table", dataset=DATASET):
     table = pc.metrics(subset, src, counter)
 
 if table is not None:
-    with st.container(border=True):
+    filtered = table  # if the filter bar fails, the tabs still show the whole subset
+    with st.container(border=True), guard("the filters", dataset=DATASET):
         filtered = render_filters(table)
     tabs = st.tabs(
         list(VIEWS),

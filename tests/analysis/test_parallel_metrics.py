@@ -143,3 +143,13 @@ def test_added_branches_by_text_then_position():
         "b0t1": False,
         "b0t2": True,
     }
+
+
+def test_uuid_prefix_search_ignores_case():
+    import polars as pl
+
+    from analysis.parallel_metrics import filter_table
+
+    df = pl.DataFrame({"uuid": ["ABCDEF12-x", "abcdef99-y", "zzz"], "question": ["q1", "q2", "q3"]})
+    assert filter_table(df, query="abcdef12")["uuid"].to_list() == ["ABCDEF12-x"]
+    assert filter_table(df, query="ABCDEF")["uuid"].to_list() == ["ABCDEF12-x", "abcdef99-y"]

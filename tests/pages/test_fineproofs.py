@@ -82,7 +82,7 @@ def test_overview_renders_one_page(sample_fp: Path) -> None:
 def test_sort_and_source_filter(sample_fp: Path) -> None:
     at = _app()
     at.multiselect(key="src").select("aops").run()
-    assert not at.exception
+    assert not at.exception and not at.error, _errors(at)
     df = pl.read_parquet(sample_fp / "data/prefix_values.parquet")
     n_aops = df.filter(pl.col("source") == "aops").select("problem_id", "sample_index").n_unique()
     caps = " ".join(c.value for c in at.caption)
@@ -90,6 +90,7 @@ def test_sort_and_source_filter(sample_fp: Path) -> None:
     table = at.dataframe[0].value
     assert set(table["source"]) == {"aops"}
     at.selectbox(key="sort").set_value("endpoint").run()
+    assert not at.exception and not at.error, _errors(at)
     table = at.dataframe[0].value
     ends = [e for e in table["endpoint"].tolist() if e == e]
     assert ends == sorted(ends, reverse=True)
@@ -98,6 +99,7 @@ def test_sort_and_source_filter(sample_fp: Path) -> None:
 def test_deep_link_restores_sort_filters_columns_and_page(sample_fp: Path) -> None:
     at = _app({"sort": "endpoint grade", "desc": "false", "src": ["aops", "putnam"],
                "grade": ["0.25", "1.0"], "axis": "depth", "color": "change", "rows": "25"})  # fmt: skip
+    assert not at.error, _errors(at)
     assert at.selectbox(key="sort").value == "endpoint"
     assert at.multiselect(key="src").value == ["aops", "putnam"]
     assert at.slider(key="grade").value == (0.25, 1.0)
@@ -213,7 +215,7 @@ def test_missing_shard_and_missing_trace_keep_the_rest(bad_copy: dict) -> None:
 def test_corrupt_shard_message(bad_copy: dict) -> None:
     pid, sample = bad_copy["corrupt"]
     at = _app({"problem": pid, "sample": str(sample)})
-    assert "cannot decompress" in _errors(at)
+    assert "cannot decompress" in _errors(at) and len(at.error) == 1  # only the text section
     assert len(at.get("plotly_chart")) == 2
 
 
@@ -293,3 +295,45 @@ def test_missing_required_column_and_corrupt_table(tmp_path: Path, monkeypatch) 
     table.write_bytes(b"PAR1" + b"\0" * 64)
     at = _app()
     assert "not a readable parquet file" in _errors(at)
+
+
+# ---------------------------------------------------------------- review fixes
+def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "fp"
+    write_sample(root)
+    table = root / "data/prefix_values.parquet"
+    df = pl.read_parquet(table).with_columns(source=pl.lit("[x](http://e)"))
+    df.write_parquet(table)
+    pid, sample = df.select("problem_id", "sample_index").row(0)
+    monkeypatch.setenv("RTE_FINEPROOFS_SOURCE", "local")
+    monkeypatch.setenv("RTE_FINEPROOFS_PATH", str(root))
+    at = _app({"problem": pid, "sample": str(sample)})
+    assert not at.error, _errors(at)
+    metric = next(m for m in at.metric if m.label == "source")
+    assert metric.value == r"\[x\]\(http://e\)"
+    at = _app({"view": "Collection"})
+    assert not at.error, _errors(at)
+
+
+def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
+    from components.fineproofs_figures import depth_distribution_figure
+
+    a, b = "s" * 40 + "-alpha", "s" * 40 + "-beta"
+    depth = pl.DataFrame(
+        {
+            "source": [a, b],
+            "depth_bin": [0, 0],
+            "median": [0.2, 0.8],
+            "count": [3, 4],
+            "mean": [0.2, 0.8],
+            "q25": [0.1, 0.7],
+            "q75": [0.3, 0.9],
+            "sig_drop_rate": [0.0, 0.5],
+        }
+    )
+    fig = depth_distribution_figure(depth)
+    hm = fig.data[0]
+    assert len(set(map(str, hm.y))) == 2  # two rows, not one merged row
+    assert len(_arr(hm.z).reshape(-1)) == 2 or np.asarray(hm.z).shape[0] == 2
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert len(ticks) == 2 and len(set(ticks)) == 2

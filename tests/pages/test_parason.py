@@ -78,6 +78,7 @@ def test_browse_lists_the_subset(table: pl.DataFrame) -> None:
 
 def test_filters_from_the_url(table: pl.DataFrame) -> None:
     at = _app({"correct": "incorrect", "warn": "without"})
+    assert not at.error, _errors(at)
     expected = filter_table(table, correctness="incorrect", warnings="without")
     assert 0 < len(at.dataframe[0].value) == expected.height
     at = _app({"q": "mississippi"})
@@ -90,6 +91,7 @@ def test_filters_from_the_url(table: pl.DataFrame) -> None:
 
 def test_sorting_widgets(table: pl.DataFrame) -> None:
     at = _app({"sort": "speedup T/C", "desc": "true"})
+    assert not at.error, _errors(at)
     sp = at.dataframe[0].value["speedup"].tolist()
     assert sp == sorted(sp, reverse=True)
 
@@ -98,14 +100,14 @@ def test_select_a_trajectory_and_a_node(table: pl.DataFrame) -> None:
     at = _app({"view": "Trajectory"})
     assert "Pick a trajectory" in " ".join(i.value for i in at.info)
     at.selectbox(key="pa_pick_none").select(FOUR).run()
-    assert not at.exception
+    assert not at.exception and not at.error, _errors(at)
     assert at.query_params["uuid"] == [FOUR] or at.query_params["uuid"] == FOUR
     figs = _figs(at)
     assert len(figs) == 1
     ids = [i for tr in figs[0]["data"] for i in (tr.get("customdata") or [])]
     assert {"b0:fork", "b3:join", "answer"} <= set(ids)
     at.selectbox(key="pa_node_none").select("b1t0").run()
-    assert not at.exception
+    assert not at.exception and not at.error, _errors(at)
     assert "b1t0" in str(at.query_params["node"])
     assert "Union = 142 + 90 - 12 = 220" in _html(at)
 
@@ -127,6 +129,7 @@ def test_deep_link_restores_trajectory_and_node() -> None:
 
 def test_8x_trajectory_marks_added_branches() -> None:
     at = _app({"uuid": FOUR, "subset": "sft-8x"})
+    assert not at.error, _errors(at)
     assert "12 branches (magenta, +) were added" in " ".join(c.value for c in at.caption)
     nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
     assert sum(c == "#d100d1" for c in nodes["marker"]["line"]["color"]) == 12
@@ -134,9 +137,10 @@ def test_8x_trajectory_marks_added_branches() -> None:
 
 def test_uuid_prefix_and_unknown_uuid() -> None:
     at = _app({"uuid": FOUR[:8]})
+    assert not at.error, _errors(at)
     assert len(_figs(at)) == 1
     at = _app({"uuid": "not-a-real-uuid", "node": "<script>"})
-    assert not at.exception and len(_figs(at)) == 0
+    assert not at.exception and not at.error and len(_figs(at)) == 0
     assert "not in sft-1x" in " ".join(w.value for w in at.warning)
 
 
@@ -151,12 +155,14 @@ def test_wide_stage_collapses_and_renders_fast() -> None:
     assert len(nodes["customdata"]) <= 20 and "b0:more" in nodes["customdata"]
     assert at.toggle(key="pa_dag_collapse").value is True
     at.toggle(key="pa_dag_collapse").set_value(False).run()
+    assert not at.exception and not at.error, _errors(at)
     nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
     assert len(nodes["customdata"]) == 45 + 5
 
 
 def test_html_in_trajectory_is_escaped_and_warnings_listed() -> None:
     at = _app({"uuid": HTML_ROW, "node": "b0t0"})
+    assert not at.error, _errors(at)
     html = _html(at).replace(SCROLL_SCRIPT, "")  # our own constant scroll script aside
     assert "<script" not in html.lower() and "<img" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -181,6 +187,7 @@ def test_compare_marks_added_branches() -> None:
 
 def test_charts_and_point_selection(table: pl.DataFrame) -> None:
     at = _app({"view": "Charts"})
+    assert not at.error, _errors(at)
     figs = at.get("plotly_chart")
     assert len(figs) == 5
     assert all(len(f.proto.spec) < 2_000_000 for f in figs)
@@ -193,6 +200,7 @@ def test_rl_tab_search() -> None:
     at = _app({"view": "RL"})
     assert len(at.dataframe[0].value) == 60
     at = _app({"view": "RL", "rlq": "MISSISSIPPI"})
+    assert not at.error, _errors(at)
     df = at.dataframe[0].value
     assert len(df) == 1 and df["ground_truth"].tolist() == ["34650"]
 
@@ -221,3 +229,72 @@ def test_rl_file_as_sft_gives_a_clear_error(sample_root: Path, tmp_path: Path) -
     at = _app(session={"src_parason_kind": "local", "src_parason_path": str(root)})
     err = _errors(at)
     assert "none of the trajectory columns" in err and "What to do" in err
+
+
+# ---------------------------------------------------------------- review fixes
+@pytest.mark.parametrize("node", ["b0:more", "zz:more", "nonsense"])
+def test_stale_or_unknown_node_link_is_dropped(node: str) -> None:
+    at = _app({"view": "Trajectory", "uuid": WIDE, "node": node})
+    assert not at.error, _errors(at)
+    assert len(_figs(at)) == 1
+    at.toggle(key="pa_dag_collapse").set_value(False).run()  # b0:more no longer drawn
+    assert not at.exception and not at.error, _errors(at)
+    assert len(_figs(at)) == 1
+    assert "No node selected." in " ".join(c.value for c in at.caption)
+
+
+def test_more_node_still_shown_while_collapsed() -> None:
+    at = _app({"view": "Trajectory", "uuid": WIDE, "node": "b0:more"})
+    assert "collapsed branches" in " ".join(i.value for i in at.info)
+    at.slider(key="pa_dag_keep").set_value(40).run()  # 45 branches: 40 shown, 6 merged
+    assert not at.exception and not at.error, _errors(at)
+    assert "6 collapsed branches" in " ".join(i.value for i in at.info)
+
+
+def test_rl_selection_resets_when_the_filter_changes() -> None:
+    from components.parason_view import rl_table_key
+
+    at = _app({"view": "RL"})
+    at.session_state[rl_table_key("", [])] = {"selection": {"rows": [50], "columns": []}}
+    at.run()
+    assert not at.exception and not at.error, _errors(at)
+    picked = at.dataframe[0].value["index"].tolist()[50]
+    assert f"<b>Prompt {picked}</b>" in _html(at)
+    at.text_input(key="rlq").input("MISSISSIPPI").run()
+    assert not at.exception and not at.error, _errors(at)
+    assert len(at.dataframe[0].value) == 1
+    assert f"<b>Prompt {picked}</b>" not in _html(at)
+
+
+def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import parason_cached as pc
+
+    real = pc.metrics
+
+    def odd(subset: str, src, counter: str = "estimate") -> pl.DataFrame:  # type: ignore[no-untyped-def]
+        t = real(subset, src, counter)
+        sp = t["speedup"].to_list()
+        sp[0], sp[1] = float("inf"), float("nan")
+        return t.with_columns(speedup=pl.Series(sp, dtype=t.schema["speedup"]))
+
+    monkeypatch.setattr(pc, "metrics", odd)
+    at = _app()
+    assert not at.error, _errors(at)
+    top = at.slider(key="speedup").max
+    assert 1.0 < top < 1e6
+    assert len(at.dataframe[0].value) > 2  # the browsing table is still there
+
+
+def test_speedup_slider_top_ignores_non_finite() -> None:
+    from components.parason_view import speedup_top
+
+    assert speedup_top(pl.Series([1.2, 3.26, float("inf"), float("nan"), None])) == 3.5
+    assert speedup_top(pl.Series([float("inf")])) == 2.0
+    assert speedup_top(pl.Series([], dtype=pl.Float64)) == 2.0
+    assert speedup_top(pl.Series([1e300])) == 1000.0  # bounded: a slider over 1e300 is useless
+
+
+def test_node_facts_caption_is_markdown_safe() -> None:
+    at = _app({"uuid": HTML_ROW, "node": "b0t0"})
+    caps = [c.value for c in at.caption if "tokens" in c.value and "kind:" in c.value]
+    assert caps and all("&amp;" not in c and "&lt;" not in c for c in caps)
