@@ -24,6 +24,7 @@ from analysis.stopping import (
     policy_for_method,
 )
 from cache.datasets import MARS_FILES
+from components.safe_text import md_text
 from components.url_state import Param, bound
 
 DEFAULT_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -66,7 +67,7 @@ def pick_file() -> str:
         key="pg_file",
     )
     FILE.write(rel)
-    st.caption(rel)
+    st.caption(md_text(rel))
     return rel
 
 
@@ -77,7 +78,7 @@ def pick_method() -> str:
         index=list(ALL_METHODS).index("sc-mars-cal"),
         **bound("policy"),
     )
-    st.caption(METHOD_LABELS.get(method, method))
+    st.caption(md_text(METHOD_LABELS.get(method, method)))
     return method
 
 

@@ -57,10 +57,11 @@ def frontier_figure(
                     for i, p in enumerate(sweep_pts)
                 ],
                 customdata=[f"{p.value:g}" for p in sweep_pts],
+                meta=esc_hover(param_label),
                 textposition="top center",
                 marker={"size": 8, "color": PALETTE[0]},
                 line={"color": PALETTE[0]},
-                hovertemplate=f"{esc_hover(param_label)}=%{{customdata}}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
+                hovertemplate="%{meta}=%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
         )
     symbols = ["square", "diamond", "triangle-up", "cross", "x", "star", "pentagon", "hexagon"]
@@ -76,7 +77,8 @@ def frontier_figure(
                     "symbol": symbols[i % len(symbols)],
                     "color": PALETTE[(i + 1) % len(PALETTE)],
                 },
-                hovertemplate=f"{esc_hover(name)}<br>savings %{{x:.1f}}%<br>accuracy %{{y:.1f}}%<extra></extra>",
+                customdata=[esc_hover(name)],
+                hovertemplate="%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
         )
     if current is not None:
@@ -203,7 +205,10 @@ def replay_figure(
                 mode="lines+markers",
                 name=esc_hover(name),
                 line=line,
-                hovertemplate=f"{esc_hover(name)}<br>p=%{{x:.0f}}<br>%{{y:.2f}}<extra></extra>",
+                # the answer label rides in customdata: inside the template, `%{...}` in an
+                # answer would be read as a plotly placeholder
+                customdata=[esc_hover(name)] * grid.shape[0],
+                hovertemplate="%{customdata}<br>p=%{x:.0f}<br>%{y:.2f}<extra></extra>",
             ),
             row=row,
             col=1,

@@ -5,7 +5,7 @@ diff and downloads. Computation lives in `analysis.stopping`; runs come through
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
@@ -26,18 +26,18 @@ from analysis.stopping import (
     with_main_param,
 )
 from analysis.stopping.compare import per_question_comparison, reference_comparison
+from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components import playground_cached as pc
 from components.cached import st_progress
 from components.playground_controls import published_policy
 from components.playground_figures import frontier_figure, per_question_figure, replay_figure
-from components.safe_text import esc
+from components.safe_text import esc, md_text
 from components.url_state import Param, int_in
 
 QID = Param("qid", None, parse=int_in(0, 10_000))
 BASELINES = ("offline", "dco")
 OTHERS = ("sc-mars-cal", "dco-mars-cal", "sc-pp", "sc-stability", "esc", "ac-beta")
-MARS_PAGE = Path(__file__).resolve().parents[1] / "pages" / "mars.py"
 
 NOTE_KINDS = (
     (
@@ -137,7 +137,7 @@ def show_frontier(policy: Policy, cur: RunResult, sweep_pts, label: str, others)
     fig = frontier_figure(sweep_pts, label, point_of(cur), others)
     st.plotly_chart(fig, key="frontier", width="stretch")
     st.caption(
-        f"Line: {esc(policy.method)} swept over {esc(label) or '—'}; ring: current setting; "
+        f"Line: {md_text(policy.method)} swept over {md_text(label) or '—'}; ring: current setting; "
         "markers: baselines and other policies at their published defaults; green band: Pareto front."
         + (
             " Along the gamma sweep, gamma is fixed (no calibration)."
@@ -147,8 +147,20 @@ def show_frontier(policy: Policy, cur: RunResult, sweep_pts, label: str, others)
     )
 
 
+def _new_pick(source: str, value: int | None) -> int | None:
+    """`value` when this selection (table row or chart point) changed since the last run, else
+    None: a new selection moves the replay's question picker once, and the picker stays free to
+    change afterwards while the old selection is still highlighted."""
+    key = f"_pg_last_pick_{source}"
+    prev = st.session_state.get(key)
+    st.session_state[key] = value
+    return value if value is not None and value != prev else None
+
+
 def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
-    """Per-question table and chart; returns the selected question (for the replay)."""
+    """Per-question table and chart; returns a newly selected question (for the replay).
+    Selecting a row or a chart point drives the replay; the "open ↗" link column leads to the
+    question in the MARS view."""
     st.subheader("Per question, next to self-consistency")
     cmp = per_question_comparison(cur, sc)
     if cmp.empty:
@@ -166,16 +178,18 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     ev = st.plotly_chart(
         fig, key="perq_chart", on_select="rerun", selection_mode="points", width="stretch"
     )
-    picked = None
+    chart_q = None
     pts = (
         (ev or {}).get("selection", {}).get("points", [])
         if isinstance(ev, dict)
         else getattr(getattr(ev, "selection", None), "points", [])
     )
-    if pts:
-        picked = int(pts[0].get("x"))
+    if pts and pts[0].get("x") is not None:
+        chart_q = int(pts[0]["x"])
     table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))
-    table["open"] = [f"mars?file={rel}&qid={q}" for q in table["qid"]]
+    table["open"] = [
+        f"mars?{urlencode({'file': rel, 'qid': int(q)}, safe='/')}" for q in table["qid"]
+    ]
     table["ground_truth"] = table["ground_truth"].map(lambda t: str(t)[:60])
     cols = [
         "flag",
@@ -210,14 +224,12 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
         },
     )
     rows = sel.selection.rows if sel is not None and hasattr(sel, "selection") else []
-    if rows:
-        q = int(table.iloc[rows[0]]["qid"])
-        picked = q  # the replay follows the selection
-        if MARS_PAGE.exists():
-            st.switch_page("pages/mars.py", query_params={"file": rel, "qid": str(q)})
-        else:
-            st.info(f"The MARS view is not available in this build; Q{q} is shown in the replay.")
-    return picked
+    row_q = int(table.iloc[rows[0]]["qid"]) if rows and rows[0] < len(table) else None
+    st.caption(
+        "Select a row (or click the chart) to replay that question; “open ↗” shows it in the MARS view."
+    )
+    new_row, new_chart = _new_pick("table", row_q), _new_pick("chart", chart_q)
+    return new_row if new_row is not None else new_chart
 
 
 def show_replay(
@@ -236,9 +248,12 @@ def show_replay(
         return
     if not qids:
         return
-    default = picked if picked in qids else (QID.read() if QID.read() in qids else qids[0])
+    if picked in qids:  # a new table/chart selection moves the picker
+        st.session_state["replay_q"] = picked
+    elif st.session_state.get("replay_q") not in qids:  # first run, or another file: URL first
+        st.session_state["replay_q"] = QID.read() if QID.read() in qids else qids[0]
     c = st.columns(2)
-    qid = c[0].selectbox("question", qids, index=qids.index(default), key="replay_q")
+    qid = c[0].selectbox("question", qids, key="replay_q")
     QID.write(qid)
     it = c[1].slider("bootstrap iteration", 0, max(settings.iterations - 1, 0), 0, key="replay_it")
     preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
@@ -268,7 +283,7 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
     ref = pc.reference_csvs(rel, src, cur.policy.method)
     if ref is None:
         st.caption(
-            f"This source holds no repro_reference CSVs for {esc(cur.policy.method)} on this file "
+            f"This source holds no repro_reference CSVs for {md_text(cur.policy.method)} on this file "
             "(the Hub copy has them; the bundled sample does not)."
         )
         return
@@ -277,7 +292,8 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
         st.info(
             "The reference uses the published setting: turn off the quick preview to compare like with like."
         )
-    diff = reference_comparison(cur.per_question_frame(), per_q)
+    source = f"{mars_reference_dir(rel, cur.policy.method)}/summary_per_question.csv"
+    diff = reference_comparison(cur.per_question_frame(), per_q, source=source)
     dcols = [c for c in diff.columns if c.startswith("d_")]
     styled = diff.style.format(precision=2).map(
         lambda v: "background-color: #f8d7da" if isinstance(v, float) and abs(v) > 1e-6 else "",

@@ -31,6 +31,7 @@ with c2:
 @st.fragment
 def lab() -> None:
     """Parameters and results: moving a slider reruns only this fragment."""
+    ok = False
     with guard("the simulation", dataset="mars"):
         policy = policy_params(method)
         settings, preview = settings_controls()
@@ -38,15 +39,25 @@ def lab() -> None:
         cur, bases, sweep_pts, label, others = pv.run_set(
             rel, src, policy, settings, full=not preview
         )
+        ok = True
+    if not ok:
+        return
+    # each results section has its own guard: a failure in one leaves the others on screen
+    with guard("the data notes", dataset="mars"):
         pv.show_notes(cur)
+    with guard("the summary", dataset="mars"):
         pv.show_summary(cur, bases["offline"])
+    with guard("the frontier", dataset="mars"):
         pv.show_frontier(policy, cur, sweep_pts, label, others)
+    picked = None
+    with guard("the per-question table", dataset="mars"):
         picked = pv.show_per_question(rel, cur, bases["offline"])
-        with guard("the replay", dataset="mars"):
-            pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
-        with guard("the reference diff", dataset="mars"):
-            pv.show_reference(rel, src, cur, full=not preview)
-        st.subheader("Downloads (current run)")
+    with guard("the replay", dataset="mars"):
+        pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
+    with guard("the reference diff", dataset="mars"):
+        pv.show_reference(rel, src, cur, full=not preview)
+    st.subheader("Downloads (current run)")
+    with guard("the downloads", dataset="mars"):
         pv.show_downloads(cur)
 
 

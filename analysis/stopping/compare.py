@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stopping.results import RunResult, question_summary
+from cache.errors import SchemaError
 
 
 def per_question_comparison(run: RunResult, sc: RunResult) -> pd.DataFrame:
@@ -53,9 +54,47 @@ def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return keep
 
 
-def reference_comparison(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
-    """Ours vs a repro_reference summary_per_question.csv, per question."""
-    cols = [c for c in ("accuracy_pct", "token_savings_pct", "mean_position") if c in ref.columns]
+REFERENCE_METRICS = ("accuracy_pct", "token_savings_pct", "mean_position")
+
+
+def _check_reference(ref: pd.DataFrame, source: str) -> tuple[pd.DataFrame, list[str]]:
+    """The reference frame with an integer `question_id`, and the metric columns it holds.
+    A CSV from a user's folder can lack columns or hold text: that is bad data (SchemaError
+    naming the file and the columns), not a bug."""
+    hint = (
+        "A repro_reference summary_per_question.csv needs an integer `question_id` column and "
+        f"numeric metric columns ({', '.join(REFERENCE_METRICS)}); fix or remove the file."
+    )
+    if "question_id" not in ref.columns:
+        raise SchemaError(f"{source} has no `question_id` column.", hint)
+    qid = ref["question_id"]
+    if not pd.api.types.is_integer_dtype(qid) or pd.api.types.is_bool_dtype(qid):
+        num = pd.to_numeric(qid, errors="coerce") if not pd.api.types.is_bool_dtype(qid) else None
+        if num is None or num.isna().any() or (num % 1 != 0).any():
+            raise SchemaError(f"{source}: `question_id` is not an integer column.", hint)
+        ref = ref.assign(question_id=num.astype("int64"))
+    cols = [c for c in REFERENCE_METRICS if c in ref.columns]
+    if not cols:
+        raise SchemaError(
+            f"{source} has none of the metric columns {', '.join(REFERENCE_METRICS)}.", hint
+        )
+    bad = [
+        c
+        for c in cols
+        if not pd.api.types.is_numeric_dtype(ref[c]) or pd.api.types.is_bool_dtype(ref[c])
+    ]
+    if bad:
+        raise SchemaError(f"{source}: non-numeric column(s) {', '.join(bad)}.", hint)
+    return ref, cols
+
+
+def reference_comparison(
+    ours: pd.DataFrame, ref: pd.DataFrame, source: str = "the reference CSV"
+) -> pd.DataFrame:
+    """Ours vs a repro_reference summary_per_question.csv (`source` names it in errors), per
+    question. Raises SchemaError on a reference without `question_id` or with non-numeric
+    metrics."""
+    ref, cols = _check_reference(ref, source)
     m = ours[["question_id", *cols]].merge(
         ref[["question_id", *cols]], on="question_id", how="outer", suffixes=("", "_ref")
     )

@@ -54,17 +54,60 @@ def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type:
     assert n_plots >= 3  # frontier, per-question chart, replay
 
 
-def test_clicking_a_question_opens_the_mars_view(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
-    table = (
+def _perq_table(page):  # type: ignore[no-untyped-def]
+    return (
         page.locator('[data-testid="stDataFrame"]')
         .filter(has=page.locator('[role="gridcell"]', has_text="mars?file"))
         .first
     )
+
+
+def _replay_line(page) -> str:  # type: ignore[no-untyped-def]
+    return page.locator('[data-testid="stMain"]').get_by_text(", iteration 0").first.inner_text()
+
+
+def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert _replay_line(page).startswith("Q0,")
+    table = _perq_table(page)
     table.scroll_into_view_if_needed()
     box = table.bounding_box()
     page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # row selector of Q1
-    page.wait_for_url("**/mars?*", timeout=60_000)
-    assert "qid=1" in page.url and "Qwen3-32B" in page.url
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stMain"]').innerText
+             .includes('Q1, iteration 0')""",
+        timeout=60_000,
+    )
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert "/playground" in page.url and "qid=1" in page.url  # stayed here; the URL follows
+    picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="question").first
+    assert picker.locator("input").first.input_value() == "1"  # the question picker moved too
+    # the picker stays free: choosing another question is not pulled back to the selected row
+    picker.locator("input").first.click()
+    page.get_by_role("option", name="2", exact=True).click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stMain"]').innerText
+             .includes('Q2, iteration 0')""",
+        timeout=60_000,
+    )
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert _replay_line(page).startswith("Q2,") and "qid=2" in page.url
+
+
+def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    from urllib.parse import parse_qs, urljoin, urlparse
+
+    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    cells = _perq_table(page).locator('[role="gridcell"]', has_text="mars?file")
+    hrefs = [c.inner_text().strip() for c in cells.all()]
+    assert hrefs
+    target = urlparse(urljoin(page.url, hrefs[1]))
+    assert target.path == "/mars"
+    assert parse_qs(target.query) == {"file": ["Qwen3-32B/aime25.parquet"], "qid": ["1"]}

@@ -43,6 +43,7 @@ def _metric(at, label: str) -> str:
 def test_renders_and_slider_updates_results(open_app) -> None:
     app = open_app(policy="sc-consensus", budget="32")
     assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
     assert [h.value for h in app.subheader][:2] == [
         "Accuracy against token savings",
         "Per question, next to self-consistency",
@@ -52,6 +53,7 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     assert tau.value == pytest.approx(0.95)
     tau.set_value(0.5).run()
     assert not app.exception
+    assert not app.error, [e.value for e in app.error]
     after = _metric(app, "mean token savings")
     assert float(after.rstrip("%")) > float(before.rstrip("%"))  # a looser tau stops earlier
     # the other sections followed: the frontier's "current setting" marker moved
@@ -63,6 +65,7 @@ def test_renders_and_slider_updates_results(open_app) -> None:
 def test_deep_link_restores_state(open_app) -> None:
     app = open_app(file=REL, policy="sc-pp", conv="5", budget="40", iters="3", seed="7")
     assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
     assert next(s for s in app.selectbox if s.key == "policy").value == "sc-pp"
     assert next(s for s in app.slider if s.key == "conv").value == 5
     assert next(n for n in app.number_input if n.key == "budget").value == 40
@@ -184,6 +187,7 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
     assert any("turn off the quick preview" in i.value for i in at.info)
     frames = [d.value for d in at.dataframe]
     diff = next(f for f in frames if "d_accuracy_pct" in getattr(f, "columns", []))
@@ -206,7 +210,118 @@ def test_figures_escape_answer_text_and_stay_small() -> None:
     res, diag = replay(prep, Mars(), SimSettings(budget=16, iterations=4), 2)
     fig = replay_figure(diag, res, "MARS margin vs threshold")
     text = fig.to_json()
-    assert "<script>" not in text and "&lt;script&gt;" in text
+    # to_json writes `<` as \u003c: look at the decoded strings, not the JSON text
+    strings = list(_strings(json.loads(text)))
+    assert not [s for s in strings if "<script>" in s or "<b>7" in s]
+    assert any("&lt;script&gt;" in s for s in strings)
     assert len(text) < 2_000_000
     assert len(fig.frames) == 3  # one frame per checkpoint for the Play control
     assert diag.margin.shape == (1, 3) and diag.threshold.shape == (1, 3)
+
+
+def _strings(obj: object):  # type: ignore[no-untyped-def]
+    """Every string inside a decoded plotly JSON figure (labels, templates, customdata)."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
+    """An answer like `%{x}` must show as itself, not as the hovered x value; `<b>` escaped."""
+    from analysis.stopping import Mars, SimSettings, prepare, replay
+    from analysis.stopping.synthetic import hand_pool
+    from components.playground_figures import replay_figure
+
+    pool = hand_pool(
+        final=[0, 1, 0],
+        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+        labels=["%{x}<b>7</b>", "%{y:.2f} other"],
+    )
+    res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
+    fig = json.loads(replay_figure(diag, res, "MARS margin vs threshold").to_json())
+    answers = [
+        t for t in fig["data"] if t.get("type") == "scatter" and t.get("xaxis") in (None, "x")
+    ]
+    assert len(answers) == 2
+    for t in answers:
+        tmpl = t["hovertemplate"]
+        assert "%{x" not in tmpl.replace("p=%{x:.0f}", "")  # only our own placeholders
+        assert "%{y:.2f} other" not in tmpl and "<b>7" not in tmpl
+    labels = [v for t in answers for v in _strings(t.get("customdata", t.get("text")))]
+    assert any("%{x}&lt;b&gt;7&lt;/b&gt;" in v for v in labels)
+    assert any("%{y:.2f} other" in v for v in labels)
+    assert not [v for v in _strings(fig) if "<b>7" in v]
+
+
+def test_file_caption_is_markdown_safe(open_app) -> None:
+    """The file path caption is markdown: `_` and `.` must not turn into emphasis/links."""
+    from components.safe_text import md_text
+
+    app = open_app(policy="sc-pp", budget="16")
+    assert not app.exception, app.exception
+    assert md_text(REL) in [c.value for c in app.caption]
+
+
+def _mars_sample_copy(sample_root: Path, dest: Path) -> Path:
+    """A local MARS source laid out like the Hub repo, holding the sample's DeepSeek-8B file."""
+    import shutil
+
+    (dest / REL).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(sample_root / "mars" / REL, dest / REL)
+    return dest
+
+
+@pytest.mark.parametrize(
+    ("csv", "bad"),
+    [
+        ("qid,accuracy_pct\n0,50.0\n1,100.0\n", "question_id"),
+        ("question_id,accuracy_pct,token_savings_pct\n0,fifty,1.0\n1,n/a,2.0\n", "accuracy_pct"),
+    ],
+)
+def test_bad_reference_csv_is_a_data_error(
+    sample_root: Path, tmp_path: Path, monkeypatch, csv: str, bad: str
+) -> None:
+    from cache.datasets import mars_reference_dir
+
+    root = _mars_sample_copy(sample_root, tmp_path / "src")
+    rel_csv = f"{mars_reference_dir(REL, 'sc-pp')}/summary_per_question.csv"
+    (root / rel_csv).parent.mkdir(parents=True)
+    (root / rel_csv).write_text(csv)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(root))
+    at = new_app()
+    at.query_params["policy"] = "sc-pp"
+    at.query_params["budget"] = "16"
+    at.switch_page("pages/playground.py")
+    at.run()
+    assert not at.exception, at.exception
+    errs = [e.value for e in at.error]
+    assert len(errs) == 1 and "Unexpected columns" in errs[0], errs
+    assert "summary\\_per\\_question" in errs[0] and bad.replace("_", "\\_") in errs[0]
+    # the sections after the reference diff still render
+    assert len(at.get("download_button")) == 3
+
+
+@pytest.mark.parametrize("section", ["show_summary", "show_frontier", "show_per_question"])
+def test_a_failing_section_leaves_the_others(open_app, monkeypatch, section: str) -> None:
+    """A bug in one results section shows a bug box there; the replay, reference diff and
+    downloads still render."""
+    from components import playground_view as pv
+
+    def boom(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setenv("RTE_STRICT", "0")  # let the guard show the bug box instead of raising
+    monkeypatch.setattr(pv, section, boom)
+    app = open_app(policy="sc-pp", budget="16")
+    assert not app.exception, app.exception
+    assert len(app.error) == 1 and "boom" in app.error[0].value
+    heads = [h.value for h in app.subheader]
+    assert "Replay one bootstrap iteration" in heads
+    assert "Against the published reference" in heads
+    assert len(app.get("download_button")) == 3
