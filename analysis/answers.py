@@ -39,6 +39,14 @@ _SLASH_RE = re.compile(r"^([+-]?\d+)/([+-]?\d+)$")
 _VAR_EQ_RE = re.compile(r"^[a-zA-Z]\s*=\s*(?!=)")
 _TEXT_RE = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _BIG_POW_RE = re.compile(r"\^\{?\s*\d{4,}")
+_PLAIN_RE = re.compile(r"[A-Za-z?./ ]+")
+_PLACEHOLDERS = {"\\ldots", "\\cdots", "\\dots", "...", "?"}
+
+
+def is_plain(norm: str) -> bool:
+    """Bare words and placeholders ("answer", "TBD", "N/A", "x", "\\ldots"): equal only to
+    themselves, so math-verify (and its sympy import) is never asked about them."""
+    return norm in _PLACEHOLDERS or _PLAIN_RE.fullmatch(norm) is not None
 
 
 def _last_boxed(s: str) -> str | None:
@@ -211,6 +219,8 @@ def equivalent(a: str, b: str) -> bool:
         return False
     if ka[0] == "n" and kb[0] == "n":
         return False
+    if is_plain(a) or is_plain(b):
+        return False
     pair = (a, b) if a <= b else (b, a)
     hit = _VERIFY_CACHE.get(pair)
     if hit is not None:
@@ -281,6 +291,8 @@ class AnswerGrouper:
         if key[0] == "n":
             v = exact_value(norm)
             fp = f"{float(v):.9g},0" if v is not None else None
+        elif is_plain(norm):
+            return None  # distinct keys, and a bare word equals only itself
         else:
             fp = _numeric_fingerprint(_parse(norm))
         if fp is not None:
@@ -312,12 +324,12 @@ class AnswerGrouper:
         if key[0] == "n":
             v = exact_value(norm)
             fp = f"{float(v):.9g},0" if v is not None else None
-        elif key[0] == "s":
+        elif key[0] == "s" and not is_plain(norm):
             fp = _numeric_fingerprint(_parse(norm))
         else:
             fp = None
         self._fps.append(fp)
-        if fp is None and key[0] == "s":
+        if fp is None and key[0] == "s" and not is_plain(norm):
             self._symbolic.append(g)
         if key[0] == "t":
             self.long_groups.add(g)

@@ -27,6 +27,7 @@ the feature builder), since a mean of them is still well defined.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,8 +154,11 @@ def _bottom(g: np.ndarray) -> np.float32:
     """bottom_10: float32 mean of the k lowest groups in ascending order (order fixes the bits)."""
     k = max(1, int(0.1 * g.shape[0]))
     if k >= g.shape[0]:
-        return np.mean(g)
-    return np.mean(np.sort(np.partition(g, k - 1)[:k]))
+        return np.add.reduce(g) / np.float32(g.shape[0])
+    low = np.partition(g, k - 1)[:k]
+    low.sort()
+    # == np.mean(low) bit for bit (float32 pairwise sum / float32 count), minus its overhead
+    return np.add.reduce(low) / np.float32(k)
 
 
 def batch_features(
@@ -180,7 +184,12 @@ def batch_features(
     add_reduce = np.add.reduce
     min_reduce = np.minimum.reduce
     maxlen = int(lengths.max()) if n else 0
-    cs_buf = np.empty(maxlen + 1, dtype=np.float32)
+    # per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j]) so that the
+    # plotting curves are one vectorised gather after the loop
+    len32 = lengths.astype(np.float32)  # exact: lengths < 2**24
+    cs_base = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths + 1, out=cs_base[1:])
+    cs_all = np.empty(int(cs_base[-1]), dtype=np.float32)
     n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
     gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
     g_buf = gpad_buf
@@ -205,9 +214,36 @@ def batch_features(
     ck_conf = np.zeros(ck_pos.shape[0], dtype=np.float32)
     curve = np.full((n, max(n_points, 0)), np.nan, dtype=np.float32)
     bins = np.arange(n_points + 1, dtype=np.int64)
+    # checkpoint windows relative to the trace start; with W == ck_step they tile [1, p_last]
+    ck_lo = np.where(ck_pos < window, 0, ck_pos - window + 1)
+    ck_hi = ck_pos + 1
+    tiled = ck_step > 0 and window == ck_step
+    if tiled:
+        # per trace: lo_0, lo_1, ..., lo_{k-1}, hi_{k-1} (consecutive windows share edges)
+        ck_idx = np.empty(ck_pos.shape[0] + n, dtype=np.int64)
+        pos_in = np.arange(ck_pos.shape[0]) + ck_owner
+        ck_idx[pos_in] = ck_lo
+        last = ck_off[1:] - 1
+        has = nck > 0
+        ck_idx[(ck_off[1:] + np.arange(n))[has]] = ck_hi[last[has]]
 
+    # negative values: one vectorised check per batch (float16: sign bit set and not -0.0)
+    if values.dtype == np.float16:
+        negative = values.view(np.uint16) > 0x8000
+    else:
+        negative = np.asarray(values) < 0
+    if negative.any():
+        n_negative[:] = _reduceat_sum(
+            negative.astype(np.int64), offsets[:-1], offsets[1:], np.int64
+        )
+    ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
+    offs = offsets.tolist()
+    ck_offs = ck_off.tolist()
+    bases = cs_base.tolist()
+    reduceat = np.add.reduceat
+    f64 = np.float64
     for j in range(n):
-        s, e = int(offsets[j]), int(offsets[j + 1])
+        s, e = offs[j], offs[j + 1]
         L = e - s
         if L == 0:
             lows_w.append(zero_i)
@@ -215,16 +251,15 @@ def batch_features(
             continue
         c = to_f32(values[s:e])
         total = add_reduce(c)
-        if not np.isfinite(total):
+        if not math.isfinite(total):
+            n_negative[j] = 0
             _slow_trace(j, c, window, ck_step, n_points, locals())
             continue
-        mean_conf[j] = total / np.float32(L)
-        t = c[-window:]
-        tail_conf[j] = add_reduce(t) / np.float32(t.shape[0])
-        if min_reduce(c) < 0:
-            n_negative[j] = int(np.count_nonzero(c < 0))
+        mean_conf[j] = total / len32[j]
+        tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
         if window <= L:
-            cs = cs_buf[: L + 1]
+            cb = bases[j]
+            cs = cs_all[cb : cb + L + 1]
             cs[0] = 0.0
             np.cumsum(c, out=cs[1:])
             ng = L - window + 1
@@ -242,24 +277,37 @@ def batch_features(
             bottom_10[j] = mean_conf[j]
             lows_w.append(zero_i)
             lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-        k = int(nck[j])
-        if k:
-            p = ck_pos[ck_off[j] : ck_off[j + 1]]
-            lo = np.where(p < window, 0, p - window + 1)
-            hi = p + 1
-            ck_conf[ck_off[j] : ck_off[j + 1]] = _range_sums64(c, lo, hi) / (hi - lo)
-        if n_points and n_points <= L:
-            starts = (L * bins[:-1]) // n_points
-            sums = np.add.reduceat(c, starts, dtype=np.float64)
-            curve[j] = sums / np.diff((L * bins) // n_points)
-            # float64 partial sums of float16-origin values are exact: any order gives the
-            # bits of the reference cumulative sum
-            end_conf[j] = add_reduce(sums) / L
+        k0, k1 = ck_offs[j], ck_offs[j + 1]
+        if k1 > k0 and tiled:
+            # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
+            # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
+            # of the whole trace: float64 partial sums of float16-origin values are exact, so
+            # c[0] + these sums has the bits of the reference cumulative sum.
+            idx = ck_idx[k0 + j : k1 + j + 1]
+            sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
+            ck_sum64[k0:k1] = sums[: k1 - k0]
+            end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
         else:
-            if n_points:
-                edges = (L * bins) // n_points
-                curve[j] = c[np.minimum(edges[:-1], L - 1)]
-            end_conf[j] = add_reduce(c, dtype=np.float64) / L
+            if k1 > k0:
+                ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
+            end_conf[j] = add_reduce(c, dtype=f64) / L
+        if n_points and window > L:
+            curve[j] = _short_curve(c, (L * bins) // n_points)
+
+    done = ck_sum64 != 0  # traces handled by _slow_trace wrote ck_conf themselves
+    if ck_pos.shape[0]:
+        ck_conf[done] = (ck_sum64[done] / (ck_hi - ck_lo)[done]).astype(np.float32)
+
+    if n_points:
+        # plotting curves of the long traces from their float32 prefix sums (precise enough
+        # for a picture; the exact features above never use them)
+        long_ = np.flatnonzero((lengths >= window) & (n_nonfinite == 0))
+        if long_.size:
+            edges = (lengths[long_, None] * bins[None, :]) // n_points
+            s_ = edges[:, :-1]
+            e_ = np.maximum(edges[:, 1:], s_ + 1)
+            base = cs_base[long_, None]
+            curve[long_] = (cs_all[base + e_] - cs_all[base + s_]) / (e_ - s_)
 
     counts = np.array([x.shape[0] for x in lows_w], dtype=np.int64)
     low_offsets = np.zeros(n + 1, dtype=np.int64)
@@ -283,6 +331,7 @@ def batch_features(
 
 
 LOW_BLOCK = 128
+_BLOCK_STARTS = np.arange(0, 1 << 22, LOW_BLOCK, dtype=np.int64)  # reduceat is the fast block min
 
 
 def _record_lows_blocked(
@@ -294,22 +343,37 @@ def _record_lows_blocked(
     ng = g.shape[0]
     nb = -(-ng // LOW_BLOCK)
     gpad = gpad_buf[: nb * LOW_BLOCK]
-    gpad[ng:] = np.inf
+    if ng % LOW_BLOCK:
+        gpad[ng:] = np.inf
     blocks = gpad.reshape(nb, LOW_BLOCK)
-    bmin = np.minimum.reduce(blocks, axis=1)
+    bmin = (
+        np.minimum.reduceat(g, _BLOCK_STARTS[:nb])
+        if nb <= _BLOCK_STARTS.shape[0]
+        else (np.minimum.reduce(blocks, axis=1))
+    )
     prev = np.minimum.accumulate(bmin)
     cand_mask = np.empty(nb, dtype=bool)
     cand_mask[0] = True
     np.less(bmin[1:], prev[:-1], out=cand_mask[1:])
     cand = np.flatnonzero(cand_mask)
-    sub = blocks[cand]
-    before = np.empty_like(sub)
-    before[:, 0] = np.inf
-    before[1:, 0] = prev[cand[1:] - 1]
-    np.minimum.accumulate(sub[:, :-1], axis=1, out=before[:, 1:])
-    np.minimum(before[:, 1:], before[:, :1], out=before[:, 1:])
-    r, col = np.nonzero(sub < before)
-    return cand[r] * LOW_BLOCK + col, sub[r, col], prev[-1]
+    # Blocks that are not candidates never lower the running minimum, so the running minimum
+    # over the candidate blocks laid end to end equals the true one at those windows.
+    sub = blocks[cand].ravel()
+    rm = np.minimum.accumulate(sub)
+    is_low = np.empty(sub.shape[0], dtype=bool)
+    is_low[0] = True
+    np.less(sub[1:], rm[:-1], out=is_low[1:])
+    i = np.flatnonzero(is_low)
+    return cand[i // LOW_BLOCK] * LOW_BLOCK + i % LOW_BLOCK, sub[i], prev[-1]
+
+
+def _short_curve(c: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Bin means of a short trace (an empty bin shows the token at its start)."""
+    L = c.shape[0]
+    s, e = edges[:-1], edges[1:]
+    cs = np.concatenate([[0.0], np.cumsum(c, dtype=np.float64)])
+    out = np.where(e > s, (cs[e] - cs[s]) / np.maximum(e - s, 1), c[np.minimum(s, L - 1)])
+    return out.astype(np.float32)
 
 
 def _range_sums64(c: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -15,7 +15,8 @@ features (one row per trace, sorted by qid, trace_idx):
   (-1: no probe at that position), ckpt_correct list<bool>,
   probe_pos list<int64>, probe_group list<int32>, probe_correct list<bool>,
   probe_avg_conf list<float32>   all probes of the trace (sorted, within the trace),
-  low_window list<int64>, low_value list<float32>   record lows of the group confidences,
+  low_window list<int32>, low_value list<float32>   record lows of the group confidences
+  (int32 halves the biggest column: a trace has a few dozen to a few hundred lows),
   curve list<float32>   CURVE_POINTS windowed means for plotting (empty for an empty trace).
 groups (one row per answer group): qid, group_id int32, label, is_correct, n_final, n_probe,
   ground_truth.
@@ -27,6 +28,11 @@ then probe answers (trace_idx, then position), so they are deterministic.
 
 Resumable: each finished question is written to `work_dir/q<qid>.*.parquet`; a rerun skips the
 row groups whose questions are all done.
+
+Speed: each trace is processed whole while it sits in the CPU cache (`batch_features`), a thread
+decodes the next batch meanwhile, and files over PARALLEL_MIN_BYTES whose questions do not
+straddle row groups are split by question over two processes (same code per question, so the
+same output). Full-size figures: bench/mars_ingest.py.
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ from analysis.pool import QuestionPool
 from cache.errors import CorruptFile, SchemaError
 from cache.progress import ProgressFn
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 5
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400
@@ -90,7 +96,7 @@ FEATURE_SCHEMA = pa.schema(
         ("probe_group", pa.list_(pa.int32())),
         ("probe_correct", pa.list_(pa.bool_())),
         ("probe_avg_conf", pa.list_(pa.float32())),
-        ("low_window", pa.list_(pa.int64())),
+        ("low_window", pa.list_(pa.int32())),
         ("low_value", pa.list_(pa.float32())),
         ("curve", pa.list_(pa.float32())),
     ]
@@ -152,15 +158,6 @@ def _list_values(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
     if values.null_count:
         values = pc.fill_null(values, float("nan"))
     return offsets - start, values.to_numpy(zero_copy_only=False)
-
-
-def _list_offsets(arr: pa.Array) -> np.ndarray:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.null_count:
-        arr = arr.fill_null(pa.scalar([], type=arr.type))
-    off = np.asarray(arr.offsets, dtype=np.int64)
-    return off - off[0]
 
 
 def _probe_arrays(col: pa.Array | None, n: int) -> dict[str, object]:
@@ -441,6 +438,7 @@ def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tup
             "probe_beyond_end",
             "traces with probes beyond the trace end (dropped)",
         ),
+        (FLAG_NO_PROBES, "no_probes", "traces without any probe (no intermediate answers)"),
     ):
         hit = np.flatnonzero(flags & bit)
         if hit.size:
@@ -505,7 +503,7 @@ def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tup
         "probe_group": _list_array(p_off, p_group.astype(np.int32), pa.int32()),
         "probe_correct": _list_array(p_off, correct(p_group), pa.bool_()),
         "probe_avg_conf": _list_array(p_off, part["p_avg"].astype(np.float32), pa.float32()),
-        "low_window": _list_array(part["low_off"], part["low_window"], pa.int64()),
+        "low_window": _list_array(part["low_off"], part["low_window"].astype(np.int32), pa.int32()),
         "low_value": _list_array(
             part["low_off"], part["low_value"].astype(np.float32), pa.float32()
         ),
@@ -554,8 +552,10 @@ def _check_schema(pf: pq.ParquetFile, path: Path) -> list[str]:
     return [c for c in (*REQUIRED, *OPTIONAL) if c in names]
 
 
-def _prefetch(it: Iterator[pa.RecordBatch], depth: int = 2) -> Iterator[pa.RecordBatch]:
-    """Read the next batches on a thread while this one is computed (arrow releases the GIL)."""
+def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Iterator[pa.RecordBatch]:
+    """Read the next batches on a thread while this one is computed (arrow releases the GIL).
+    A read failure part-way (truncated or corrupt row group) becomes a `CorruptFile`; the
+    questions finished before it stay in the work folder, so a rerun resumes after them."""
     q: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
     sentinel = object()
@@ -577,6 +577,12 @@ def _prefetch(it: Iterator[pa.RecordBatch], depth: int = 2) -> Iterator[pa.Recor
             item = q.get()
             if item is sentinel:
                 return
+            if isinstance(item, OSError | pa.ArrowException):
+                raise CorruptFile(
+                    f"reading {path.name} failed part-way ({str(item)[:160]})",
+                    "the file may be truncated or corrupt: re-download it or regenerate the "
+                    "sample; questions finished so far are kept and a rerun resumes after them",
+                ) from None
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -589,28 +595,11 @@ def _prefetch(it: Iterator[pa.RecordBatch], depth: int = 2) -> Iterator[pa.Recor
                 t.join(0.05)
 
 
-def _computed(
-    batches: Iterator[pa.RecordBatch], window: int, workers: int
-) -> Iterator[tuple[int, dict]]:
-    """`_numeric_batch` of each batch, in order, computed by `workers` threads (numpy releases
-    the GIL in its loops, so two workers use both cores while the reader decodes ahead)."""
-    if workers <= 1:
-        for b in batches:
-            yield b.num_rows, _numeric_batch(b, window)
-        return
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mars-features") as pool:
-        pending: deque = deque()
-        for b in batches:
-            pending.append((b.num_rows, pool.submit(_numeric_batch, b, window)))
-            if len(pending) > workers:
-                n, fut = pending.popleft()
-                yield n, fut.result()
-        while pending:
-            n, fut = pending.popleft()
-            yield n, fut.result()
+def _computed(batches: Iterator[pa.RecordBatch], window: int) -> Iterator[tuple[int, dict]]:
+    """`_numeric_batch` of each batch, in order. (Threads do not help here: the per-trace loop
+    holds the GIL between numpy calls; files big enough to matter use processes instead.)"""
+    for b in batches:
+        yield b.num_rows, _numeric_batch(b, window)
 
 
 def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
@@ -679,12 +668,49 @@ def _stream(
     results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
     partials: dict[int, _Partial] = {}
     total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
-    seen_rows = 0
-    finished_now = 0
     if not row_groups:
         return results
     it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
-    for n_rows, part in _computed(_prefetch(it), window, 1):
+    _consume(
+        _computed(_prefetch(it, path), window),
+        expected,
+        done,
+        work_dir,
+        results,
+        partials,
+        path,
+        hook,
+        total_rows,
+        stop_after,
+        keep,
+    )
+    if stop_after is not None and len(results) >= stop_after:
+        return results
+    for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
+        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
+        if work_dir is not None:
+            _write_chunk(work_dir, q, f, g, _notes_table(notes))
+        results[q] = (f, g, notes)
+    return results
+
+
+def _consume(
+    parts: Iterator[tuple[int, dict]],
+    expected: dict[int, int],
+    done: set[int],
+    work_dir: Path | None,
+    results: dict,
+    partials: dict[int, _Partial],
+    path: Path,
+    hook: ProgressFn,
+    total_rows: int,
+    stop_after: int | None,
+    keep: bool,
+) -> None:
+    """Group numeric batches by question; finalise each question once all its rows are in."""
+    seen_rows = 0
+    finished_now = 0
+    for n_rows, part in parts:
         seen_rows += n_rows
         for q, sub in _split_by_question(part).items():
             if q in done or q < 0:
@@ -701,19 +727,14 @@ def _stream(
                 done.add(q)
                 finished_now += 1
                 if stop_after is not None and finished_now >= stop_after:
-                    return results
+                    return
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
-    for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
-        if work_dir is not None:
-            _write_chunk(work_dir, q, f, g, _notes_table(notes))
-        results[q] = (f, g, notes)
-    return results
 
 
 def _shard_worker(path: str, row_groups: list[int], window: int, chunk_dir: str, batch_rows: int):
-    """Child process: stream some row groups, write one chunk per question (returns its qids
-    and peak RSS in bytes)."""
+    """Child process: stream some row groups, write one chunk per question (returns its qids,
+    the process's peak RSS in bytes and its pid)."""
+    import os
     import resource
 
     p = Path(path)
@@ -739,7 +760,7 @@ def _shard_worker(path: str, row_groups: list[int], window: int, chunk_dir: str,
         lambda f, m="": None,
         keep=False,
     )
-    return sorted(res), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return sorted(res), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, os.getpid()
 
 
 def _units(rg_q: list[set[int]], todo_rg: list[int]) -> list[list[int]] | None:
@@ -784,6 +805,8 @@ def build_features(
     path = Path(path)
     pf = _open(path)
     columns = _check_schema(pf, path)
+    if work_dir is not None:
+        Path(work_dir).mkdir(parents=True, exist_ok=True)
     file_notes: list[tuple] = []
     qids_all, rg_q = _question_layout(pf, path)
     if (qids_all < 0).any():
@@ -840,15 +863,11 @@ def _parallel(
     import time
     from concurrent.futures import ProcessPoolExecutor
 
+    # one task per unit (a question's row groups), largest first: the pool balances the two
+    # processes dynamically, so one long question cannot leave a core idle at the end
     pf_meta = pq.ParquetFile(path).metadata
     sizes = [sum(pf_meta.row_group(i).total_byte_size for i in u) for u in units]
-    shards: list[list[int]] = [[] for _ in range(workers)]
-    load = [0] * workers
-    for u, sz in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1]):
-        k = int(np.argmin(load))
-        shards[k].extend(u)
-        load[k] += sz
-    shards = [sorted(s) for s in shards if s]
+    tasks = [u for u, _ in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1])]
     tmp = None
     chunk_dir = work_dir
     if chunk_dir is None:
@@ -856,17 +875,21 @@ def _parallel(
         chunk_dir = Path(tmp)
     try:
         ctx = mp.get_context("spawn")  # never fork a process that may run threads (Streamlit)
-        with ProcessPoolExecutor(max_workers=len(shards), mp_context=ctx) as ex:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
             futs = [
-                ex.submit(_shard_worker, str(path), s, window, str(chunk_dir), batch_rows)
-                for s in shards
+                ex.submit(_shard_worker, str(path), u, window, str(chunk_dir), batch_rows)
+                for u in tasks
             ]
             total = len(expected)
             while not all(f.done() for f in futs):
                 n_done = len(list(chunk_dir.glob("*.features.parquet")))
                 hook(n_done / max(total, 1), f"{path.name}: {n_done}/{total} questions")
-                time.sleep(0.5)
-            LAST_WORKER_PEAK_RSS[:] = [f.result()[1] for f in futs]
+                time.sleep(0.2)
+            peaks: dict[int, int] = {}
+            for f in futs:
+                _qids, rss, pid = f.result()
+                peaks[pid] = max(peaks.get(pid, 0), rss)
+            LAST_WORKER_PEAK_RSS[:] = list(peaks.values())
         results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
         for q in expected:
             if q >= 0 and _chunk_done(chunk_dir, q):
@@ -965,11 +988,12 @@ def pool_from_features(
         end_conf = f["end_conf"].to_numpy().astype(np.float32)
         ckpt_group = np.where(after, final_group[:, None], ckpt_group).astype(np.int32)
         ckpt_conf = np.where(after, end_conf[:, None], ckpt_conf).astype(np.float32)
-    if n:
+    if n and "low_window" in f.columns:
         l_off, l_win = _flat(f["low_window"], np.int64)
         _, l_val = _flat(f["low_value"], np.float32)
-    else:
-        l_off, l_win, l_val = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+    else:  # a store loaded without the record lows (the MARS page): no DCO truncation data
+        l_off = np.zeros(n + 1, np.int64)
+        l_win, l_val = np.zeros(0, np.int64), np.zeros(0, np.float32)
 
     def col32(name: str) -> np.ndarray:
         return f[name].to_numpy().astype(np.float32) if n else np.zeros(0, np.float32)

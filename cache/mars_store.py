@@ -96,14 +96,26 @@ def feature_paths(
 
 
 def load_features(
-    path: Path, *, window: int = WINDOW, progress: ProgressFn | None = None
+    path: Path,
+    *,
+    window: int = WINDOW,
+    progress: ProgressFn | None = None,
+    with_lows: bool = True,
 ) -> MarsFeatureStore:
-    """Build (once) and load the feature store of a MARS file."""
+    """Build (once) and load the feature store of a MARS file.
+
+    `with_lows=False` leaves out the record lows (the largest columns, needed only by DeepConf
+    truncation in the simulator); pools built from such a store have empty lows."""
     fp, gp, np_ = feature_paths(path, window=window, progress=progress)
+    columns = None
+    if not with_lows:
+        import pyarrow.parquet as pq
+
+        columns = [c for c in pq.read_schema(fp).names if c not in ("low_window", "low_value")]
     try:
         return MarsFeatureStore(
             path=Path(path),
-            features=pl.read_parquet(fp),
+            features=pl.read_parquet(fp, columns=columns),
             groups=pl.read_parquet(gp),
             notes=pl.read_parquet(np_),
             window=window,

@@ -28,7 +28,8 @@ def _mtime(path: Path) -> int:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _store(path: str, mtime: int) -> MarsFeatureStore:
-    return load_features(Path(path))
+    # the view never needs the record lows (DeepConf truncation data): leave them on disk
+    return load_features(Path(path), with_lows=False)
 
 
 def file_path(relpath: str, src: SourceConfig) -> Path:

@@ -145,6 +145,38 @@ def _wrong_answers(gt: str, rng: np.random.Generator, k: int) -> list[str]:
     return out
 
 
+CONF_CHUNK = 512
+
+
+def _confs(rng: np.random.Generator, lengths: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """float16 confidences of some traces, flat: level + slow wander (knots every 256 tokens) +
+    token noise - dips; wrong traces sit lower and wander more; right ones rise at the end."""
+    n = lengths.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    owner = np.repeat(np.arange(n), lengths)
+    pos = np.arange(total, dtype=np.int64) - offsets[:-1][owner]
+    level = np.where(correct, rng.uniform(14.0, 17.0, n), rng.uniform(10.5, 14.0, n))
+    vol = np.where(correct, 1.0, 1.8)
+    knots_per = (lengths + 255) // 256
+    ko = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(knots_per, out=ko[1:])
+    kn = rng.standard_normal(int(ko[-1])).astype(np.float32)
+    kowner = np.repeat(np.arange(n), knots_per)
+    episode = rng.random(int(ko[-1])) < np.where(correct, 0.04, 0.12)[kowner]
+    kn = kn * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
+    slow = kn[ko[:-1][owner] + pos // 256]
+    rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, 0.0)[owner]
+    c = (level[owner] + rise).astype(np.float32) + slow
+    del slow, rise, pos
+    c += rng.standard_normal(total, dtype=np.float32) * (1.2 * vol[owner]).astype(np.float32)
+    dip = rng.random(total, dtype=np.float32) < np.where(correct, 0.04, 0.08)[owner]
+    c[dip] -= rng.exponential(5.0, int(dip.sum())).astype(np.float32)
+    np.clip(c, 0.0, 24.9, out=c)
+    return (np.round(c * 16) / 16).astype(np.float16)
+
+
 def _question(
     rng: np.random.Generator,
     qid: int,
@@ -186,29 +218,16 @@ def _question(
             finals.append(wrong[wrong_pick[j]])
     correct &= np.array([f is not None for f in finals])
 
-    # confidences: level + slow wander (knots every 256 tokens) + token noise - dips
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     total = int(offsets[-1])
-    owner = np.repeat(np.arange(n), lengths)
-    pos = np.arange(total, dtype=np.int64) - offsets[:-1][owner]
-    level = np.where(correct, rng.uniform(14.0, 17.0, n), rng.uniform(10.5, 14.0, n))
-    vol = np.where(correct, 1.0, 1.8)
-    knots_per = (lengths + 255) // 256
-    ko = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(knots_per, out=ko[1:])
-    kn = rng.standard_normal(int(ko[-1])).astype(np.float32)
-    kowner = np.repeat(np.arange(n), knots_per)
-    episode = rng.random(int(ko[-1])) < np.where(correct, 0.04, 0.12)[kowner]
-    kn = kn * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
-    slow = kn[ko[:-1][owner] + pos // 256]
-    rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, 0.0)[owner]
-    c = (level[owner] + rise).astype(np.float32) + slow
-    c += rng.standard_normal(total, dtype=np.float32) * (1.2 * vol[owner]).astype(np.float32)
-    dip = rng.random(total, dtype=np.float32) < np.where(correct, 0.04, 0.08)[owner]
-    c[dip] -= rng.exponential(5.0, int(dip.sum())).astype(np.float32)
-    np.clip(c, 0.0, 24.9, out=c)
-    c16 = (np.round(c * 16) / 16).astype(np.float16)
+    # generated in chunks of traces so a 4,096-trace question stays at a few hundred MB
+    c16 = np.concatenate(
+        [
+            _confs(rng, lengths[i : i + CONF_CHUNK], correct[i : i + CONF_CHUNK])
+            for i in range(0, n, CONF_CHUNK)
+        ]
+    )
     c32 = c16.astype(np.float32)
     cs = np.zeros(total + 1, dtype=np.float64)
     np.cumsum(c32, dtype=np.float64, out=cs[1:])

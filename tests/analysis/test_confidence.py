@@ -154,3 +154,31 @@ def test_windowed_means_curve() -> None:
     assert cur[0].tolist() == [1.0, 3.0]
     assert cur[1].tolist() == [5.0, 5.0]  # an empty bin shows the token at its start
     assert np.isnan(cur[2]).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_blocked_record_lows_match_a_plain_scan(seed: int) -> None:
+    """Long declines, plateaus (ties must not count) and lows right at block edges."""
+    rng = np.random.default_rng(seed)
+    parts = [
+        np.linspace(20, 5, 3000),  # a steady decline: a record low at every window
+        np.full(700, 5.0),  # a plateau: no new lows
+        rng.random(4000) * 20,
+        np.linspace(5, 1, 129),
+    ]
+    c = np.concatenate(parts).astype(np.float16).astype(np.float32)
+    nan = c.copy()
+    nan[5000] = np.nan
+    # several traces in one batch (lows are found for the whole batch at once): a later trace
+    # with higher values must not inherit the running minimum of an earlier one
+    traces = [c, c[::-1].copy(), c[:3000] + 30, nan, c[:50], np.zeros(0, np.float32), c[100:]]
+    for window in (1, 2048, 127, 128):
+        off, vals = flat(*traces)
+        m = trace_metrics(off, vals, window=window)
+        for j, t in enumerate(traces):
+            g = group_confidences(t, window)
+            lw, lv = record_lows(g)
+            lo, hi = m.low_offsets[j], m.low_offsets[j + 1]
+            np.testing.assert_array_equal(m.low_window[lo:hi], lw)
+            np.testing.assert_array_equal(m.low_value[lo:hi], lv)
+            assert m.min_group[j] == g.min()

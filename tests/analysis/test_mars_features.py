@@ -11,7 +11,7 @@ import pytest
 
 import analysis.mars_features as mf
 from analysis.answers import AnswerGrouper
-from analysis.confidence import conf_at_pos_one, group_confidences
+from analysis.confidence import conf_at_pos_one, group_confidences, windowed_means
 from analysis.mars_features import PROBE_STEP, build_features, pool_from_features
 from cache.sample.mars import SCHEMA, write_file
 
@@ -46,6 +46,9 @@ def test_features_match_direct_computation(small_file: Path, tables: mf.MarsTabl
         mult = list(range(PROBE_STEP, len(c), PROBE_STEP))
         assert f["ckpt_pos"] == mult
         assert f["ckpt_conf"] == [conf_at_pos_one(c, p) for p in mult]
+        assert f["end_conf"] == conf_at_pos_one(c, len(c))  # float64 whole mean, bit for bit
+        ref_curve = windowed_means(np.array([0, len(c)]), c, mf.CURVE_POINTS)[0]
+        np.testing.assert_allclose(f["curve"], ref_curve, rtol=2e-4)
         probes = row["probes"]
         assert f["probe_pos"] == [p["position"] for p in probes]
         assert f["probe_avg_conf"] == pytest.approx([p["avg_conf"] for p in probes], rel=1e-6)
@@ -212,3 +215,68 @@ def test_missing_required_column_is_a_schema_error(tmp_path: Path) -> None:
     pq.write_table(pa.table({"qid": [0], "trace_idx": [0]}), path)
     with pytest.raises(SchemaError, match="confs"):
         build_features(path)
+
+
+def test_parallel_processes_give_the_same_tables(small_file: Path, tables: mf.MarsTables) -> None:
+    par = build_features(small_file, workers=2)
+    assert mf.LAST_WORKER_PEAK_RSS and all(r > 0 for r in mf.LAST_WORKER_PEAK_RSS)
+    assert par.features.equals(tables.features)
+    assert par.groups.equals(tables.groups)
+    assert sorted(par.notes.to_pylist(), key=str) == sorted(tables.notes.to_pylist(), key=str)
+
+
+def test_question_overview_and_vote_shares(tables: mf.MarsTables) -> None:
+    ov = mf.question_overview(tables.features, tables.groups)
+    assert ov["qid"].to_list() == [0, 1, 2, 3]
+    for r in ov.iter_rows(named=True):
+        q = [x for x in tables.features.to_pylist() if x["qid"] == r["qid"]]
+        assert r["n_traces"] == len(q)
+        assert r["pass_at_1"] == pytest.approx(np.mean([x["final_correct"] for x in q]))
+    pool = pool_from_features(tables.features, tables.groups, 0)
+    vs = mf.vote_shares(pool, top_k=2)
+    np.testing.assert_allclose(vs.shares.sum(axis=0), 1.0, rtol=1e-6)
+    assert vs.labels[-1] == "no answer"
+    assert any(vs.correct) == bool(pool.group_correct.any())
+
+
+def test_store_builds_once_and_reads_raw_traces(small_file: Path, tables: mf.MarsTables) -> None:
+    from cache.mars_store import feature_paths, load_features, read_probes, read_traces
+
+    store = load_features(small_file)
+    assert store.features.height == tables.features.num_rows
+    fp, _, _ = feature_paths(small_file)
+    mtime = fp.stat().st_mtime_ns
+    light = load_features(small_file, with_lows=False)  # cached: no rebuild
+    assert fp.stat().st_mtime_ns == mtime and "low_window" not in light.features.columns
+    assert light.pool(1).low_window.size == 0 and store.pool(1).low_window.size > 0
+    assert light.pool(1).ckpt_group.tolist() == store.pool(1).ckpt_group.tolist()
+    raw = read_traces(small_file, 1, [0, 3])
+    assert raw["trace_idx"].to_list() == [0, 3]
+    assert str(raw.schema["confs"]) == "List(Float32)"
+    ref = pq.read_table(small_file).to_pylist()
+    row = next(r for r in ref if r["qid"] == 1 and r["trace_idx"] == 3)
+    np.testing.assert_array_equal(raw["confs"][1].to_numpy(), np.asarray(row["confs"], np.float32))
+    probes = read_probes(small_file, 1, [3])
+    assert probes["position"].to_list() == [p["position"] for p in row["probes"]]
+    assert probes["raw_text"].to_list() == [p["raw_text"] for p in row["probes"]]
+
+
+def test_corrupt_bytes_mid_file_are_a_data_error(small_file: Path, tmp_path: Path) -> None:
+    from cache.errors import CorruptFile
+
+    bad = tmp_path / "corrupt.parquet"
+    blob = bytearray(small_file.read_bytes())
+    md = pq.ParquetFile(small_file).metadata
+    rg = md.row_group(2)
+    col = next(
+        rg.column(i)
+        for i in range(rg.num_columns)
+        if rg.column(i).path_in_schema.startswith("confs")
+    )
+    start = col.data_page_offset
+    blob[start + 64 : start + 4064] = bytes(4000)  # zero out compressed page bytes, keep footer
+    bad.write_bytes(bytes(blob))
+    with pytest.raises(CorruptFile, match="corrupt.parquet"):
+        build_features(bad, work_dir=tmp_path / "w", batch_rows=4)
+    # the questions before the damage were finished and kept for a resumed build
+    assert len(list((tmp_path / "w").glob("*.features.parquet"))) >= 1

@@ -1,0 +1,83 @@
+"""MARS view benchmark: opening a question server-side (target < 0.5 s) and the figure JSON of
+1,000 confidence curves with probe markers (target <= 2 MB).
+
+    python bench/mars_view.py            # a generated file of 2 questions x 1,100 traces
+    python bench/mars_view.py --path F   # any MARS file (its feature table is built first)
+
+"Opening a question" = everything the page does on the server once the file's feature store is
+in memory: the question's rows, its pool and vote shares, the probe texts of the question read
+from the parquet file, the default figures (100 curves with markers, votes) serialised to JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--path", type=Path, default=None)
+    args = ap.parse_args(argv)
+    # a fixed cache folder for the bench (reruns reuse the feature store), unless one is set
+    os.environ.setdefault(
+        "RTE_CACHE_DIR", str(Path(tempfile.gettempdir()) / "rte-bench" / "view-cache")
+    )
+
+    from analysis.mars_features import vote_shares
+    from cache.mars_store import load_features, read_probes
+    from cache.sample.mars import write_file
+    from components import mars_figures as mf
+    from components.mars_view import sample_traces
+
+    path = args.path
+    if path is None:
+        path = Path(tempfile.gettempdir()) / "rte-bench" / "mars_view_2x1100.parquet"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_file(path, "hmmt", 1100, seed=3, n_questions=2)
+    t = time.perf_counter()
+    store = load_features(path)
+    print(f"feature store of {path.name}: {time.perf_counter() - t:.2f} s (build or load)")
+
+    qid = store.qids[0]
+    timings = []
+    for _ in range(3):
+        t = time.perf_counter()
+        feats = store.question(qid).sort("trace_idx")
+        pool = store.pool(qid)
+        vs = vote_shares(pool)
+        probes = read_probes(path, qid)
+        shown = sample_traces(feats, 100, seed=qid)
+        j1 = mf.curves_figure(shown, probes, smooth=1).to_json()
+        j2 = mf.vote_figure(vs, pool.ground_truth).to_json()
+        j3 = mf.answers_bar(store.question_groups(qid)).to_json()
+        timings.append(time.perf_counter() - t)
+    print(
+        f"open question {qid} ({feats.height} traces): best {min(timings):.3f} s, "
+        f"first {timings[0]:.3f} s (target < 0.5 s); default JSON {(len(j1) + len(j2) + len(j3)) / 1e6:.2f} MB"
+    )
+
+    n = min(1000, feats.height)
+    big = sample_traces(feats, n, seed=qid)
+    t = time.perf_counter()
+    fig = mf.curves_figure(big, probes, smooth=5)
+    payload = fig.to_json()
+    dt = time.perf_counter() - t
+    print(
+        f"{n} curves + {sum(len(x or []) for x in big['probe_pos'].to_list())} probe markers: "
+        f"figure JSON {len(payload) / 1e6:.2f} MB (target <= 2 MB), built in {dt:.3f} s"
+    )
+    bands = mf.bands_figure(big, smooth=5).to_json()
+    print(f"quantile bands of {n} traces: {len(bands) / 1e6:.3f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""MARS pools: confidence along correct and wrong traces, where probe answers settle, and when
+the pool's vote knows the answer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import mars_cached as mc
+from components import mars_view as mv
+from components.errors import guard
+from components.router import ensure_routed
+from components.source_picker import current_source
+
+ensure_routed()
+
+st.title("MARS pools")
+st.caption(
+    "How does confidence behave along right and wrong traces, where do the intermediate (probed) "
+    "answers settle, and when does the majority vote of the pool 'know' the answer?"
+)
+
+src = current_source(mv.DATASET)
+rel = mv.pick_file()
+
+store = None
+with guard("the MARS feature table", dataset=mv.DATASET):
+    store = mc.store(rel, src)
+
+if store is not None:
+    mv.show_notes(store.notes.filter(store.notes["qid"] == -1), "the whole file")
+    qid = None
+    with guard("the question overview", dataset=mv.DATASET):
+        qid = mv.pick_question(rel, src, store)
+    if qid is not None:
+        with guard(f"question {qid}", dataset=mv.DATASET):
+            mv.render_question(rel, src, store, int(qid))

@@ -1,0 +1,180 @@
+"""AppTest of the MARS page: deep links into every tab, clicking through controls, and a file
+full of bad data that must give notes, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.pages.conftest import new_app
+
+REL = "DeepSeek-8B/aime25_deepseek.parquet"
+PAGE = "pages/mars.py"
+
+
+@pytest.fixture(scope="module")
+def local_mars(tmp_path_factory) -> Path:
+    from cache.sample.mars import write_file
+
+    root = tmp_path_factory.mktemp("mars_page")
+    write_file(root / REL, "hmmt", 20, seed=9, drop=1, n_questions=4, median_len=6000)
+    return root
+
+
+@pytest.fixture
+def open_page(local_mars: Path, monkeypatch):
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(local_mars))
+
+    def make(**params: str):
+        at = new_app()
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.switch_page(PAGE)
+        return at.run()
+
+    return make
+
+
+def _charts(at) -> list[dict]:  # type: ignore[no-untyped-def]
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None:
+    at = open_page(qid="2", n="15", smooth="3")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.title[0].value == "MARS pools"
+    q = next(s for s in at.selectbox if s.label == "Question")
+    assert q.value == 2
+    assert next(m for m in at.metric if m.label == "traces").value == "20"
+    specs = _charts(at)
+    curves = specs[-1]  # the grid comes first, the curves figure last
+    names = [t.get("name", "") for t in curves["data"]]
+    assert any(
+        n.startswith("right final answer") or n.startswith("wrong final answer") for n in names
+    )
+    assert "trace end" in names
+    probe = [t for t in curves["data"] if t.get("name", "").startswith("probe")]
+    assert probe and all(t["type"] == "scattergl" for t in probe)
+    hover = " ".join(" ".join(t.get("text", [])) for t in probe)
+    assert "avg_conf" in hover and "\\boxed{" in hover
+    assert "<b>" not in hover  # the sample's HTML-like garbage answer is escaped
+    assert at.query_params["qid"] in ("2", ["2"])
+
+
+@pytest.mark.parametrize("view", ["Vote evolution", "Distributions", "Single trace", "Data"])
+def test_every_tab_renders(open_page, view: str) -> None:
+    at = open_page(qid="1", view=view, trace="3")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    if view == "Vote evolution":
+        fig = _charts(at)[-1]
+        assert any("(ground truth)" in t.get("name", "") for t in fig["data"])
+        assert all(t.get("stackgroup") == "one" for t in fig["data"])
+    elif view == "Distributions":
+        assert len(_charts(at)) >= 5
+    elif view == "Single trace":
+        trace = next(s for s in at.selectbox if s.label == "Trace")
+        assert trace.value == 3
+        probes = at.dataframe[-1].value
+        assert {"position", "answer", "raw_text", "avg_conf"} <= set(probes.columns)
+        assert len(probes) >= 1
+    else:
+        assert len(at.get("download_button")) == 2
+
+
+def test_controls_and_quantile_bands(open_page) -> None:
+    at = open_page(qid="0")
+    at.radio[0].set_value("quantile bands").run()
+    assert not at.exception
+    fig = _charts(at)[-1]
+    assert any("10–90%" in t.get("name", "") for t in fig["data"])
+    q = next(s for s in at.selectbox if s.label == "Question")
+    q.set_value(3).run()
+    assert not at.exception
+    assert at.query_params["qid"] in ("3", ["3"])
+
+
+def _bad_file(path: Path) -> None:
+    from cache.sample.mars import SCHEMA
+
+    def pr(pos: int, ans: str | None = "1") -> dict:
+        return {
+            "position": pos,
+            "answer": ans,
+            "is_correct": False,
+            "raw_text": "\\boxed{1}<script>alert(1)</script>",
+            "avg_conf": 1.0,
+        }
+
+    rows = [
+        {
+            "qid": 0,
+            "trace_idx": 0,
+            "ground_truth": "1",
+            "extracted_answer": "<img src=x>",
+            "confs": [1.0, float("nan"), -2.0, 3.0] * 1200,
+            "probes": [pr(4096), pr(2048), pr(9999)],
+        },
+        {
+            "qid": 0,
+            "trace_idx": 2,
+            "ground_truth": "1",
+            "extracted_answer": "word " * 100,
+            "confs": [],
+            "probes": [],
+        },
+        {
+            "qid": 1,
+            "trace_idx": 0,
+            "ground_truth": "5",
+            "extracted_answer": None,
+            "confs": [4.0] * 3000,
+            "probes": [pr(2048, None)],
+        },
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+
+
+def test_bad_data_gives_notes_not_tracebacks(tmp_path: Path, monkeypatch) -> None:
+    _bad_file(tmp_path / REL)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    for params in ({"qid": "0"}, {"qid": "1"}, {"qid": "0", "view": "Single trace", "trace": "0"}):
+        at = new_app()
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.switch_page(PAGE)
+        at.run()
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        notes = " ".join(w.value for w in at.warning)
+        if params["qid"] == "0":
+            assert (
+                "nonfinite confs" in notes
+                and "missing rows" in notes
+                and "probe beyond end" in notes
+            )
+        else:
+            assert "no answers" in notes
+
+
+def test_missing_file_is_a_clear_message(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = new_app()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert (
+        at.error
+        and "does not exist" in " ".join(e.value for e in at.error)
+        or "missing" in " ".join(e.value for e in at.error)
+    )
