@@ -25,13 +25,14 @@ def shoot(
         for path in paths:
             t0 = time.perf_counter()
             page.goto(f"{base}/{path}")
-            page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+            page.wait_for_selector('[data-testid="stMain"] h1', timeout=60_000)
             page.wait_for_function(
                 """() => !document.querySelector('[data-testid="stStatusWidget"]')""",
                 timeout=120_000,
             )
             page.wait_for_function(
-                """() => !document.querySelector('[data-testid="stSkeleton"]')""", timeout=60_000
+                """() => !document.querySelector('[data-testid="stSkeleton"], [data-testid="stProgress"]')""",
+                timeout=180_000
             )
             page.wait_for_timeout(1500)
             name = path.split("?")[0].strip("/") or "home"
