@@ -40,6 +40,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -846,6 +847,22 @@ def build_features(
 LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
 
 
+@contextmanager
+def _bare_main() -> Iterator[None]:
+    """Spawned workers re-run the parent's `__main__` script; under Streamlit that is app.py (and
+    under AppTest a test script). Show them an empty main module while the pool starts and runs."""
+    import sys
+    import types
+
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def _parallel(
     path: Path,
     units: list[list[int]],
@@ -875,7 +892,7 @@ def _parallel(
         chunk_dir = Path(tmp)
     try:
         ctx = mp.get_context("spawn")  # never fork a process that may run threads (Streamlit)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+        with _bare_main(), ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
             futs = [
                 ex.submit(_shard_worker, str(path), u, window, str(chunk_dir), batch_rows)
                 for u in tasks

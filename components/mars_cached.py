@@ -19,11 +19,7 @@ from analysis.pool import QuestionPool
 from cache.mars_store import FEATURES, MarsFeatureStore, feature_paths, load_features
 from cache.sources import SourceConfig
 from cache.store import table_path
-from components.cached import resolve, st_progress
-
-
-def _mtime(path: Path) -> int:
-    return Path(path).stat().st_mtime_ns
+from components.cached import file_stamp, resolve, st_progress
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -42,7 +38,7 @@ def store(relpath: str, src: SourceConfig) -> MarsFeatureStore:
     if not table_path(FEATURES, FEATURES_VERSION, [path], {"window": WINDOW}).exists():
         with st_progress("Building the MARS feature table (one pass over the file)…") as hook:
             feature_paths(path, progress=hook)
-    return _store(str(path), _mtime(path))
+    return _store(str(path), file_stamp(path))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -54,7 +50,7 @@ def _overview(path: str, mtime: int) -> pl.DataFrame:
 def overview(relpath: str, src: SourceConfig) -> pl.DataFrame:
     store(relpath, src)
     path = file_path(relpath, src)
-    return _overview(str(path), _mtime(path))
+    return _overview(str(path), file_stamp(path))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -65,7 +61,7 @@ def _pool(path: str, mtime: int, qid: int) -> QuestionPool:
 def pool(relpath: str, src: SourceConfig, qid: int) -> QuestionPool:
     store(relpath, src)
     path = file_path(relpath, src)
-    return _pool(str(path), _mtime(path), int(qid))
+    return _pool(str(path), file_stamp(path), int(qid))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -78,7 +74,7 @@ def _probes(path: str, mtime: int, qid: int) -> pl.DataFrame:
 def probes(relpath: str, src: SourceConfig, qid: int) -> pl.DataFrame:
     """All probes of a question with their texts (no confs read)."""
     path = file_path(relpath, src)
-    return _probes(str(path), _mtime(path), int(qid))
+    return _probes(str(path), file_stamp(path), int(qid))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -91,4 +87,4 @@ def _raw_trace(path: str, mtime: int, qid: int, trace: int) -> pl.DataFrame:
 def raw_trace(relpath: str, src: SourceConfig, qid: int, trace: int) -> pl.DataFrame:
     """One trace at full resolution (confs as float32)."""
     path = file_path(relpath, src)
-    return _raw_trace(str(path), _mtime(path), int(qid), int(trace))
+    return _raw_trace(str(path), file_stamp(path), int(qid), int(trace))

@@ -34,6 +34,17 @@ Y_TITLE = "confidence (−mean top-20 logprob)"
 HOVER_TEXT_CHARS = 60
 
 
+def fmt_num(v: object, spec: str = ".2f") -> str:
+    """A number for a label; None/NaN/inf (a probe without avg_conf, an empty trace) is "–"."""
+    if v is None:
+        return "–"
+    try:
+        x = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "–"
+    return format(x, spec) if np.isfinite(x) else "–"
+
+
 def _f32(values: object) -> np.ndarray:
     return np.asarray(values, dtype=np.float64).astype(np.float32)
 
@@ -130,7 +141,7 @@ def _probe_hover(p: pl.DataFrame, budget_chars: int = 600_000) -> list[str]:
     ).iter_rows():
         out.append(
             f"trace {t} @ {pos}: {esc_hover(a, 30)}<br>{esc_hover(raw, raw_chars)}"
-            f"<br>avg_conf {avg:.2f}"
+            f"<br>avg_conf {fmt_num(avg)}"
         )
     return out
 
@@ -327,7 +338,10 @@ def vote_figure(vs: VoteShares, ground_truth: str) -> go.Figure:
                 line={"width": 2.5 if ok else 0.5, "color": color},
                 fillcolor=color,
                 name=name,
-                hovertemplate=f"{name}: %{{y:.1%}} at token %{{x}}<extra></extra>",
+                # the answer goes in as data, never into the template: `%{...}` in an answer
+                # would otherwise be read as a placeholder
+                customdata=[name] * len(x),
+                hovertemplate="%{customdata}: %{y:.1%} at token %{x}<extra></extra>",
             )
         )
     fig.update_layout(
@@ -345,19 +359,22 @@ def answers_bar(groups: pl.DataFrame, top: int = 15) -> go.Figure:
     """Final-answer counts per group (ground truth highlighted)."""
     g = groups.filter(pl.col("n_final") > 0).sort(["n_final", "group_id"], descending=[True, False])
     g = g.head(top)
-    labels = [esc_hover(x, 30) for x in g["label"].to_list()]
-    colors = [RIGHT if ok else "#7f7f7f" for ok in g["is_correct"].to_list()]
+    ok = g["is_correct"].to_list()
+    # positional x: two long answers with the same opening must stay two bars; the shortened
+    # label is only the tick text, the full (escaped) answer is hover data, never the template
+    ticks = [esc_hover(a, 30) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
+    hover = [esc_hover(a, 120) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
+    pos = list(range(g.height))
     fig = go.Figure(
         go.Bar(
-            x=[
-                f"{lab} " + ("✓" if ok else "")
-                for lab, ok in zip(labels, g["is_correct"], strict=True)
-            ],
+            x=pos,
             y=g["n_final"].to_numpy(),
-            marker_color=colors,
-            hovertemplate="%{x}: %{y} traces<extra></extra>",
+            marker_color=[RIGHT if c else "#7f7f7f" for c in ok],
+            customdata=hover,
+            hovertemplate="%{customdata}: %{y} traces<extra></extra>",
         )
     )
+    fig.update_xaxes(tickmode="array", tickvals=pos, ticktext=ticks)
     fig.update_layout(
         title="final answers (green = ground truth)",
         yaxis_title="traces",
@@ -435,7 +452,8 @@ def zoom_figure(
             else probes["is_correct"].to_list()
         )
         hover = [
-            f"token {p}<br>answer: {esc_hover(a, 80)}<br>raw: {esc_hover(r, 200)}<br>avg_conf: {v:.2f}"
+            f"token {p}<br>answer: {esc_hover(a, 80)}<br>raw: {esc_hover(r, 200)}"
+            f"<br>avg_conf: {fmt_num(v)}"
             for p, a, r, v in probes.select(
                 "position", "answer", "raw_text", "avg_conf"
             ).iter_rows()
@@ -476,7 +494,7 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
     hover = []
     for r in ov.iter_rows(named=True):
         hover.append(
-            f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {r['pass_at_1']:.0%}"
+            f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {fmt_num(r['pass_at_1'], '.0%')}"
             f"<br>majority: {esc_hover(r['majority_answer'], 40)} "
             f"({'right' if r['majority_correct'] else 'wrong'})"
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"

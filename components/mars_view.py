@@ -20,7 +20,7 @@ from cache.sources import SourceConfig
 from components import mars_cached as mc
 from components import mars_figures as mf
 from components.errors import guard
-from components.safe_text import esc
+from components.safe_text import esc, md_text
 from components.url_state import Param, bound, int_in
 
 DATASET = "mars"
@@ -29,11 +29,6 @@ TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data")
 SMOOTHING = (1, 3, 5, 9, 15, 25)
 TRACE = Param("trace", None, parse=int_in(0, 10**7))
 MAX_CURVES = 1000
-
-
-def md_text(text: object) -> str:
-    """Dataset text for st.markdown/st.warning: HTML-escaped and with `$` not read as LaTeX."""
-    return esc(text).replace("$", "\\$").replace("*", "\\*").replace("_", "\\_")
 
 
 FILE = Param("file", DEFAULT_FILE, parse=str, choices=tuple(MARS_FILES))
@@ -73,7 +68,10 @@ def show_notes(notes: pl.DataFrame, where: str) -> None:
     if not notes.height:
         return
     rows = notes.select("kind", "message").rows()
-    text = "  \n".join(f"**{md_text(k.replace('_', ' '))}**: {md_text(m)}" for k, m in rows[:12])
+    text = "  \n".join(
+        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(m, 300)}"
+        for k, m in rows[:12]
+    )
     more = f"  \n… and {len(rows) - 12} more" if len(rows) > 12 else ""
     st.warning(f"Data notes for {where}:  \n{text}{more}", icon=":material/report:")
 
@@ -141,7 +139,7 @@ def _on_curves_select() -> None:
 def _q_label(ov: pl.DataFrame, q: int) -> str:
     r = ov.filter(pl.col("qid") == q).row(0, named=True)
     mark = "✓" if r["majority_correct"] else "✗"
-    return f"Q{q} · pass@1 {r['pass_at_1']:.0%} · majority {mark} · {r['n_traces']} traces"
+    return f"Q{q} · pass@1 {mf.fmt_num(r['pass_at_1'], '.0%')} · majority {mark} · {r['n_traces']} traces"
 
 
 def _clicked_value(event: object) -> int | None:
@@ -174,7 +172,8 @@ def question_header(store: MarsFeatureStore, qid: int) -> pl.DataFrame:
     c[3].metric("median length (tokens)", f"{(feats['length'].median() or 0) / 1000:.1f}k")
     c[4].metric("no final answer", int((feats["final_group"] < 0).sum()))
     st.html(f"<div style='margin:-6px 0 6px'>Ground truth: <code>{esc(gt)}</code></div>")
-    show_notes(store.question_notes(qid), f"question {qid} and the file")
+    with guard("the data notes", dataset=DATASET):
+        show_notes(store.question_notes(qid), f"question {qid} and the file")
     return feats
 
 
@@ -296,10 +295,10 @@ def render_single_trace(
     )
     m = st.columns(5)
     m[0].metric("length", f"{f['length']:,}")
-    m[1].metric("mean conf", f"{f['mean_conf']:.2f}")
-    m[2].metric("tail conf", f"{f['tail_conf']:.2f}")
-    m[3].metric("lowest group", f"{f['min_group']:.2f}")
-    m[4].metric("bottom 10%", f"{f['bottom_10']:.2f}")
+    m[1].metric("mean conf", mf.fmt_num(f["mean_conf"]))
+    m[2].metric("tail conf", mf.fmt_num(f["tail_conf"]))
+    m[3].metric("lowest group", mf.fmt_num(f["min_group"]))
+    m[4].metric("bottom 10%", mf.fmt_num(f["bottom_10"]))
     verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
     st.html(f"<div>Final answer ({verdict}): <code>{esc(f['final_answer'])}</code></div>")
     if f["flags"]:

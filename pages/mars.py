@@ -27,7 +27,8 @@ with guard("the MARS feature table", dataset=mv.DATASET):
     store = mc.store(rel, src)
 
 if store is not None:
-    mv.show_notes(store.notes.filter(store.notes["qid"] == -1), "the whole file")
+    with guard("the file's data notes", dataset=mv.DATASET):
+        mv.show_notes(store.notes.filter(store.notes["qid"] == -1), "the whole file")
     qid = None
     with guard("the question overview", dataset=mv.DATASET):
         qid = mv.pick_question(rel, src, store)

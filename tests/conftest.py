@@ -33,3 +33,15 @@ def sample_root(cache_dir: Path) -> Path:
 
     build_all()
     return root_of("mars").parent
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """AppTest runs scripts as `__main__` and leaves them there; worker processes started later
+    (spawn/forkserver) would re-run that script. Put pytest's own `__main__` back after each test."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main

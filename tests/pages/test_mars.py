@@ -93,11 +93,13 @@ def test_controls_and_quantile_bands(open_page) -> None:
     at = open_page(qid="0")
     at.radio[0].set_value("quantile bands").run()
     assert not at.exception
+    assert not at.error, [e.value for e in at.error]
     fig = _charts(at)[-1]
     assert any("10–90%" in t.get("name", "") for t in fig["data"])
     q = next(s for s in at.selectbox if s.label == "Question")
     q.set_value(3).run()
     assert not at.exception
+    assert not at.error, [e.value for e in at.error]
     assert at.query_params["qid"] in ("3", ["3"])
 
 
@@ -178,3 +180,86 @@ def test_missing_file_is_a_clear_message(tmp_path: Path, monkeypatch) -> None:
         and "does not exist" in " ".join(e.value for e in at.error)
         or "missing" in " ".join(e.value for e in at.error)
     )
+
+
+def _open(root: Path, monkeypatch, **params: str):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(root))
+    at = new_app()
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def test_probe_without_avg_conf_opens_in_the_single_trace_zoom(
+    local_mars: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A probe whose stored avg_conf is null shows a blank, not a bug box."""
+    rows = pq.read_table(local_mars / REL).to_pylist()
+    target = next(r for r in rows if r["qid"] == 1 and r["trace_idx"] == 3)
+    assert target["probes"]
+    for p in target["probes"]:
+        p["avg_conf"] = None
+    out = tmp_path / REL
+    out.parent.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(local_mars / REL)), out)
+    at = _open(tmp_path, monkeypatch, qid="1", view="Single trace", trace="3")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    probes = at.dataframe[-1].value
+    assert len(probes) == len(target["probes"])
+    assert probes["avg_conf"].isna().all()
+
+
+def test_notes_with_markdown_in_the_ground_truth_render_escaped(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from cache.sample.mars import SCHEMA
+
+    gt = "[x](http://e) ![i](http://e/i.png) `c` $y$"
+    rows = [
+        {
+            "qid": 0,
+            "trace_idx": t,
+            "ground_truth": g,
+            "extracted_answer": "1",
+            "confs": [4.0] * 3000,
+            "probes": [
+                {
+                    "position": 2048,
+                    "answer": "1",
+                    "is_correct": True,
+                    "raw_text": "r",
+                    "avg_conf": 1.0,
+                }
+            ],
+        }
+        for t, g in enumerate([gt, gt, "1"])
+    ]
+    (tmp_path / REL).parent.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), tmp_path / REL)
+    at = _open(tmp_path, monkeypatch, qid="0")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    notes = " ".join(w.value for w in at.warning)
+    assert "different ground truths" in notes
+    assert "\\[x\\]\\(http://e\\)" in notes  # the link is escaped, so it cannot render
+    assert "\\!\\[i\\]" in notes and "\\`c\\`" in notes and "\\$y\\$" in notes
+
+
+def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeypatch) -> None:
+    """Each section runs in its own guard: a bug in the notes leaves the question on screen."""
+    from components import mars_view
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError("odd notes row")
+
+    monkeypatch.setattr(mars_view, "show_notes", boom)
+    monkeypatch.setenv("RTE_STRICT", "0")  # show the bug box instead of re-raising
+    at = _open(local_mars, monkeypatch, qid="2")
+    assert not at.exception, at.exception
+    assert at.error and "odd notes row" in " ".join(e.value for e in at.error)
+    assert next(s for s in at.selectbox if s.label == "Question").value == 2
+    assert next(m for m in at.metric if m.label == "traces").value == "20"
+    assert len(at.get("plotly_chart")) >= 2  # grid + curves still drawn
