@@ -32,5 +32,8 @@ def ensure_routed() -> None:
     import streamlit as st
     from streamlit.runtime.pages_manager import PagesManager
 
+    if st.session_state.get("_rte_rerouted"):
+        return  # rerouting did not help (a page run on its own, e.g. by a tool): just render
+    st.session_state["_rte_rerouted"] = True
     PagesManager.uses_pages_directory = False
     st.rerun()
