@@ -33,6 +33,25 @@ GROUP_COLOURS = {
 }
 
 
+def _ring_selected(fig: go.Figure, df: pl.DataFrame, selected: str | None, x: str, y: str) -> None:
+    """Draw a ring around the selected trajectory's point (no hover: its own point has one)."""
+    if selected is None:
+        return
+    sel = df.filter(pl.col("uuid") == selected)
+    if sel.height:
+        fig.add_trace(
+            go.Scatter(
+                x=sel[x].to_list(),
+                y=sel[y].to_list(),
+                mode="markers",
+                name="selected",
+                marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
+                hoverinfo="skip",
+                customdata=sel["uuid"].to_list(),
+            )
+        )
+
+
 def mix_group(kind_mix: str | None) -> str:
     """Fold the kind-mix labels ('mixed+subtask+trial', ...) into five legend groups."""
     kinds = set((kind_mix or "none").split("+"))
@@ -94,16 +113,7 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
                 hoverinfo="text",
             )
         )
-    if selected is not None:
-        sel = df.filter(pl.col("uuid") == selected)
-        if sel.height:
-            fig.add_trace(
-                go.Scatter(
-                    x=sel["T"].to_list(), y=sel["speedup"].to_list(), mode="markers", name="selected",
-                    marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
-                    hoverinfo="skip", customdata=sel["uuid"].to_list(),
-                )
-            )  # fmt: skip
+    _ring_selected(fig, df, selected, "T", "speedup")
     fig.update_xaxes(title="tokens T", type="log")
     fig.update_yaxes(title="speedup T / C")
     return _layout(fig, "Speedup by trajectory length (click a point to open it)")
@@ -188,16 +198,7 @@ def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
                 hoverinfo="text",
             )
         )
-    if selected is not None:
-        sel = df.filter(pl.col("uuid") == selected)
-        if sel.height:
-            fig.add_trace(
-                go.Scatter(
-                    x=sel["subtask_ratio"].to_list(), y=sel["trial_ratio"].to_list(), mode="markers", name="selected",
-                    marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
-                    hoverinfo="skip", customdata=sel["uuid"].to_list(),
-                )
-            )  # fmt: skip
+    _ring_selected(fig, df, selected, "subtask_ratio", "trial_ratio")
     fig.update_xaxes(title="subtask ratio (Subtask-block thread tokens / T)", range=[-0.02, 1])
     fig.update_yaxes(title="trial ratio", range=[-0.02, 1])
     return _layout(fig, "Subtask vs trial ratio (click a point to open it)")
