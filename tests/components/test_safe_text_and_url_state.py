@@ -8,7 +8,7 @@ from components.safe_text import esc, esc_hover
 
 
 def test_esc_neutralises_markup() -> None:
-    evil = '<script>alert("x")</script><img src=x onerror=alert(1)> a<b>c & \'q\''
+    evil = "<script>alert(\"x\")</script><img src=x onerror=alert(1)> a<b>c & 'q'"
     out = esc(evil)
     assert "<" not in out and ">" not in out and '"' not in out and "'" not in out
     assert "&lt;script&gt;" in out and "a&lt;b&gt;c &amp;" in out

@@ -114,7 +114,9 @@ def page(browser):  # type: ignore[no-untyped-def]
 def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untyped-def]
     """Wait until Streamlit has finished running the script (no 'running' status widget)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    pg.wait_for_selector('[data-testid="stMain"] h1', timeout=timeout)  # the page has started to render
+    pg.wait_for_selector(
+        '[data-testid="stMain"] h1', timeout=timeout
+    )  # the page has started to render
     pg.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
     )

@@ -32,7 +32,7 @@ def shoot(
             )
             page.wait_for_function(
                 """() => !document.querySelector('[data-testid="stSkeleton"], [data-testid="stProgress"]')""",
-                timeout=180_000
+                timeout=180_000,
             )
             page.wait_for_timeout(1500)
             name = path.split("?")[0].strip("/") or "home"
