@@ -65,3 +65,23 @@ def test_fetch_without_network_says_so(tmp_path: Path) -> None:
         "fetch", "fineproofs", cache=tmp_path, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path / "hf")
     )
     assert out.returncode == 2 and "could not fetch" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_warm_builds_every_derived_table_once(sample_root: Path, cache_dir: Path) -> None:
+    out = _run("warm", cache=cache_dir)
+    assert out.returncode == 0, out.stderr[-2000:]
+    names = [
+        line.split(": ", 1)[1].split(" ")[0] for line in out.stdout.splitlines() if ": " in line
+    ]
+    prefixes = {n.rsplit("-v", 1)[0] for n in names}
+    assert {
+        "parason-metrics",
+        "mars-features",
+        "mars-groups",
+        "fineproofs-prefixes",
+        "fineproofs-traces",
+    } <= prefixes
+    assert sum(n.startswith("mars-features") for n in names) == 9  # one per MARS file
+    assert all((cache_dir / "derived" / n).is_file() for n in names)
+    again = _run("warm", cache=cache_dir)  # already built: same files, nothing rebuilt
+    assert sorted(again.stdout.splitlines()) == sorted(out.stdout.splitlines())
