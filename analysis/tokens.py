@@ -125,7 +125,7 @@ def get_counter(key: str = "estimate") -> TokenCounter:
         if path is None:
             raise DataError(
                 f"no Qwen3 tokenizer found in the local Hugging Face cache ({QWEN_REPO})",
-                "download it once with `huggingface-cli download Qwen/Qwen3-8B tokenizer.json`, "
+                "download it once with `hf download Qwen/Qwen3-8B tokenizer.json`, "
                 "set RTE_QWEN_TOKENIZER=/path/to/tokenizer.json, or use --counter estimate",
             )
         return QwenCounter(path)
