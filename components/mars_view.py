@@ -280,7 +280,7 @@ def render_single_trace(
         ),
     )
     TRACE.write(trace if trace != traces[0] or want is not None else None)
-    smooth = c2.select_slider("Smoothing (tokens)", (1, 16, 64, 256), value=1, key="zoom_smooth")
+    smooth = c2.select_slider("Smoothing (tokens)", (1, 16, 64, 256), value=1, **bound("zsmooth"))
     raw = mc.raw_trace(rel, src, qid, int(trace))
     if not raw.height:
         st.warning("This trace is not in the file any more.")

@@ -78,3 +78,22 @@ def test_number_helper() -> None:
     assert mf.fmt_num(None) == "–"
     assert mf.fmt_num(float("nan")) == "–"
     assert mf.fmt_num(1.234) == "1.23"
+
+
+def test_a_thousand_curves_with_probe_markers_stay_under_2_mb(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The issue's payload budget: 1,000 curves (WebGL, float32) + their probe markers <= 2 MB."""
+    from cache.mars_store import load_features, read_probes
+    from cache.sample.mars import write_file
+
+    path = tmp_path / "one_question.parquet"
+    write_file(path, "hmmt", 1000, seed=5, n_questions=1)
+    store = load_features(path)
+    qid = store.qids[0]
+    feats = store.question(qid)
+    assert feats.height == 1000
+    fig = mf.curves_figure(feats, read_probes(path, qid), smooth=1)
+    n_markers = sum(len(x or []) for x in feats["probe_pos"].to_list())
+    assert n_markers > 3000  # the markers are really there
+    assert all(t.type in ("scattergl", "scatter") for t in fig.data)
+    assert any(t.type == "scattergl" for t in fig.data)
+    assert len(fig.to_json()) <= 2_000_000
