@@ -13,7 +13,7 @@ import sys
 from cache.datasets import DATASETS
 from cache.paths import cache_root, derived_dir, sample_dir
 from cache.progress import tqdm_progress
-from cache.sources import default_source, fetch_files
+from cache.sources import default_source, fetch_files, hf_cache_usage
 
 # dataset -> module exposing `warm(source, progress) -> list[Path]` (derived tables it builds)
 WARMERS = {
@@ -65,7 +65,8 @@ def cmd_warm(args: argparse.Namespace) -> int:
         with tqdm_progress(f"warm {name}") as bar:
             paths = module.warm(default_source(name), progress=bar)
         for p in paths:
-            print(f"{name}: {p.name} ({_human(p.stat().st_size)})")
+            size = _human(p.stat().st_size) if p.exists() else "removed meanwhile"
+            print(f"{name}: {p.name} ({size})")
     return 0
 
 
@@ -79,6 +80,11 @@ def cmd_info(_args: argparse.Namespace) -> int:
         sum(p.stat().st_size for p in samples.rglob("*") if p.is_file()) if samples.exists() else 0
     )
     print(f"sample:  {_human(size)}  {samples}")
+    repos = sorted({default_source(n).repo_id for n in DATASETS})
+    usage = hf_cache_usage(repos)
+    print(f"HF cache: {len(usage)} of the configured repos present")
+    for repo, files, size in usage:
+        print(f"  {_human(size):>10}  {repo} ({files} files)")
     tables = sorted(derived_dir().glob("*.parquet"))
     total = sum(p.stat().st_size for p in tables)
     print(f"derived: {len(tables)} tables, {_human(total)}")

@@ -50,6 +50,11 @@ def run_command(func, args) -> int:  # type: ignore[no-untyped-def]
 
     try:
         return int(func(args) or 0)
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except DataError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         if exc.hint:

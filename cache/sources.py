@@ -266,22 +266,46 @@ def fetch_files(
     patterns: list[str] | None = None,
     progress: ProgressFn | None = None,
 ) -> Path:
-    """Download (a subset of) a dataset repo into the HF cache (`python -m cache fetch`)."""
-    from huggingface_hub import snapshot_download
+    """Download (a subset of) a dataset repo into the HF cache, one file at a time so the bar
+    moves per file (`python -m cache fetch`). Returns the snapshot folder."""
+    from huggingface_hub import HfApi, hf_hub_download
 
     info = dataset_info(dataset)
     repo = source.repo_id or info.default_repo
+    rev = source.revision or "main"
+    hint = "check the network, the repo id and HF_HUB_OFFLINE; the bundled sample always works"
+    if _offline() or not hub_reachable():
+        why = "HF_HUB_OFFLINE is set" if _offline() else "the Hub is unreachable"
+        raise HubUnavailable(f"could not fetch {repo}@{rev}: {why}", hint)
     try:
-        if progress:
-            progress(0.0, f"fetching {repo}")
-        path = snapshot_download(
-            repo, repo_type="dataset", revision=source.revision or "main", allow_patterns=patterns
-        )
+        names = HfApi().list_repo_files(repo, repo_type="dataset", revision=rev)
+        wanted = [n for n in names if not patterns or any(fnmatch.fnmatch(n, g) for g in patterns)]
+        last = None
+        for i, name in enumerate(wanted):
+            if progress:
+                progress(i / max(len(wanted), 1), name)
+            last = Path(hf_hub_download(repo, name, repo_type="dataset", revision=rev))
     except Exception as exc:
-        raise HubUnavailable(
-            f"could not fetch {repo}@{source.revision}: {type(exc).__name__}",
-            "check the network, the repo id and HF_HUB_OFFLINE; the bundled sample always works",
-        ) from None
+        raise HubUnavailable(f"could not fetch {repo}@{rev}: {type(exc).__name__}", hint) from None
     if progress:
-        progress(1.0, "done")
-    return Path(path)
+        progress(1.0, f"{len(wanted)} files")
+    if last is None:
+        raise HubUnavailable(
+            f"no file of {repo}@{rev} matches {patterns}", "check the --include globs"
+        )
+    return last.parents[len(Path(wanted[-1]).parts) - 1]
+
+
+def hf_cache_usage(repos: list[str]) -> list[tuple[str, int, int]]:
+    """(repo id, files, bytes) of the given dataset repos in the local HF cache (no network)."""
+    from huggingface_hub import scan_cache_dir
+
+    try:
+        scanned = scan_cache_dir()
+    except Exception:  # no cache folder yet, or an unreadable one: nothing cached
+        return []
+    return [
+        (r.repo_id, r.nb_files, r.size_on_disk)
+        for r in scanned.repos
+        if r.repo_type == "dataset" and r.repo_id in repos
+    ]

@@ -85,3 +85,16 @@ def test_warm_builds_every_derived_table_once(sample_root: Path, cache_dir: Path
     assert all((cache_dir / "derived" / n).is_file() for n in names)
     again = _run("warm", cache=cache_dir)  # already built: same files, nothing rebuilt
     assert sorted(again.stdout.splitlines()) == sorted(out.stdout.splitlines())
+
+
+def test_info_lists_configured_repos_in_the_hf_cache(tmp_path: Path) -> None:
+    from tests.cache.test_sources import _populate_hf_cache
+
+    _populate_hf_cache(
+        tmp_path / "hub", "wenbochen111/MARS", {"Qwen3-32B/hmmt.parquet": b"x" * 5000}, "e" * 40
+    )
+    _populate_hf_cache(tmp_path / "hub", "someone/else", {"f.txt": b"y"}, "f" * 40)
+    out = _run("info", cache=tmp_path, HF_HUB_CACHE=str(tmp_path / "hub"), HF_HUB_OFFLINE="1")
+    assert out.returncode == 0, out.stderr
+    assert "HF cache: 1 of the configured repos present" in out.stdout
+    assert "wenbochen111/MARS (1 files)" in out.stdout and "someone/else" not in out.stdout

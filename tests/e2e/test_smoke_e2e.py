@@ -38,3 +38,11 @@ def test_first_visit_deep_link_runs_through_the_router(sample_root, cache_dir, b
         assert "DATA SOURCES" in sidebar and "FineProofs values" in sidebar
         assert "app" not in [s.strip() for s in sidebar.splitlines()]  # no legacy page list
         ctx.close()
+
+
+def test_health_endpoint_of_the_procfile_check_answers(app_url: str) -> None:
+    """app.json's health check path really answers on a running server."""
+    import urllib.request
+
+    with urllib.request.urlopen(app_url + "/_stcore/health", timeout=5) as r:
+        assert r.status == 200 and r.read().decode().strip() == "ok"

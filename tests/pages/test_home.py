@@ -89,3 +89,26 @@ def test_home_with_hub_offline_says_nothing_is_downloaded(sample_root: Path, mon
     text = _text(at)
     assert "Hugging Face Hub · asingh15/fineproofs-branch-rollout-distribution@main" in text
     assert any("python -m cache fetch fineproofs" in i.value for i in at.info)
+
+
+def test_home_with_a_populated_hf_cache_reads_it_offline(
+    sample_root: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Hub source, HF_HUB_OFFLINE, files already in the HF cache: the card shows them, no download."""
+    from huggingface_hub import constants
+
+    from tests.cache.test_sources import _populate_hf_cache
+
+    files = {
+        rel: (sample_root / "parason" / rel).read_bytes()
+        for rel in ("sft-1x/train.parquet", "sft-8x/train.parquet", "rl/train.parquet")
+    }
+    _populate_hf_cache(tmp_path, "parallel-reasoner/parason-data", files, "1" * 40)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    at = _home(src_parason_kind="hub")
+    assert not at.exception and not at.error
+    assert "Hugging Face Hub · parallel-reasoner/parason-data@main" in _text(at)
+    frames = [df.value for df in at.dataframe if "file" in df.value.columns]
+    parason = frames[0]
+    assert (parason["status"] == "ok").all() and parason["rows"].sum() > 300
