@@ -99,6 +99,21 @@ class QwenCounter:
         return [float(len(enc.ids)) for enc in encs]
 
 
+def fetch_qwen_tokenizer() -> str | None:
+    """Download Qwen3's tokenizer.json (a few MB) into the HF cache when the Hub is reachable and
+    offline mode is off; None otherwise. Only called on an explicit request (the CLI's --counter qwen)."""
+    from cache.sources import _offline, hub_reachable
+
+    if _offline() or not hub_reachable():
+        return None
+    try:
+        from huggingface_hub import hf_hub_download
+
+        return hf_hub_download(QWEN_REPO, "tokenizer.json")
+    except Exception:  # gated, renamed, network trouble: the caller says what to do
+        return None
+
+
 def find_qwen_tokenizer() -> str | None:
     """Path of a local Qwen3 tokenizer.json (env override, then the HF cache), never downloading."""
     explicit = os.environ.get("RTE_QWEN_TOKENIZER")
@@ -121,10 +136,10 @@ def get_counter(key: str = "estimate") -> TokenCounter:
     if key == "words":
         return WordCounter()
     if key == "qwen":
-        path = find_qwen_tokenizer()
+        path = find_qwen_tokenizer() or fetch_qwen_tokenizer()
         if path is None:
             raise DataError(
-                f"no Qwen3 tokenizer found in the local Hugging Face cache ({QWEN_REPO})",
+                f"no Qwen3 tokenizer in the local Hugging Face cache ({QWEN_REPO}) and the Hub is not reachable",
                 "download it once with `hf download Qwen/Qwen3-8B tokenizer.json`, "
                 "set RTE_QWEN_TOKENIZER=/path/to/tokenizer.json, or use --counter estimate",
             )
