@@ -68,6 +68,12 @@ def _policy(args: argparse.Namespace):
         pp_conv=args.pp_conv,
         pp_warmup=args.pp_warmup,
         pp_prune_patience=args.pp_prune_patience,
+        dco_percentile=args.dco_percentile,
+        tau=args.tau,
+        stability_k=args.stability_k,
+        esc_window=args.esc_window,
+        ac_threshold=args.ac_threshold,
+        ac_top_k=args.ac_top_k,
     )
 
 
@@ -94,9 +100,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"accuracy {overall['accuracy_pct']:.2f}%  savings {overall['mean_token_savings_pct']:.2f}%  "
         f"tokens {overall['total_tokens_mean']:.0f}"
     )
+    print(f"policy {policy!r}")
+    by_note: dict[str, list[int]] = {}
     for r in run.questions:
         for note in r.notes:
-            print(f"  note Q{r.qid:02d}: {note}", file=sys.stderr)
+            by_note.setdefault(note, []).append(r.qid)
+    for note, qids in by_note.items():  # one line per distinct note, not per question
+        where = ", ".join(f"Q{q:02d}" for q in qids[:8]) + (
+            f" and {len(qids) - 8} more" if len(qids) > 8 else ""
+        )
+        print(f"  note {where}: {note}", file=sys.stderr)
     for p in paths:
         print(f"wrote {p}")
     return 0
@@ -200,6 +213,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--pp-conv", type=int, default=3)
     p.add_argument("--pp-warmup", type=int, default=4)
     p.add_argument("--pp-prune-patience", type=int, default=2)
+    ours = p.add_argument_group(
+        "our additions (not in the published simulator; each flag sets the params.py field named)"
+    )
+    ours.add_argument(
+        "--dco-percentile",
+        type=float,
+        default=90.0,
+        help="DeepConf threshold percentile of min_group over the first warmup sampled traces, "
+        "for every dco* method (Voting.percentile; published: 90)",
+    )
+    ours.add_argument(
+        "--tau",
+        type=float,
+        default=0.95,
+        help="sc-consensus / dco-consensus: stop when the leader holds >= tau of the snapshot "
+        "vote weight (Consensus.tau; default 0.95)",
+    )
+    ours.add_argument(
+        "--stability-k",
+        type=int,
+        default=3,
+        help="sc-stability / dco-stability: stop when the leader has been the same for k "
+        "consecutive checkpoints (ProbeStability.k; default 3)",
+    )
+    ours.add_argument(
+        "--esc-window",
+        type=int,
+        default=5,
+        help="esc: window of traces (sequential arrival); stop after the first window whose "
+        "final answers all agree (EarlyStoppingSC.window; default 5)",
+    )
+    ours.add_argument(
+        "--ac-threshold",
+        type=float,
+        default=None,
+        help="ac-*: stopping threshold (AdaptiveConsistency.threshold; default per criterion: "
+        "beta 0.95, dirichlet 0.95, entropy 0.75, majority 0.8)",
+    )
+    ours.add_argument(
+        "--ac-top-k",
+        type=int,
+        default=5,
+        help="ac-dirichlet: number of most common answers in the Dirichlet "
+        "(AdaptiveConsistency.top_k; default 5)",
+    )
     p.add_argument("--out", required=True, help="output folder for the three CSVs")
     p.set_defaults(func=cmd_simulate)
 

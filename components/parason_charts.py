@@ -245,3 +245,13 @@ def selected_uuid(state: object) -> str | None:
         if isinstance(cd, str):
             return cd
     return None
+
+
+def note_counter(fig: go.Figure, counter_label: str) -> go.Figure:
+    """Say on the figure itself which token counter made its numbers (they differ by counter)."""
+    fig.add_annotation(
+        text=f"token counts: {esc(counter_label)}",
+        xref="paper", yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom",
+        showarrow=False, font=dict(size=10, color="#888"),
+    )  # fmt: skip
+    return fig

@@ -25,6 +25,7 @@ from components.errors import guard
 from components.parason_charts import (
     branches_hist,
     by_correctness,
+    note_counter,
     ratio_scatter,
     selected_uuid,
     speedup_hist,
@@ -329,6 +330,7 @@ def _dag_view(  # type: ignore[no-untyped-def]
     collapse, keep = _dag_controls(g, key)
     h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
     fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
+    note_counter(fig, g.graph.get("counter", ""))
     st.plotly_chart(
         fig,
         key=key,
@@ -584,7 +586,7 @@ def _compare_frame(m1, m8) -> pl.DataFrame:  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- charts
-def render_charts(filtered: pl.DataFrame, total: int) -> None:
+def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate") -> None:
     if filtered.height == 0:
         st.info("No trajectory matches the filters above.")
         return
@@ -592,24 +594,31 @@ def render_charts(filtered: pl.DataFrame, total: int) -> None:
         f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG."
     )
     uid = UUID.read()
+    label = COUNTER_LABELS.get(counter, counter)
     c1, c2 = st.columns(2)
     with c1, guard("the speedup chart", dataset=DATASET):
         st.plotly_chart(
-            speedup_scatter(filtered, uid), key="pa_ch_speed", on_select=functools.partial(_on_chart_select, "pa_ch_speed"),
+            note_counter(speedup_scatter(filtered, uid), label), key="pa_ch_speed", on_select=functools.partial(_on_chart_select, "pa_ch_speed"),
             selection_mode="points", config={"displayModeBar": False},
         )  # fmt: skip
     with c2, guard("the ratio chart", dataset=DATASET):
         st.plotly_chart(
-            ratio_scatter(filtered, uid), key="pa_ch_ratio", on_select=functools.partial(_on_chart_select, "pa_ch_ratio"),
+            note_counter(ratio_scatter(filtered, uid), label), key="pa_ch_ratio", on_select=functools.partial(_on_chart_select, "pa_ch_ratio"),
             selection_mode="points", config={"displayModeBar": False},
         )  # fmt: skip
     c3, c4 = st.columns(2)
     with c3, guard("the speedup histogram", dataset=DATASET):
-        st.plotly_chart(speedup_hist(filtered), config={"displayModeBar": False})
+        st.plotly_chart(
+            note_counter(speedup_hist(filtered), label), config={"displayModeBar": False}
+        )
     with c4, guard("the branches histogram", dataset=DATASET):
-        st.plotly_chart(branches_hist(filtered), config={"displayModeBar": False})
+        st.plotly_chart(
+            note_counter(branches_hist(filtered), label), config={"displayModeBar": False}
+        )
     with guard("the correctness split", dataset=DATASET):
-        st.plotly_chart(by_correctness(filtered), config={"displayModeBar": False})
+        st.plotly_chart(
+            note_counter(by_correctness(filtered), label), config={"displayModeBar": False}
+        )
 
 
 # ---------------------------------------------------------------- RL prompts

@@ -76,7 +76,7 @@ if table is not None:
                     render_compare(src, counter)
             elif name == "Charts":
                 with guard("the subset charts", dataset=DATASET):
-                    render_charts(filtered, table.height)
+                    render_charts(filtered, table.height, counter)
             else:
                 with guard("the RL prompts", dataset=DATASET):
                     render_rl(src)

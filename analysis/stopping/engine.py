@@ -20,7 +20,8 @@ Documented choices where the published simulator has no answer (it raises or div
 - empty checkpoint grid: no rule can fire; the final answers vote (DeepConf: no filter, weights
   `mean_conf` = conf_at_pos beyond the end), position 0;
 - warmup 0: the DeepConf threshold uses the first sampled trace.
-Each case adds a note to the question's result, which the playground shows.
+A budget larger than the pool is allowed (sampling with replacement) and gets an informational
+note (`budget_note`). Each case adds a note to the question's result, which the playground shows.
 """
 
 from __future__ import annotations
@@ -185,6 +186,16 @@ def mars_gamma(prep: PreparedQuestion, policy: Mars, settings: SimSettings) -> t
     )
 
 
+BUDGET_NOTE = "sampled with replacement"
+
+
+def budget_note(budget: int, n_pool: int) -> str:
+    """The note of a budget larger than the pool. Not an error: the bootstrap samples with
+    replacement (as the published simulator does), so some traces are drawn several times and
+    the run cannot be read as "budget distinct traces"."""
+    return f"budget {budget} > pool of {n_pool} traces: {BUDGET_NOTE}"
+
+
 def _first_true(mask: np.ndarray) -> np.ndarray:
     """Index of the first True along the last axis, -1 if none."""
     if mask.shape[-1] == 0:
@@ -322,6 +333,8 @@ def simulate_question(
             f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: "
             "the warmup set is the whole pool"
         )
+    if settings.budget > prep.n:
+        notes.append(budget_note(settings.budget, prep.n))
     rows = bootstrap_rows(prep.n, settings.budget, iters, settings.seed, prep.qid)
 
     if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency):

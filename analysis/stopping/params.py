@@ -248,19 +248,35 @@ def policy_for_method(
     pp_conv: int = 3,
     pp_warmup: int = 4,
     pp_prune_patience: int = 2,
+    dco_percentile: float = 90.0,
+    tau: float = 0.95,
+    stability_k: int = 3,
+    esc_window: int = 5,
+    ac_threshold: float | None = None,
+    ac_top_k: int = 5,
 ) -> Policy:
     """The policy the published CLI (`examples/run_experiment.py`) runs for `--method`.
 
     As there, the `-cal` methods calibrate gamma only with `--warmup-gamma` (use the published
     `--warmup-gamma --ucb-z 1 --gamma-min 0.5` to reproduce the paper's calibrated rows);
-    `dco-mars-cal` weights votes by confidence while `dco-mars` votes with weight 1."""
+    `dco-mars-cal` weights votes by confidence while `dco-mars` votes with weight 1.
+
+    Our additions take their parameters here too (each keyword names the policy field it
+    sets): `dco_percentile` -> the DeepConf threshold percentile of every `dco*` method
+    (`DeepConfOnline.percentile` / `Voting.percentile`), `tau` -> `Consensus.tau`,
+    `stability_k` -> `ProbeStability.k`, `esc_window` -> `EarlyStoppingSC.window`,
+    `ac_threshold` / `ac_top_k` -> `AdaptiveConsistency.threshold` / `.top_k` (None: the
+    criterion's source default, `AC_DEFAULT_THRESHOLD`). The defaults are the published ones."""
+    pct = float(dco_percentile)
+    dco_w = replace(DCO, percentile=pct)
+    dco_u = replace(DCO_UNIFORM, percentile=pct)
     if method == "offline":
         return SelfConsistency()
     if method == "dco":
-        return DeepConfOnline()
+        return DeepConfOnline(percentile=pct)
     if method in ("sc-mars", "dco-mars", "sc-mars-cal", "dco-mars-cal"):
         cal = method.endswith("-cal")
-        voting = (DCO if cal else DCO_UNIFORM) if method.startswith("dco") else SC
+        voting = (dco_w if cal else dco_u) if method.startswith("dco") else SC
         return Mars(
             voting=voting,
             gamma=gamma,
@@ -271,20 +287,21 @@ def policy_for_method(
         )
     if method in ("sc-pp", "dco-pp"):
         return ParallelProbe(
-            voting=SC if method == "sc-pp" else DCO_UNIFORM,
+            voting=SC if method == "sc-pp" else dco_u,
             conv=pp_conv,
             warmup=pp_warmup,
             prune_patience=pp_prune_patience,
         )
     if method in ("sc-consensus", "dco-consensus"):
-        return Consensus(voting=SC if method.startswith("sc") else DCO)
+        return Consensus(voting=SC if method.startswith("sc") else dco_w, tau=float(tau))
     if method in ("sc-stability", "dco-stability"):
-        return ProbeStability(voting=SC if method.startswith("sc") else DCO)
+        return ProbeStability(voting=SC if method.startswith("sc") else dco_w, k=int(stability_k))
     if method == "esc":
-        return EarlyStoppingSC()
+        return EarlyStoppingSC(window=int(esc_window))
     if method.startswith("ac-") and method[3:] in AC_DEFAULT_THRESHOLD:
         crit = method[3:]
-        return AdaptiveConsistency(criterion=crit, threshold=AC_DEFAULT_THRESHOLD[crit])  # type: ignore[arg-type]
+        thr = AC_DEFAULT_THRESHOLD[crit] if ac_threshold is None else float(ac_threshold)
+        return AdaptiveConsistency(criterion=crit, threshold=thr, top_k=int(ac_top_k))  # type: ignore[arg-type]
     raise ValueError(f"unknown method {method!r}; known: {', '.join(ALL_METHODS)}")
 
 

@@ -12,6 +12,7 @@ final answer. A few files miss some rows. Everything is vectorised with numpy.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,10 @@ from cache.progress import ProgressFn
 N_QUESTIONS = 30
 PROBE_STEP = 2048
 LENGTH_CAP = 64_000
+
+# the published simulator's summaries on this sample (see mars_reference/NOTE.md), shipped as the
+# sample's repro_reference so the playground's reference diff works offline
+REFERENCE_DIR = Path(__file__).resolve().parent / "mars_reference"
 
 # (relative path, benchmark kind, traces per question, rows to drop)
 FILES: list[tuple[str, str, int, int]] = [
@@ -365,7 +370,8 @@ def write_file(
 
 
 def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
-    """Write all 9 MARS files under `root` with the Hub repo's relative paths."""
+    """Write all 9 MARS files under `root` with the Hub repo's relative paths, plus the
+    repro_reference summaries of the DeepSeek-8B AIME 2025 file."""
     root = Path(root)
     weights = np.array([n for _, _, n, _ in FILES], dtype=float)
     done = 0.0
@@ -378,8 +384,20 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
 
         write_file(root / rel, kind, n_traces, seed=1000 + i, drop=drop, progress=sub)
         done += share
+    write_reference(root)
     if progress:
         progress(1.0, "MARS sample written")
+
+
+def write_reference(root: Path) -> None:
+    """Copy the bundled published-simulator summaries to `root/repro_reference/{Model}/{dataset}/
+    {method}/` (the Hub repo's layout, `cache.datasets.mars_reference_dir`). Only CSVs are copied:
+    the note stays with the source tree."""
+    dest = Path(root) / "repro_reference"
+    for src in sorted(REFERENCE_DIR.rglob("summary_*.csv")):
+        out = dest / src.relative_to(REFERENCE_DIR)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, out)
 
 
 def write_full_size_file(

@@ -42,7 +42,9 @@ def _policy(method: str):  # type: ignore[no-untyped-def]
 
 def _read(path: Path) -> pd.DataFrame:
     # keep answers as text ("007" must not become 7); empty answer = no answer
-    return pd.read_csv(path, dtype={"voted_answer": str, "ground_truth": str}, keep_default_na=False)
+    return pd.read_csv(
+        path, dtype={"voted_answer": str, "ground_truth": str}, keep_default_na=False
+    )
 
 
 def test_golden_covers_every_published_method() -> None:
@@ -83,4 +85,6 @@ def test_matches_published_simulator(preps: list, method: str) -> None:
         a = frame.to_numpy(dtype=np.float64)
         b = gold.to_numpy(dtype=np.float64)
         assert a.shape == b.shape, name
-        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9, equal_nan=True, err_msg=f"{method} {name}")
+        np.testing.assert_allclose(
+            a, b, rtol=0, atol=1e-9, equal_nan=True, err_msg=f"{method} {name}"
+        )

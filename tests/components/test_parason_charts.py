@@ -38,3 +38,11 @@ def test_selected_point_gets_a_ring() -> None:
         )
     assert not [t for t in speedup_scatter(_df(), None).data if t.name == "selected"]
     assert not [t for t in speedup_scatter(_df(), "zzz").data if t.name == "selected"]
+
+
+def test_figures_name_their_token_counter() -> None:
+    from components.parason_charts import note_counter
+
+    fig = note_counter(speedup_scatter(_df()), "estimate <by char share>")
+    texts = [a.text for a in fig.layout.annotations]
+    assert "token counts: estimate &lt;by char share&gt;" in texts

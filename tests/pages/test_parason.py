@@ -298,3 +298,23 @@ def test_node_facts_caption_is_markdown_safe() -> None:
     at = _app({"uuid": HTML_ROW, "node": "b0t0"})
     caps = [c.value for c in at.caption if "tokens" in c.value and "kind:" in c.value]
     assert caps and all("&amp;" not in c and "&lt;" not in c for c in caps)
+
+
+def test_dag_and_charts_say_which_counter_made_them(sample_root) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from tests.pages.conftest import new_app
+
+    for view in ("Trajectory", "Charts"):
+        at = new_app()
+        at.query_params["view"] = view
+        at.query_params["uuid"] = "b8c7711c"
+        at.switch_page("pages/parason.py")
+        at.run()
+        assert not at.exception and not at.error
+        specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+        assert specs, view
+        notes = [
+            a.get("text", "") for s in specs for a in s.get("layout", {}).get("annotations", [])
+        ]
+        assert sum("token counts: estimate" in t for t in notes) >= 1, (view, notes[:5])
