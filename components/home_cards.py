@@ -51,9 +51,8 @@ def dataset_card(inv: Inventory) -> None:
         for f in inv.files
     ]
     for glob, count in inv.extra_files.items():
-        rows.append(
-            {"file": glob, "status": f"{count} files", "rows": None, "columns": None, "size": ""}
-        )
+        status = f"{count} files" if count else "none in this source"
+        rows.append({"file": glob, "status": status, "rows": None, "columns": None, "size": ""})
     st.dataframe(rows, hide_index=True, width="stretch")
     if inv.source.kind == "hub" and len(ok) < len(inv.files):
         st.info(
@@ -70,9 +69,21 @@ def dataset_card(inv: Inventory) -> None:
                     hide_index=True,
                     width="stretch",
                 )
-    cached = ", ".join(f"{n} ({_size(b)})" for n, b in inv.derived) or "none yet"
-    st.caption(f"Derived tables cached on disk: {cached}")
-    links = st.columns(len(VIEW_LINKS[inv.dataset]) + 2)
-    for col, (page, label) in zip(links, VIEW_LINKS[inv.dataset], strict=False):
-        if (_REPO / page).exists():  # views appear as their files land
-            col.page_link(page, label=label, icon=":material/arrow_forward:")
+    if inv.derived:
+        total = sum(b for _n, b in inv.derived)
+        with st.expander(
+            f"Derived tables cached on disk: {len(inv.derived)} files, {_size(total)}"
+        ):
+            st.dataframe(
+                [{"table": n, "size": _size(b)} for n, b in inv.derived],
+                hide_index=True,
+                width="stretch",
+            )
+    else:
+        st.caption(
+            "Derived tables cached on disk: none yet (built the first time a view needs them)."
+        )
+    with st.container(horizontal=True):
+        for page, label in VIEW_LINKS[inv.dataset]:
+            if (_REPO / page).exists():  # views appear as their files land
+                st.page_link(page, label=label, icon=":material/arrow_forward:", width="content")
