@@ -140,3 +140,20 @@ def test_early_probes_are_noisier_than_late_ones(mars_root: Path) -> None:
     early = df.filter(pl.col("early"))["agree"].mean()
     late = df.filter(pl.col("k") == pl.col("n") - 2)["agree"].mean()
     assert early < late
+
+
+def test_repro_reference_ships_with_the_sample(mars_root: Path) -> None:
+    """The published simulator's summaries (cache/sample/mars_reference) land where the
+    playground looks for them (`mars_reference_dir`), byte for byte, for all 7 methods."""
+    from analysis.stopping import PUBLISHED_METHODS
+    from cache.datasets import mars_reference_dir
+    from cache.sample.mars import REFERENCE_DIR
+
+    assert (REFERENCE_DIR / "NOTE.md").is_file()
+    rel = "DeepSeek-8B/aime25_deepseek.parquet"
+    for method in PUBLISHED_METHODS:
+        src = REFERENCE_DIR / "DeepSeek-8B/aime-2025" / method
+        dest = mars_root / mars_reference_dir(rel, method)
+        for name in ("summary_per_question.csv", "summary_overall.csv"):
+            assert (dest / name).read_bytes() == (src / name).read_bytes(), (method, name)
+    assert not list((mars_root / "repro_reference").rglob("*.md"))  # the note stays in the repo
