@@ -7,12 +7,21 @@ settings), all frozen dataclasses, so moving a slider back and forth is instant.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from analysis.stopping import PreparedQuestion, RunResult, SimSettings, prepare, simulate
+from analysis.stopping import (
+    FrontierPoint,
+    PreparedQuestion,
+    RunResult,
+    SimSettings,
+    point_of,
+    prepare,
+    simulate,
+)
 from analysis.stopping.blas import single_thread_blas
 from analysis.stopping.params import Policy
 from cache.errors import DataError
@@ -60,6 +69,27 @@ def run(relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings) 
     prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     return _run(str(path), file_stamp(path), policy, settings)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _points(
+    path: str, mtime: int, policies: tuple[Policy, ...], settings: SimSettings
+) -> list[FrontierPoint]:
+    """Frontier points of several policies (small, picklable: cache_data)."""
+    return [point_of(_run(path, mtime, pol, settings)) for pol in policies]
+
+
+def points(
+    relpath: str, src: SourceConfig, policies: Sequence[Policy], settings: SimSettings
+) -> list[FrontierPoint]:
+    """Accuracy/savings points of `policies` (a sweep, or the other policies at their
+    defaults), cached by (file, stamp, policies, settings): a slider that leaves them unchanged
+    redraws the frontier without re-simulating."""
+    if not policies:
+        return []
+    prepared(relpath, src, settings.window)
+    path = resolve("mars", relpath, src)
+    return _points(str(path), file_stamp(path), tuple(policies), settings)
 
 
 def run_with_progress(

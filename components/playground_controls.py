@@ -29,6 +29,15 @@ from components.url_state import Param, bound
 
 DEFAULT_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 PREVIEW_ITERATIONS = 8
+FRONTIER_BASELINES = ("offline", "dco")
+WINDOWS = (1024, 2048, 4096)
+WINDOW_HELP = (
+    "Confidence window W: group confidences (min_group, bottom_10, hence the DeepConf threshold "
+    "and truncation), conf_at_pos (vote weights, DeepConf eligibility, the MARS q-model) and "
+    "tail_conf are means over W tokens. Answers are still probed every 2,048 tokens whatever W "
+    "is, so the checkpoint grid does not change. A new W builds its feature table once (progress "
+    "bar). Published: 2048."
+)
 
 METHOD_LABELS = {
     "offline": "Self-consistency, full budget (offline)",
@@ -157,6 +166,23 @@ def _percentile(_cols) -> float:
         return float(st.slider("DeepConf threshold percentile", 0, 100, 90, 5, **bound("pct")))
 
 
+def pick_others(method: str) -> list[str]:
+    """Which other policies the frontier shows as markers, each at its published defaults
+    (URL `others`, method ids). All by default: the whole set costs well under a second in the
+    quick preview and runs are cached, so deselecting is for readability, not speed."""
+    options = [m for m in ALL_METHODS if m not in FRONTIER_BASELINES]
+    with st.expander("Other policies on the frontier (each at its published defaults)"):
+        picked = st.multiselect(
+            "policies shown as markers",
+            options,
+            default=options,
+            help="SC at full budget and DeepConf online are always shown as baselines; the "
+            "chosen policy is drawn as its sweep instead of a marker.",
+            **bound("others"),
+        )
+    return [m for m in picked if m != method]
+
+
 def settings_controls() -> tuple[SimSettings, bool]:
     """Bootstrap settings (published defaults) and whether this is a quick preview."""
     d = SimSettings()
@@ -167,13 +193,12 @@ def settings_controls() -> tuple[SimSettings, bool]:
         budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
         iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
         warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
-        c[3].number_input(
-            "window",
-            2048,
-            2048,
-            d.window,
-            disabled=True,
-            help="the feature store is built with W = 2048, the published window",
+        window = c[3].selectbox(
+            "window W (tokens)",
+            WINDOWS,
+            index=WINDOWS.index(d.window),
+            help=WINDOW_HELP,
+            **bound("window"),
         )
         seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
     preview = st.toggle(
@@ -181,7 +206,7 @@ def settings_controls() -> tuple[SimSettings, bool]:
         value=True,
         **bound("preview"),
     )
-    st_ = SimSettings(int(budget), int(iters), int(warmup), d.window, int(seed))
+    st_ = SimSettings(int(budget), int(iters), int(warmup), int(window), int(seed))
     if preview:
         st_ = replace(st_, iterations=min(st_.iterations, PREVIEW_ITERATIONS))
     return st_, bool(preview)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from analysis.stopping import Diagnostics, FrontierPoint, QuestionResult
@@ -14,6 +15,20 @@ from analysis.stopping.compare import pareto_front
 from components.safe_text import esc_hover
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+# frontier markers: every policy can be on the chart at once (16+), so colour x symbol must not
+# repeat within that many (24 colours, 9 symbols; the sweep line keeps PALETTE[0])
+MARKER_COLORS = [c for c in qualitative.Dark24 if c.upper() != "#2E91E5"]
+SYMBOLS = [
+    "square",
+    "diamond",
+    "triangle-up",
+    "cross",
+    "x",
+    "star",
+    "pentagon",
+    "hexagon",
+    "triangle-down",
+]
 
 
 def frontier_figure(
@@ -64,7 +79,6 @@ def frontier_figure(
                 hovertemplate="%{meta}=%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
         )
-    symbols = ["square", "diamond", "triangle-up", "cross", "x", "star", "pentagon", "hexagon"]
     for i, (name, p) in enumerate(others):
         fig.add_trace(
             go.Scatter(
@@ -74,8 +88,9 @@ def frontier_figure(
                 name=esc_hover(name),
                 marker={
                     "size": 12,
-                    "symbol": symbols[i % len(symbols)],
-                    "color": PALETTE[(i + 1) % len(PALETTE)],
+                    "symbol": SYMBOLS[i % len(SYMBOLS)],
+                    "color": MARKER_COLORS[i % len(MARKER_COLORS)],
+                    "line": {"color": "white", "width": 1},
                 },
                 customdata=[esc_hover(name)],
                 hovertemplate="%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
@@ -97,11 +112,11 @@ def frontier_figure(
             )
         )
     fig.update_layout(
-        height=420,
+        height=420 + 22 * (len(others) // 6),  # room for the legend rows below the axes
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis_title="mean token savings (%)",
         yaxis_title="accuracy (%)",
-        legend={"orientation": "h", "y": -0.18},
+        legend={"orientation": "h", "y": -0.18, "yanchor": "top"},
         uirevision="frontier",
     )
     return fig
@@ -228,15 +243,20 @@ def replay_figure(
     if stop >= 0:
         for r in (1, 2, 3):
             fig.add_vline(x=grid[stop], line_dash="dot", line_color="#d62728", row=r, col=1)
+        # inside the top panel, just below its top edge: above it (paper y = 1) the label sat
+        # on the subplot title "vote share per answer"
         fig.add_annotation(
             x=grid[stop],
-            y=1.0,
-            yref="paper",
-            yanchor="bottom",
-            xanchor="left",
-            text=f" stop at {int(grid[stop])} ({res.stopped_by[0]})",
+            y=0.97,
+            xref="x",
+            yref="y domain",
+            yanchor="top",
+            xanchor="left" if stop < grid.shape[0] / 2 else "right",
+            text=f" stop at {int(grid[stop])} ({esc_hover(str(res.stopped_by[0]))}) ",
             showarrow=False,
             font={"color": "#d62728"},
+            bgcolor="rgba(255,255,255,0.85)",
+            name="stop label",
         )
     n_tr = len(series) + 1
     frames = []

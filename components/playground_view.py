@@ -4,7 +4,9 @@ diff and downloads. Computation lives in `analysis.stopping`; runs come through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 import numpy as np
@@ -26,74 +28,126 @@ from analysis.stopping import (
     with_main_param,
 )
 from analysis.stopping.compare import per_question_comparison, reference_comparison
+from analysis.stopping.engine import BUDGET_NOTE
 from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components import playground_cached as pc
 from components.cached import st_progress
-from components.playground_controls import published_policy
+from components.playground_controls import FRONTIER_BASELINES, published_policy
 from components.playground_figures import frontier_figure, per_question_figure, replay_figure
 from components.safe_text import esc, md_text
 from components.url_state import Param, int_in
 
 QID = Param("qid", None, parse=int_in(0, 10_000))
-BASELINES = ("offline", "dco")
-OTHERS = ("sc-mars-cal", "dco-mars-cal", "sc-pp", "sc-stability", "esc", "ac-beta")
+BASELINES = FRONTIER_BASELINES
+
+
+class NoteKind(NamedTuple):
+    """A kind of engine note the page explains: `key` is matched inside the note text.
+    `info` kinds are not data problems: one `st.info` line for all questions, its text
+    formatted with `where` (which questions), `budget` and `pool` (pool sizes)."""
+
+    key: str
+    text: str
+    info: bool = False
+
 
 NOTE_KINDS = (
-    (
+    NoteKind(
         "no trace has a final answer",
         "no non-null answer: every iteration answers nothing (counted wrong, 0 tokens)",
     ),
-    ("fewer than warmup", "pool smaller than the warmup: the warmup set is the whole pool"),
-    (
+    NoteKind("fewer than warmup", "pool smaller than the warmup: the warmup set is the whole pool"),
+    NoteKind(
         "nonfinite_confs",
         "NaN/inf confidences: the feature store ignores those tokens (the published simulator "
         "would let one poison every later window)",
     ),
-    (
+    NoteKind(
         "non-finite confidence features",
         "non-finite confidence features: kept as the published simulator does (no DeepConf "
         "eligibility, no MARS stop)",
     ),
-    ("non-finite DeepConf threshold", "NaN DeepConf threshold: no trace is eligible there"),
-    (
+    NoteKind("non-finite DeepConf threshold", "NaN DeepConf threshold: no trace is eligible there"),
+    NoteKind(
         "empty checkpoint grid",
         "empty checkpoint grid (every trace shorter than 2,048 tokens): no early stop possible",
     ),
-    ("calibration needs 4", "fewer than 4 warmup traces: gamma = 1"),
+    NoteKind("calibration needs 4", "fewer than 4 warmup traces: gamma = 1"),
+    NoteKind(
+        BUDGET_NOTE,
+        "{where}: budget {budget} > pool of {pool} traces: sampled with replacement (allowed, as "
+        "in the published simulator; some traces are drawn several times in an iteration)",
+        info=True,
+    ),
 )
 
 
-def run_set(rel: str, src: SourceConfig, policy: Policy, settings: SimSettings, full: bool):
-    """The current run, the frontier sweep, baselines and other policies (cached runs)."""
-    name, label, values = main_param(policy)
+def run_set(
+    rel: str,
+    src: SourceConfig,
+    policy: Policy,
+    settings: SimSettings,
+    full: bool,
+    others: Sequence[str] = (),
+):
+    """The current run, the frontier sweep, baselines and other policies (cached runs and
+    cached frontier points, keyed by plain values)."""
+    _name, label, values = main_param(policy)
     sweep_pols = [with_main_param(policy, v) for v in values]
     base_pols = [published_policy(m) for m in BASELINES]
-    other_pols = [published_policy(m) for m in OTHERS if m != policy.method]
-    todo = [policy, *base_pols, *sweep_pols, *other_pols]
+    other_pols = [published_policy(m) for m in others if m != policy.method]
+    todo = [policy, *base_pols]
     if full:
         with st_progress("Full run at the published setting…") as bar:
-            runs = pc.run_with_progress(rel, src, todo, settings, bar)
+            runs = pc.run_with_progress(rel, src, [*todo, *sweep_pols, *other_pols], settings, bar)
+        runs = runs[: len(todo)]
     else:
         runs = [pc.run(rel, src, p, settings) for p in todo]
     cur = runs[0]
-    bases = dict(zip(BASELINES, runs[1 : 1 + len(base_pols)], strict=True))
-    sweep_runs = runs[1 + len(base_pols) : 1 + len(base_pols) + len(sweep_pols)]
-    other_runs = runs[1 + len(base_pols) + len(sweep_pols) :]
-    sweep_pts = [point_of(r, v) for r, v in zip(sweep_runs, values, strict=True)]
-    others = [(f"SC full budget ({bases['offline'].policy.method})", point_of(bases["offline"]))]
-    others.append(("DeepConf online (dco)", point_of(bases["dco"])))
-    others += [(r.policy.method, point_of(r)) for r in other_runs]
-    return cur, bases, sweep_pts, label, others
+    bases = dict(zip(BASELINES, runs[1:], strict=True))
+    sweep_pts = [
+        replace(pt, value=v)
+        for pt, v in zip(pc.points(rel, src, sweep_pols, settings), values, strict=True)
+    ]
+    others_out = [
+        (f"SC full budget ({bases['offline'].policy.method})", point_of(bases["offline"]))
+    ]
+    others_out.append(("DeepConf online (dco)", point_of(bases["dco"])))
+    others_out += [(pt.method, pt) for pt in pc.points(rel, src, other_pols, settings)]
+    return cur, bases, sweep_pts, label, others_out
+
+
+def _where(qids: list[int], n_total: int) -> str:
+    if len(qids) == n_total and n_total > 1:
+        return f"Every question ({n_total})"
+    shown = ", ".join(f"Q{q}" for q in qids[:12])
+    return shown + (f" and {len(qids) - 12} more" if len(qids) > 12 else "")
 
 
 def show_notes(run: RunResult) -> None:
-    """Say what happened on bad input, per question (our text; dataset text escaped)."""
+    """Say what happened on bad input, per question (our text; dataset text escaped), and the
+    informational notes (budget above the pool) in one line each."""
     lines = []
     for r in run.questions:
-        for key, text in NOTE_KINDS:
-            if any(key in n for n in r.notes):
-                lines.append(f"Q{r.qid}: {text}")
+        for kind in NOTE_KINDS:
+            if not kind.info and any(kind.key in n for n in r.notes):
+                lines.append(f"Q{r.qid}: {kind.text}")
+    for kind in NOTE_KINDS:
+        if not kind.info:
+            continue
+        hit = [r for r in run.questions if any(kind.key in n for n in r.notes)]
+        if not hit:
+            continue
+        lo, hi = min(r.n_pool for r in hit), max(r.n_pool for r in hit)
+        st.info(
+            kind.text.format(
+                where=_where([r.qid for r in hit], len(run.questions)),
+                budget=run.settings.budget,
+                pool=f"{lo}" if lo == hi else f"{lo}–{hi}",
+            ),
+            icon="ℹ️",
+        )
     if lines:
         items = "".join(f"<li>{esc(x)}</li>" for x in lines[:30])
         more = f"<li>… and {len(lines) - 30} more</li>" if len(lines) > 30 else ""
@@ -284,10 +338,17 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
     if ref is None:
         st.caption(
             f"This source holds no repro_reference CSVs for {md_text(cur.policy.method)} on this file "
-            "(the Hub copy has them; the bundled sample does not)."
+            "(the Hub copy has them; the bundled sample has them for the 7 published methods on "
+            "DeepSeek-8B · AIME 2025 only)."
         )
         return
     per_q, overall = ref
+    if src.kind == "sample":
+        st.caption(
+            "Bundled sample: the reference is the published MARS simulator's output on this generated "
+            "file (budget 512, 64 iterations, warmup 16, seed 42; -cal with z = 1, gamma min 0.5), "
+            "run through a transcription of its logic; see cache/sample/mars\\_reference/NOTE.md."
+        )
     if not full:
         st.info(
             "The reference uses the published setting: turn off the quick preview to compare like with like."

@@ -7,7 +7,13 @@ import streamlit as st
 from components import playground_cached as pc
 from components import playground_view as pv
 from components.errors import guard
-from components.playground_controls import pick_file, pick_method, policy_params, settings_controls
+from components.playground_controls import (
+    pick_file,
+    pick_method,
+    pick_others,
+    policy_params,
+    settings_controls,
+)
 from components.router import ensure_routed
 from components.source_picker import current_source
 
@@ -20,12 +26,22 @@ st.caption(
     "simulator (budget 512 × 64 iterations by default)."
 )
 
+# Diagnostic: full script runs of this page in this session. The fragment below never touches
+# it, so it stays put while only the fragment reruns (the browser test reads it to check that
+# moving a slider reruns the fragment alone).
+FULL_RUNS = "_pg_full_runs"
+st.session_state[FULL_RUNS] = st.session_state.get(FULL_RUNS, 0) + 1
+
 src = current_source("mars")
 c1, c2 = st.columns([3, 2])
 with c1:
     rel = pick_file()
 with c2:
     method = pick_method()
+    st.html(
+        f"<span data-testid='pg-full-runs' style='display:none'>{int(st.session_state[FULL_RUNS])}"
+        "</span>"
+    )
 
 
 @st.fragment
@@ -35,9 +51,10 @@ def lab() -> None:
     with guard("the simulation", dataset="mars"):
         policy = policy_params(method)
         settings, preview = settings_controls()
+        shown = pick_others(method)
         preps = pc.prepared(rel, src, settings.window)
         cur, bases, sweep_pts, label, others = pv.run_set(
-            rel, src, policy, settings, full=not preview
+            rel, src, policy, settings, full=not preview, others=shown
         )
         ok = True
     if not ok:

@@ -69,3 +69,23 @@ def test_simulate_runs_every_question_and_reports_progress() -> None:
     assert [r.qid for r in run.questions] == [0, 1, 2]
     assert seen[-1] == 1.0
     assert run.per_question_frame()["accuracy"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_budget_above_the_pool_is_noted_not_refused() -> None:
+    """Sampling is with replacement: a budget above the pool runs, and says so (once)."""
+    from analysis.stopping import EarlyStoppingSC, ParallelProbe
+    from analysis.stopping.engine import BUDGET_NOTE, budget_note
+
+    prep = prepare(hand_pool(final=[0, 1, 0], groups=[[0], [1], [0]], lengths=[10, 20, 30]))
+    for policy in (SelfConsistency(), ParallelProbe(), EarlyStoppingSC()):
+        res = simulate_question(prep, policy, SimSettings(budget=8, iterations=2, warmup=2))
+        assert budget_note(8, 3) == "budget 8 > pool of 3 traces: sampled with replacement"
+        assert [n for n in res.notes if BUDGET_NOTE in n] == [budget_note(8, 3)], policy
+        assert res.n_pool == 3 and res.baseline.shape == (2,)
+    for budget in (2, 3):  # at or below the pool: no note
+        res = simulate_question(prep, SelfConsistency(), SimSettings(budget=budget, iterations=2))
+        assert not [n for n in res.notes if BUDGET_NOTE in n]
+    # an empty pool has its own note ("no trace has a final answer"), not this one
+    empty = prepare(hand_pool(final=[-1, -1], groups=[[0], [1]]))
+    res = simulate_question(empty, SelfConsistency(), SimSettings(budget=8, iterations=2))
+    assert not [n for n in res.notes if BUDGET_NOTE in n]

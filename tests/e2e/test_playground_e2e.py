@@ -13,6 +13,10 @@ CURRENT_X = """() => { const g = [...document.querySelectorAll('.js-plotly-plot'
   const t = g && g.data.find(d => d.name === 'current setting'); return t ? t.x[0] : null; }"""
 
 
+FULL_RUNS = """() => { const e = document.querySelector('[data-testid="pg-full-runs"]');
+  return e ? Number(e.textContent) : null; }"""
+
+
 def _cells(page) -> str:  # type: ignore[no-untyped-def]
     cells = page.locator('[data-testid="stDataFrame"] [role="gridcell"]')
     return "|".join(c.inner_text() for c in cells.all())
@@ -25,7 +29,8 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     assert_no_exception(page)
     x0 = page.evaluate(CURRENT_X)
     table0 = _cells(page)
-    assert x0 is not None and table0
+    runs0 = page.evaluate(FULL_RUNS)  # full page runs so far (rendered outside the fragment)
+    assert x0 is not None and table0 and runs0 is not None and runs0 >= 1
     slider = (
         page.locator('[data-testid="stSlider"]')
         .filter(has_text="tau")
@@ -40,6 +45,38 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     assert page.evaluate(CURRENT_X) > x0  # a looser tau saves more tokens
     assert _cells(page) != table0  # per-question savings / stop positions changed
     assert "tau=0.75" in page.url
+    # only the fragment reran: the page script outside it (title, file and policy pickers,
+    # the full-run counter) did not run again, though 20 slider steps went by
+    assert page.evaluate(FULL_RUNS) == runs0
+
+
+def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """The full-run counter is a working signal: it stays while a slider inside the fragment
+    moves, and goes up when the policy (outside the fragment) changes."""
+    page.goto(f"{app_url}/playground?policy=sc-stability&budget=32")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    runs0 = page.evaluate(FULL_RUNS)
+    x0 = page.evaluate(CURRENT_X)
+    slider = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="stable checkpoints k")
+        .locator('input[type="range"]')
+    )
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # k 3 -> 1
+    page.wait_for_function(f"() => ({CURRENT_X})() !== {x0}", timeout=60_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert page.evaluate(FULL_RUNS) == runs0
+    picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Stopping policy")
+    picker.locator("input").first.click()
+    page.get_by_role("option", name="sc-pp", exact=True).click()
+    page.wait_for_function(f"() => ({FULL_RUNS})() > {runs0}", timeout=60_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert "policy=sc-pp" in page.url
 
 
 def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
