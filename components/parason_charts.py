@@ -6,6 +6,9 @@ built from dataset text (questions) go through `esc_hover`.
 
 from __future__ import annotations
 
+import hashlib
+import math
+
 import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
@@ -114,13 +117,55 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
             )
         )
     _ring_selected(fig, df, selected, "T", "speedup")
-    fig.update_xaxes(title="tokens T", type="log")
+    t = df["T"].cast(pl.Float64, strict=False)
+    t = t.filter(t.is_finite() & (t > 0))
+    ticks = log_ticks(float(t.min()), float(t.max())) if t.len() else []  # type: ignore[arg-type]
+    fig.update_xaxes(title="tokens T", type="log", minor=dict(showgrid=False))
+    if ticks:
+        fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:,.0f}" for v in ticks])
     fig.update_yaxes(title="speedup T / C")
     return _layout(fig, "Speedup by trajectory length (click a point to open it)")
 
 
+def shared_bins(values: pl.Series, n: int = 30) -> dict | None:
+    """One bin grid for every overlaid histogram. Why: plotly bins each trace on its own, so the
+    correct and incorrect bars had different widths and could not be compared."""
+    v = values.cast(pl.Float64, strict=False)
+    v = v.filter(v.is_finite())
+    if v.len() == 0:
+        return None
+    lo, hi = float(v.min()), float(v.max())  # type: ignore[arg-type]
+    size = (hi - lo) / n if hi > lo else 1.0
+    return dict(start=lo, end=hi + size * 1e-6, size=size)
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Major ticks for a log axis over [lo, hi]: the powers of ten, or 1-2-5 steps when the range
+    spans less than two decades. Why: plotly's default labels minor ticks ("5 100 2 5 1000")."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0 or hi <= 0:
+        return []
+    lo, hi = min(lo, hi), max(lo, hi)
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    decades = [10.0**k for k in range(k0, k1 + 1) if lo <= 10.0**k <= hi]
+    if len(decades) >= 2:
+        return decades
+    steps = [m * 10.0**k for k in range(k0, k1 + 1) for m in (1, 2, 5)]
+    return [t for t in steps if lo <= t <= hi]
+
+
+def jitter(uuids: list[str], scale: float = 0.012) -> list[float]:
+    """A small, stable offset per trajectory (from its uuid), so points piled on the same spot
+    (often ratio 0) spread out, and the selected ring lands on its jittered point."""
+    out = []
+    for u in uuids:
+        h = int(hashlib.sha1(str(u).encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        out.append((h * 2 - 1) * scale)
+    return out
+
+
 def speedup_hist(df: pl.DataFrame) -> go.Figure:
     fig = go.Figure()
+    bins = shared_bins(df["speedup"])
     for val in (True, False, None):
         part = df.filter(
             pl.col("correctness").is_null() if val is None else pl.col("correctness") == val
@@ -132,7 +177,8 @@ def speedup_hist(df: pl.DataFrame) -> go.Figure:
                     name=CORRECT_NAMES[val],
                     marker_color=CORRECT_COLOURS[val],
                     opacity=0.7,
-                    nbinsx=30,
+                    xbins=bins,
+                    autobinx=bins is None,
                 )
             )
     fig.update_layout(barmode="overlay")
@@ -177,8 +223,13 @@ def branches_hist(df: pl.DataFrame) -> go.Figure:
 def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
     """Subtask ratio against trial ratio, coloured by the trajectory's kind mix."""
     fig = go.Figure()
+    uuids = df["uuid"].to_list()
     grouped = df.with_columns(
-        pl.col("kind_mix").map_elements(mix_group, return_dtype=pl.String).alias("_group")
+        pl.col("kind_mix").map_elements(mix_group, return_dtype=pl.String).alias("_group"),
+        (pl.col("subtask_ratio") + pl.Series(jitter(uuids), dtype=pl.Float64)).alias("_x"),
+        (
+            pl.col("trial_ratio") + pl.Series(jitter([u + "/y" for u in uuids]), dtype=pl.Float64)
+        ).alias("_y"),
     )
     for group, colour in GROUP_COLOURS.items():
         part = grouped.filter(pl.col("_group") == group)
@@ -186,22 +237,27 @@ def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
             continue
         fig.add_trace(
             go.Scatter(
-                x=part["subtask_ratio"].to_list(),
-                y=part["trial_ratio"].to_list(),
+                x=part["_x"].to_list(),
+                y=part["_y"].to_list(),
                 mode="markers",
                 name=group,
                 marker=dict(
-                    color=colour, size=8, opacity=0.75, line=dict(width=0.5, color="white")
+                    color=colour, size=7, opacity=0.55, line=dict(width=0.5, color="white")
                 ),
                 customdata=part["uuid"].to_list(),
-                hovertext=_hover(part),
+                hovertext=[
+                    f"{h}<br>subtask {a:.1%} · trial {b:.1%}"
+                    for h, a, b in zip(
+                        _hover(part), part["subtask_ratio"], part["trial_ratio"], strict=True
+                    )
+                ],
                 hoverinfo="text",
             )
         )
-    _ring_selected(fig, df, selected, "subtask_ratio", "trial_ratio")
-    fig.update_xaxes(title="subtask ratio (Subtask-block thread tokens / T)", range=[-0.02, 1])
-    fig.update_yaxes(title="trial ratio", range=[-0.02, 1])
-    return _layout(fig, "Subtask vs trial ratio (click a point to open it)")
+    _ring_selected(fig, grouped, selected, "_x", "_y")
+    fig.update_xaxes(title="subtask ratio (Subtask-block thread tokens / T)", range=[-0.04, 1.02])
+    fig.update_yaxes(title="trial ratio", range=[-0.04, 1.02])
+    return _layout(fig, "Subtask vs trial ratio (jittered ±0.01 to unpile; click to open)")
 
 
 def by_correctness(df: pl.DataFrame) -> go.Figure:
@@ -218,7 +274,7 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
             fig.add_trace(
                 go.Box(
                     y=part[col].to_list(),
-                    name=CORRECT_NAMES[val],
+                    name=f"{CORRECT_NAMES[val]} (n={part.height:,})",
                     marker_color=CORRECT_COLOURS[val],
                     boxpoints=False,
                     showlegend=i == 1,

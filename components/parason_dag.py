@@ -129,7 +129,7 @@ def dag_figure(
     n_cols = len({pos[n][0] for n in nodes}) or 1
     big = max(12.0, min(30.0, 300.0 / n_cols))  # long chains get smaller markers
     added_set = set(added)
-    xs, ys, sizes, colours, symbols, lw, lc, hover, text, ids = ([] for _ in range(10))
+    xs, ys, sizes, colours, symbols, lw, lc, hover, text, ids, where = ([] for _ in range(11))
     for n in nodes:
         d = g.nodes[n]
         x, y = pos[n]
@@ -161,6 +161,9 @@ def dag_figure(
         elif d.get("kind") == "collapsed":
             label = f"+{int(d.get('count', 0))}"
         text.append(f"{plus}{label}{badge}")
+        # the collapsed hexagon sits last in its column: its "+n" goes below it, clear of the
+        # number of the branch drawn just above
+        where.append("bottom center" if d.get("kind") == "collapsed" else "top center")
         ids.append(n)
     fig.add_trace(
         go.Scatter(
@@ -175,7 +178,7 @@ def dag_figure(
                 opacity=0.95,
             ),
             text=text,
-            textposition="top center",
+            textposition=where,
             textfont=dict(size=11),
             hovertext=hover,
             hoverinfo="text",
@@ -184,15 +187,22 @@ def dag_figure(
             showlegend=False,
         )
     )
-    # legend entries for kinds / join symbols (dummy traces)
-    for label, colour, symbol in (
+    # legend entries for every marker shape on screen (dummy traces)
+    kinds_drawn = {g.nodes[n].get("kind") for n in nodes}
+    entries = [
         ("Subtask thread (AND)", KIND_COLOURS["subtask"], "circle"),
         ("Trial thread (OR)", KIND_COLOURS["trial"], "circle"),
         ("untyped thread", KIND_COLOURS["untyped"], "circle"),
+        ("fork", KIND_COLOURS["fork"], "triangle-right"),
         ("AND join", KIND_COLOURS["join"], "square"),
         ("OR join", KIND_COLOURS["join"], "diamond"),
         ("mixed join", KIND_COLOURS["join"], "star"),
-    ):
+        ("text outside blocks", KIND_COLOURS["segment"], "circle"),
+        ("answer", KIND_COLOURS["answer"], "star-diamond"),
+    ]
+    if "collapsed" in kinds_drawn:
+        entries.append(("collapsed branches (+n)", KIND_COLOURS["collapsed"], "hexagon"))
+    for label, colour, symbol in entries:
         fig.add_trace(
             go.Scatter(
                 x=[None],

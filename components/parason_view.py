@@ -43,6 +43,12 @@ VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
 TABLE_KEY = "pa_table"
 DAG_KEY = "pa_dag"
 COLLAPSE_AT = 12
+DAG_LEGEND = (
+    "Left to right by stage; size = tokens. Shapes: ▶ fork (a stage opens) · ■ AND join · "
+    "◆ OR join · ★ mixed join · ● thread (green Subtask = AND sub-goal, orange Trial = OR attempt, "
+    "purple untyped) · grey ● text outside the parallel blocks · dark ✦ the boxed answer · "
+    "grey ⬢ collapsed branches (+n). Red = critical path; ⚠ = parser warning. Click a node to read it."
+)
 COUNTER_LABELS = {
     "estimate": "estimate (num_qwen_tokens by char share)",
     "words": "whitespace words",
@@ -136,6 +142,16 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def filter_bar(table: pl.DataFrame) -> pl.DataFrame:
+    """The bordered filter bar, drawn only in the tabs it acts on (Browse, Charts; on the other
+    tabs it would do nothing); its values persist while another tab is open. If it fails, the tab
+    still shows the whole subset."""
+    filtered = table
+    with st.container(border=True), guard("the filters", dataset=DATASET):
+        filtered = render_filters(table)
+    return filtered
+
+
 # ---------------------------------------------------------------- browse
 def _downloads(df: pl.DataFrame, stem: str, key: str) -> None:
     d1, d2, _ = st.columns([1, 1, 3])
@@ -177,16 +193,19 @@ def render_browse(filtered: pl.DataFrame, total: int, subset: str) -> None:
     if view.height == 0:
         st.info("No trajectory matches these filters. Clear the search or widen the speedup range.")
         return
+    # key columns first and narrow, so they fit at 1400 px; the downloads keep the full uuid
     shown = view.select(
-        "uuid",
-        pl.col("question").fill_null("").str.slice(0, 90).alias("question"),
+        pl.col("uuid").str.slice(0, 8).alias("uuid"),
+        pl.col("question")
+        .map_elements(lambda q: plain_question(q, 90), return_dtype=pl.String)
+        .alias("question"),
         "correctness",
-        "stages",
-        pl.col("branches").cast(pl.List(pl.String)).list.join(", ").alias("branches"),
-        "kind_mix",
         "speedup",
         "T",
         "C",
+        "stages",
+        pl.col("branches").cast(pl.List(pl.String)).list.join(", ").alias("branches"),
+        "kind_mix",
         "n_warnings",
         pl.col("warning_codes").list.join(", ").alias("warnings"),
     )
@@ -198,18 +217,49 @@ def render_browse(filtered: pl.DataFrame, total: int, subset: str) -> None:
         hide_index=True,
         height=min(480, 38 + 35 * shown.height),
         column_config={
-            "uuid": st.column_config.TextColumn("uuid", width="small"),
-            "question": st.column_config.TextColumn("question (start)", width="large"),
-            "speedup": st.column_config.NumberColumn("speedup", format="%.2f"),
-            "T": st.column_config.NumberColumn("T", format="%.0f", help="response tokens"),
-            "C": st.column_config.NumberColumn("C", format="%.0f", help="critical-path tokens"),
-            "n_warnings": st.column_config.NumberColumn("⚠", help="parser warnings"),
+            "uuid": st.column_config.TextColumn("uuid", width=80, help="first 8 characters"),
+            "question": st.column_config.TextColumn("question (start)", width=250),
+            "correctness": st.column_config.Column("correct", width=55),
+            "speedup": st.column_config.NumberColumn("speedup", format="%.2f", width=70),
+            "T": st.column_config.NumberColumn(
+                "T", format="%.0f", help="response tokens", width=60
+            ),
+            "C": st.column_config.NumberColumn(
+                "C", format="%.0f", help="critical-path tokens", width=60
+            ),
+            "stages": st.column_config.NumberColumn("stages", width=50),
+            "branches": st.column_config.TextColumn("branches", width=70),
+            "kind_mix": st.column_config.TextColumn("kind mix", width=100),
+            "n_warnings": st.column_config.NumberColumn("⚠", help="parser warnings", width=36),
+            "warnings": st.column_config.TextColumn("warnings", width=90),
         },
     )
     _downloads(view, f"parason_{subset}_filtered", "pa_browse")
 
 
 # ---------------------------------------------------------------- trajectory
+def resolve_uuid(table: pl.DataFrame, uid: str | None) -> str | None:
+    """The full uuid for `uid`: itself, or the one uuid it is a prefix of (>= 6 characters).
+    Why shared: every tab takes the same deep links, `?uuid=b8c7711c` included."""
+    if not uid:
+        return None
+    uuids = table["uuid"]
+    if (uuids == uid).any():
+        return uid
+    if len(uid) >= 6:
+        hits = uuids.filter(uuids.str.starts_with(uid))
+        if hits.len() == 1:
+            return str(hits[0])
+    return None
+
+
+def plain_question(text: object, limit: int = 70) -> str:
+    """A question as one plain-text line for tables and pickers: whitespace folded and the `$`
+    maths delimiters dropped (`$3600$` reads as 3600). Elsewhere text stays escaped as written."""
+    s = " ".join(str(text or "").split()).replace("$", "")
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
 def _picker(table: pl.DataFrame, uid: str | None, label: str = "Trajectory") -> None:
     uuids = table["uuid"].to_list()
     questions = dict(zip(uuids, table["question"].fill_null("").to_list(), strict=True))
@@ -218,7 +268,7 @@ def _picker(table: pl.DataFrame, uid: str | None, label: str = "Trajectory") -> 
         label,
         uuids,
         index=uuids.index(uid) if uid in questions else None,
-        format_func=lambda u: f"{u[:8]} · {' '.join(questions.get(u, '').split())[:70]}",
+        format_func=lambda u: f"{u[:8]} · {plain_question(questions.get(u, ''))}",
         placeholder="pick a trajectory",
         key=key,
         on_change=_on_pick,
@@ -264,6 +314,16 @@ def _warnings_frame(traj) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     )
 
 
+def items_summary(kinds: list[str]) -> str:
+    """A stage's item kinds as counts ("45×S", "3×T 2×S"), first-seen order. Why: one letter per
+    item made a 45-branch stage a 45-character cell that pushed the table off-screen."""
+    counts: dict[str, int] = {}
+    for k in kinds:
+        letter = (k or "?")[0].upper()
+        counts[letter] = counts.get(letter, 0) + 1
+    return " ".join(f"{n}×{k}" for k, n in counts.items())
+
+
 def _stage_frame(m) -> pl.DataFrame:  # type: ignore[no-untyped-def]
     rows = [
         {
@@ -271,7 +331,7 @@ def _stage_frame(m) -> pl.DataFrame:  # type: ignore[no-untyped-def]
             "kind": st_.kind,
             "join": st_.join_type,
             "branches": st_.branches,
-            "items": "".join(k[0].upper() for k in st_.item_kinds),
+            "items": items_summary(st_.item_kinds),
             "s_b (non-thread)": round(st_.s, 1),
             "max thread": round(max(st_.thread_tokens, default=0.0), 1),
             "sum threads": round(sum(st_.thread_tokens), 1),
@@ -301,21 +361,44 @@ def _metric_row(m, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
     c[5].metric(f"{prefix}stages · widest", f"{m.stages} · {m.branches_max}")
 
 
-def _dag_controls(g, key: str) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+def _dag_controls(g, key: str, compact: bool = False) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    """Collapse toggle + branches slider, shown only for a stage wider than COLLAPSE_AT. Why
+    `compact`: in the half-width 1x/8x columns the long labels were cut to "C…"."""
     widest = max(
         (d.get("branches", 0) for _, d in g.nodes(data=True) if d.get("kind") == "fork"), default=0
     )
     if widest <= COLLAPSE_AT:
         return False, COLLAPSE_AT
-    c1, c2, _ = st.columns([1.4, 2, 3], vertical_alignment="bottom")
+    c1, c2, _ = st.columns([1, 1.4, 0.2] if compact else [1.4, 2, 3], vertical_alignment="bottom")
     collapse = c1.toggle(
-        "Collapse wide stages", value=True, key=f"{key}_collapse",
+        "Collapse" if compact else "Collapse wide stages", value=True, key=f"{key}_collapse",
         help=f"The widest stage has {widest} branches. Keep the critical branch, the selected one and the heaviest others; merge the rest into one node.",
     )  # fmt: skip
     keep = c2.slider(
-        "Branches shown per stage", 4, 40, COLLAPSE_AT, key=f"{key}_keep", disabled=not collapse
-    )
+        "Shown per stage" if compact else "Branches shown per stage", 4, 40, COLLAPSE_AT,
+        key=f"{key}_keep", disabled=not collapse,
+    )  # fmt: skip
     return collapse, keep
+
+
+def collapse_notes(g, h) -> list[str]:  # type: ignore[no-untyped-def]
+    """One line per collapsed stage: how many branches the drawing shows and how many it merged.
+    Why: without it the shown branches look like the whole stage."""
+    notes = []
+    for n, d in h.nodes(data=True):
+        if d.get("kind") != "collapsed":
+            continue
+        fork = n[: -len(":more")] + ":fork"
+        total = int(g.nodes[fork].get("branches", 0)) if fork in g else 0
+        gone = int(d.get("count", 0))
+        total = max(total, gone)
+        stage = g.nodes[fork].get("stage") if fork in g else None
+        where = f"stage {int(stage) + 1}" if isinstance(stage, int) else "a wide stage"
+        notes.append(
+            f"{where.capitalize()}: largest {total - gone} of {total} branches shown (the critical "
+            f"one always); +{gone} collapsed into the grey hexagon. Click it to list them."
+        )
+    return notes
 
 
 def _dag_view(  # type: ignore[no-untyped-def]
@@ -326,11 +409,14 @@ def _dag_view(  # type: ignore[no-untyped-def]
     title: str = "",
     height: int | None = None,
     subset: str | None = None,
+    compact: bool = False,
 ):
-    collapse, keep = _dag_controls(g, key)
+    collapse, keep = _dag_controls(g, key, compact)
     h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
     fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
     note_counter(fig, g.graph.get("counter", ""))
+    for note in collapse_notes(g, h):
+        st.caption(note)
     st.plotly_chart(
         fig,
         key=key,
@@ -372,13 +458,10 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         st.info("Pick a trajectory here, click a row in **Browse**, or a point in **Charts**.")
         _picker(table, None)
         return
-    rec = table.filter(pl.col("uuid") == uid)
-    if rec.height == 0 and len(uid) >= 6:  # a unique uuid prefix is a valid deep link too
-        rec = table.filter(pl.col("uuid").str.starts_with(uid))
-        if rec.height == 1:
-            uid = rec["uuid"][0]
-        else:
-            rec = rec.clear()
+    full = resolve_uuid(table, uid)
+    rec = table.filter(pl.col("uuid") == full) if full else table.clear()
+    if full is not None:
+        uid = full
     if rec.height == 0:
         st.warning(
             f"This trajectory is not in {subset}; pick another one below. Requested id:",
@@ -427,11 +510,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
                 f"{len(added)} branches (magenta, +) were added by the 8x expansion, compared with "
                 "the sft-1x row of the same uuid (see the 1x vs 8x tab)."
             )
-        st.caption(
-            "Left to right by stage. Colour = kind (green Subtask = AND sub-goal, orange Trial = OR "
-            "attempt, purple untyped); size = tokens; join symbol: ■ AND, ◆ OR, ★ mixed, ● untyped; "
-            "red = critical path; ⚠ = parser warning. Click a node to read its text."
-        )
+        st.caption(DAG_LEGEND)
         st.download_button(
             "Download DAG (standalone HTML)",
             lambda: dag_html(fig, f"Parason {subset} {uid}").encode(),
@@ -441,7 +520,11 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
             key="pa_dag_html",
         )
     node = _shown_node(node, g, h)
-    left, right = st.columns([2, 3])
+    if node is None:  # nothing to show beside the text: the text takes the full width
+        left = st.columns([2, 3])[0]
+        right = st.container()
+    else:
+        left, right = st.columns([2, 3])
     with left, guard("the node text", dataset=DATASET):
         st.markdown("**Selected node**")
         order = list(g.nodes)
@@ -481,7 +564,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
                 )
             st.html(node_text_html(traj.node_text(node)))
         else:
-            st.caption("No node selected.")
+            st.caption("No node selected. Click a node in the DAG or pick one above.")
     with right, guard("the text view", dataset=DATASET):
         st.markdown("**Whole trajectory** (tags highlighted; the selected node is outlined)")
         st.html(legend_html())
@@ -502,17 +585,18 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     t1 = pc.metrics("sft-1x", src, counter)
     t8 = pc.metrics("sft-8x", src, counter)
     common = t1.join(t8.select("uuid"), on="uuid", how="semi")
-    uid = UUID.read()
-    if uid is None or common.filter(pl.col("uuid") == uid).height == 0:
-        if uid is not None:
+    if common.height == 0:
+        st.info("No trajectory is present in both sft-1x and sft-8x.")
+        return
+    asked = UUID.read()
+    uid = resolve_uuid(common, asked)
+    if uid is None:
+        if asked is not None:
             st.warning(
-                "This trajectory is not in both subsets; pick one that is.",
+                "This trajectory is not in both subsets; showing the first one that is.",
                 icon=":material/search:",
             )
-        else:
-            st.info("Pick a trajectory present in both sft-1x and sft-8x.")
-        _picker(common, None, "Trajectory (in both subsets)")
-        return
+        uid = str(common["uuid"][0])
     _picker(common, uid, "Trajectory (in both subsets)")
     r1 = t1.filter(pl.col("uuid") == uid).row(0, named=True)
     r8 = t8.filter(pl.col("uuid") == uid).row(0, named=True)
@@ -524,8 +608,11 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     a1, a8 = analyse_row(row1, counter), analyse_row(row8, counter)
     flags = added_branches(a1.traj, a8.traj)
     added = {n for n, f in flags.items() if f}
+    if not added:
+        st.info("No added branches in this pair.", icon=":material/info:")
+    said = f"{len(added)} branches were added by the 8x expansion (magenta outline and '+'). "
     st.caption(
-        f"{len(added)} branches were added by the 8x expansion (magenta outline and '+'). How they are "
+        (said if added else "") + "How added branches are "
         "found: each 8x stage is compared with the same stage of the 1x row; a thread whose text (number "
         "prefix ignored) occurs in the 1x stage is original, the others are added (when no text matches "
         "at all, threads past the 1x count are the added ones). Click a node to read it in "
@@ -541,10 +628,10 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     )
     with c1, guard("the 1x DAG", dataset=DATASET):
         st.markdown("**sft-1x**")
-        _dag_view(a1.dag, None, set(), "pa_dag_1x", height=height, subset="sft-1x")
+        _dag_view(a1.dag, None, set(), "pa_dag_1x", height=height, subset="sft-1x", compact=True)
     with c8, guard("the 8x DAG", dataset=DATASET):
         st.markdown("**sft-8x** (added branches outlined in magenta, marked +)")
-        _dag_view(a8.dag, None, added, "pa_dag_8x", height=height, subset="sft-8x")
+        _dag_view(a8.dag, None, added, "pa_dag_8x", height=height, subset="sft-8x", compact=True)
     rows = []
     for k, s8 in enumerate(a8.metrics.stage_stats):
         s1 = a1.metrics.stage_stats[k] if k < len(a1.metrics.stage_stats) else None
@@ -564,23 +651,35 @@ def render_compare(src: SourceConfig, counter: str) -> None:
         st.dataframe(pl.DataFrame(rows), hide_index=True)
 
 
+def _fmt(value: float, style: str, sign: bool = False) -> str:
+    """One compare-table cell: counts/tokens as 1,116, speedups as 1.98×, ratios as 95.1%."""
+    if not math.isfinite(value):
+        return "–"
+    if style == "x":
+        return f"{value:+,.2f}×" if sign else f"{value:,.2f}×"
+    if style == "%":
+        return f"{value * 100:+.1f} pt" if sign else f"{value * 100:.1f}%"
+    return f"{value:+,.0f}" if sign else f"{value:,.0f}"
+
+
 def _compare_frame(m1, m8) -> pl.DataFrame:  # type: ignore[no-untyped-def]
-    """The headline metrics of both expansions side by side, with the change."""
+    """The headline metrics of both expansions side by side, with the change, as display text
+    (rounded per metric: a token count with three decimals reads as false precision)."""
     rows = [
-        ("tokens T", m1.T, m8.T),
-        ("critical path C", m1.C, m8.C),
-        ("speedup T/C", m1.speedup, m8.speedup),
-        ("parallel ratio", m1.parallel_ratio, m8.parallel_ratio),
-        ("trial ratio", m1.trial_ratio, m8.trial_ratio),
-        ("stages", m1.stages, m8.stages),
-        ("total branches", sum(m1.branches), sum(m8.branches)),
+        ("tokens T", m1.T, m8.T, "n"),
+        ("critical path C", m1.C, m8.C, "n"),
+        ("speedup T/C", m1.speedup, m8.speedup, "x"),
+        ("parallel ratio", m1.parallel_ratio, m8.parallel_ratio, "%"),
+        ("trial ratio", m1.trial_ratio, m8.trial_ratio, "%"),
+        ("stages", m1.stages, m8.stages, "n"),
+        ("total branches", sum(m1.branches), sum(m8.branches), "n"),
     ]
     return pl.DataFrame(
         {
             "metric": [r[0] for r in rows],
-            "sft-1x": [round(float(r[1]), 3) for r in rows],
-            "sft-8x": [round(float(r[2]), 3) for r in rows],
-            "change": [round(float(r[2]) - float(r[1]), 3) for r in rows],
+            "sft-1x": [_fmt(float(r[1]), r[3]) for r in rows],
+            "sft-8x": [_fmt(float(r[2]), r[3]) for r in rows],
+            "change": [_fmt(float(r[2]) - float(r[1]), r[3], sign=True) for r in rows],
         }
     )
 

@@ -12,10 +12,10 @@ from components.parason_view import (
     DATASET,
     UUID,
     VIEWS,
+    filter_bar,
     render_browse,
     render_charts,
     render_compare,
-    render_filters,
     render_rl,
     render_trajectory,
 )
@@ -52,9 +52,6 @@ with guard(f"the {subset} metrics table", dataset=DATASET):
     table = pc.metrics(subset, src, counter)
 
 if table is not None:
-    filtered = table  # if the filter bar fails, the tabs still show the whole subset
-    with st.container(border=True), guard("the filters", dataset=DATASET):
-        filtered = render_filters(table)
     tabs = st.tabs(
         list(VIEWS),
         key="view",
@@ -67,7 +64,7 @@ if table is not None:
         with tab:
             if name == "Browse":
                 with guard("the browsing table", dataset=DATASET):
-                    render_browse(filtered, table.height, subset)
+                    render_browse(filter_bar(table), table.height, subset)
             elif name == "Trajectory":
                 with guard("the trajectory view", dataset=DATASET):
                     render_trajectory(src, subset, counter, table)
@@ -76,7 +73,7 @@ if table is not None:
                     render_compare(src, counter)
             elif name == "Charts":
                 with guard("the subset charts", dataset=DATASET):
-                    render_charts(filtered, table.height, counter)
+                    render_charts(filter_bar(table), table.height, counter)
             else:
                 with guard("the RL prompts", dataset=DATASET):
                     render_rl(src)

@@ -5,6 +5,7 @@ trajectory, malformed rows, unknown uuid, a file missing optional columns)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -82,7 +83,7 @@ def test_filters_from_the_url(table: pl.DataFrame) -> None:
     expected = filter_table(table, correctness="incorrect", warnings="without")
     assert 0 < len(at.dataframe[0].value) == expected.height
     at = _app({"q": "mississippi"})
-    assert at.dataframe[0].value["uuid"].tolist() == [make_uuid("mississippi")]
+    assert at.dataframe[0].value["uuid"].tolist() == [make_uuid("mississippi")[:8]]
     at = _app({"kinds": "untyped"})
     assert set(at.dataframe[0].value["kind_mix"]) == {"untyped"}
     at = _app({"q": "no such question anywhere"})
@@ -318,3 +319,91 @@ def test_dag_and_charts_say_which_counter_made_them(sample_root) -> None:  # typ
             a.get("text", "") for s in specs for a in s.get("layout", {}).get("annotations", [])
         ]
         assert sum("token counts: estimate" in t for t in notes) >= 1, (view, notes[:5])
+
+
+def test_compare_takes_a_uuid_prefix_and_defaults_to_a_common_trajectory() -> None:
+    at = _app({"view": "1x vs 8x", "uuid": FOUR[:8]})
+    assert not at.warning and not _errors(at), [w.value for w in at.warning]
+    assert len(_figs(at)) == 2
+    assert "12 branches were added" in " ".join(c.value for c in at.caption)
+    at = _app({"view": "1x vs 8x"})  # no uuid: the first trajectory in both subsets, not a blank
+    assert not at.warning and not _errors(at)
+    assert len(_figs(at)) == 2
+    picker = next(s for s in at.selectbox if s.label == "Trajectory (in both subsets)")
+    assert picker.value is not None
+    at = _app({"view": "1x vs 8x", "uuid": "not-a-real-uuid"})
+    assert "not in both subsets" in " ".join(w.value for w in at.warning)
+    assert len(_figs(at)) == 2  # still shows a pair
+
+
+def test_compare_table_is_rounded_and_says_when_nothing_was_added() -> None:
+    at = _app({"view": "1x vs 8x", "uuid": "b8c7711c"})  # a pair without added branches
+    assert not _errors(at)
+    assert "No added branches in this pair." in " ".join(i.value for i in at.info)
+    frame = at.dataframe[0].value.set_index("metric")
+    tokens = frame.loc["tokens T"]
+    assert all(re.fullmatch(r"[\d,]+", v) for v in tokens[["sft-1x", "sft-8x"]])
+    assert re.fullmatch(r"[+-][\d,]+", tokens["change"])
+    assert frame.loc["speedup T/C", "sft-1x"].endswith("×")
+    assert frame.loc["parallel ratio", "sft-8x"].endswith("%")
+
+
+def test_compare_dag_controls_have_short_labels() -> None:
+    at = _app({"view": "1x vs 8x", "uuid": WIDE[:8]})
+    assert not _errors(at)
+    assert at.toggle(key="pa_dag_8x_collapse").label == "Collapse"
+    assert at.slider(key="pa_dag_8x_keep").label == "Shown per stage"
+
+
+def test_collapsed_stage_is_explained_and_items_are_compact() -> None:
+    at = _app({"uuid": WIDE})
+    caps = " ".join(c.value for c in at.caption)
+    assert "largest 11 of 45 branches shown" in caps and "+34 collapsed" in caps
+    nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
+    k = nodes["customdata"].index("b0:more")
+    assert nodes["text"][k] == "+34" and nodes["textposition"][k] == "bottom center"
+    stage = at.dataframe[-1].value
+    assert stage["items"].tolist() == ["45×S"]
+
+
+def test_dag_legend_names_every_marker_shape() -> None:
+    from components.parason_view import DAG_LEGEND
+
+    at = _app({"uuid": WIDE})
+    names = {tr.get("name") for tr in _figs(at)[0]["data"]}
+    assert {"fork", "AND join", "text outside blocks", "answer", "collapsed branches (+n)"} <= names
+    assert DAG_LEGEND in [c.value for c in at.caption]
+    for shape in ("▶ fork", "■ AND join", "grey ● text outside", "✦ the boxed answer"):
+        assert shape in DAG_LEGEND
+
+
+def test_text_takes_full_width_until_a_node_is_picked() -> None:
+    def text_in_a_column(at: AppTest) -> bool:
+        return any(
+            "rte-parason-text" in h.proto.body for col in at.columns for h in col.get("html")
+        )
+
+    at = _app({"uuid": FOUR})
+    assert "rte-parason-text" in _html(at) and not text_in_a_column(at)
+    at = _app({"uuid": FOUR, "node": "b0t2"})
+    assert text_in_a_column(at)
+
+
+def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> None:
+    at = _app()
+    df = at.dataframe[0].value
+    assert set(df["uuid"].str.len()) == {8}
+    assert not df["question"].str.contains("$", regex=False).any()
+    assert list(df.columns[:6]) == ["uuid", "question", "correctness", "speedup", "T", "C"]
+    picker = _app({"view": "Trajectory"}).selectbox(key="pa_pick_none")
+    assert all("$" not in o for o in picker.options)
+
+
+@pytest.mark.parametrize("view", ["1x vs 8x", "RL", "Trajectory"])
+def test_filter_bar_only_where_it_acts(view: str) -> None:
+    at = _app({"view": view, "uuid": FOUR})
+    assert not [s for s in at.slider if s.key == "speedup"]
+    assert not [t for t in at.text_input if t.key == "q"]
+    at = _app({"view": "Charts", "q": "mississippi"})  # kept in the URL, applied in Charts
+    assert at.slider(key="speedup") is not None
+    assert "1 of " in " ".join(c.value for c in at.caption)
