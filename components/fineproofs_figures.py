@@ -8,6 +8,7 @@ small whatever the collection size. All hover text built from data goes through 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,11 +17,13 @@ import polars as pl
 
 from components.safe_text import esc_hover
 
-VALUE_SCALE = "RdYlGn"  # 0 red .. 1 green
+VALUE_SCALE = "RdBu"  # 0 red .. 0.5 white .. 1 blue (colour-blind safe, unlike red/green)
 CHANGE_SCALE = "RdBu"  # diverging, 0 white
 CHANGE_RANGE = 0.5
-ROW_PX = 20
-MISSING = "rgba(160,160,160,0.45)"
+ROW_PX = 22  # overview row pitch; the figure height follows the rows shown
+TOP_PX, BOTTOM_PX = 8, 48
+MARK_DY = 0.07  # vertical offset of the drop/recovery/first-error marks from their point
+MISSING = "rgba(160,160,160,0.35)"
 
 
 def _f32(values: object) -> np.ndarray:
@@ -61,8 +64,8 @@ def overview_figure(
         ticktext = [f"{i / n_cols:.1f}–{(i + 1) / n_cols:.1f}" for i in range(n_cols)]
         end_x = n_cols + 1.2
         x_title = "relative depth step/num_steps (binned)"
-    height = max(260, ROW_PX * n_rows + 130)
-    size = max(6, min(ROW_PX - 3, int(900 / max(n_cols + 2, 1)) - 4))
+    height = ROW_PX * max(n_rows, 1) + TOP_PX + BOTTOM_PX
+    size = ROW_PX - 4
     vals = cells["val"].cast(pl.Float64).fill_nan(None).to_numpy()
     vals = np.asarray(vals, dtype=np.float64)
     ok = ~np.isnan(vals)
@@ -86,7 +89,28 @@ def overview_figure(
     ]  # fmt: skip
     hover_arr = np.array(hover, dtype=object)
     ys = cells["grid_row"].to_numpy().astype(np.float32)
+    # colours: a heatmap fills each cell whatever the column width; clicks/hover: invisible
+    # square markers on top (heatmaps emit no selection in Streamlit)
+    z = np.full((max(n_rows, 1), n_cols), np.nan, dtype=np.float32)
+    ri, ci = ys[ok].astype(int), xs[ok].astype(int) - 1
+    inside = (ri >= 0) & (ri < z.shape[0]) & (ci >= 0) & (ci < n_cols)
+    z[ri[inside], ci[inside]] = vals[ok][inside]
     fig = go.Figure()
+    fig.add_trace(
+        go.Heatmap(
+            z=z,
+            x=np.arange(1, n_cols + 1, dtype=np.float32),
+            y=np.arange(z.shape[0], dtype=np.float32),
+            colorscale=cscale,
+            zmin=cmin,
+            zmax=cmax,
+            xgap=2,
+            ygap=2,
+            hoverinfo="skip",
+            colorbar={"title": {"text": ctitle}, "thickness": 12, "len": min(1.0, 300 / height)},
+            name=ctitle,
+        )
+    )
     fig.add_trace(
         go.Scatter(
             x=xs[ok],
@@ -99,9 +123,11 @@ def overview_figure(
                 "colorscale": cscale,
                 "cmin": cmin,
                 "cmax": cmax,
-                "colorbar": {"title": {"text": ctitle}, "thickness": 12, "len": 0.8},
+                "opacity": 0,
                 "line": {"width": 0},
             },
+            selected={"marker": {"opacity": 0}},
+            unselected={"marker": {"opacity": 0}},
             customdata=custom[ok] if len(custom) else None,
             hovertext=hover_arr[ok] if len(hover_arr) else None,
             hovertemplate="%{hovertext}<extra></extra>",
@@ -110,12 +136,32 @@ def overview_figure(
         )
     )
     if (~ok).any():
+        # a prefix without a value: a grey cell (drawn like the others), hover/click on top
+        zm = np.full(z.shape, np.nan, dtype=np.float32)
+        mi, mc = ys[~ok].astype(int), xs[~ok].astype(int) - 1
+        keep = (mi >= 0) & (mi < zm.shape[0]) & (mc >= 0) & (mc < n_cols)
+        zm[mi[keep], mc[keep]] = 1.0
+        fig.add_trace(
+            go.Heatmap(
+                z=zm,
+                x=np.arange(1, n_cols + 1, dtype=np.float32),
+                y=np.arange(zm.shape[0], dtype=np.float32),
+                colorscale=[[0, MISSING], [1, MISSING]],
+                showscale=False,
+                xgap=2,
+                ygap=2,
+                hoverinfo="skip",
+                name="no value cells",
+            )
+        )
         fig.add_trace(
             go.Scatter(
                 x=xs[~ok],
                 y=ys[~ok],
                 mode="markers",
-                marker={"symbol": "square-open", "size": size, "color": MISSING},
+                marker={"symbol": "square", "size": size, "color": MISSING, "opacity": 0},
+                selected={"marker": {"opacity": 0}},
+                unselected={"marker": {"opacity": 0}},
                 customdata=custom[~ok],
                 hovertext=hover_arr[~ok],
                 hovertemplate="%{hovertext}<br>no value here (no grade, or the first prefix "
@@ -161,15 +207,17 @@ def overview_figure(
                 y0=r - 0.5,
                 y1=r + 0.5,
                 line_width=2,
-                line_color="#1f77b4",
+                line_color="#222",
                 fillcolor="rgba(0,0,0,0)",
             )
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        margin={"l": 10, "r": 10, "t": TOP_PX, "b": BOTTOM_PX},
         clickmode="event+select",
         dragmode=False,
         plot_bgcolor="white",
+        hovermode="closest",
+        hoverdistance=60,  # a click anywhere in a wide cell still reaches its marker
     )
     fig.update_xaxes(
         tickvals=[*tickvals, end_x],
@@ -177,13 +225,15 @@ def overview_figure(
         title_text=x_title,
         range=[0.4, end_x + 0.6],
         showgrid=False,
+        zeroline=False,
         fixedrange=True,
     )
     fig.update_yaxes(
         tickvals=list(range(n_rows)),
         ticktext=labels,
-        autorange="reversed",
+        range=[max(n_rows, 1) - 0.5, -0.5],  # top row first, no padding above it
         showgrid=False,
+        zeroline=False,
         fixedrange=True,
         tickfont={"family": "monospace", "size": 11},
     )
@@ -242,22 +292,24 @@ def value_curve_figure(
             connectgaps=False,
         )
     )
-    for col, symbol, color, name in (
-        ("sig_drop", "triangle-down", "#d62728", "significant drop"),
-        ("recovery", "triangle-up", "#2ca02c", "recovery"),
-        ("first_error", "x", "#000000", "first-error candidate"),
-        ("bimodal", "circle-open", "#9467bd", "bimodal prefix"),
+    # markers sit beside their point, not on it, so a drop and a first-error candidate at the
+    # same prefix stay visible: ▼ above (pointing at it), ▲ and × below, ○ around the point
+    for col, symbol, color, name, dy in (
+        ("sig_drop", "triangle-down", "#d62728", "significant drop", MARK_DY),
+        ("recovery", "triangle-up", "#2ca02c", "recovery", -MARK_DY),
+        ("first_error", "x", "#000000", "first-error candidate", -MARK_DY),
+        ("bimodal", "circle-open", "#9467bd", "bimodal prefix", 0.0),
     ):
         m = series[col].fill_null(False).to_numpy() & ~np.isnan(v)
         if m.any():
             fig.add_trace(
                 go.Scatter(
                     x=xs[m],
-                    y=_f32(v[m]),
+                    y=_f32(v[m] + dy),
                     mode="markers",
                     marker={
                         "symbol": symbol,
-                        "size": 16 if symbol != "x" else 12,
+                        "size": 13 if symbol != "x" else 11,
                         "color": color,
                         "line": {"width": 2, "color": color},
                     },
@@ -266,9 +318,20 @@ def value_curve_figure(
                     name=name,
                 )
             )
+    x_max = float(np.nanmax(xs)) if len(xs) and not np.isnan(xs).all() else 1.0
+    if x == "ordinal":
+        n_x = int(round(x_max))
+        tickvals = list(range(1, n_x + 1)) if n_x <= 20 else [1, *range(5, n_x + 1, 5)]
+        ticktext = [str(t) for t in tickvals]
+        ex = float(int(round(x_max)) + 1)
+    else:
+        tickvals = [0.0, 0.25, 0.5, 0.75, 1.0]
+        ticktext = ["0", "0.25", "0.5", "0.75", "1"]
+        ex = max(1.0, x_max) + 0.12
     endpoint = series["endpoint"].drop_nulls() if "endpoint" in series.columns else pl.Series([])
-    if endpoint.len() and endpoint[0] == endpoint[0]:
-        ex = float(np.nanmax(xs)) + (0.6 if x == "ordinal" else 0.05) if len(xs) else 1.0
+    has_end = bool(endpoint.len() and endpoint[0] == endpoint[0])
+    if has_end:
+        tickvals, ticktext = [*tickvals, ex], [*ticktext, "end"]
         fig.add_trace(
             go.Scatter(
                 x=[ex],
@@ -290,12 +353,19 @@ def value_curve_figure(
         plot_bgcolor="white",
     )
     fig.update_yaxes(
-        range=[-0.03, 1.03], title_text="mean grade of continuations", gridcolor="#eee"
+        range=[-MARK_DY - 0.04, 1 + MARK_DY + 0.04],  # room for the offset markers
+        tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0],
+        title_text="mean grade of continuations",
+        gridcolor="#eee",
     )
+    lo_x = 0.5 if x == "ordinal" else -0.03
     fig.update_xaxes(
         title_text="prefix ordinal" if x == "ordinal" else "relative depth (step / num_steps)",
         gridcolor="#eee",
-        dtick=1 if x == "ordinal" else None,
+        tickmode="array",
+        tickvals=tickvals,
+        ticktext=ticktext,  # "end" = the endpoint grade's column (★)
+        range=[lo_x, (ex if has_end else x_max) + (0.5 if x == "ordinal" else 0.05)],
     )
     return fig
 
@@ -383,22 +453,56 @@ def depth_distribution_figure(depth: pl.DataFrame) -> go.Figure:
             hovertemplate="%{text} · depth %{x}: median %{z:.3f}<br>%{customdata}<extra></extra>",
         )
     )
-    fig.update_layout(height=120 + 32 * len(sources), margin={"l": 10, "r": 10, "t": 30, "b": 40})
+    fig.update_layout(height=80 + 32 * len(sources), margin={"l": 10, "r": 10, "t": 10, "b": 10})
     fig.update_yaxes(
         tickmode="array",
         tickvals=list(range(len(sources))),
         ticktext=_unique_labels(sources, 40),
+        title_text="source",
+        automargin=True,
     )
     fig.update_xaxes(title_text="relative depth step/num_steps (binned)")
     return fig
 
 
-def bar_figure(values: Sequence[float], labels: Sequence[str], title: str = "") -> go.Figure:
-    """A plain bar chart for numeric lists found in summary.json / trace_manifest.json."""
+def bar_figure(
+    values: Sequence[float],
+    labels: Sequence[str],
+    title: str = "",
+    x_title: str = "",
+    y_title: str = "count",
+    max_ticks: int = 6,
+) -> go.Figure:
+    """A plain bar chart for numeric lists found in summary.json / trace_manifest.json, and the
+    traces per failure shape. Bars sit at integer positions so at most `max_ticks` labels are
+    shown, horizontally (20 bin labels turned 90° were unreadable); every bar's full label is
+    in its hover."""
+    names = [esc_hover(x, 40) for x in labels]
+    pos = np.arange(len(names), dtype=np.float32)
+    step = max(1, math.ceil(len(names) / max(1, max_ticks)))
     fig = go.Figure(
-        go.Bar(x=[esc_hover(x, 40) for x in labels], y=_f32(values), marker_color="#1f77b4")
+        go.Bar(
+            x=pos,
+            y=_f32(values),
+            marker_color="#1f77b4",
+            hovertext=names,
+            hovertemplate="%{hovertext}: %{y}<extra></extra>",
+        )
     )
     fig.update_layout(
-        height=260, margin={"l": 10, "r": 10, "t": 30, "b": 40}, title=esc_hover(title, 80)
+        height=280,
+        margin={"l": 10, "r": 10, "t": 36 if title else 10, "b": 10},
+        title=esc_hover(title, 80) if title else None,
+        bargap=0.15,
+        plot_bgcolor="white",
     )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=pos[::step].tolist(),
+        ticktext=names[::step],
+        tickangle=0,
+        title_text=esc_hover(x_title, 80),
+        automargin=True,
+    )
+    fig.update_yaxes(title_text=esc_hover(y_title, 80), gridcolor="#eee", automargin=True)
     return fig

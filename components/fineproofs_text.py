@@ -22,22 +22,17 @@ def _lerp(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[i
     return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
 
 
-RED, YELLOW, GREEN, BLUE, WHITE = (
-    (215, 48, 39),
-    (254, 224, 139),
-    (26, 152, 80),
-    (33, 102, 172),
-    (247, 247, 247),
-)
+RED, BLUE, WHITE = (215, 48, 39), (33, 102, 172), (247, 247, 247)
 
 
 def value_colour(v: float | None) -> str:
-    """Red (0) -> yellow (0.5) -> green (1), translucent so the text stays readable."""
+    """Red (0) -> near-white (0.5) -> blue (1), the charts' colour-blind-safe "RdBu" scale,
+    translucent so the text stays readable."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "rgba(160,160,160,0.25)"
     v = min(1.0, max(0.0, float(v)))
-    rgb = _lerp(RED, YELLOW, v * 2) if v < 0.5 else _lerp(YELLOW, GREEN, (v - 0.5) * 2)
-    return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.35)"
+    rgb = _lerp(RED, WHITE, v * 2) if v < 0.5 else _lerp(WHITE, BLUE, (v - 0.5) * 2)
+    return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.4)"
 
 
 def change_colour(d: float | None, span: float = 0.5) -> str:

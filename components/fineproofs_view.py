@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -109,9 +110,9 @@ def render_overview(src: SourceConfig) -> None:
     annotated, _notes, _extra = fc.prefixes(src)
     summary = fc.traces(src)
     sources = sorted(s for s in summary["source"].unique().to_list() if s is not None)
-    c1, c2, c3, c4 = st.columns([2, 1, 3, 2])
+    c1, c2, c3, c4 = st.columns([2, 1.3, 3, 2], vertical_alignment="bottom")
     sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **bound_kept("sort"))
-    desc = c2.toggle("Descending", value=True, **bound_kept("desc"))
+    desc = c2.toggle("Descending", value=True, help="largest values first", **bound_kept("desc"))
     chosen = c3.multiselect(
         "Sources", sources, default=[], placeholder="all sources", **bound_kept("src")
     )
@@ -166,7 +167,8 @@ def render_overview(src: SourceConfig) -> None:
     st.caption(
         f"{n:,} of {summary.height:,} traces match · rows {start + 1}–{start + page_traces.height} · "
         f"sorted by {SORTS.get(sort or '', sort)} ({'descending' if desc else 'ascending'}) · "
-        "click a cell to open that trace at that prefix; ◆ = endpoint grade from the base grading log."
+        "click a cell to open that trace at that prefix; grey = no value there (no grade, or no "
+        "previous prefix to change from); ◆ = endpoint grade from the base grading log."
     )
     cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
     sel = (PROBLEM.read(), SAMPLE.read())
@@ -253,7 +255,7 @@ def render_trace(src: SourceConfig) -> None:
     share = info.get("drop_share")
     facts = [f"Shape: **{md_label(info.get('shape') or '–')}**"]
     if info.get("total_decline") is not None:
-        facts.append(f"total decline {info['total_decline']:+.3f} from first to last prefix")
+        facts.append(change_phrase(info["total_decline"]))
     if share is not None:
         facts.append(f"the largest single drop is {share:.0%} of it")
     facts.append(
@@ -294,8 +296,9 @@ def render_trace(src: SourceConfig) -> None:
         )
         st.caption(
             "Value = mean grade of the continuations from that prefix (a value of the policy, not a "
-            "verdict on the step); band = ±2 SE (std/√n). ▼ significant drop, ▲ recovery, × first-error "
-            "candidate, ○ bimodal prefix, ★ endpoint grade. Click a point to jump to its step."
+            "verdict on the step); band = ±2 SE (std/√n). Marks beside a point: ▼ above = significant "
+            "drop, ▲ below = recovery, × below = first-error candidate; ○ bimodal prefix; ★ at "
+            '"end" = endpoint grade. Click a point to jump to its step.'
         )
     with c2, guard("the continuation histograms", dataset=DATASET):
         st.plotly_chart(hist_heatmap_figure(series), config={"displayModeBar": False})
@@ -334,10 +337,14 @@ def render_trace(src: SourceConfig) -> None:
     )
     out = export_frame(table)
     st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
-    d1, d2 = st.columns(2)
+    d1, d2, _ = st.columns([1, 1, 2], gap="small")
     stem = f"fineproofs_{pid}_{sample}"
     d1.download_button(
-        "Download series (CSV)", out.write_csv().encode(), f"{stem}.csv", mime="text/csv"
+        "Download series (CSV)",
+        out.write_csv().encode(),
+        f"{stem}.csv",
+        mime="text/csv",
+        width="stretch",
     )
     buf = io.BytesIO()
     out.write_parquet(buf)
@@ -346,6 +353,7 @@ def render_trace(src: SourceConfig) -> None:
         buf.getvalue(),
         f"{stem}.parquet",
         mime="application/octet-stream",
+        width="stretch",
     )
 
 
@@ -366,16 +374,35 @@ def _labels_for(values: list, sibling: dict, key: str) -> list[str]:
     return [str(i) for i in range(n)]
 
 
+def kv_table_html(scalars: dict[str, Any]) -> str:
+    """Key/value rows as an escaped HTML table whose cells wrap anywhere: a long run name with no
+    spaces was cut off (dataframe cells and st.table never break inside such a word)."""
+    rows = "".join(
+        f'<tr><td style="{_TD};white-space:nowrap;color:#555">{esc(k)}</td>'
+        f'<td style="{_TD};overflow-wrap:anywhere;word-break:break-word">{esc(_scalar(v))}</td></tr>'
+        for k, v in scalars.items()
+    )
+    return (
+        '<table class="fp-kv" style="border-collapse:collapse;width:100%;font-size:0.85rem;'
+        'table-layout:auto">'
+        f'<thead><tr><th style="{_TD};text-align:left">key</th>'
+        f'<th style="{_TD};text-align:left">value</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def _scalar(v: object) -> str:
+    """A JSON scalar as JSON writes it (null, true, 0.5); strings as they are."""
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+_TD = "border:1px solid rgba(128,128,128,0.25);padding:4px 8px;vertical-align:top"
+
+
 def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
     """Render whatever a summary/manifest JSON holds, without assuming its keys."""
     scalars = {k: v for k, v in doc.items() if v is None or isinstance(v, str | bool) or _is_num(v)}
     if scalars:
-        st.dataframe(
-            pl.DataFrame(
-                {"key": list(map(str, scalars)), "value": [str(v) for v in scalars.values()]}
-            ),
-            hide_index=True,
-        )
+        st.html(kv_table_html(scalars))
     for k, v in doc.items():
         if k in scalars:
             continue
@@ -383,8 +410,16 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
         if isinstance(v, list) and v and all(_is_num(x) for x in v):
             if k in ("bin_edges", "edges") and any(isinstance(x, list) for x in doc.values()):
                 continue
+            labels = _labels_for(v, doc, k)
+            plain = labels == [str(i) for i in range(len(v))]
             st.plotly_chart(
-                bar_figure(v, _labels_for(v, doc, k), f"{title} · {label}"),
+                bar_figure(
+                    v,
+                    labels,
+                    f"{title} · {label}",
+                    x_title="position in the list" if plain else "bin",
+                    y_title=label,
+                ),
                 config={"displayModeBar": False},
             )
         elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
@@ -446,29 +481,47 @@ def _coverage(src: SourceConfig, summary: pl.DataFrame) -> None:
 
 
 def render_collection(src: SourceConfig) -> None:
-    """summary.json, trace_manifest.json (as they are) and the derived depth/shape summaries."""
-    c1, c2 = st.columns(2)
-    with c1, guard("summary.json", dataset=DATASET):
-        st.markdown("#### summary.json")
-        render_json(fc.side_json(src, "summary"), "summary")
-    with c2, guard("trace_manifest.json", dataset=DATASET):
-        st.markdown("#### trace_manifest.json")
-        render_json(fc.side_json(src, "manifest"), "manifest")
+    """Derived depth/shape summaries first (the answers), then coverage, then summary.json and
+    trace_manifest.json as they are, folded away in expanders."""
     with guard("the derived summaries", dataset=DATASET):
         st.markdown("#### Value by relative depth (derived from the prefix table)")
         st.plotly_chart(depth_distribution_figure(fc.depth(src)), config={"displayModeBar": False})
         summary = fc.traces(src)
-        shapes = summary.group_by("shape").len().sort("len", descending=True)
-        st.markdown("#### Failure shapes of the traces")
-        st.plotly_chart(
-            bar_figure(shapes["len"].to_list(), shapes["shape"].to_list(), "traces per shape"),
-            config={"displayModeBar": False},
-        )
-        with guard("the trace coverage", dataset=DATASET):
-            _coverage(src, summary)
         fe = summary["first_error_depth"].drop_nulls()
         st.caption(
             f"{summary.height:,} traces; {fe.len():,} have a first-error candidate "
             f"(median depth {fe.median() if fe.len() else float('nan'):.2f}); "
             f"{int((summary['n_recoveries'] > 0).sum()):,} show a drop then a recovery."
         )
+        shapes = summary.group_by("shape").len().sort("len", descending=True)
+        st.markdown("#### Failure shapes of the traces")
+        st.plotly_chart(
+            bar_figure(
+                shapes["len"].to_list(),
+                [s or "–" for s in shapes["shape"].to_list()],
+                x_title="failure shape",
+                y_title="traces",
+                max_ticks=50,  # categories: name every bar
+            ),
+            config={"displayModeBar": False},
+        )
+        with guard("the trace coverage", dataset=DATASET):
+            _coverage(src, summary)
+    st.markdown("#### Side files, as stored")
+    c1, c2 = st.columns(2)
+    with c1, guard("summary.json", dataset=DATASET), st.expander("summary.json"):
+        render_json(fc.side_json(src, "summary"), "summary")
+    with c2, guard("trace_manifest.json", dataset=DATASET), st.expander("trace_manifest.json"):
+        render_json(fc.side_json(src, "manifest"), "manifest")
+
+
+def change_phrase(total_decline: float) -> str:
+    """total_decline = first - last prefix value, said in words (a signed "decline" of -0.058
+    read as a double negative)."""
+    d = float(total_decline)
+    if d != d:
+        return "no first-to-last change (a value is missing)"
+    if abs(d) < 0.0005:
+        return "value unchanged from first to last prefix"
+    verb = "fell" if d > 0 else "rose"
+    return f"value {verb} by {abs(d):.3f} from first to last prefix"

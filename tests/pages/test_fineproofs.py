@@ -110,7 +110,9 @@ def test_deep_link_restores_sort_filters_columns_and_page(sample_fp: Path) -> No
     assert all(e >= 0.25 - 1e-9 for e in ends) and ends == sorted(ends)
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert fig["layout"]["xaxis"]["ticktext"][0] == "0.0–0.1"
-    assert fig["data"][0]["marker"]["colorscale"][0][1].startswith("rgb(103")  # RdBu: diverging
+    assert fig["data"][0]["type"] == "heatmap"  # colours fill the cell; markers on top take clicks
+    assert fig["data"][0]["colorscale"][0][1].startswith("rgb(103")  # RdBu: diverging
+    assert fig["data"][1]["marker"]["opacity"] == 0 and fig["layout"]["hoverdistance"] >= 40
 
 
 def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
@@ -144,10 +146,24 @@ def test_unknown_trace_in_link_is_a_message(sample_fp: Path) -> None:
 def test_collection_tab_renders_side_files(sample_fp: Path) -> None:
     at = _app({"view": "Collection"})
     assert not _errors(at)
-    frames = [d.value for d in at.dataframe]
-    keys = {k for f in frames if "key" in f.columns for k in f["key"]}
-    assert {"run", "n_prefixes", "n_traces_expected"} <= keys
-    assert len(at.get("plotly_chart")) >= 3
+    # the derived charts come first; the side files are folded into expanders, scalars in an
+    # escaped HTML table whose cells wrap (a long run name was cut off in a dataframe cell)
+    heads = [m.value for m in at.markdown if m.value.startswith("####")]
+    assert heads[:2] == [
+        "#### Value by relative depth (derived from the prefix table)",
+        "#### Failure shapes of the traces",
+    ]
+    assert [e.label for e in at.main.expander] == ["summary.json", "trace_manifest.json"]
+    kv = "\n".join(h.proto.body for e in at.main.expander for h in e.get("html"))
+    for key in ("run", "n_prefixes", "n_traces_expected"):
+        assert f">{key}</td>" in kv
+    summary = json.loads((sample_fp / "data/summary.json").read_text())
+    assert f">{html.escape(summary['run'])}</td>" in kv and "overflow-wrap:anywhere" in kv
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) >= 3
+    shapes = charts[1]  # traces per failure shape
+    assert shapes["layout"]["xaxis"]["title"]["text"] == "failure shape"
+    assert shapes["layout"]["yaxis"]["title"]["text"] == "traces"
 
 
 # ---------------------------------------------------------------- bad data (local folder source)
@@ -337,3 +353,83 @@ def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
     assert len(_arr(hm.z).reshape(-1)) == 2 or np.asarray(hm.z).shape[0] == 2
     ticks = list(fig.layout.yaxis.ticktext)
     assert len(ticks) == 2 and len(set(ticks)) == 2
+
+
+# ---------------------------------------------------------------- UI review (polish)
+def test_trace_caption_says_rose_or_fell(sample_fp: Path) -> None:
+    from components.fineproofs_view import change_phrase
+
+    assert change_phrase(-0.058) == "value rose by 0.058 from first to last prefix"
+    assert change_phrase(0.25) == "value fell by 0.250 from first to last prefix"
+    assert "unchanged" in change_phrase(0.0)
+    at = _app({"problem": "7adf0da42b1b4f46", "sample": "6"})
+    caps = " ".join(c.value for c in at.caption)
+    assert "total decline" not in caps and "from first to last prefix" in caps
+    assert len(at.get("download_button")) == 2
+
+
+def test_value_curve_marks_do_not_overlap_and_end_tick_is_labelled() -> None:
+    from analysis.prefix_values import series_from_values
+    from components.fineproofs_figures import value_curve_figure
+
+    series = series_from_values([0.8, 0.8, 0.1, 0.1]).with_columns(
+        sig_drop=pl.Series([False, False, True, False]),
+        first_error=pl.Series([False, False, True, False]),
+        endpoint=pl.lit(0.7),
+    )
+    fig = value_curve_figure(series)
+    by_name = {t.name: t for t in fig.data}
+    drop_y = float(_arr(by_name["significant drop"].y)[0])
+    fe_y = float(_arr(by_name["first-error candidate"].y)[0])
+    assert abs(drop_y - fe_y) > 0.1  # one above, one below the point at 0.1
+    assert drop_y > 0.1 > fe_y
+    lo, hi = fig.layout.yaxis.range
+    assert lo < fe_y and drop_y < hi  # both inside the plot
+    end_x = float(_arr(by_name["endpoint grade"].x)[0])
+    ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext, strict=True))
+    assert ticks[end_x] == "end" and ticks[1] == "1"
+    depth = value_curve_figure(series, x="rel_depth")
+    d_end = float(_arr({t.name: t for t in depth.data}["endpoint grade"].x)[0])
+    assert (
+        dict(zip(depth.layout.xaxis.tickvals, depth.layout.xaxis.ticktext, strict=True))[d_end]
+        == "end"
+    )
+
+
+def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
+    from components.fineproofs_figures import ROW_PX, bar_figure, overview_figure
+
+    def fig_for(n: int):
+        cells = pl.DataFrame(
+            {
+                "grid_row": list(range(n)),
+                "problem_id": [f"{i:016x}" for i in range(n)],
+                "sample_index": [0] * n,
+                "grid_col": [1] * n,
+                "val": [0.5] * n,
+                "step": [1] * n,
+                "rel_depth": [1.0] * n,
+                "se": [0.1] * n,
+                "flags": [""] * n,
+                "ordinal": [1] * n,
+            }
+        )
+        traces = cells.select("problem_id", "sample_index").with_columns(endpoint=pl.lit(0.5))
+        return overview_figure(cells, traces)
+
+    small, big = fig_for(5), fig_for(50)
+    assert big.layout.height - small.layout.height == 45 * ROW_PX
+    assert small.layout.margin.t <= 10
+    assert small.layout.yaxis.range[1] == -0.5  # first row at the very top
+    bars = bar_figure(list(range(20)), [f"{i / 20:.2f}–{(i + 1) / 20:.2f}" for i in range(20)])
+    assert bars.layout.xaxis.tickangle == 0 and len(bars.layout.xaxis.ticktext) <= 6
+    assert bars.layout.yaxis.title.text == "count"
+
+
+def test_kv_table_escapes_and_wraps() -> None:
+    from components.fineproofs_view import kv_table_html
+
+    out = kv_table_html({"<k>": '<script>alert("x")</script>', "n": 3, "none": None})
+    assert "<script>" not in out and "&lt;script&gt;" in out and "&lt;k&gt;" in out
+    assert ">3</td>" in out and ">null</td>" in out
+    assert "overflow-wrap:anywhere" in out
