@@ -17,19 +17,23 @@ from components.safe_text import esc, esc_hover
 
 RIGHT = "#1a9850"
 WRONG = "#d73027"
-NONE = "#8c8c8c"
+NONE = "#7a7a7a"  # "no final answer": neutral grey, never a shade of red
+# wrong answers in the vote chart: a qualitative palette (Tableau 10 without its green and grey,
+# so no wrong answer can pass for the ground truth or for "no answer"); one colour for each of
+# the (at most 8) wrong answers `vote_shares` shows
 PALETTE = [
-    "#4575b4",
-    "#f46d43",
-    "#fdae61",
-    "#abd9e9",
-    "#fee090",
-    "#74add1",
-    "#f1b6da",
-    "#b8e186",
-    "#c2a5cf",
-    "#de77ae",
+    "#4e79a7",
+    "#f28e2b",
+    "#b07aa1",
+    "#edc948",
+    "#e15759",
+    "#76b7b2",
+    "#9c755f",
+    "#ff9da7",
 ]
+OTHER = "#b3b3b3"
+NO_ANSWER = "#e3e3e3"
+LEGEND_CHARS = 22
 Y_TITLE = "confidence (−mean top-20 logprob)"
 HOVER_TEXT_CHARS = 60
 
@@ -161,12 +165,15 @@ def curves_figure(
     x, y = _thin(x, y)
     correct = feats["final_correct"].to_numpy().astype(bool)
     has_answer = feats["final_group"].to_numpy() >= 0
+    # drawn wrong first and right last (the minority class is usually right, and would vanish
+    # under the wrong curves); legendrank keeps the legend in right / wrong / none order
     classes = [
-        ("right final answer", correct, RIGHT),
-        ("wrong final answer", ~correct & has_answer, WRONG),
-        ("no final answer", ~has_answer, NONE),
+        ("wrong final answer", ~correct & has_answer, WRONG, 2),
+        ("no final answer", ~has_answer, NONE, 3),
+        ("right final answer", correct, RIGHT, 1),
     ]
-    for name, mask, color in classes:
+    few = feats.height <= 60
+    for name, mask, color, rank in classes:
         if not mask.any():
             continue
         xs, ys = _joined(x[mask], y[mask])
@@ -175,11 +182,12 @@ def curves_figure(
                 x=xs,
                 y=ys,
                 mode="lines",
-                line={"color": color, "width": 1},
-                opacity=0.45,
+                line={"color": color, "width": 1.5 if few else 1},
+                opacity=0.7 if few else 0.45,
                 name=f"{name} ({int(mask.sum())})",
                 hoverinfo="skip",
                 legendgroup=name,
+                legendrank=rank,
             )
         )
     # trace ends
@@ -315,98 +323,159 @@ def bands_figure(feats: pl.DataFrame, smooth: int = 1, n_x: int = 120) -> go.Fig
     return fig
 
 
+def _vote_rows(vs: VoteShares) -> list[tuple[str, bool, np.ndarray]]:
+    """The stacked rows, completed to 100% at every checkpoint: whatever share the given rows
+    leave out (traces in no listed group) becomes an explicit "not counted" row, so the stack
+    never stops short of the top with a gap that looks like data."""
+    rows = [
+        (label, bool(ok), np.nan_to_num(np.asarray(share, dtype=np.float64)))
+        for label, ok, share in zip(vs.labels, vs.correct, vs.shares, strict=True)
+    ]
+    total = np.sum([r[2] for r in rows], axis=0) if rows else np.zeros(len(vs.positions))
+    missing = np.clip(1.0 - total, 0.0, 1.0)
+    if np.any(missing > 1e-4):
+        rows.append(("not counted", False, missing))
+    return rows
+
+
 def vote_figure(vs: VoteShares, ground_truth: str) -> go.Figure:
-    """Stacked shares of each answer group among all traces at every checkpoint."""
+    """Stacked shares of each answer group among all traces at every checkpoint (sums to 100%).
+
+    Colours: the ground truth always green, other answers from a qualitative palette (no
+    greens), the pooled "other" answers mid grey, "no answer" light grey hatched. Legend labels
+    are short; the hover carries the full (escaped) answer."""
     fig = go.Figure()
     x = _f32(vs.positions)
     k = 0
-    for label, ok, share in zip(vs.labels, vs.correct, vs.shares, strict=True):
-        if label == "no answer":
-            color = "rgba(190,190,190,0.8)"
+    for label, ok, share in _vote_rows(vs):
+        pattern = None
+        if label in ("no answer", "not counted"):
+            color, pattern = NO_ANSWER, {"shape": "/", "fgcolor": "#9a9a9a", "size": 6}
+        elif label.startswith("other ("):
+            color = OTHER
         elif ok:
             color = RIGHT
         else:
             color = PALETTE[k % len(PALETTE)]
             k += 1
-        name = ("✓ " if ok else "") + esc_hover(label, 40) + (" (ground truth)" if ok else "")
+        short = esc_hover(label, LEGEND_CHARS).replace("<br>", " ")
+        name = ("✓ " if ok else "") + short + (" (ground truth)" if ok else "")
+        full = ("✓ " if ok else "") + esc_hover(label, 300) + (" (ground truth)" if ok else "")
         fig.add_trace(
             go.Scatter(
                 x=x,
                 y=_f32(share),
                 mode="lines",
                 stackgroup="one",
-                line={"width": 2.5 if ok else 0.5, "color": color},
+                line={"width": 2.5 if ok else 0.5, "color": "#0b6b35" if ok else color},
                 fillcolor=color,
+                fillpattern=pattern,
                 name=name,
                 # the answer goes in as data, never into the template: `%{...}` in an answer
                 # would otherwise be read as a placeholder
-                customdata=[name] * len(x),
-                hovertemplate="%{customdata}: %{y:.1%} at token %{x}<extra></extra>",
+                customdata=[full] * len(x),
+                hovertemplate="%{customdata}: %{y:.1%}<extra></extra>",
             )
         )
     fig.update_layout(
-        xaxis_title="checkpoint (tokens generated)",
+        xaxis={"title": "checkpoint (tokens generated)", "hoverformat": ",.0f"},
         yaxis={"title": "share of all traces", "tickformat": ".0%", "range": [0, 1]},
-        height=420,
-        margin={"l": 60, "r": 20, "t": 30, "b": 50},
+        height=600,
+        margin={"l": 60, "r": 20, "t": 40, "b": 50},
         title=f"ground truth: {esc_hover(ground_truth, 60)}",
-        legend={"orientation": "v"},
+        legend={"orientation": "h", "y": -0.14, "yanchor": "top", "traceorder": "normal"},
+        hovermode="x unified",
     )
     return fig
 
 
-def answers_bar(groups: pl.DataFrame, top: int = 15) -> go.Figure:
-    """Final-answer counts per group (ground truth highlighted)."""
+def answers_bar(groups: pl.DataFrame, top: int = 15, n_none: int = 0) -> go.Figure:
+    """Final-answer counts per group (ground truth highlighted), plus a hatched "no answer" bar
+    for the traces that ended without one."""
     g = groups.filter(pl.col("n_final") > 0).sort(["n_final", "group_id"], descending=[True, False])
     g = g.head(top)
     ok = g["is_correct"].to_list()
     # positional x: two long answers with the same opening must stay two bars; the shortened
-    # label is only the tick text, the full (escaped) answer is hover data, never the template
-    ticks = [esc_hover(a, 30) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
+    # label is only the tick text (short enough that plotly never drops it), the full
+    # (escaped) answer is hover data, never the template
+    ticks = [esc_hover(a, 12) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
     hover = [esc_hover(a, 120) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
-    pos = list(range(g.height))
+    counts = g["n_final"].to_list()
+    colors = [RIGHT if c else "#7f7f7f" for c in ok]
+    patterns = [""] * len(ok)
+    if n_none > 0:
+        ticks.append("(no answer)")
+        hover.append("no final answer")
+        counts.append(int(n_none))
+        colors.append(NO_ANSWER)
+        patterns.append("/")
+    pos = list(range(len(counts)))
     fig = go.Figure(
         go.Bar(
             x=pos,
-            y=g["n_final"].to_numpy(),
-            marker_color=[RIGHT if c else "#7f7f7f" for c in ok],
+            y=counts,
+            marker={
+                "color": colors,
+                "pattern": {"shape": patterns, "fgcolor": "#9a9a9a"},
+            },
             customdata=hover,
             hovertemplate="%{customdata}: %{y} traces<extra></extra>",
         )
     )
-    fig.update_xaxes(tickmode="array", tickvals=pos, ticktext=ticks)
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=pos,
+        ticktext=ticks,
+        tickangle=-30 if any(len(t) > 6 for t in ticks) else 0,
+        title="final answer",
+        automargin=True,
+    )
     fig.update_layout(
         title="final answers (green = ground truth)",
         yaxis_title="traces",
         height=340,
-        margin={"l": 50, "r": 10, "t": 40, "b": 80},
+        margin={"l": 50, "r": 10, "t": 40, "b": 40},
     )
     return fig
 
 
-def compare_hist(feats: pl.DataFrame, column: str, title: str, nbins: int = 30) -> go.Figure:
-    """Overlaid histograms of a per-trace value, right vs wrong final answers."""
+def compare_hist(
+    feats: pl.DataFrame, column: str, title: str, x_title: str = "", nbins: int = 30
+) -> go.Figure:
+    """Histograms of a per-trace value, right vs wrong (or no) final answers, on shared bins and
+    side by side (barmode "group"), so neither class hides the other."""
     fig = go.Figure()
     ok = feats["final_correct"].to_numpy().astype(bool)
     vals = feats[column].to_numpy().astype(np.float64)
-    for name, mask, color in (("right", ok, RIGHT), ("wrong", ~ok, WRONG)):
-        v = vals[mask & np.isfinite(vals)]
+    fin = np.isfinite(vals)
+    if fin.any():
+        lo, hi = float(vals[fin].min()), float(vals[fin].max())
+        size = (hi - lo) / nbins if hi > lo else 1.0
+        bins = {"start": lo, "end": hi + size * 1e-6, "size": size}
+    else:
+        bins = None
+    for name, mask, color in (("right", ok, RIGHT), ("wrong / none", ~ok, WRONG)):
+        v = vals[mask & fin]
         if v.size:
             fig.add_trace(
                 go.Histogram(
                     x=_f32(v),
                     name=f"{name} ({v.size})",
                     marker_color=color,
-                    opacity=0.6,
-                    nbinsx=nbins,
+                    opacity=0.85,
+                    xbins=bins,
                 )
             )
     fig.update_layout(
-        barmode="overlay",
+        barmode="group",
+        bargap=0.15,
+        bargroupgap=0.0,
         title=title,
-        height=300,
+        xaxis_title=x_title,
+        yaxis_title="traces",
+        height=320,
         margin={"l": 50, "r": 10, "t": 40, "b": 40},
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "y": -0.3},
     )
     return fig
 
@@ -430,7 +499,7 @@ def zoom_figure(
             x0=0,
             dx=1,
             mode="lines",
-            line={"color": "#9ecae1", "width": 1},
+            line={"color": "#9ecae1" if smooth > 1 else "#c6dbef", "width": 1},
             name="token confidence" + (f" (smoothed over {smooth})" if smooth > 1 else ""),
         )
     )
@@ -458,15 +527,18 @@ def zoom_figure(
                 "position", "answer", "raw_text", "avg_conf"
             ).iter_rows()
         ]
+        # WebGL like the lines and added last: an SVG trace would sit *under* the WebGL canvas,
+        # hidden by the line and band; the white outline keeps markers readable on top of them
         fig.add_trace(
-            go.Scatter(
+            go.Scattergl(
                 x=_f32(probes["position"].to_numpy()),
                 y=_f32(probes["avg_conf"].to_numpy()),
                 mode="markers",
                 marker={
                     "symbol": ["circle" if o else "x" for o in ok],
                     "color": [RIGHT if o else WRONG for o in ok],
-                    "size": 10,
+                    "size": 14,
+                    "line": {"color": "white", "width": 2},
                 },
                 name="probes (○ right, × wrong)",
                 text=hover,
@@ -483,14 +555,40 @@ def zoom_figure(
     return fig
 
 
+GRID_SCALE = "RdYlGn"
+
+
+def text_colors(values: np.ndarray, scale: str = GRID_SCALE) -> list[str]:
+    """Black or white label text for each fill colour of `scale` at `values` (0..1), whichever
+    contrasts more (relative luminance of the fill, WCAG weights)."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    if not len(values):
+        return []
+    fills = sample_colorscale(scale, np.clip(np.nan_to_num(values), 0, 1).tolist())
+    out = []
+    for c in fills:
+        r, g, b = (v / 255 for v in unlabel_rgb(c))
+        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (r, g, b)]
+        lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+        # contrast with white (1.05 / (lum + 0.05)) vs with black ((lum + 0.05) / 0.05)
+        out.append("#ffffff" if 1.05 / (lum + 0.05) > (lum + 0.05) / 0.05 else "#111111")
+    return out
+
+
+SELECTED = "#1f4fd8"
+
+
 def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10) -> go.Figure:
-    """The questions as clickable squares: colour = pass@1, ring = majority vote right/wrong."""
+    """The questions as clickable squares: fill = pass@1 (label text black or white by the
+    fill's luminance), a black ring = the majority vote is wrong (no ring: right), a blue frame
+    around the selected question."""
     n = ov.height
     q = ov["qid"].to_numpy()
-    xs = np.arange(n) % cols
-    ys = -(np.arange(n) // cols)
+    xs = (np.arange(n) % cols).astype(np.float32)
+    ys = (-(np.arange(n) // cols)).astype(np.float32)
     acc = ov["pass_at_1"].fill_null(0).to_numpy().astype(np.float64)
-    maj_ok = ov["majority_correct"].to_numpy().astype(bool)
+    maj_ok = ov["majority_correct"].fill_null(False).to_numpy().astype(bool)
     hover = []
     for r in ov.iter_rows(named=True):
         hover.append(
@@ -500,34 +598,52 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
             f"<br>median length right {_fmt(r['median_len_correct'])} · wrong {_fmt(r['median_len_wrong'])}"
         )
-    fig = go.Figure(
+    fig = go.Figure()
+    if selected is not None and selected in set(q.tolist()):
+        i = int(np.flatnonzero(q == selected)[0])
+        # a frame *behind* the squares (bigger, so it shows around the selected one)
+        fig.add_trace(
+            go.Scatter(
+                x=xs[i : i + 1],
+                y=ys[i : i + 1],
+                mode="markers",
+                marker={
+                    "symbol": "square",
+                    "size": 60,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"width": 4, "color": SELECTED},
+                },
+                customdata=[int(selected)],
+                hoverinfo="skip",
+                showlegend=False,
+                name="selected",
+            )
+        )
+    fig.add_trace(
         go.Scatter(
-            x=xs.astype(np.float32),
-            y=ys.astype(np.float32),
+            x=xs,
+            y=ys,
             mode="markers+text",
             text=[f"Q{v}" for v in q],
-            textfont={"size": 12, "color": "#111"},
+            textfont={"size": 12, "color": text_colors(acc)},
             marker={
                 "symbol": "square",
                 "size": 46,
                 "color": acc.astype(np.float32),
-                "colorscale": "RdYlGn",
+                "colorscale": GRID_SCALE,
                 "cmin": 0,
                 "cmax": 1,
                 "colorbar": {"title": "pass@1", "thickness": 12},
                 "line": {
-                    "width": [5 if (selected is not None and v == selected) else 2.5 for v in q],
-                    "color": [
-                        "#111"
-                        if (selected is not None and v == selected)
-                        else (RIGHT if ok else WRONG)
-                        for v, ok in zip(q, maj_ok, strict=True)
-                    ],
+                    "width": [0.0 if ok else 3.5 for ok in maj_ok],
+                    "color": ["rgba(0,0,0,0)" if ok else "#000000" for ok in maj_ok],
                 },
             },
             customdata=[int(v) for v in q],
             hovertext=hover,
             hovertemplate="%{hovertext}<extra></extra>",
+            showlegend=False,
+            name="questions",
         )
     )
     rows = int(np.ceil(n / cols)) if n else 1

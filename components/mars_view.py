@@ -7,6 +7,7 @@ Each function renders one section from the cached feature store; figures come fr
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import polars as pl
@@ -27,6 +28,11 @@ DATASET = "mars"
 DEFAULT_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data")
 SMOOTHING = (1, 3, 5, 9, 15, 25)
+DEFAULT_CURVES = 30  # enough to see the spread, few enough to follow single curves
+DEFAULT_SMOOTHING = 5
+ZOOM_SMOOTHING = (1, 16, 64, 256)
+DEFAULT_ZOOM_SMOOTHING = 64
+_N_HELP = "A stable random sample of the question's traces (more traces keep the ones shown)."
 TRACE = Param("trace", None, parse=int_in(0, 10**7))
 MAX_CURVES = 1000
 
@@ -69,11 +75,31 @@ def show_notes(notes: pl.DataFrame, where: str) -> None:
         return
     rows = notes.select("kind", "message").rows()
     text = "  \n".join(
-        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(m, 300)}"
+        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(singular_note(m), 300)}"
         for k, m in rows[:12]
     )
     more = f"  \n… and {len(rows) - 12} more" if len(rows) > 12 else ""
     st.warning(f"Data notes for {where}:  \n{text}{more}", icon=":material/report:")
+
+
+# "1 <up to three words, the last in the plural>": lazily, so the *first* plural word is the
+# counted noun ("1 traces with probes out of order" -> "1 trace with probes out of order")
+_ONE = re.compile(r"^1 ([A-Za-z_]+?(?: [A-Za-z_]+?){0,2}?)s\b( are\b)?")
+
+
+def singular_note(message: object) -> str:
+    """A note counted in the plural ("1 final answers are long text spans") in the singular
+    ("1 final answer is a long text span"); the notes are written for any count upstream."""
+    m = "" if message is None else str(message)
+    hit = _ONE.match(m)
+    if not hit:
+        return m
+    rest = m[hit.end() :]
+    if hit.group(2):
+        rest = re.sub(r"^ long text spans\b", " a long text span", rest)
+        rest = rest.replace("as their own wrong groups", "as its own wrong group")
+        return f"1 {hit.group(1)} is{rest}"
+    return f"1 {hit.group(1)}{rest}"
 
 
 def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int | None:
@@ -86,8 +112,9 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     current = QID.read()
     with st.expander("Questions overview: click a square to open it", expanded=current is None):
         st.caption(
-            "Colour = pass@1 (share of traces whose final answer is right); ring = the majority "
-            "vote of final answers (green right, red wrong). Hover for answers and median lengths."
+            "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
+            "marks a question whose majority vote of final answers is wrong; no ring: the "
+            "majority is right. Blue frame: the open question. Hover for answers and lengths."
         )
         st.plotly_chart(
             mf.overview_grid(ov, selected=current if current in qids else None),
@@ -110,7 +137,8 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             "median_len_wrong",
             "ground_truth",
         )
-        st.dataframe(table, hide_index=True, height=220, width="stretch")
+        # every question visible without scrolling the table (35 px a row + the header)
+        st.dataframe(table, hide_index=True, height=35 * (table.height + 1) + 3, width="stretch")
     qid = _url_select("Question", qids, QID, qids[0], lambda q: _q_label(ov, q))
     QID.write(qid)  # always explicit in the URL, so a copied link names the question
     return int(qid)  # type: ignore[arg-type]
@@ -187,14 +215,18 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     n_max = max(1, min(MAX_CURVES, feats.height))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
     if n_max > 1:
-        n = c1.slider("Traces shown", 1, n_max, min(100, n_max), **bound("n"))
+        n = c1.slider(
+            "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
+        )
     else:
         n = 1
         c1.caption("1 trace in this question")
     smooth = c2.select_slider(
-        "Smoothing (curve points; 1 point ≈ length/96 tokens)",
+        "Smoothing (points averaged)",
         SMOOTHING,
-        value=1,
+        value=DEFAULT_SMOOTHING,
+        help="Each curve has 96 points, one per 1/96 of the trace's length. The value is how "
+        "many neighbouring points are averaged into one: 1 = no smoothing.",
         **bound("smooth"),
     )
     mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
@@ -218,7 +250,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     )
     st.caption(
         "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
-        "coloured by its final answer. Markers: the probe answers forced every 2,048 tokens and at "
+        "coloured by its final answer (green right, red wrong, grey none). Markers: the probe answers forced every 2,048 tokens and at "
         "the end, at their stored `avg_conf` (○ right, × wrong); | marks the trace end. Click a "
         "marker to pick that trace for the Single trace tab."
     )
@@ -237,24 +269,38 @@ def render_votes(rel: str, src: SourceConfig, qid: int) -> None:
     st.plotly_chart(mf.vote_figure(vs, pool.ground_truth), width="stretch")
     st.caption(
         "At each checkpoint every trace contributes its answer then: the probe answer while it "
-        "is still running, its final answer once it has ended (grey: none). The green band is the "
-        "ground truth's share: where it becomes the largest is when the pool 'knows' the answer."
+        "is still running, its final answer once it has ended. Light grey hatched: no answer "
+        "(yet); mid grey: all smaller answers pooled; the stack always adds up to 100%. The green "
+        "band is the ground truth's share: where it becomes the largest is when the pool 'knows' "
+        "the answer. Hover for the full answers at a checkpoint."
     )
 
 
 def render_distributions(store: MarsFeatureStore, feats: pl.DataFrame, qid: int) -> None:
     a, b = st.columns(2)
-    a.plotly_chart(mf.answers_bar(store.question_groups(qid)), width="stretch")
+    n_none = int((feats["final_group"] < 0).sum())
+    a.plotly_chart(mf.answers_bar(store.question_groups(qid), n_none=n_none), width="stretch")
     b.plotly_chart(
-        mf.compare_hist(feats, "length", "length (tokens): right vs wrong"), width="stretch"
+        mf.compare_hist(feats, "length", "length: right vs wrong", x_title="trace length (tokens)"),
+        width="stretch",
     )
     c, d = st.columns(2)
     c.plotly_chart(
-        mf.compare_hist(feats, "min_group", "lowest group confidence (DeepConf min_group)"),
+        mf.compare_hist(
+            feats,
+            "min_group",
+            "lowest group confidence (DeepConf min_group)",
+            x_title="lowest 2,048-token group confidence",
+        ),
         width="stretch",
     )
     d.plotly_chart(
-        mf.compare_hist(feats, "tail_conf", "tail confidence (last 2,048 tokens)"),
+        mf.compare_hist(
+            feats,
+            "tail_conf",
+            "tail confidence (last 2,048 tokens)",
+            x_title="mean confidence of the last 2,048 tokens",
+        ),
         width="stretch",
     )
 
@@ -280,7 +326,13 @@ def render_single_trace(
         ),
     )
     TRACE.write(trace if trace != traces[0] or want is not None else None)
-    smooth = c2.select_slider("Smoothing (tokens)", (1, 16, 64, 256), value=1, **bound("zsmooth"))
+    smooth = c2.select_slider(
+        "Smoothing (tokens averaged)",
+        ZOOM_SMOOTHING,
+        value=DEFAULT_ZOOM_SMOOTHING,
+        help="Moving average of the token confidences over this many tokens; 1 = raw.",
+        **bound("zsmooth"),
+    )
     raw = mc.raw_trace(rel, src, qid, int(trace))
     if not raw.height:
         st.warning("This trace is not in the file any more.")
@@ -303,7 +355,49 @@ def render_single_trace(
     st.html(f"<div>Final answer ({verdict}): <code>{esc(f['final_answer'])}</code></div>")
     if f["flags"]:
         st.warning(f"Data flags on this trace: {', '.join(_flag_names(int(f['flags'])))}")
-    st.dataframe(probes, hide_index=True, width="stretch")
+    show_probe_texts(probes)
+
+
+PROBES_KEY = "mars_probe_rows"
+
+
+def show_probe_texts(probes: pl.DataFrame) -> None:
+    """The probe table (raw_text shortened in the cell) and, under it, the full escaped
+    raw_text of the selected row (the first probe until a row is picked)."""
+    if not probes.height:
+        st.info("This trace has no probes.")
+        return
+    event = st.dataframe(
+        probes,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=PROBES_KEY,
+        column_config={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
+    )
+    rows = _selected_rows(event)
+    i = rows[0] if rows and 0 <= rows[0] < probes.height else 0
+    r = probes.row(i, named=True)
+    st.caption("Select a row to read its probe text in full.")
+    answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
+    text = esc(r["raw_text"]) or "(no text)"
+    st.html(
+        "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
+        f"<b>{esc(r['position'])}</b>, answer {answer}:</div>"
+        "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;"
+        "background:#f6f6f4;border:1px solid #e0e0dc;border-radius:6px;padding:8px 10px;"
+        f"margin:0'>{text}</pre>"
+    )
+
+
+def _selected_rows(event: object) -> list[int]:
+    """Row indices of a dataframe selection event (dict or object), [] when none."""
+    sel = event.get("selection") if isinstance(event, dict) else getattr(event, "selection", None)
+    if sel is None:
+        return []
+    rows = sel.get("rows") if isinstance(sel, dict) else getattr(sel, "rows", None)
+    return [int(x) for x in rows or []]
 
 
 def _probe_table(raw_probes: list[dict], f: dict, groups: pl.DataFrame) -> pl.DataFrame:

@@ -263,3 +263,69 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     assert next(s for s in at.selectbox if s.label == "Question").value == 2
     assert next(m for m in at.metric if m.label == "traces").value == "20"
     assert len(at.get("plotly_chart")) >= 2  # grid + curves still drawn
+
+
+def test_curves_default_to_a_readable_sample_smoothed(open_page) -> None:
+    """No URL params: at most 30 traces, moderate smoothing, and a plain-words smoothing label."""
+    at = open_page(qid="1")
+    assert not at.exception, at.exception
+    n = next(s for s in at.slider if s.label == "Traces shown")
+    assert n.value == 20  # min(30, the 20 traces of this question)
+    smooth = next(s for s in at.select_slider if s.label.startswith("Smoothing"))
+    assert smooth.value == 5
+    assert smooth.label == "Smoothing (points averaged)"  # plain words, no formula
+    curves = _charts(at)[-1]
+    counted = sum(
+        int(t["name"].rsplit("(", 1)[1].rstrip(")"))
+        for t in curves["data"]
+        if t.get("name", "").endswith(")") and "final answer" in t.get("name", "")
+    )
+    assert counted == 20
+
+
+def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: Path) -> None:
+    """The zoom starts smoothed, and the first probe's raw_text is readable in full (escaped)."""
+    at = open_page(qid="1", view="Single trace", trace="3")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    z = next(s for s in at.select_slider if s.label.startswith("Smoothing"))
+    assert z.value == 64
+    rows = pq.read_table(local_mars / REL).to_pylist()
+    probe = min(
+        next(r for r in rows if r["qid"] == 1 and r["trace_idx"] == 3)["probes"],
+        key=lambda p: p["position"],
+    )
+    from components.safe_text import esc
+
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert f"Probe at token <b>{probe['position']}</b>" in bodies
+    assert esc(probe["raw_text"]) in bodies  # the whole text, not a cut cell
+
+
+def test_overview_table_shows_every_question(open_page, monkeypatch) -> None:
+    """The questions table is tall enough for all its rows (35 px each + the header)."""
+    import streamlit as st
+
+    seen: list[tuple[int, object]] = []
+    real = st.dataframe
+
+    def spy(data, *a, **k):  # type: ignore[no-untyped-def]
+        if "majority_answer" in getattr(data, "columns", []):
+            seen.append((len(data), k.get("height")))
+        return real(data, *a, **k)
+
+    monkeypatch.setattr(st, "dataframe", spy)
+    at = open_page()
+    assert not at.exception, at.exception
+    assert seen, "no overview table"
+    rows, height = seen[-1]
+    assert rows == 4 and isinstance(height, int) and height >= 35 * (rows + 1)
+
+
+def test_a_single_long_answer_note_reads_in_the_singular(tmp_path: Path, monkeypatch) -> None:
+    _bad_file(tmp_path / REL)
+    at = _open(tmp_path, monkeypatch, qid="0")
+    assert not at.exception, at.exception
+    notes = " ".join(w.value for w in at.warning)
+    assert "1 final answer is a long text span" in notes
+    assert "1 final answers" not in notes and "1 traces" not in notes
