@@ -56,7 +56,7 @@ from analysis.pool import QuestionPool
 from cache.errors import CorruptFile, SchemaError
 from cache.progress import ProgressFn
 
-FEATURES_VERSION = 5
+FEATURES_VERSION = 6
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400
@@ -416,35 +416,34 @@ def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tup
     )
     flags[long_mask] |= FLAG_LONG_ANSWER
     if long_mask.any():
-        notes.append(
-            (
-                q,
-                -1,
-                "long_answer",
-                f"{int(long_mask.sum())} final answers are long text spans "
-                "(kept as their own wrong groups)",
-            )
+        k = int(long_mask.sum())
+        what = (
+            "1 final answer is a long text span (kept as its own wrong group)"
+            if k == 1
+            else f"{k} final answers are long text spans (kept as their own wrong groups)"
         )
+        notes.append((q, -1, "long_answer", what))
     for bit, kind, msg in (
-        (FLAG_EMPTY, "empty_confs", "traces with empty confs"),
+        (FLAG_EMPTY, "empty_confs", "with empty confs"),
         (
             FLAG_NONFINITE,
             "nonfinite_confs",
-            "traces with NaN/inf confidences (those tokens are ignored)",
+            "with NaN/inf confidences (those tokens are ignored)",
         ),
-        (FLAG_NEGATIVE, "negative_confs", "traces with negative confidences (kept as they are)"),
-        (FLAG_PROBES_UNSORTED, "probes_unsorted", "traces with probes out of order (re-sorted)"),
+        (FLAG_NEGATIVE, "negative_confs", "with negative confidences (kept as they are)"),
+        (FLAG_PROBES_UNSORTED, "probes_unsorted", "with probes out of order (re-sorted)"),
         (
             FLAG_PROBE_BEYOND_END,
             "probe_beyond_end",
-            "traces with probes beyond the trace end (dropped)",
+            "with probes beyond the trace end (dropped)",
         ),
-        (FLAG_NO_PROBES, "no_probes", "traces without any probe (no intermediate answers)"),
+        (FLAG_NO_PROBES, "no_probes", "without any probe (no intermediate answers)"),
     ):
         hit = np.flatnonzero(flags & bit)
         if hit.size:
             ex = ", ".join(str(t) for t in tix[hit[:5]].tolist())
-            notes.append((q, -1, kind, f"{hit.size} {msg}; e.g. trace_idx {ex}"))
+            traces = "trace" if hit.size == 1 else "traces"
+            notes.append((q, -1, kind, f"{hit.size} {traces} {msg}; e.g. trace_idx {ex}"))
 
     correct = grouper.correct_of
     # checkpoint answer group: the probe at exactly that position, else -1

@@ -7,7 +7,6 @@ Each function renders one section from the cached feature store; figures come fr
 from __future__ import annotations
 
 import io
-import re
 
 import numpy as np
 import polars as pl
@@ -75,7 +74,7 @@ def show_notes(notes: pl.DataFrame, where: str) -> None:
         return
     rows = notes.select("kind", "message").rows()
     text = "  \n".join(
-        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(singular_note(m), 300)}"
+        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(m, 300)}"
         for k, m in rows[:12]
     )
     more = f"  \n… and {len(rows) - 12} more" if len(rows) > 12 else ""
@@ -84,24 +83,6 @@ def show_notes(notes: pl.DataFrame, where: str) -> None:
 
 # "1 <up to three words, the last in the plural>": lazily, so the *first* plural word is the
 # counted noun ("1 traces with probes out of order" -> "1 trace with probes out of order")
-_ONE = re.compile(r"^1 ([A-Za-z_]+?(?: [A-Za-z_]+?){0,2}?)s\b( are\b)?")
-
-
-def singular_note(message: object) -> str:
-    """A note counted in the plural ("1 final answers are long text spans") in the singular
-    ("1 final answer is a long text span"); the notes are written for any count upstream."""
-    m = "" if message is None else str(message)
-    hit = _ONE.match(m)
-    if not hit:
-        return m
-    rest = m[hit.end() :]
-    if hit.group(2):
-        rest = re.sub(r"^ long text spans\b", " a long text span", rest)
-        rest = rest.replace("as their own wrong groups", "as its own wrong group")
-        return f"1 {hit.group(1)} is{rest}"
-    return f"1 {hit.group(1)}{rest}"
-
-
 def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int | None:
     """30-question overview grid (click a square) + a selector bound to `?qid=`."""
     ov = mc.overview(rel, src)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from analysis.stopping import Diagnostics, FrontierPoint, QuestionResult
+from analysis.stopping import ALL_METHODS, Diagnostics, FrontierPoint, QuestionResult
 from analysis.stopping.compare import pareto_front
 from components.safe_text import esc_hover
 
@@ -29,6 +29,26 @@ SYMBOLS = [
     "hexagon",
     "triangle-down",
 ]
+# one fixed (symbol, colour) per method, whatever policy is selected or which others are shown:
+# a marker keeps its look when the user switches policy (16 methods, 23 distinct colours)
+MARKER_STYLE: dict[str, tuple[str, str]] = {
+    m: (SYMBOLS[i % len(SYMBOLS)], MARKER_COLORS[i % len(MARKER_COLORS)])
+    for i, m in enumerate(ALL_METHODS)
+}
+FALLBACK_STYLE = ("circle-open", "#7f7f7f")
+
+
+def marker_style(method: str) -> tuple[str, str]:
+    """The fixed (symbol, colour) of a method's frontier marker."""
+    return MARKER_STYLE.get(method, FALLBACK_STYLE)
+
+
+def _padded(values: Sequence[float], pad_min: float, lo: float | None = None) -> list[float]:
+    """An axis range around `values` with headroom, so markers and their labels never touch
+    the plot edge."""
+    a, b = float(min(values)), float(max(values))
+    pad = max(pad_min, 0.08 * (b - a))
+    return [a - pad if lo is None else max(lo, a - pad), b + pad]
 
 
 def frontier_figure(
@@ -79,7 +99,8 @@ def frontier_figure(
                 hovertemplate="%{meta}=%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
         )
-    for i, (name, p) in enumerate(others):
+    for name, p in others:
+        symbol, color = marker_style(p.method)
         fig.add_trace(
             go.Scatter(
                 x=[p.savings_pct],
@@ -88,8 +109,8 @@ def frontier_figure(
                 name=esc_hover(name),
                 marker={
                     "size": 12,
-                    "symbol": SYMBOLS[i % len(SYMBOLS)],
-                    "color": MARKER_COLORS[i % len(MARKER_COLORS)],
+                    "symbol": symbol,
+                    "color": color,
                     "line": {"color": "white", "width": 1},
                 },
                 customdata=[esc_hover(name)],
@@ -119,13 +140,24 @@ def frontier_figure(
         legend={"orientation": "h", "y": -0.18, "yanchor": "top"},
         uirevision="frontier",
     )
+    if xs:  # headroom: the top marker (and the sweep's end label above it) stays off the edge
+        fig.update_xaxes(range=_padded(xs, 3.0))
+        fig.update_yaxes(range=_padded(ys, 3.0))
     return fig
 
 
 def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
-    """Accuracy change vs SC (bars, red = lost accuracy) and savings (dots) per question;
-    square markers make every question clickable."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    """Accuracy change vs SC (bars, red = lost accuracy; top row) and savings (dots; bottom row)
+    per question, on a shared question axis. Two rows rather than twin y axes: each axis gets
+    its own round ticks (twin axes put 0/19/38/... on the right, off the left grid).
+    Square markers make every question clickable."""
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.08,
+        row_heights=[0.55, 0.45],
+    )
     if cmp.empty:
         return fig
     colors = np.where(cmp["lost"], "#d62728", "#2ca02c")
@@ -137,7 +169,8 @@ def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
             marker_color=colors,
             hovertemplate="Q%{x}<br>Δ accuracy %{y:.1f} pp<extra></extra>",
         ),
-        secondary_y=False,
+        row=1,
+        col=1,
     )
     fig.add_trace(
         go.Scatter(
@@ -148,18 +181,31 @@ def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
             marker={"symbol": "square", "size": 10, "color": "#1f77b4"},
             hovertemplate="Q%{x}<br>savings %{y:.1f}%<extra></extra>",
         ),
-        secondary_y=True,
+        row=2,
+        col=1,
     )
+    delta = cmp["delta_pct"].to_numpy(dtype=float)
+    top = max(10.0, float(np.nanmax(np.abs(delta))) if delta.size else 10.0)
+    lo = -top * 1.1 if (delta < 0).any() else -top * 0.05
+    hi = top * 1.1 if (delta > 0).any() or not (delta < 0).any() else top * 0.05
     fig.update_layout(
-        height=300,
+        height=380,
         margin={"l": 10, "r": 10, "t": 20, "b": 10},
         clickmode="event+select",
-        legend={"orientation": "h", "y": -0.25},
-        xaxis_title="question",
+        legend={"orientation": "h", "y": -0.2, "yanchor": "top"},
         bargap=0.2,
     )
-    fig.update_yaxes(title_text="Δ accuracy (pp)", secondary_y=False)
-    fig.update_yaxes(title_text="savings (%)", secondary_y=True, range=[0, 100])
+    fig.update_yaxes(title_text="Δ accuracy (pp)", range=[lo, hi], zeroline=True, row=1, col=1)
+    # 0..100 with round ticks and headroom: a dot at 100 % stays inside the plot
+    fig.update_yaxes(
+        title_text="savings (%)",
+        range=[-6, 106],
+        tickmode="array",
+        tickvals=[0, 25, 50, 75, 100],
+        row=2,
+        col=1,
+    )
+    fig.update_xaxes(title_text="question", row=2, col=1)
     return fig
 
 
@@ -279,7 +325,7 @@ def replay_figure(
                 "direction": "left",
                 "buttons": [
                     {
-                        "label": "▶ Play",
+                        "label": "Play",
                         "method": "animate",
                         "args": [
                             None,
@@ -291,7 +337,7 @@ def replay_figure(
                         ],
                     },
                     {
-                        "label": "⏸",
+                        "label": "Pause",
                         "method": "animate",
                         "args": [
                             [None],
