@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.stopping import (
+    SC,
     AdaptiveConsistency,
     Consensus,
     DeepConfOnline,
@@ -22,6 +23,7 @@ from analysis.stopping import (
     Mars,
     Policy,
     RunResult,
+    SelfConsistency,
     SimSettings,
     main_param,
     point_of,
@@ -348,6 +350,9 @@ def show_replay(
     it = c[1].slider("bootstrap iteration", 0, max(settings.iterations - 1, 0), 0, key="replay_it")
     preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
     res, diag = replay(preps[qid], policy, settings, it)
+    proxy = vote_proxy(policy)
+    if proxy is not None:  # same sample, same votes per checkpoint; `res` stays the policy's own
+        _res, diag = replay(preps[qid], proxy, settings, it)
     ans = res.answer_text(0)
     ok = "correct" if res.correct[0] else "wrong"
     how = (
@@ -361,23 +366,51 @@ def show_replay(
         + (f"; gamma {res.gamma:.2f}" if res.gamma is not None else "")
         + "</p>"
     )
+    if diag is None or diag.votes.shape[-1] == 0 or diag.grid.shape[0] == 0:
+        st.info(
+            f"Nothing to replay for Q{qid}: no checkpoint (every sampled trace ended before "
+            "2,048 tokens, or the question has no answer), so no rule could act before the "
+            "final vote.",
+            icon=":material/info:",
+        )
+        return
     rule = (
         "MARS margin vs threshold" if isinstance(policy, Mars) else "leader share of the vote (%)"
     )
     tau = policy.tau if isinstance(policy, Consensus) else None
+    if proxy is not None:
+        st.caption(
+            "This policy never stops early; the chart shows how its vote stood at each checkpoint "
+            "(the snapshot vote it would take if it stopped there)."
+        )
     st.plotly_chart(replay_figure(diag, res, rule, tau), key="replay_fig", width="stretch")
 
 
+def vote_proxy(policy: Policy) -> Policy | None:
+    """For a policy that never stops (SC, DeepConf online), the engine records no
+    per-checkpoint internals. They still vote at every checkpoint: a consensus rule with the
+    same voting and tau = 2 (a share never reaches it) replays exactly those snapshot votes,
+    tokens and leader shares, and never fires. None for policies with their own diagnostics."""
+    if isinstance(policy, DeepConfOnline):
+        return Consensus(voting=policy.voting, tau=2.0)
+    if isinstance(policy, SelfConsistency):
+        return Consensus(voting=SC, tau=2.0)
+    return None
+
+
+REFERENCE_TITLE = "Against the published reference"
+
+
 def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> None:
-    st.subheader("Against the published reference")
     ref = pc.reference_csvs(rel, src, cur.policy.method)
-    if ref is None:
+    if ref is None:  # one line, no heading over it
         st.caption(
-            f"This source holds no repro_reference CSVs for {md_text(cur.policy.method)} on this file "
-            "(the Hub copy has them; the bundled sample has them for the 7 published methods on "
-            "DeepSeek-8B · AIME 2025 only)."
+            f"**{REFERENCE_TITLE}:** this source holds no repro\\_reference CSVs for "
+            f"{md_text(cur.policy.method)} on this file (the Hub copy has them; the bundled "
+            "sample has them for the 7 published methods on DeepSeek-8B · AIME 2025 only)."
         )
         return
+    st.subheader(REFERENCE_TITLE)
     per_q, overall = ref
     if src.kind == "sample":
         st.caption(

@@ -148,3 +148,26 @@ def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # typ
     target = urlparse(urljoin(page.url, hrefs[1]))
     assert target.path == "/mars"
     assert parse_qs(target.query) == {"file": ["Qwen3-32B/aime25.parquet"], "qid": ["1"]}
+
+
+def test_dco_explains_zero_savings_and_replays_votes(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """dco: the 0 % savings are explained next to the metrics, the replay draws the vote at
+    every checkpoint (not an empty chart), and its Play/Pause buttons are plain text."""
+    page.goto(f"{app_url}/playground?policy=dco&budget=64")
+    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    info = page.locator('[data-testid="stAlert"]').filter(has_text="never stops early")
+    assert "untruncated SC" in info.inner_text()
+    # charts below the fold draw once scrolled to
+    page.get_by_text("This policy never stops early").scroll_into_view_if_needed()
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.js-plotly-plot')].some(g =>
+             (g.layout.annotations || []).some(a => a.text === 'vote share per answer')
+             && g._fullData.some(d => d.name === 'leader share (%)' && d._length > 1))""",
+        timeout=60_000,
+    )
+    labels = page.evaluate(
+        "() => [...document.querySelectorAll('.updatemenu-button text')].map(t => t.textContent)"
+    )
+    assert labels == ["Play", "Pause"], labels
