@@ -310,4 +310,7 @@ def note_counter(fig: go.Figure, counter_label: str) -> go.Figure:
         xref="paper", yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom",
         showarrow=False, font=dict(size=10, color="#888"),
     )  # fmt: skip
+    top = fig.layout.margin.t
+    if top is None or top < 30:  # room above the plot so the note is not clipped
+        fig.update_layout(margin_t=30)
     return fig
