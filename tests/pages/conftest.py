@@ -12,3 +12,12 @@ APP_PATH = str(Path(__file__).resolve().parents[2] / "app.py")
 def new_app(timeout: float = 120) -> AppTest:
     """A fresh AppTest of the whole app (router + sidebar), not yet run."""
     return AppTest.from_file(APP_PATH, default_timeout=timeout)
+
+
+def run_page(page: str, **params: str) -> AppTest:
+    """Open `page` through the app's router with URL query parameters (a deep link) and run it."""
+    at = new_app()
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(page)
+    return at.run()

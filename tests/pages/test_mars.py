@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.pages.conftest import new_app
+from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 PAGE = "pages/mars.py"
@@ -30,11 +30,7 @@ def open_page(local_mars: Path, monkeypatch):
     monkeypatch.setenv("RTE_MARS_PATH", str(local_mars))
 
     def make(**params: str):
-        at = new_app()
-        for k, v in params.items():
-            at.query_params[k] = v
-        at.switch_page(PAGE)
-        return at.run()
+        return run_page(PAGE, **params)
 
     return make
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pages.conftest import new_app
+from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 
@@ -27,11 +27,7 @@ def open_app(local_mars: Path, monkeypatch):
     monkeypatch.setenv("RTE_MARS_PATH", str(local_mars))
 
     def make(**params: str):
-        at = new_app()
-        for k, v in params.items():
-            at.query_params[k] = v
-        at.switch_page("pages/playground.py")
-        return at.run()
+        return run_page("pages/playground.py", **params)
 
     return make
 
