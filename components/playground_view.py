@@ -220,6 +220,13 @@ def show_summary(cur: RunResult, sc: RunResult) -> None:
             + (f" Tokens saved against untruncated SC: **{x:.1f} %**." if x is not None else ""),
             icon=":material/info:",
         )
+    elif getattr(getattr(cur.policy, "voting", None), "filter", False):
+        x = untruncated_savings_pct(cur, sc)
+        st.caption(
+            "With DeepConf filtering, savings are measured against the *truncated* cost of the same "
+            "sample (published accounting), so they only count what early stopping adds."
+            + (f" Against untruncated SC: **{x:.1f} %**." if x is not None else "")
+        )
 
 
 def show_frontier(policy: Policy, cur: RunResult, sweep_pts, label: str, others) -> None:

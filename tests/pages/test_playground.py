@@ -609,3 +609,12 @@ def test_frontier_and_per_question_axes_have_headroom_and_round_ticks(open_app) 
     assert "overlaying" not in lay["yaxis2"]  # two rows, not twin axes with unrelated ticks
     assert lay["yaxis2"]["tickvals"] == [0, 25, 50, 75, 100]
     assert lay["yaxis2"]["range"][1] > 100 and lay["yaxis2"]["range"][0] < 0
+
+
+def test_dco_composed_policies_explain_their_accounting(open_app) -> None:  # type: ignore[no-untyped-def]
+    at = open_app(policy="dco-mars")
+    assert not at.exception and not at.error
+    captions = " ".join(c.value for c in at.caption)
+    assert "truncated" in captions and "Against untruncated SC" in captions
+    plain = open_app(policy="sc-mars")
+    assert "Against untruncated SC" not in " ".join(c.value for c in plain.caption)
