@@ -8,7 +8,9 @@ span, with `white-space: pre-wrap` so the maths stays exactly as written (readab
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import html
+from collections.abc import Collection, Mapping
+from urllib.parse import urlencode
 
 from analysis.parallel_parse import Trajectory
 from components.safe_text import esc
@@ -52,6 +54,25 @@ SCROLL_SCRIPT = (
 )
 
 
+LINK_CLASS = "rte-node-link"
+# constant stylesheet (no data): the node links look like the spans they wrap
+LINK_STYLE = (
+    "<style>"
+    f".rte-parason-text a.{LINK_CLASS},.rte-parason-text a.{LINK_CLASS}:visited,"
+    f".rte-parason-text a.{LINK_CLASS}:hover{{color:inherit;text-decoration:none;cursor:pointer}}"
+    f".rte-parason-text a.{LINK_CLASS}:hover{{outline:1px solid #3566b8;outline-offset:1px;"
+    "border-radius:2px}"
+    "</style>"
+)
+
+
+def node_href(params: Mapping[str, str], node: str) -> str:
+    """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute."""
+    query = {k: v for k, v in params.items() if k != "node"}
+    query["node"] = node
+    return html.escape("?" + urlencode(query), quote=True)
+
+
 def thread_kinds(traj: Trajectory) -> dict[str, str]:
     return {th.node: th.kind for b in traj.all_blocks() for th in b.threads}
 
@@ -61,13 +82,21 @@ def highlighted_html(
     selected: str | None = None,
     added: Collection[str] = (),
     show_prompt: bool = False,
+    link_params: Mapping[str, str] | None = None,
+    linkable: Collection[str] | None = None,
 ) -> str:
-    """One <div> with every character of the trajectory (prompt optional), escaped."""
+    """One <div> with every character of the trajectory (prompt optional), escaped.
+
+    With `link_params` (the page's query parameters), each run of parts of one node is wrapped in
+    a plain link to `?<link_params>&node=NODE` (same tab), so clicking the text selects the node
+    like clicking it in the DAG; `linkable` limits the links to those nodes (the prompt never
+    links)."""
     kinds = thread_kinds(traj)
     added_set = set(added)
     text = traj.text
     out = [f'<div class="rte-parason-text" id="{BOX_ID}" style="{BOX_STYLE}">']
     first_selected = True
+    open_link: str | None = None  # node of the link currently open
     for s, e, role, node in zip(
         traj.part_start, traj.part_end, traj.part_role, traj.part_node, strict=True
     ):
@@ -105,14 +134,31 @@ def highlighted_html(
         if selected is not None and node == selected and first_selected:
             anchor = f' id="{SELECTED_ID}"'
             first_selected = False
+        if not style and not text[s:e].strip():
+            out.append(piece)  # bare whitespace joins the open link (or none): fewer links
+            continue
+        link = (
+            link_params is not None and node != "prompt" and (linkable is None or node in linkable)
+        )
+        if open_link is not None and (not link or node != open_link):
+            out.append("</a>")
+            open_link = None
+        if link and open_link is None:
+            out.append(
+                f'<a class="{LINK_CLASS}" href="{node_href(link_params or {}, node)}" '
+                f'target="_self" data-node="{esc(node)}">'
+            )
+            open_link = node
         if style:
             out.append(
                 f'<span{anchor} style="{";".join(style)}" title="{esc(title)}">{piece}</span>'
             )
         else:
             out.append(piece)
+    if open_link is not None:
+        out.append("</a>")
     out.append("</div>")
-    return "".join(out)
+    return (LINK_STYLE if link_params is not None else "") + "".join(out)
 
 
 def legend_html() -> str:

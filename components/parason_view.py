@@ -566,9 +566,17 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         else:
             st.caption("No node selected. Click a node in the DAG or pick one above.")
     with right, guard("the text view", dataset=DATASET):
-        st.markdown("**Whole trajectory** (tags highlighted; the selected node is outlined)")
+        st.markdown(
+            "**Whole trajectory** (tags highlighted; the selected node is outlined; "
+            "click any part to select its node)"
+        )
         st.html(legend_html())
-        text_html = highlighted_html(traj, selected=node, added=added)
+        # each node's text is a link to this URL with `node=` set (a reload selects it)
+        params = {k: st.query_params.get(k, "") for k in st.query_params}
+        params["view"] = "Trajectory"
+        text_html = highlighted_html(
+            traj, selected=node, added=added, link_params=params, linkable=set(g.nodes)
+        )
         if node is not None:
             st.html(text_html + SCROLL_SCRIPT, unsafe_allow_javascript=True)
         else:

@@ -69,3 +69,24 @@ def test_clicking_a_node_selects_it(app_url: str, page) -> None:  # type: ignore
     wait_for_app(page)
     assert_no_exception(page)
     assert page.locator(".rte-node-text").count() == 1
+
+
+def test_clicking_the_text_selects_its_node(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/parason?view=Trajectory&uuid=b8c7711c")
+    wait_for_app(page)
+    assert_no_exception(page)
+    box = page.locator(".rte-parason-text").first
+    box.wait_for(timeout=30_000)
+    assert page.locator(".rte-node-text").count() == 0
+    link = box.locator('a.rte-node-link[data-node="b0t1"]')
+    assert link.count() == 1
+    link.get_by_text("Removing the 2s leaves 225").click()
+    page.wait_for_function("() => window.location.search.includes('node=b0t1')", timeout=20_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    node_text = page.locator(".rte-node-text").first
+    node_text.wait_for(timeout=30_000)
+    assert "2: Removing the 2s leaves 225 = 9 * 25." in (node_text.text_content() or "")
+    assert "uuid=b8c7711c" in page.url
+    # the clicked node is the outlined one in the text view
+    assert page.locator("#rte-parason-sel").first.text_content() == "<Thread>"

@@ -4,11 +4,13 @@ trajectory, malformed rows, unknown uuid, a file missing optional columns)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import polars as pl
 import pytest
@@ -126,6 +128,20 @@ def test_deep_link_restores_trajectory_and_node() -> None:
     sel = nodes["customdata"].index("b0t2")
     assert nodes["marker"]["line"]["color"][sel] == "#ffd400"  # selected outline
     assert any(tr.get("name") == "critical path" for tr in fig["data"])
+
+
+def test_text_view_links_select_nodes_and_keep_the_url() -> None:
+    at = _app({"uuid": FOUR, "node": "b0t2", "subset": "sft-8x", "counter": "words"})
+    body = next(h.proto.body for h in at.get("html") if "rte-parason-text" in h.proto.body)
+    hrefs = re.findall(r'<a class="rte-node-link" href="([^"]*)"', body)
+    assert hrefs and all(h.startswith("?") for h in hrefs)
+    queries = [dict(parse_qsl(html.unescape(h)[1:])) for h in hrefs]
+    nodes = {q["node"] for q in queries}
+    assert {"b0t0", "b0t1", "b0t2", "b0:fork", "b3:join", "answer"} <= nodes
+    assert "prompt" not in nodes
+    for q in queries:
+        assert q["uuid"] == FOUR and q["subset"] == "sft-8x" and q["counter"] == "words"
+        assert q["view"] == "Trajectory"
 
 
 def test_8x_trajectory_marks_added_branches() -> None:
