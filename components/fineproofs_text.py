@@ -4,12 +4,17 @@ Why HTML spans: `st.markdown` would treat `$...$` as LaTeX and cutting text at s
 can split maths, so the text is rendered as escaped HTML (`esc` on every piece of model text),
 `white-space: pre-wrap` keeps line breaks (CRLF included) and maths stays as written. Each step
 span carries its statistics in a `title` (hover) and an id `fp-step-<ordinal>`, so selecting a
-point on the curve can scroll the text box to that step.
+point on the curve can scroll the text box to that step. Each step span is also a plain link
+(`<a href="?<current query>&prefix=K" target="_self">`, no script): clicking it reloads the page
+with that prefix selected, and the page then shows the step's statistics panel.
 """
 
 from __future__ import annotations
 
+import html as _html
 import math
+from collections.abc import Iterable
+from urllib.parse import urlencode
 
 import polars as pl
 
@@ -65,6 +70,29 @@ def step_title(row: dict) -> str:
     return "\n".join(parts)
 
 
+def step_href(query: Iterable[tuple[str, str]], ordinal: int) -> str:
+    """`?<query with prefix=ordinal>`: the current query parameters (pairs, repeated keys kept)
+    with `prefix` replaced, URL-encoded. Not yet HTML-escaped (the caller escapes the attribute)."""
+    pairs = [(str(k), str(v)) for k, v in query if k != "prefix"]
+    pairs.append(("prefix", str(int(ordinal))))
+    return "?" + urlencode(pairs)
+
+
+def hist_sparkline(hist: list[int] | None) -> str:
+    """A one-line text picture of a continuation-grade histogram: one block per grade level
+    (k/7 when every count falls on those bins, else all 20 bins), height = share."""
+    if not hist or len(hist) != 20 or sum(hist) <= 0:
+        return ""
+    from analysis.prefix_values import GRADE_BINS
+
+    bins = [int(b) for b in GRADE_BINS]
+    comb = all(c == 0 for i, c in enumerate(hist) if i not in bins)
+    counts = [hist[b] for b in bins] if comb else list(hist)
+    top = max(counts)
+    blocks = "▁▂▃▄▅▆▇█"  # ▁ = none; any continuation at a level shows at least ▂
+    return "".join(blocks[0 if c == 0 else max(1, round(7 * c / top))] for c in counts)
+
+
 def highlighted_html(
     text: str,
     segments: list[tuple[int, int, int | None]],
@@ -72,8 +100,11 @@ def highlighted_html(
     color_by: str = "value",
     selected: int | None = None,
     height_px: int = 480,
+    query: Iterable[tuple[str, str]] = (),
 ) -> str:
-    """Escaped HTML of the whole text; step spans coloured and titled with their statistics."""
+    """Escaped HTML of the whole text; each step span is a link (`?<query>&prefix=K`, same tab),
+    coloured and titled with its statistics."""
+    query = list(query)
     rows = {int(r["ordinal"]): r for r in series.iter_rows(named=True)}
     out: list[str] = []
     for a, b, o in segments:
@@ -88,10 +119,11 @@ def highlighted_html(
         flags = str(r.get("flags") or "")
         border = "2px solid #d62728" if "DROP" in flags else "1px solid rgba(0,0,0,0.15)"
         outline = "outline: 3px solid #1f77b4;" if selected == o else ""
+        href = _html.escape(step_href(query, o), quote=True)
         out.append(
-            f'<span class="fp-step" id="fp-step-{o}" data-ordinal="{o}" '
+            f'<a class="fp-step" id="fp-step-{o}" data-ordinal="{o}" href="{href}" target="_self" '
             f'title="{esc(step_title(r))}" style="background:{colour};border-bottom:{border};'
-            f'border-radius:3px;{outline}">{piece}</span>'
+            f'border-radius:3px;{outline}">{piece}</a>'
         )
     body = "".join(out)
     return (
@@ -101,19 +133,31 @@ def highlighted_html(
         "padding:0.6rem 0.8rem;border:1px solid rgba(128,128,128,0.35);border-radius:6px;}"
         f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:#555;'
         "font-size:0.7em;vertical-align:super;margin-right:2px;}"
+        f"#{BOX_ID} a.fp-step,#{BOX_ID} a.fp-step:visited{{color:inherit;text-decoration:none;"
+        "cursor:pointer;}"
+        f"#{BOX_ID} a.fp-step:hover{{outline:1px solid rgba(31,119,180,0.7);}}"
         "</style>"
         f'<div id="{BOX_ID}">{body}</div>'
     )
 
 
 def scroll_script(ordinal: int) -> str:
-    """A constant script (only an integer is interpolated) scrolling the text box to a step."""
+    """A constant script (only an integer is interpolated) scrolling the text box to a step.
+
+    When the page was just loaded by clicking a step link of this page (referrer = this page),
+    the window also scrolls the step statistics panel into view, once per page load: a full
+    reload starts at the top, far from the text that was clicked."""
     o = int(ordinal)
     return (
         "<script>(function(){"
         f"const box=document.getElementById('{BOX_ID}');"
         f"const el=document.getElementById('fp-step-{o}');"
-        "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}})();</script>"
+        "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}"
+        "let same=false;try{same=new URL(document.referrer).pathname===location.pathname;}"
+        "catch(e){}"
+        "if(same&&!window.__fpStepJump){window.__fpStepJump=true;"
+        "const p=document.querySelector('.st-key-fp_step_stats');"
+        "if(p){p.scrollIntoView({block:'start'});}}})();</script>"
     )
 
 
@@ -133,5 +177,6 @@ def legend_html(color_by: str) -> str:
         )
     return (
         f'<div style="font-size:0.8rem;color:#555">{chips} · <sup>[k]</sup> = prefix number; '
-        "a red underline marks a significant drop; hover a step for its statistics.</div>"
+        "a red underline marks a significant drop; hover a step for its statistics, click it to "
+        "select it.</div>"
     )

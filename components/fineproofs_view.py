@@ -38,7 +38,12 @@ from components.fineproofs_figures import (
     overview_figure,
     value_curve_figure,
 )
-from components.fineproofs_text import highlighted_html, legend_html, scroll_script
+from components.fineproofs_text import (
+    highlighted_html,
+    hist_sparkline,
+    legend_html,
+    scroll_script,
+)
 from components.safe_text import esc, md_label, md_text
 from components.url_state import Param, bound_kept, int_in, safe_token
 
@@ -319,18 +324,16 @@ def render_trace(src: SourceConfig) -> None:
         table = mapped.frame
         show_notes(mapped.notes)
         segs = text_segments(rec.text, table)
-        html = highlighted_html(rec.text, segs, table, color_by=color, selected=prefix)
+        html = highlighted_html(
+            rec.text, segs, table, color_by=color, selected=prefix, query=_query_pairs()
+        )
+        if prefix is not None:
+            step_stats_panel(table.filter(pl.col("ordinal") == prefix).row(0, named=True))
         st.html(legend_html(color))
         if prefix is not None:
             st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
         else:
             st.html(html)
-        if prefix is not None:
-            r = table.filter(pl.col("ordinal") == prefix).row(0, named=True)
-            st.caption(
-                f"Selected prefix {prefix} (step {r['step']}): value {r['value'] if r['value'] is not None else float('nan'):.3f}, "
-                f"SE {r['se'] if r['se'] is not None else float('nan'):.3f}, flags: {md_text(r['flags'] or 'none')}"
-            )
     st.markdown(
         "**Per-prefix series**"
         + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")
@@ -355,6 +358,59 @@ def render_trace(src: SourceConfig) -> None:
         mime="application/octet-stream",
         width="stretch",
     )
+
+
+def _query_pairs() -> list[tuple[str, str]]:
+    """The current URL query as (key, value) pairs, repeated keys kept (multiselects)."""
+    return [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+
+
+def _num(x: object, spec: str) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return format(x, spec)
+
+
+def step_stats_panel(r: dict[str, Any]) -> None:
+    """The selected step's statistics (set by clicking its text, a curve point or a deep link)."""
+    with st.container(border=True, key="fp_step_stats"):
+        of = f" of {r['num_steps']}" if r.get("num_steps") else ""
+        st.markdown(f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**")
+        m = st.columns(5)
+        se = r.get("se")
+        m[0].metric(
+            "value",
+            _num(r.get("value"), ".3f"),
+            help="mean grade of the continuations from this prefix",
+        )
+        m[1].metric(
+            "± 2 SE",
+            _num(2 * se if se is not None else None, ".3f"),
+            help="SE = std/√n of the continuation grades",
+        )
+        m[2].metric(
+            "change",
+            _num(r.get("change"), "+.3f"),
+            help=f"from the previous prefix with a value; z = {_num(r.get('z'), '+.1f')}",
+        )
+        m[3].metric("n graded", _num(r.get("n"), ".0f"))
+        m[4].metric("flags", md_text(r.get("flags") or "none", 60))
+        hist = r.get("hist")
+        spark = hist_sparkline(hist)
+        bits = [f"z {_num(r.get('z'), '+.1f')}"]
+        if spark:
+            bits.append(
+                f"grades 0 → 1: `{spark}` (low < 0.25: {_num(r.get('low_frac'), '.0%')}, "
+                f"high ≥ 0.75: {_num(r.get('high_frac'), '.0%')})"
+            )
+        else:
+            bits.append("no usable histogram")
+        lo, hi = r.get("min_grade"), r.get("max_grade")
+        if lo is not None or hi is not None:
+            bits.append(f"min {_num(lo, '.2f')} · max {_num(hi, '.2f')}")
+        st.caption(" · ".join(bits))
 
 
 # ---------------------------------------------------------------- collection overview

@@ -10,32 +10,23 @@ import streamlit as st
 
 from cache.datasets import DATASETS
 from cache.sources import SOURCE_KINDS, SOURCE_LABELS, SourceConfig, default_source
+from components.url_state import bound
 
 
 def _k(dataset: str, field: str) -> str:
     return f"src_{dataset}_{field}"
 
 
-def _init(dataset: str) -> None:
-    preset = default_source(dataset)
-    for field, value in (
-        ("kind", preset.kind),
-        ("repo", preset.repo_id),
-        ("rev", preset.revision),
-        ("path", preset.local_path),
-    ):
-        st.session_state.setdefault(_k(dataset, field), value)
-
-
 def current_source(dataset: str) -> SourceConfig:
-    """The source the user chose for a dataset (the preset until they change it)."""
-    _init(dataset)
+    """The source the user chose for a dataset (the environment preset until they change it)."""
+    preset = default_source(dataset)
     s = st.session_state
+    kind = s.get(_k(dataset, "kind")) or preset.kind
     return SourceConfig(
-        kind=s[_k(dataset, "kind")],
-        repo_id=(s[_k(dataset, "repo")] or "").strip() or DATASETS[dataset].default_repo,
-        revision=(s[_k(dataset, "rev")] or "").strip() or "main",
-        local_path=(s[_k(dataset, "path")] or "").strip(),
+        kind=kind if kind in SOURCE_KINDS else preset.kind,
+        repo_id=(s.get(_k(dataset, "repo")) or "").strip() or preset.repo_id,
+        revision=(s.get(_k(dataset, "rev")) or "").strip() or preset.revision,
+        local_path=(s.get(_k(dataset, "path")) or "").strip() or preset.local_path,
     )
 
 
@@ -45,29 +36,43 @@ def use_sample(dataset: str) -> None:
 
 
 def render_source_sidebar() -> None:
-    """Draw the per-dataset source controls in the sidebar."""
+    """Draw the per-dataset source controls in the sidebar.
+
+    They are bound to the URL (only values that differ from the preset appear there), so a link
+    or a reload keeps the chosen source: `?src_mars_kind=Local+folder&src_mars_path=/data/mars`.
+    """
     with st.sidebar:
         st.caption("DATA SOURCES")
         for name, info in DATASETS.items():
-            _init(name)
+            preset = default_source(name)
             src = current_source(name)
-            badge = {"sample": "sample", "hub": "hub", "local": "local"}[src.kind]
-            with st.expander(f"{info.title} · {badge}", expanded=False):
+            with st.expander(f"{info.title} · {src.kind}", expanded=False):
                 st.radio(
                     "Source",
                     SOURCE_KINDS,
+                    index=SOURCE_KINDS.index(preset.kind),
                     format_func=SOURCE_LABELS.get,
-                    key=_k(name, "kind"),
-                    horizontal=False,
+                    **bound(_k(name, "kind")),
                 )
-                kind = st.session_state[_k(name, "kind")]
+                kind = current_source(name).kind
                 if kind == "hub":
-                    st.text_input("Repo id", key=_k(name, "repo"), help=info.repo_note or None)
-                    st.text_input("Revision", key=_k(name, "rev"), help="branch, tag or commit")
+                    st.text_input(
+                        "Repo id",
+                        value=preset.repo_id,
+                        help=info.repo_note or None,
+                        **bound(_k(name, "repo")),
+                    )
+                    st.text_input(
+                        "Revision",
+                        value=preset.revision,
+                        help="branch, tag or commit",
+                        **bound(_k(name, "rev")),
+                    )
                 elif kind == "local":
                     st.text_input(
                         "Folder laid out like the Hub repo",
-                        key=_k(name, "path"),
+                        value=preset.local_path,
                         placeholder="/data/" + name,
                         help="e.g. " + ", ".join(info.files[:3]),
+                        **bound(_k(name, "path")),
                     )

@@ -99,3 +99,37 @@ def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(
     outlined = page.locator(f"#fp-step-{n}").evaluate("e => e.style.outline")
     assert "3px" in outlined
     assert_no_exception(page)
+
+
+def test_clicking_a_step_span_selects_it_and_shows_its_statistics(
+    app_url: str, page, sample_root: Path
+) -> None:  # type: ignore[no-untyped-def]
+    pid, sample = _pick_trace(sample_root / "fineproofs")
+    page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}&tcolor=change&prefix=2")
+    wait_for_app(page)
+    page.wait_for_selector("#fp-trace-text a.fp-step", timeout=30_000)
+    assert page.locator(".st-key-fp_step_stats").filter(has_text="prefix 2 ·").count() == 1
+    link = page.locator("#fp-step-4")
+    assert link.evaluate("e => e.tagName") == "A"
+    assert link.evaluate("e => getComputedStyle(e).textDecorationLine") == "none"
+    assert link.evaluate("e => getComputedStyle(e).cursor") == "pointer"
+    link.click()
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('prefix') === '4'", timeout=30_000
+    )
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-fp_step_stats", timeout=30_000)
+    stats = page.locator(".st-key-fp_step_stats")
+    stats.filter(has_text="prefix 4 ·").wait_for(timeout=30_000)
+    text = stats.inner_text()
+    assert "Selected step · prefix 4 · step" in text and "± 2 SE" in text and "n graded" in text
+    q = page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
+    assert q["problem"] == pid and q["sample"] == str(sample) and q["tcolor"] == "change"
+    assert "3px" in page.locator("#fp-step-4").evaluate("e => e.style.outline")
+    # the reload starts at the top; the panel of the clicked step is scrolled into view
+    page.wait_for_function(
+        """() => { const r = document.querySelector('.st-key-fp_step_stats').getBoundingClientRect();
+                   return r.top >= -2 && r.top < window.innerHeight / 2; }""",
+        timeout=10_000,
+    )
+    assert_no_exception(page)

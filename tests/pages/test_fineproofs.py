@@ -6,7 +6,9 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
 import polars as pl
@@ -433,3 +435,38 @@ def test_kv_table_escapes_and_wraps() -> None:
     assert "<script>" not in out and "&lt;script&gt;" in out and "&lt;k&gt;" in out
     assert ">3</td>" in out and ">null</td>" in out
     assert "overflow-wrap:anywhere" in out
+
+
+def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
+    pid, sample = _astral_trace(sample_fp)
+    link = {
+        "view": "Trace",
+        "problem": pid,
+        "sample": str(sample),
+        "tcolor": "change",
+        "prefix": "3",
+    }
+    at = _app(link)
+    assert not _errors(at), _errors(at)
+    heads = [m.value for m in at.markdown if m.value.startswith("**Selected step")]
+    row = at.dataframe[0].value.set_index("ordinal").loc[3]
+    assert heads == [f"**Selected step · prefix 3 · step {row['step']} of {row['num_steps']}**"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["value"] == f"{row['value']:.3f}"
+    assert metrics["± 2 SE"] == f"{2 * row['se']:.3f}"
+    assert metrics["change"] == f"{row['change']:+.3f}"
+    assert metrics["n graded"] == f"{row['n']:.0f}"
+    caps = " ".join(c.value for c in at.caption)
+    assert "grades 0 → 1:" in caps or "no usable histogram" in caps
+    body = _html(at)
+    assert 'id="fp-step-3"' in body and "outline: 3px" in body
+    # every step is a link to the current URL with its own prefix (other params kept)
+    hrefs = [html.unescape(h) for h in re.findall(r'class="fp-step"[^>]* href="([^"]*)"', body)]
+    assert len(hrefs) == at.dataframe[0].value.shape[0]
+    for k, h in enumerate(hrefs, start=1):
+        q = dict(parse_qsl(h.removeprefix("?")))
+        assert q["prefix"] == str(k) and q["problem"] == pid and q["sample"] == str(sample)
+        assert q["tcolor"] == "change"
+    # no prefix in the link: no panel
+    at = _app({"view": "Trace", "problem": pid, "sample": str(sample)})
+    assert not [m for m in at.markdown if m.value.startswith("**Selected step")]

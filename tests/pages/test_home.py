@@ -112,3 +112,15 @@ def test_home_with_a_populated_hf_cache_reads_it_offline(
     frames = [df.value for df in at.dataframe if "file" in df.value.columns]
     parason = frames[0]
     assert (parason["status"] == "ok").all() and parason["rows"].sum() > 300
+
+
+def test_source_choice_lives_in_the_url(sample_root: Path, tmp_path: Path) -> None:
+    """A link (or the reload after clicking a text link) keeps a non-default source."""
+    shutil.copytree(sample_root / "parason", tmp_path / "p")
+    at = new_app()
+    at.query_params["src_parason_kind"] = "Local folder"  # bound radios carry their label
+    at.query_params["src_parason_path"] = str(tmp_path / "p")
+    at.run()
+    assert not at.exception and not at.error
+    assert f"Local folder · {tmp_path / 'p'}" in _text(at)
+    assert at.session_state["src_parason_kind"] == "local"
