@@ -14,11 +14,11 @@ from __future__ import annotations
 import html as _html
 import math
 from collections.abc import Iterable
-from urllib.parse import urlencode
 
 import polars as pl
 
 from components.safe_text import esc
+from components.url_state import query_href
 
 BOX_ID = "fp-trace-text"
 
@@ -73,9 +73,7 @@ def step_title(row: dict) -> str:
 def step_href(query: Iterable[tuple[str, str]], ordinal: int) -> str:
     """`?<query with prefix=ordinal>`: the current query parameters (pairs, repeated keys kept)
     with `prefix` replaced, URL-encoded. Not yet HTML-escaped (the caller escapes the attribute)."""
-    pairs = [(str(k), str(v)) for k, v in query if k != "prefix"]
-    pairs.append(("prefix", str(int(ordinal))))
-    return "?" + urlencode(pairs)
+    return query_href(query, "prefix", int(ordinal))
 
 
 def hist_sparkline(hist: list[int] | None) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Collection, Mapping
-from urllib.parse import urlencode
 
 from analysis.parallel_parse import Trajectory
 from components.safe_text import esc
+from components.url_state import query_href
 
 TAG_COLOURS = {
     "parallel": "#1f3b73",
@@ -68,9 +68,7 @@ LINK_STYLE = (
 
 def node_href(params: Mapping[str, str], node: str) -> str:
     """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute."""
-    query = {k: v for k, v in params.items() if k != "node"}
-    query["node"] = node
-    return html.escape("?" + urlencode(query), quote=True)
+    return html.escape(query_href(params, "node", node), quote=True)
 
 
 def thread_kinds(traj: Trajectory) -> dict[str, str]:

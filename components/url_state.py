@@ -8,9 +8,10 @@ unpickled or evaluated).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -77,3 +78,14 @@ def safe_token(max_len: int = 200) -> Callable[[str], str]:
 
 def read_all(params: Sequence[Param]) -> dict[str, Any]:
     return {p.key: p.read() for p in params}
+
+
+def query_href(
+    params: Mapping[str, str] | Iterable[tuple[str, str]], key: str, value: object
+) -> str:
+    """`?<params with key=value>` for a plain in-page link (repeated keys kept, URL-encoded).
+    Not HTML-escaped: the caller escapes it for its attribute."""
+    items = params.items() if isinstance(params, Mapping) else params
+    pairs = [(str(k), str(v)) for k, v in items if k != key]
+    pairs.append((key, str(value)))
+    return "?" + urlencode(pairs)
