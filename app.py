@@ -9,9 +9,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from components.errors import show_bug
-from components.router import routed
-from components.source_picker import render_source_sidebar
+from components.common.guards import show_bug
+from components.common.router import routed
+from components.common.source_picker import render_source_sidebar
 
 HERE = Path(__file__).parent
 

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
-_COMMAND_MODULES = ("analysis.cli_parason", "analysis.cli_stopping", "analysis.cli_fineproofs")
+_COMMAND_MODULES = ("analysis.parason.cli", "analysis.stopping.cli", "analysis.fineproofs.cli")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import polars as pl
 
-    from analysis.prefix_values import (
+    from analysis.fineproofs import store as fs
+    from analysis.fineproofs.values import (
         annotate,
         attach_step_text,
         normalise,
@@ -86,15 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         text_segments,
         trace_series,
     )
-    from cache import fineproofs_store as fs
     from cache.fineproofs_io import load_shard, shard_relpath
     from cache.sample.fineproofs import write_large
-    from components.fineproofs_figures import (
+    from components.fineproofs.figures import (
         hist_heatmap_figure,
         overview_figure,
         value_curve_figure,
     )
-    from components.fineproofs_text import highlighted_html
+    from components.fineproofs.text import highlighted_html
 
     root = work / "fineproofs"
     prefix_file = root / "data/prefix_values.parquet"

@@ -52,7 +52,7 @@ def _stream_read(path: str, out: mp.Queue) -> None:
 
 
 def _features(path: str, out: mp.Queue) -> None:
-    from analysis import mars_features
+    from analysis.mars import features as mars_features
 
     t = time.perf_counter()
     tables = mars_features.build_features(Path(path))

@@ -30,11 +30,11 @@ def main(argv: list[str] | None = None) -> int:
         "RTE_CACHE_DIR", str(Path(tempfile.gettempdir()) / "rte-bench" / "view-cache")
     )
 
-    from analysis.mars_features import vote_shares
-    from cache.mars_store import load_features, read_probes
+    from analysis.mars.features import vote_shares
+    from analysis.mars.store import load_features, read_probes
     from cache.sample.mars import write_file
-    from components import mars_figures as mf
-    from components.mars_view import sample_traces
+    from components.mars import figures as mf
+    from components.mars.view import sample_traces
 
     path = args.path
     if path is None:

@@ -22,7 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.parallel import build_dag, collapse_dag, compute_metrics, get_counter, layout, parse  # noqa: E402
+from analysis.parason.analyse import (  # noqa: E402
+    build_dag,
+    collapse_dag,
+    compute_metrics,
+    get_counter,
+    layout,
+    parse,
+)
 from cache.sample.parason import long_trajectories, qwen_chat  # noqa: E402
 from cache.sample.parason_texts import digit_sum_45, render  # noqa: E402
 

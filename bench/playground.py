@@ -53,7 +53,7 @@ METHODS = [
 
 
 def sample_pools():
-    from cache.mars_store import load_features
+    from analysis.mars.store import load_features
     from cache.sample import sample_root
 
     rel = "DeepSeek-8B/aime25_deepseek.parquet"

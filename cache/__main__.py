@@ -17,9 +17,9 @@ from cache.sources import default_source, fetch_files, hf_cache_usage
 
 # dataset -> module exposing `warm(source, progress) -> list[Path]` (derived tables it builds)
 WARMERS = {
-    "parason": "cache.parason_metrics",
-    "mars": "cache.mars_store",
-    "fineproofs": "cache.fineproofs_store",
+    "parason": "analysis.parason.store",
+    "mars": "analysis.mars.store",
+    "fineproofs": "analysis.fineproofs.store",
 }
 
 

@@ -1,6 +1,6 @@
 """One family of typed data errors, each carrying a message for a person and a hint.
 
-Pages render these with `components.errors.show_error`; anything else is a programming error.
+Pages render these with `components.common.guards.show_error`; anything else is a programming error.
 """
 
 from __future__ import annotations

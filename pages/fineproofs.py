@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import fineproofs_cached as fc
-from components.errors import guard
-from components.fineproofs_view import (
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.source_picker import current_source
+from components.fineproofs import cached as fc
+from components.fineproofs.view import (
     DATASET,
     PROBLEM,
     VIEWS,
@@ -16,8 +18,6 @@ from components.fineproofs_view import (
     render_trace,
     show_notes,
 )
-from components.router import ensure_routed
-from components.source_picker import current_source
 
 ensure_routed()
 

@@ -8,11 +8,11 @@ from cache.datasets import DATASETS
 from cache.inventory import inventory
 from cache.paths import cache_root
 from cache.sample import sample_root
-from components.cached import resolve, st_progress
-from components.errors import guard
-from components.home_cards import dataset_card
-from components.router import ensure_routed
-from components.source_picker import current_source
+from components.common.cached import resolve, st_progress
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.source_picker import current_source
+from components.home.cards import dataset_card
 
 ensure_routed()
 

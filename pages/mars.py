@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import mars_cached as mc
-from components import mars_view as mv
-from components.errors import guard
-from components.router import ensure_routed
-from components.source_picker import current_source
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.source_picker import current_source
+from components.mars import cached as mc
+from components.mars import view as mv
 
 ensure_routed()
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import parason_cached as pc
-from components.errors import guard
-from components.parason_view import (
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.source_picker import current_source
+from components.common.url_state import bound_kept
+from components.parason import cached as pc
+from components.parason.view import (
     COUNTER_LABELS,
     DATASET,
     UUID,
@@ -19,9 +22,6 @@ from components.parason_view import (
     render_rl,
     render_trajectory,
 )
-from components.router import ensure_routed
-from components.source_picker import current_source
-from components.url_state import bound_kept
 
 ensure_routed()
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import playground_cached as pc
-from components import playground_view as pv
-from components.errors import guard
-from components.playground_controls import (
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.source_picker import current_source
+from components.stopping import cached as pc
+from components.stopping import view as pv
+from components.stopping.controls import (
     pick_file,
     pick_method,
     pick_others,
     policy_params,
     settings_controls,
 )
-from components.router import ensure_routed
-from components.source_picker import current_source
 
 ensure_routed()
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.pool import QuestionPool
+from analysis.mars.pool import QuestionPool
 
 
 @dataclass

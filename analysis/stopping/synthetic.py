@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.pool import QuestionPool
+from analysis.mars.pool import QuestionPool
 
 
 def synthetic_pool(

@@ -14,11 +14,11 @@ What is in it (all seeded, < 1 s to build):
 sft-8x holds the same uuids in the same order. Every *pure-Trial* stage with fewer than 8
 branches is expanded to 8: the extra items/threads are appended *after* the originals, numbered
 n+1..8, with goals from `parason_texts.EXTRA_TRIALS`. Nothing in the text marks them (as in the
-real data); the UI detects them with `analysis.parallel_metrics.added_branches(traj_1x,
+real data); the UI detects them with `analysis.parason.metrics.added_branches(traj_1x,
 traj_8x)`, which compares each 8x stage with the same stage of the 1x row of the same uuid
 (thread text match, falling back to position: threads past the 1x count are added).
 
-``num_qwen_tokens`` = `analysis.tokens.estimate_total_tokens(qwen_text)`: each reserved tag /
+``num_qwen_tokens`` = `analysis.parason.tokens.estimate_total_tokens(qwen_text)`: each reserved tag /
 chat marker counts 1, the other characters / CHARS_PER_TOKEN (3.6).
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.tokens import estimate_total_tokens
+from analysis.parason.tokens import estimate_total_tokens
 from cache.progress import ProgressFn, no_progress
 from cache.sample.parason_texts import HAND, MALFORMED, B, Traj, digit_sum_45, render
 

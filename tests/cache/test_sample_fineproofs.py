@@ -12,8 +12,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analysis.prefix_values import GRADE_BINS, annotate, hist_stats, normalise, trace_summary
-from analysis.utf16 import Utf16Index
+from analysis.fineproofs.utf16 import Utf16Index
+from analysis.fineproofs.values import GRADE_BINS, annotate, hist_stats, normalise, trace_summary
 from cache.errors import CorruptFile, SchemaError, SourceNotFound
 from cache.fineproofs_io import (
     TraceNotFound,
@@ -195,7 +195,7 @@ def test_alternative_shard_layouts(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- store wiring
 def test_store_tables_built_once_and_versioned(fp_root: Path, monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
-    from cache import fineproofs_store as fs
+    from analysis.fineproofs import store as fs
 
     path = fp_root / "data/prefix_values.parquet"
     annotated, notes, extra = fs.prefixes_table(path)
@@ -217,7 +217,7 @@ def test_store_tables_built_once_and_versioned(fp_root: Path, monkeypatch, tmp_p
 
 def test_store_notes_for_bad_rows(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
-    from cache import fineproofs_store as fs
+    from analysis.fineproofs import store as fs
 
     df = pl.DataFrame(
         {

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analysis.parallel import added_branches, compute_metrics, estimate_total_tokens, parse
+from analysis.parason.analyse import added_branches, compute_metrics, estimate_total_tokens, parse
 from cache.sample.parason import N_VARIANTS, make_uuid, make_variant, qwen_chat, write_sample
 from cache.sample.parason_texts import HAND
 
@@ -139,7 +139,7 @@ def test_8x_same_uuids_and_trial_stages_expanded(sft):
 
 
 def test_metrics_derived_table_built_once(root, monkeypatch):
-    import cache.parason_metrics as pm
+    import analysis.parason.store as pm
 
     path = root / "sft-1x" / "train.parquet"
     calls = []
@@ -158,7 +158,7 @@ def test_metrics_derived_table_built_once(root, monkeypatch):
 
 
 def test_metrics_table_errors(root, tmp_path):
-    import cache.parason_metrics as pm
+    import analysis.parason.store as pm
     from cache.errors import SchemaError, SourceNotFound
 
     with pytest.raises(SchemaError):
@@ -168,7 +168,7 @@ def test_metrics_table_errors(root, tmp_path):
 
 
 def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
-    import cache.parason_metrics as pm
+    import analysis.parason.store as pm
 
     body = "<Parallel><Outlines><Trial>1: a</Trial><Trial>2: b</Trial></Outlines><Thread>1: x y</Thread><Thread>2: z</Thread></Parallel>"
     pl.DataFrame(
@@ -192,7 +192,7 @@ def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
 
 
 def test_rl_table_flattens_verl_rows(root):
-    import cache.parason_metrics as pm
+    import analysis.parason.store as pm
 
     rl = pm.rl_table(root / "rl" / "train.parquet")
     assert rl.columns == ["index", "prompt", "data_source", "ability", "ground_truth"]
@@ -201,7 +201,7 @@ def test_rl_table_flattens_verl_rows(root):
 
 
 def test_warm_builds_both_subsets(sample_root):
-    import cache.parason_metrics as pm
+    import analysis.parason.store as pm
     from cache.sources import SourceConfig
 
     paths = pm.warm(SourceConfig(kind="sample"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analysis.utf16 import Utf16Index
+from analysis.fineproofs.utf16 import Utf16Index
 from cache.fineproofs_io import load_trace
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 

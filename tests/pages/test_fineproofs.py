@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.utf16 import Utf16Index
+from analysis.fineproofs.utf16 import Utf16Index
 from cache.fineproofs_io import load_trace
 from cache.sample.fineproofs import write_sample
 from tests.pages.conftest import new_app
@@ -259,9 +259,9 @@ def test_collection_renders_unknown_keys(bad_copy: dict) -> None:
 
 # ---------------------------------------------------------------- escaping (component level)
 def test_highlighted_text_and_figures_escape_model_text() -> None:
-    from analysis.prefix_values import attach_step_text, series_from_values, text_segments
-    from components.fineproofs_figures import overview_figure
-    from components.fineproofs_text import highlighted_html
+    from analysis.fineproofs.values import attach_step_text, series_from_values, text_segments
+    from components.fineproofs.figures import overview_figure
+    from components.fineproofs.text import highlighted_html
 
     evil = 'Let $x$ <script>alert("x")</script> & <b>bold</b>'
     text = f"{evil}\n\nsecond \U0001d465 step"
@@ -334,7 +334,7 @@ def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
-    from components.fineproofs_figures import depth_distribution_figure
+    from components.fineproofs.figures import depth_distribution_figure
 
     a, b = "s" * 40 + "-alpha", "s" * 40 + "-beta"
     depth = pl.DataFrame(
@@ -359,7 +359,7 @@ def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
 
 # ---------------------------------------------------------------- UI review (polish)
 def test_trace_caption_says_rose_or_fell(sample_fp: Path) -> None:
-    from components.fineproofs_view import change_phrase
+    from components.fineproofs.view import change_phrase
 
     assert change_phrase(-0.058) == "value rose by 0.058 from first to last prefix"
     assert change_phrase(0.25) == "value fell by 0.250 from first to last prefix"
@@ -371,8 +371,8 @@ def test_trace_caption_says_rose_or_fell(sample_fp: Path) -> None:
 
 
 def test_value_curve_marks_do_not_overlap_and_end_tick_is_labelled() -> None:
-    from analysis.prefix_values import series_from_values
-    from components.fineproofs_figures import value_curve_figure
+    from analysis.fineproofs.values import series_from_values
+    from components.fineproofs.figures import value_curve_figure
 
     series = series_from_values([0.8, 0.8, 0.1, 0.1]).with_columns(
         sig_drop=pl.Series([False, False, True, False]),
@@ -399,7 +399,7 @@ def test_value_curve_marks_do_not_overlap_and_end_tick_is_labelled() -> None:
 
 
 def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
-    from components.fineproofs_figures import ROW_PX, bar_figure, overview_figure
+    from components.fineproofs.figures import ROW_PX, bar_figure, overview_figure
 
     def fig_for(n: int):
         cells = pl.DataFrame(
@@ -429,7 +429,7 @@ def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
 
 
 def test_kv_table_escapes_and_wraps() -> None:
-    from components.fineproofs_view import kv_table_html
+    from components.fineproofs.view import kv_table_html
 
     out = kv_table_html({"<k>": '<script>alert("x")</script>', "n": 3, "none": None})
     assert "<script>" not in out and "&lt;script&gt;" in out and "&lt;k&gt;" in out

@@ -246,7 +246,7 @@ def test_notes_with_markdown_in_the_ground_truth_render_escaped(
 
 def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeypatch) -> None:
     """Each section runs in its own guard: a bug in the notes leaves the question on screen."""
-    from components import mars_view
+    from components.mars import view as mars_view
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("odd notes row")
@@ -291,7 +291,7 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
         next(r for r in rows if r["qid"] == 1 and r["trace_idx"] == 3)["probes"],
         key=lambda p: p["position"],
     )
-    from components.safe_text import esc
+    from components.common.safe_text import esc
 
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert f"Probe at token <b>{probe['position']}</b>" in bodies

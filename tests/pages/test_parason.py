@@ -16,10 +16,10 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.parallel_metrics import filter_table
-from cache.parason_metrics import compute_table
+from analysis.parason.metrics import filter_table
+from analysis.parason.store import compute_table
 from cache.sample.parason import make_uuid
-from components.parason_text import SCROLL_SCRIPT
+from components.parason.text import SCROLL_SCRIPT
 from tests.pages.conftest import new_app
 
 PAGE = "pages/parason.py"
@@ -269,7 +269,7 @@ def test_more_node_still_shown_while_collapsed() -> None:
 
 
 def test_rl_selection_resets_when_the_filter_changes() -> None:
-    from components.parason_view import rl_table_key
+    from components.parason.view import rl_table_key
 
     at = _app({"view": "RL"})
     at.session_state[rl_table_key("", [])] = {"selection": {"rows": [50], "columns": []}}
@@ -284,7 +284,7 @@ def test_rl_selection_resets_when_the_filter_changes() -> None:
 
 
 def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    from components import parason_cached as pc
+    from components.parason import cached as pc
 
     real = pc.metrics
 
@@ -303,7 +303,7 @@ def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch
 
 
 def test_speedup_slider_top_ignores_non_finite() -> None:
-    from components.parason_view import speedup_top
+    from components.parason.view import speedup_top
 
     assert speedup_top(pl.Series([1.2, 3.26, float("inf"), float("nan"), None])) == 3.5
     assert speedup_top(pl.Series([float("inf")])) == 2.0
@@ -383,7 +383,7 @@ def test_collapsed_stage_is_explained_and_items_are_compact() -> None:
 
 
 def test_dag_legend_names_every_marker_shape() -> None:
-    from components.parason_view import DAG_LEGEND
+    from components.parason.view import DAG_LEGEND
 
     at = _app({"uuid": WIDE})
     names = {tr.get("name") for tr in _figs(at)[0]["data"]}

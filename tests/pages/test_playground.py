@@ -198,7 +198,7 @@ def test_figures_escape_answer_text_and_stay_small() -> None:
 
     from analysis.stopping import Mars, SimSettings, prepare, replay
     from analysis.stopping.synthetic import hand_pool
-    from components.playground_figures import replay_figure
+    from components.stopping.figures import replay_figure
 
     pool = hand_pool(
         final=[0, 1, 0],
@@ -237,7 +237,7 @@ def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
     """An answer like `%{x}` must show as itself, not as the hovered x value; `<b>` escaped."""
     from analysis.stopping import Mars, SimSettings, prepare, replay
     from analysis.stopping.synthetic import hand_pool
-    from components.playground_figures import replay_figure
+    from components.stopping.figures import replay_figure
 
     pool = hand_pool(
         final=[0, 1, 0],
@@ -262,7 +262,7 @@ def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
 
 def test_file_caption_is_markdown_safe(open_app) -> None:
     """The file path caption is markdown: `_` and `.` must not turn into emphasis/links."""
-    from components.safe_text import md_text
+    from components.common.safe_text import md_text
 
     app = open_app(policy="sc-pp", budget="16")
     assert not app.exception, app.exception
@@ -313,7 +313,7 @@ def test_bad_reference_csv_is_a_data_error(
 def test_a_failing_section_leaves_the_others(open_app, monkeypatch, section: str) -> None:
     """A bug in one results section shows a bug box there; the replay, reference diff and
     downloads still render."""
-    from components import playground_view as pv
+    from components.stopping import view as pv
 
     def boom(*_a, **_k):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
@@ -461,7 +461,7 @@ def test_replay_stop_label_sits_inside_the_top_panel() -> None:
     """The red "stop at …" label used to sit at paper y = 1, on the subplot title."""
     from analysis.stopping import Consensus, SimSettings, prepare, replay
     from analysis.stopping.synthetic import hand_pool
-    from components.playground_figures import replay_figure
+    from components.stopping.figures import replay_figure
 
     pool = hand_pool(final=[0, 0, 0], groups=[[0, 0, 0]] * 3)
     res, diag = replay(prepare(pool), Consensus(tau=0.5), SimSettings(budget=8, iterations=2), 0)
@@ -528,9 +528,9 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
 def test_untruncated_savings_match_the_result_files(sample_root: Path) -> None:
     """X = mean over questions of mean_i (1 - dco tokens / SC tokens), SC at full budget being
     the untruncated cost of the same bootstrap sample (read back from results.csv here)."""
+    from analysis.mars.store import load_features
     from analysis.stopping import DeepConfOnline, SelfConsistency, SimSettings, prepare, simulate
-    from cache.mars_store import load_features
-    from components.playground_view import untruncated_savings_pct
+    from components.stopping.view import untruncated_savings_pct
 
     store = load_features(sample_root / "mars" / REL, window=2048)
     preps = [prepare(store.pool(q)) for q in store.qids[:4]]
@@ -582,7 +582,7 @@ def _marker(app, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
 
 def test_frontier_markers_keep_their_look_across_policies(open_app) -> None:
     from analysis.stopping import ALL_METHODS
-    from components.playground_figures import MARKER_STYLE
+    from components.stopping.figures import MARKER_STYLE
 
     a = open_app(policy="sc-mars-cal", budget="16")
     b = open_app(policy="sc-pp", budget="16")

@@ -1,0 +1,202 @@
+"""MARS derived tables through the versioned store, and raw reads of a few traces for the zoom.
+
+Tables (names start with the dataset name so the home page lists them), all keyed by the source
+file's identity, `analysis.mars.features.FEATURES_VERSION` and the window:
+- `mars-features`: one row per trace (schema in `analysis.mars.features`);
+- `mars-groups`: answer groups per question;
+- `mars-notes`: data problems found while building.
+One streaming pass builds all three (resumable chunk files live in the store's `work_dir`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from analysis.mars.confidence import WINDOW
+from analysis.mars.features import FEATURES_VERSION, MarsTables, build_features, pool_from_features
+from analysis.mars.pool import QuestionPool
+from cache.errors import CorruptFile
+from cache.floats import f16_list_to_f32
+from cache.progress import ProgressFn
+from cache.scan import collect, parquet_info
+from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
+
+FEATURES = "mars-features"
+GROUPS = "mars-groups"
+NOTES = "mars-notes"
+
+
+@dataclass(frozen=True)
+class MarsFeatureStore:
+    """The three derived tables of one MARS file, loaded."""
+
+    path: Path
+    features: pl.DataFrame
+    groups: pl.DataFrame
+    notes: pl.DataFrame
+    window: int = WINDOW
+
+    @property
+    def qids(self) -> list[int]:
+        return sorted(self.features["qid"].unique().to_list())
+
+    def question(self, qid: int) -> pl.DataFrame:
+        return self.features.filter(pl.col("qid") == qid)
+
+    def question_groups(self, qid: int) -> pl.DataFrame:
+        return self.groups.filter(pl.col("qid") == qid).sort("group_id")
+
+    def question_notes(self, qid: int) -> pl.DataFrame:
+        return self.notes.filter(pl.col("qid").is_in([qid, -1]))
+
+    def pool(self, qid: int) -> QuestionPool:
+        return pool_from_features(
+            self.features, self.groups, qid, notes=self.notes, window=self.window
+        )
+
+
+def feature_paths(
+    path: Path, *, window: int = WINDOW, progress: ProgressFn | None = None
+) -> tuple[Path, Path, Path]:
+    """Paths of the (features, groups, notes) tables of a MARS file, building them if needed."""
+    path = Path(path)
+    parquet_info(path)  # a missing/corrupt file raises a DataError naming it
+    params = {"window": window}
+    sources = [path]
+    built: dict[str, MarsTables] = {}
+
+    def build_all(prog: ProgressFn | None) -> MarsTables:
+        if "t" not in built:
+            wd = work_dir(FEATURES, FEATURES_VERSION, sources, params)
+            built["t"] = build_features(path, window=window, work_dir=wd, progress=prog)
+            # companions first, so a finished features table always has its groups and notes
+            for name, table in ((GROUPS, built["t"].groups), (NOTES, built["t"].notes)):
+                atomic_write_parquet(table, table_path(name, FEATURES_VERSION, sources, params))
+        return built["t"]
+
+    fp = derived_table(
+        FEATURES,
+        FEATURES_VERSION,
+        sources,
+        lambda p: build_all(p).features,
+        params=params,
+        progress=progress,
+    )
+    gp = derived_table(
+        GROUPS, FEATURES_VERSION, sources, lambda p: build_all(p).groups, params=params
+    )
+    np_ = derived_table(
+        NOTES, FEATURES_VERSION, sources, lambda p: build_all(p).notes, params=params
+    )
+    return fp, gp, np_
+
+
+def load_features(
+    path: Path,
+    *,
+    window: int = WINDOW,
+    progress: ProgressFn | None = None,
+    with_lows: bool = True,
+) -> MarsFeatureStore:
+    """Build (once) and load the feature store of a MARS file.
+
+    `with_lows=False` leaves out the record lows (the largest columns, needed only by DeepConf
+    truncation in the simulator); pools built from such a store have empty lows."""
+    fp, gp, np_ = feature_paths(path, window=window, progress=progress)
+    columns = None
+    if not with_lows:
+        import pyarrow.parquet as pq
+
+        columns = [c for c in pq.read_schema(fp).names if c not in ("low_window", "low_value")]
+    try:
+        return MarsFeatureStore(
+            path=Path(path),
+            features=pl.read_parquet(fp, columns=columns),
+            groups=pl.read_parquet(gp),
+            notes=pl.read_parquet(np_),
+            window=window,
+        )
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise CorruptFile(
+            f"the cached MARS feature table is unreadable ({str(exc)[:120]})",
+            "run `python -m cache clear` and reopen the view",
+        ) from None
+
+
+def load_pool(path: Path, qid: int, *, progress: ProgressFn | None = None) -> QuestionPool:
+    """The `QuestionPool` of one question (builds the feature store on first use)."""
+    return load_features(path, progress=progress).pool(qid)
+
+
+def read_traces(path: Path, qid: int, trace_idx: Sequence[int]) -> pl.DataFrame:
+    """Raw rows of a few traces at full resolution: qid, trace_idx, ground_truth,
+    extracted_answer, confs (list<float32>), probes. Predicates are pushed down, so only the
+    row groups holding `qid` are read."""
+    path = Path(path)
+    info = parquet_info(path)
+    cols = [
+        c for c in ("qid", "trace_idx", "ground_truth", "extracted_answer") if c in info.columns
+    ]
+    lf = pl.scan_parquet(path).filter(
+        (pl.col("qid") == qid) & pl.col("trace_idx").is_in([int(t) for t in trace_idx])
+    )
+    exprs = [pl.col(c) for c in cols]
+    if "confs" in info.columns:
+        exprs.append(f16_list_to_f32(pl.col("confs")).alias("confs"))
+    if "probes" in info.columns:
+        exprs.append(pl.col("probes"))
+    return collect(lf.select(exprs), path).sort("trace_idx")
+
+
+def read_probes(path: Path, qid: int, trace_idx: Sequence[int] | None = None) -> pl.DataFrame:
+    """The probes of one question (optionally some traces), one row per probe:
+    trace_idx, position, answer, is_correct, raw_text, avg_conf. No `confs` are read."""
+    path = Path(path)
+    info = parquet_info(path)
+    empty = pl.DataFrame(
+        schema={
+            "trace_idx": pl.Int64,
+            "position": pl.Int64,
+            "answer": pl.String,
+            "is_correct": pl.Boolean,
+            "raw_text": pl.String,
+            "avg_conf": pl.Float64,
+        }
+    )
+    if "probes" not in info.columns:
+        return empty
+    pred = pl.col("qid") == qid
+    if trace_idx is not None:
+        pred = pred & pl.col("trace_idx").is_in([int(t) for t in trace_idx])
+    lf = (
+        pl.scan_parquet(path)
+        .filter(pred)
+        .select("trace_idx", "probes")
+        .explode("probes")
+        .drop_nulls("probes")
+        .unnest("probes")
+    )
+    out = collect(lf, path)
+    for name, dtype in empty.schema.items():
+        if name not in out.columns:
+            out = out.with_columns(pl.lit(None, dtype=dtype).alias(name))
+    return out.select(list(empty.columns)).sort("trace_idx", "position")
+
+
+def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ignore[no-untyped-def]
+    """Build the feature store of every MARS file of `source` (`python -m cache warm`)."""
+    from cache.datasets import MARS_FILES
+    from cache.progress import scaled
+    from cache.sources import resolve_file
+
+    out: list[Path] = []
+    files = list(MARS_FILES)
+    for i, rel in enumerate(files):
+        sub = scaled(progress, i / len(files), (i + 1) / len(files))
+        path = resolve_file("mars", rel, source, progress=None)
+        out.extend(feature_paths(path, progress=sub))
+    return out

@@ -1,0 +1,265 @@
+"""Per-trajectory Parason metrics for a whole SFT subset, as a versioned derived table.
+
+Why a derived table: parsing a subset takes ~0.1 s per thousand rows, but the page needs the
+whole table for every filter/sort/chart interaction, and the CLI and the page must agree. It is
+built once per (source file, derivation version, counter) through `cache.store.read_derived`.
+
+Missing optional columns (uuid, question, correctness, num_qwen_tokens) degrade to nulls /
+row numbers; without any trajectory text column the build raises `SchemaError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+from analysis.parason.metrics import compute_metrics, trajectory_text
+from analysis.parason.parse import parse
+from analysis.parason.tokens import TokenCounter, get_counter
+from cache.errors import CorruptFile, SchemaError, SourceNotFound
+from cache.progress import ProgressFn, no_progress
+from cache.store import read_derived
+
+NAME = "parason-metrics"  # derived tables start with the dataset name (home page lists them)
+VERSION = 1
+TEXT_COLUMNS = ("qwen_text", "response_reasoning", "response_content")
+OPTIONAL_COLUMNS = ("uuid", "question", "correctness", "num_qwen_tokens")
+BATCH = 512
+
+SCHEMA: dict[str, pl.DataType] = {
+    "row": pl.Int64(),
+    "uuid": pl.String(),
+    "question": pl.String(),
+    "correctness": pl.Boolean(),
+    "stages": pl.Int64(),
+    "branches": pl.List(pl.Int64()),
+    "branches_max": pl.Int64(),
+    "branches_mean": pl.Float64(),
+    "kind_mix": pl.String(),
+    "block_kinds": pl.List(pl.String()),
+    "T": pl.Float64(),
+    "C": pl.Float64(),
+    "speedup": pl.Float64(),
+    "acceleration_ratio": pl.Float64(),
+    "parallel_ratio": pl.Float64(),
+    "subtask_ratio": pl.Float64(),
+    "trial_ratio": pl.Float64(),
+    "block_speedup": pl.List(pl.Float64()),
+    "imbalance": pl.List(pl.Float64()),
+    "depth": pl.Int64(),
+    "valid": pl.Boolean(),
+    "n_warnings": pl.Int64(),
+    "warning_codes": pl.List(pl.String()),
+    "answer": pl.String(),
+    "n_chars": pl.Int64(),
+    "counter": pl.String(),
+}
+
+
+CANONICAL = {
+    "uuid": "uuid",
+    "question": "question",
+    "reasoning": "response_reasoning",
+    "content": "response_content",
+    "correctness": "correctness",
+    "raw_messages": "raw_messages",
+    "qwen_text": "qwen_text",
+    "num_tokens": "num_qwen_tokens",
+}
+
+
+def _roles(names: list[str], where: str) -> dict[str, str]:
+    """canonical column name -> actual column, via the shared role aliases (all optional here:
+    the metrics degrade instead of failing; only a trajectory text is needed)."""
+    from dataclasses import replace
+
+    from cache.schemas import PARASON_SFT_ROLES, map_roles
+
+    roles = [replace(r, required=False) for r in PARASON_SFT_ROLES]
+    rmap = map_roles(names, roles, where)
+    out = {CANONICAL[role]: col for role, col in rmap.columns.items() if col is not None}
+    if not {"qwen_text", "response_reasoning", "response_content", "raw_messages"} & set(out):
+        raise SchemaError(
+            f"{where} has none of the trajectory columns {', '.join(TEXT_COLUMNS)}",
+            f"found columns: {', '.join(names[:12])}; is this a Parason SFT file (not rl/)?",
+        )
+    return out
+
+
+def _columns(path: Path) -> list[str]:
+    if not Path(path).exists():
+        raise SourceNotFound(
+            f"{path} does not exist", "build the sample with `python -m cache sample`"
+        )
+    try:
+        return list(pl.scan_parquet(path).collect_schema().names())
+    except Exception as exc:  # polars raises several types for unreadable files
+        raise CorruptFile(f"cannot read {path}: {exc}", "is this a Parason train.parquet?") from exc
+
+
+def iter_rows(path: Path, batch: int = BATCH) -> Iterator[tuple[int, list[dict]]]:
+    """(first row index, rows) batches with only the columns the metrics need, under their
+    canonical names (aliases such as `reasoning` or `messages` are mapped by role)."""
+    names = _columns(path)
+    cols = _roles(names, Path(path).name)
+    try:
+        lf = pl.scan_parquet(path).select([pl.col(a).alias(c) for c, a in cols.items()])
+        n = lf.select(pl.len()).collect().item()
+        for start in range(0, n, batch):
+            df = lf.slice(start, batch).collect()
+            yield start, df.to_dicts()
+    except (SchemaError, SourceNotFound):
+        raise
+    except Exception as exc:
+        raise CorruptFile(f"cannot read {path}: {exc}", "the file may be truncated") from exc
+
+
+def load_row(path: Path, uuid: str | None = None, row: int | None = None) -> dict | None:
+    """One SFT row (canonical column names) by uuid, or by row number (tables without uuid)."""
+    names = _columns(path)
+    cols = _roles(names, Path(path).name)
+    try:
+        lf = pl.scan_parquet(path).select([pl.col(a).alias(c) for c, a in cols.items()])
+        if uuid is not None and "uuid" in cols:
+            df = lf.filter(pl.col("uuid").cast(pl.String) == uuid).head(1).collect()
+        elif row is not None:
+            df = lf.slice(int(row), 1).collect()
+        else:
+            return None
+    except Exception as exc:
+        raise CorruptFile(f"cannot read {path}: {exc}", "the file may be truncated") from exc
+    return df.row(0, named=True) if df.height else None
+
+
+def rl_table(path: Path) -> pl.DataFrame:
+    """The RL prompts flattened for browsing: index, prompt (user text), data_source, ability,
+    ground_truth. Missing optional columns become nulls."""
+    from cache.schemas import PARASON_RL_ROLES, map_roles
+
+    names = _columns(path)
+    rmap = map_roles(names, PARASON_RL_ROLES, Path(path).name, "Parason rl/")
+    try:
+        df = pl.read_parquet(path, columns=[c for c in rmap.columns.values() if c])
+    except Exception as exc:
+        raise CorruptFile(f"cannot read {path}: {exc}", "the file may be truncated") from exc
+
+    def text_of(msgs: object) -> str:
+        if isinstance(msgs, str):
+            return msgs
+        if isinstance(msgs, list):
+            return "\n\n".join(str(m.get("content", "")) for m in msgs if isinstance(m, dict))
+        return ""
+
+    n = df.height
+    out = {
+        "index": list(range(n)),
+        "prompt": [text_of(m) for m in df[rmap["prompt"]].to_list()],
+        "data_source": df[rmap["data_source"]].cast(pl.String).to_list()
+        if rmap.has("data_source")
+        else [None] * n,
+        "ability": df[rmap["ability"]].cast(pl.String).to_list()
+        if rmap.has("ability")
+        else [None] * n,
+        "ground_truth": [None] * n,
+    }
+    if rmap.has("reward_model"):
+        rm = df[rmap["reward_model"]].to_list()
+        out["ground_truth"] = [
+            str(r.get("ground_truth"))
+            if isinstance(r, dict) and r.get("ground_truth") is not None
+            else None
+            for r in rm
+        ]
+    if rmap.has("extra_info"):
+        ei = df[rmap["extra_info"]].to_list()
+        out["index"] = [
+            int(e["index"]) if isinstance(e, dict) and isinstance(e.get("index"), int) else i
+            for i, e in enumerate(ei)
+        ]
+    return pl.DataFrame(
+        out,
+        schema={
+            "index": pl.Int64,
+            "prompt": pl.String,
+            "data_source": pl.String,
+            "ability": pl.String,
+            "ground_truth": pl.String,
+        },
+    )
+
+
+def record(row_index: int, row: dict, counter: TokenCounter, item_kinds: bool = False) -> dict:
+    """One table row from one SFT row (the CLI prints the same records, plus `item_kinds`)."""
+    text, total = trajectory_text(row)
+    m = compute_metrics(parse(text), counter, total if counter.key == "estimate" else None)
+    rec = m.as_record()
+    uid = row.get("uuid")
+    corr = row.get("correctness")
+    return {
+        "row": row_index,
+        "uuid": str(uid) if uid is not None else f"row-{row_index}",
+        "question": row.get("question") if isinstance(row.get("question"), str) else None,
+        "correctness": bool(corr) if isinstance(corr, bool) else None,
+        **{
+            k: rec[k]
+            for k in SCHEMA
+            if k in rec and k not in ("uuid", "question", "correctness", "row")
+        },
+        "counter": m.counter,
+        **({"item_kinds": m.item_kinds} if item_kinds else {}),
+    }
+
+
+def compute_table(
+    path: Path, counter: str = "estimate", progress: ProgressFn | None = None
+) -> pl.DataFrame:
+    """Metrics of every row of one SFT parquet (no caching)."""
+    hook = progress or no_progress
+    cnt = get_counter(counter)
+    n_total = (
+        max(1, pl.scan_parquet(path).select(pl.len()).collect().item())
+        if Path(path).exists()
+        else 1
+    )
+    recs: list[dict] = []
+    for start, rows in iter_rows(path):
+        for i, row in enumerate(rows):
+            recs.append(record(start + i, row, cnt))
+        hook(min(1.0, (start + len(rows)) / n_total), f"parsed {start + len(rows)} trajectories")
+    return pl.DataFrame(recs, schema=SCHEMA) if recs else pl.DataFrame(schema=SCHEMA)
+
+
+def metrics_table(
+    path: Path, counter: str = "estimate", progress: ProgressFn | None = None
+) -> pl.DataFrame:
+    """The cached per-trajectory metrics table of one SFT parquet (built once per source/version)."""
+    path = Path(path)
+    _columns(path)  # clear error before touching the store
+    get_counter(counter)  # fail early on an unavailable counter
+    return read_derived(
+        NAME,
+        VERSION,
+        [path],
+        lambda p: compute_table(path, counter, p),
+        params={"counter": counter},
+        progress=progress,
+    )
+
+
+def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ignore[no-untyped-def]
+    """Build the metrics tables of both SFT subsets for a source (`python -m cache warm`)."""
+    from cache.progress import scaled
+    from cache.sources import resolve_file
+    from cache.store import table_path
+
+    hook = progress or no_progress
+    out = []
+    for i, sub in enumerate(("sft-1x", "sft-8x")):
+        path = resolve_file(
+            "parason", f"{sub}/train.parquet", source, progress=scaled(hook, i / 2, i / 2 + 0.1)
+        )
+        metrics_table(path, progress=scaled(hook, i / 2 + 0.1, (i + 1) / 2))
+        out.append(table_path(NAME, VERSION, [path], {"counter": "estimate"}))
+    return out

@@ -1,0 +1,93 @@
+"""Streamlit caching adapters for the FineProofs page, keyed by plain values only.
+
+Why: the annotated prefix table and the per-trace summary are built once per source file through
+the derived-table store (`analysis.fineproofs.store`) and then held in memory (`st.cache_resource`),
+so sorting, filtering and paging the overview is a cheap polars call. Trace shards are resolved
+one at a time (a Hub source downloads only that shard) and kept decompressed for a few traces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from cache.fineproofs_io import (
+    MANIFEST_FILE,
+    PREFIX_FILE,
+    SUMMARY_FILE,
+    TraceRecord,
+    find_trace,
+    load_shard,
+    read_side_json,
+    shard_relpath,
+)
+from cache.sources import SourceConfig
+from components.common.cached import file_stamp, resolve
+
+
+def prefix_path(src: SourceConfig) -> Path:
+    return resolve("fineproofs", PREFIX_FILE, src)
+
+
+@st.cache_resource(show_spinner="Loading the annotated prefix table…", max_entries=4)
+def _prefixes(path: str, mtime: int) -> tuple[pl.DataFrame, list[str], list[str]]:
+    from analysis.fineproofs.store import prefixes_table
+
+    return prefixes_table(Path(path))
+
+
+@st.cache_resource(show_spinner="Loading the per-trace summary…", max_entries=4)
+def _traces(path: str, mtime: int) -> pl.DataFrame:
+    from analysis.fineproofs.store import traces_table
+
+    return traces_table(Path(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _depth(path: str, mtime: int, n_bins: int) -> pl.DataFrame:
+    from analysis.fineproofs.store import depth_table
+
+    return depth_table(Path(path), n_bins)
+
+
+def prefixes(src: SourceConfig) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """(annotated prefix table, data notes, unknown extra columns) of the source."""
+    p = prefix_path(src)
+    return _prefixes(str(p), file_stamp(p))
+
+
+def traces(src: SourceConfig) -> pl.DataFrame:
+    p = prefix_path(src)
+    return _traces(str(p), file_stamp(p))
+
+
+def depth(src: SourceConfig, n_bins: int = 10) -> pl.DataFrame:
+    p = prefix_path(src)
+    return _depth(str(p), file_stamp(p), n_bins)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _shard(path: str, mtime: int) -> dict[tuple[str, int], TraceRecord]:
+    return load_shard(Path(path))
+
+
+def trace_record(src: SourceConfig, problem_id: str, sample_index: int) -> TraceRecord:
+    """One base trace (resolving and decompressing only its shard); raises DataError."""
+    rel = shard_relpath(problem_id)
+    path = resolve("fineproofs", rel, src)
+    return find_trace(_shard(str(path), file_stamp(path)), problem_id, sample_index, Path(rel).name)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _side(path: str, mtime: int) -> dict[str, Any]:
+    return read_side_json(Path(path))
+
+
+def side_json(src: SourceConfig, which: str) -> dict[str, Any]:
+    """summary.json ("summary") or trace_manifest.json ("manifest") as a dict."""
+    rel = SUMMARY_FILE if which == "summary" else MANIFEST_FILE
+    p = resolve("fineproofs", rel, src)
+    return _side(str(p), file_stamp(p))

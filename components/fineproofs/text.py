@@ -1,0 +1,180 @@
+"""The base trace's text with each collected step's span coloured by its value or change.
+
+Why HTML spans: `st.markdown` would treat `$...$` as LaTeX and cutting text at step boundaries
+can split maths, so the text is rendered as escaped HTML (`esc` on every piece of model text),
+`white-space: pre-wrap` keeps line breaks (CRLF included) and maths stays as written. Each step
+span carries its statistics in a `title` (hover) and an id `fp-step-<ordinal>`, so selecting a
+point on the curve can scroll the text box to that step. Each step span is also a plain link
+(`<a href="?<current query>&prefix=K" target="_self">`, no script): clicking it reloads the page
+with that prefix selected, and the page then shows the step's statistics panel.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import math
+from collections.abc import Iterable
+
+import polars as pl
+
+from components.common.safe_text import esc
+from components.common.url_state import query_href
+
+BOX_ID = "fp-trace-text"
+
+
+def _lerp(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[int, int, int]:
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+RED, BLUE, WHITE = (215, 48, 39), (33, 102, 172), (247, 247, 247)
+
+
+def value_colour(v: float | None) -> str:
+    """Red (0) -> near-white (0.5) -> blue (1), the charts' colour-blind-safe "RdBu" scale,
+    translucent so the text stays readable."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "rgba(160,160,160,0.25)"
+    v = min(1.0, max(0.0, float(v)))
+    rgb = _lerp(RED, WHITE, v * 2) if v < 0.5 else _lerp(WHITE, BLUE, (v - 0.5) * 2)
+    return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.4)"
+
+
+def change_colour(d: float | None, span: float = 0.5) -> str:
+    """Diverging: red for a drop, blue for a rise, near-white for no change."""
+    if d is None or (isinstance(d, float) and math.isnan(d)):
+        return "rgba(160,160,160,0.25)"
+    t = max(-1.0, min(1.0, float(d) / span))
+    rgb = _lerp(WHITE, RED, -t) if t < 0 else _lerp(WHITE, BLUE, t)
+    return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.45)"
+
+
+def _fmt(x: object, spec: str) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return format(x, spec)
+
+
+def step_title(row: dict) -> str:
+    """Hover text of one step span (plain text; escaped by the caller)."""
+    parts = [
+        f"prefix {row['ordinal']} · step {row['step']}"
+        + (f" of {row['num_steps']}" if row.get("num_steps") else ""),
+        f"value {_fmt(row.get('value'), '.3f')} ± {_fmt(2 * row['se'] if row.get('se') is not None else None, '.3f')} (2 SE, n={_fmt(row.get('n'), '.0f')})",
+        f"change {_fmt(row.get('change'), '+.3f')} (z {_fmt(row.get('z'), '+.1f')})",
+    ]
+    if row.get("flags"):
+        parts.append(str(row["flags"]))
+    return "\n".join(parts)
+
+
+def step_href(query: Iterable[tuple[str, str]], ordinal: int) -> str:
+    """`?<query with prefix=ordinal>`: the current query parameters (pairs, repeated keys kept)
+    with `prefix` replaced, URL-encoded. Not yet HTML-escaped (the caller escapes the attribute)."""
+    return query_href(query, "prefix", int(ordinal))
+
+
+def hist_sparkline(hist: list[int] | None) -> str:
+    """A one-line text picture of a continuation-grade histogram: one block per grade level
+    (k/7 when every count falls on those bins, else all 20 bins), height = share."""
+    if not hist or len(hist) != 20 or sum(hist) <= 0:
+        return ""
+    from analysis.fineproofs.values import GRADE_BINS
+
+    bins = [int(b) for b in GRADE_BINS]
+    comb = all(c == 0 for i, c in enumerate(hist) if i not in bins)
+    counts = [hist[b] for b in bins] if comb else list(hist)
+    top = max(counts)
+    blocks = "▁▂▃▄▅▆▇█"  # ▁ = none; any continuation at a level shows at least ▂
+    return "".join(blocks[0 if c == 0 else max(1, round(7 * c / top))] for c in counts)
+
+
+def highlighted_html(
+    text: str,
+    segments: list[tuple[int, int, int | None]],
+    series: pl.DataFrame,
+    color_by: str = "value",
+    selected: int | None = None,
+    height_px: int = 480,
+    query: Iterable[tuple[str, str]] = (),
+) -> str:
+    """Escaped HTML of the whole text; each step span is a link (`?<query>&prefix=K`, same tab),
+    coloured and titled with its statistics."""
+    query = list(query)
+    rows = {int(r["ordinal"]): r for r in series.iter_rows(named=True)}
+    out: list[str] = []
+    for a, b, o in segments:
+        piece = esc(text[a:b])
+        if o is None or o not in rows:
+            out.append(piece)
+            continue
+        r = rows[o]
+        colour = (
+            change_colour(r.get("change")) if color_by == "change" else value_colour(r.get("value"))
+        )
+        flags = str(r.get("flags") or "")
+        border = "2px solid #d62728" if "DROP" in flags else "1px solid rgba(0,0,0,0.15)"
+        outline = "outline: 3px solid #1f77b4;" if selected == o else ""
+        href = _html.escape(step_href(query, o), quote=True)
+        out.append(
+            f'<a class="fp-step" id="fp-step-{o}" data-ordinal="{o}" href="{href}" target="_self" '
+            f'title="{esc(step_title(r))}" style="background:{colour};border-bottom:{border};'
+            f'border-radius:3px;{outline}">{piece}</a>'
+        )
+    body = "".join(out)
+    return (
+        "<style>"
+        f"#{BOX_ID}{{white-space:pre-wrap;overflow-y:auto;max-height:{height_px}px;"
+        "font-family:ui-sans-serif,system-ui,sans-serif;font-size:0.92rem;line-height:1.55;"
+        "padding:0.6rem 0.8rem;border:1px solid rgba(128,128,128,0.35);border-radius:6px;}"
+        f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:#555;'
+        "font-size:0.7em;vertical-align:super;margin-right:2px;}"
+        f"#{BOX_ID} a.fp-step,#{BOX_ID} a.fp-step:visited{{color:inherit;text-decoration:none;"
+        "cursor:pointer;}"
+        f"#{BOX_ID} a.fp-step:hover{{outline:1px solid rgba(31,119,180,0.7);}}"
+        "</style>"
+        f'<div id="{BOX_ID}">{body}</div>'
+    )
+
+
+def scroll_script(ordinal: int) -> str:
+    """A constant script (only an integer is interpolated) scrolling the text box to a step.
+
+    When the page was just loaded by clicking a step link of this page (referrer = this page),
+    the window also scrolls the step statistics panel into view, once per page load: a full
+    reload starts at the top, far from the text that was clicked."""
+    o = int(ordinal)
+    return (
+        "<script>(function(){"
+        f"const box=document.getElementById('{BOX_ID}');"
+        f"const el=document.getElementById('fp-step-{o}');"
+        "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}"
+        "let same=false;try{same=new URL(document.referrer).pathname===location.pathname;}"
+        "catch(e){}"
+        "if(same&&!window.__fpStepJump){window.__fpStepJump=true;"
+        "const p=document.querySelector('.st-key-fp_step_stats');"
+        "if(p){p.scrollIntoView({block:'start'});}}})();</script>"
+    )
+
+
+def legend_html(color_by: str) -> str:
+    """A small legend for the span colours (static markup, no dataset text)."""
+    if color_by == "change":
+        stops = [(-0.5, "drop −0.5"), (0.0, "no change"), (0.5, "rise +0.5")]
+        chips = "".join(
+            f'<span style="background:{change_colour(v)};padding:0 6px;margin-right:6px;border-radius:3px">{label}</span>'
+            for v, label in stops
+        )
+    else:
+        stops = [(0.0, "0"), (0.5, "0.5"), (1.0, "1")]
+        chips = "".join(
+            f'<span style="background:{value_colour(v)};padding:0 6px;margin-right:6px;border-radius:3px">value {label}</span>'
+            for v, label in stops
+        )
+    return (
+        f'<div style="font-size:0.8rem;color:#555">{chips} · <sup>[k]</sup> = prefix number; '
+        "a red underline marks a significant drop; hover a step for its statistics, click it to "
+        "select it.</div>"
+    )

@@ -1,0 +1,90 @@
+"""Streamlit caching adapters for the MARS page, keyed by plain values only (path + mtime,
+qid, trace), never by a frame.
+
+Why: the feature store of a file is built once (one streaming pass, progress bar) and then held
+in memory, so opening a question is a polars filter; raw `confs` are read only for the one trace
+the user zooms into, and probe texts only for the question on screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+from analysis.mars.confidence import WINDOW
+from analysis.mars.features import FEATURES_VERSION, question_overview
+from analysis.mars.pool import QuestionPool
+from analysis.mars.store import FEATURES, MarsFeatureStore, feature_paths, load_features
+from cache.sources import SourceConfig
+from cache.store import table_path
+from components.common.cached import file_stamp, resolve, st_progress
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _store(path: str, mtime: int) -> MarsFeatureStore:
+    # the view never needs the record lows (DeepConf truncation data): leave them on disk
+    return load_features(Path(path), with_lows=False)
+
+
+def file_path(relpath: str, src: SourceConfig) -> Path:
+    return resolve("mars", relpath, src)
+
+
+def store(relpath: str, src: SourceConfig) -> MarsFeatureStore:
+    """The loaded feature store of a MARS file (built with a progress bar on first use)."""
+    path = file_path(relpath, src)
+    if not table_path(FEATURES, FEATURES_VERSION, [path], {"window": WINDOW}).exists():
+        with st_progress("Building the MARS feature table (one pass over the file)…") as hook:
+            feature_paths(path, progress=hook)
+    return _store(str(path), file_stamp(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _overview(path: str, mtime: int) -> pl.DataFrame:
+    s = _store(path, mtime)
+    return question_overview(s.features, s.groups)
+
+
+def overview(relpath: str, src: SourceConfig) -> pl.DataFrame:
+    store(relpath, src)
+    path = file_path(relpath, src)
+    return _overview(str(path), file_stamp(path))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _pool(path: str, mtime: int, qid: int) -> QuestionPool:
+    return _store(path, mtime).pool(qid)
+
+
+def pool(relpath: str, src: SourceConfig, qid: int) -> QuestionPool:
+    store(relpath, src)
+    path = file_path(relpath, src)
+    return _pool(str(path), file_stamp(path), int(qid))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _probes(path: str, mtime: int, qid: int) -> pl.DataFrame:
+    from analysis.mars.store import read_probes
+
+    return read_probes(Path(path), qid)
+
+
+def probes(relpath: str, src: SourceConfig, qid: int) -> pl.DataFrame:
+    """All probes of a question with their texts (no confs read)."""
+    path = file_path(relpath, src)
+    return _probes(str(path), file_stamp(path), int(qid))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _raw_trace(path: str, mtime: int, qid: int, trace: int) -> pl.DataFrame:
+    from analysis.mars.store import read_traces
+
+    return read_traces(Path(path), qid, [trace])
+
+
+def raw_trace(relpath: str, src: SourceConfig, qid: int, trace: int) -> pl.DataFrame:
+    """One trace at full resolution (confs as float32)."""
+    path = file_path(relpath, src)
+    return _raw_trace(str(path), file_stamp(path), int(qid), int(trace))

@@ -1,0 +1,662 @@
+"""MARS figures: pure builders `(data) -> go.Figure`, callable from tests and the bench.
+
+Why this shape: up to 1,000 confidence curves must stay under 2 MB of figure JSON, so curves of
+one correctness class go into *one* WebGL trace (NaN-separated) with float32 arrays (plotly
+ships them as base64 typed arrays), and probe markers are two more traces. Every piece of
+dataset text (answers, raw_text, labels) goes through `esc_hover`/`esc` before plotly sees it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import polars as pl
+
+from analysis.mars.features import CURVE_POINTS, VoteShares
+from components.common.safe_text import esc, esc_hover
+
+RIGHT = "#1a9850"
+WRONG = "#d73027"
+NONE = "#7a7a7a"  # "no final answer": neutral grey, never a shade of red
+# wrong answers in the vote chart: a qualitative palette (Tableau 10 without its green and grey,
+# so no wrong answer can pass for the ground truth or for "no answer"); one colour for each of
+# the (at most 8) wrong answers `vote_shares` shows
+PALETTE = [
+    "#4e79a7",
+    "#f28e2b",
+    "#b07aa1",
+    "#edc948",
+    "#e15759",
+    "#76b7b2",
+    "#9c755f",
+    "#ff9da7",
+]
+OTHER = "#b3b3b3"
+NO_ANSWER = "#e3e3e3"
+LEGEND_CHARS = 22
+Y_TITLE = "confidence (−mean top-20 logprob)"
+HOVER_TEXT_CHARS = 60
+
+
+def fmt_num(v: object, spec: str = ".2f") -> str:
+    """A number for a label; None/NaN/inf (a probe without avg_conf, an empty trace) is "–"."""
+    if v is None:
+        return "–"
+    try:
+        x = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "–"
+    return format(x, spec) if np.isfinite(x) else "–"
+
+
+def _f32(values: object) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).astype(np.float32)
+
+
+def smooth_rows(y: np.ndarray, k: int) -> np.ndarray:
+    """Centred moving average of width k along each row (NaN-aware, edges use what exists)."""
+    if k <= 1 or y.size == 0:
+        return y.astype(np.float32)
+    ok = np.isfinite(y)
+    v = np.where(ok, y, 0.0).astype(np.float64)
+    pad = k // 2
+    cv = np.concatenate([np.zeros((y.shape[0], 1)), np.cumsum(v, axis=1)], axis=1)
+    cn = np.concatenate([np.zeros((y.shape[0], 1)), np.cumsum(ok, axis=1)], axis=1)
+    idx = np.arange(y.shape[1])
+    lo = np.clip(idx - pad, 0, y.shape[1])
+    hi = np.clip(idx + pad + 1, 0, y.shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (cv[:, hi] - cv[:, lo]) / (cn[:, hi] - cn[:, lo])
+    out[~ok] = np.nan
+    return out.astype(np.float32)
+
+
+def curve_matrix(feats: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(x centres [n, P], y [n, P]) of the stored plotting curves; empty traces give NaN rows."""
+    n = feats.height
+    lengths = feats["length"].to_numpy().astype(np.float64)
+    y = np.full((n, CURVE_POINTS), np.nan, dtype=np.float32)
+    for i, c in enumerate(feats["curve"].to_list()):
+        if c:
+            y[i, : len(c)] = c
+    edges = lengths[:, None] * np.arange(CURVE_POINTS + 1)[None, :] / CURVE_POINTS
+    x = ((edges[:, :-1] + edges[:, 1:]) / 2).astype(np.float32)
+    return x, y
+
+
+MAX_CURVE_POINTS = 60_000  # all curves together; keeps 1,000 curves near 0.5 MB of JSON
+
+
+def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average neighbouring curve points when many curves are shown (a divisor of the width)."""
+    n, p = y.shape
+    if n * p <= MAX_CURVE_POINTS:
+        return x, y
+    need = n * p / MAX_CURVE_POINTS
+    f = next((d for d in range(2, p + 1) if p % d == 0 and d >= need), p)
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ys = np.nanmean(y.reshape(n, p // f, f), axis=2)
+    xs = x.reshape(n, p // f, f).mean(axis=2)
+    return xs.astype(np.float32), ys.astype(np.float32)
+
+
+def _joined(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows joined into one polyline with NaN breaks (one WebGL trace for many curves)."""
+    if x.shape[0] == 0:
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    brk = np.full((x.shape[0], 1), np.nan, dtype=np.float32)
+    return (
+        np.concatenate([x, brk], axis=1).ravel().astype(np.float32),
+        np.concatenate([y, brk], axis=1).ravel().astype(np.float32),
+    )
+
+
+def _probe_points(feats: pl.DataFrame, probe_text: pl.DataFrame | None) -> pl.DataFrame:
+    """One row per probe of the shown traces: trace_idx, position, avg_conf, correct, hover."""
+    p = (
+        feats.select("trace_idx", "probe_pos", "probe_avg_conf", "probe_correct", "probe_group")
+        .explode("probe_pos", "probe_avg_conf", "probe_correct", "probe_group")
+        .drop_nulls("probe_pos")
+        .rename({"probe_pos": "position"})
+    )
+    if probe_text is not None and probe_text.height:
+        p = p.join(
+            probe_text.select("trace_idx", "position", "answer", "raw_text"),
+            on=["trace_idx", "position"],
+            how="left",
+        )
+    else:
+        p = p.with_columns(answer=pl.lit(None, pl.String), raw_text=pl.lit(None, pl.String))
+    return p
+
+
+def _probe_hover(p: pl.DataFrame, budget_chars: int = 600_000) -> list[str]:
+    """Escaped hover lines; raw_text is cut shorter when there are many markers, so 1,000 curves
+    stay under the 2 MB payload (the Single trace tab shows raw_text in full)."""
+    n = max(p.height, 1)
+    raw_chars = int(min(HOVER_TEXT_CHARS, max(16, budget_chars / n - 70)))
+    out = []
+    for t, pos, a, raw, avg in p.select(
+        "trace_idx", "position", "answer", "raw_text", "probe_avg_conf"
+    ).iter_rows():
+        out.append(
+            f"trace {t} @ {pos}: {esc_hover(a, 30)}<br>{esc_hover(raw, raw_chars)}"
+            f"<br>avg_conf {fmt_num(avg)}"
+        )
+    return out
+
+
+def curves_figure(
+    feats: pl.DataFrame,
+    probe_text: pl.DataFrame | None = None,
+    smooth: int = 1,
+    show_probes: bool = True,
+    title: str = "",
+) -> go.Figure:
+    """Confidence curves of the given traces, coloured by final correctness; probe markers
+    (circle = right, x = wrong) and trace ends (|)."""
+    fig = go.Figure()
+    x, y = curve_matrix(feats)
+    y = smooth_rows(y, smooth)
+    x, y = _thin(x, y)
+    correct = feats["final_correct"].to_numpy().astype(bool)
+    has_answer = feats["final_group"].to_numpy() >= 0
+    # drawn wrong first and right last (the minority class is usually right, and would vanish
+    # under the wrong curves); legendrank keeps the legend in right / wrong / none order
+    classes = [
+        ("wrong final answer", ~correct & has_answer, WRONG, 2),
+        ("no final answer", ~has_answer, NONE, 3),
+        ("right final answer", correct, RIGHT, 1),
+    ]
+    few = feats.height <= 60
+    for name, mask, color, rank in classes:
+        if not mask.any():
+            continue
+        xs, ys = _joined(x[mask], y[mask])
+        fig.add_trace(
+            go.Scattergl(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"color": color, "width": 1.5 if few else 1},
+                opacity=0.7 if few else 0.45,
+                name=f"{name} ({int(mask.sum())})",
+                hoverinfo="skip",
+                legendgroup=name,
+                legendrank=rank,
+            )
+        )
+    # trace ends
+    if feats.height:
+        last = np.array(
+            [row[np.isfinite(row)][-1] if np.isfinite(row).any() else np.nan for row in y],
+            dtype=np.float32,
+        )
+        fig.add_trace(
+            go.Scattergl(
+                x=_f32(feats["length"].to_numpy()),
+                y=last,
+                mode="markers",
+                marker={
+                    "symbol": "line-ns-open",
+                    "size": 9,
+                    "color": np.where(correct, RIGHT, np.where(has_answer, WRONG, NONE)).tolist(),
+                    "line": {"width": 2},
+                },
+                name="trace end",
+                customdata=feats["trace_idx"].to_list(),  # plain ints: selection events carry them
+                hovertemplate="trace %{customdata} ends at token %{x}<extra></extra>",
+            )
+        )
+    if show_probes and feats.height:
+        p = _probe_points(feats, probe_text)
+        for name, ok, symbol, color in (
+            ("probe: right answer", True, "circle", RIGHT),
+            ("probe: wrong / no answer", False, "x", WRONG),
+        ):
+            sub = p.filter(pl.col("probe_correct") == ok)
+            if not sub.height:
+                continue
+            fig.add_trace(
+                go.Scattergl(
+                    x=_f32(sub["position"].to_numpy()),
+                    y=_f32(sub["probe_avg_conf"].to_numpy()),
+                    mode="markers",
+                    marker={"symbol": symbol, "size": 6, "color": color, "opacity": 0.8},
+                    name=name,
+                    text=_probe_hover(sub),
+                    customdata=sub["trace_idx"].to_list(),
+                    hovertemplate="%{text}<extra></extra>",
+                )
+            )
+    fig.update_layout(
+        title=esc(title),
+        xaxis_title="token position",
+        yaxis_title=Y_TITLE,
+        height=480,
+        margin={"l": 60, "r": 20, "t": 40 if title else 10, "b": 50},
+        legend={"orientation": "h", "y": -0.15},
+        hovermode="closest",
+        clickmode="event+select",
+    )
+    return fig
+
+
+def bands_figure(feats: pl.DataFrame, smooth: int = 1, n_x: int = 120) -> go.Figure:
+    """10-50-90% quantile bands of the curves, right vs wrong final answers, on a token grid
+    (a trace counts at x only while it lasts; points with < 3 live traces are left out)."""
+    fig = go.Figure()
+    x, y = curve_matrix(feats)
+    y = smooth_rows(y, smooth)
+    lengths = feats["length"].to_numpy().astype(np.float64)
+    xmax = float(np.percentile(lengths, 95)) if lengths.size else 1.0
+    grid = np.linspace(0, max(xmax, 1.0), n_x)
+    correct = feats["final_correct"].to_numpy().astype(bool)
+    has_answer = feats["final_group"].to_numpy() >= 0
+    for name, mask, color, fill in (
+        ("right", correct, RIGHT, "rgba(26,152,80,0.2)"),
+        ("wrong", ~correct & has_answer, WRONG, "rgba(215,48,39,0.2)"),
+    ):
+        idx = np.flatnonzero(mask)
+        if idx.size < 3:
+            continue
+        m = np.full((idx.size, n_x), np.nan)
+        for r, i in enumerate(idx):
+            ok = np.isfinite(y[i])
+            if ok.sum() >= 2:
+                vals = np.interp(grid, x[i][ok], y[i][ok])
+                vals[grid > lengths[i]] = np.nan
+                m[r] = vals
+        alive = np.isfinite(m).sum(axis=0) >= 3
+        import warnings
+
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns are masked below
+            q = np.nanpercentile(np.where(alive[None, :], m, np.nan), [10, 50, 90], axis=0)
+        gx = _f32(grid[alive])
+        lo, med, hi = (_f32(v[alive]) for v in q)
+        fig.add_trace(
+            go.Scatter(
+                x=gx,
+                y=hi,
+                mode="lines",
+                line={"width": 0},
+                showlegend=False,
+                legendgroup=name,
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=gx,
+                y=lo,
+                mode="lines",
+                line={"width": 0},
+                fill="tonexty",
+                fillcolor=fill,
+                name=f"{name}: 10–90%",
+                legendgroup=name,
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=gx,
+                y=med,
+                mode="lines",
+                line={"color": color, "width": 2},
+                name=f"{name}: median ({idx.size} traces)",
+                legendgroup=name,
+            )
+        )
+    fig.update_layout(
+        xaxis_title="token position",
+        yaxis_title=Y_TITLE,
+        height=480,
+        margin={"l": 60, "r": 20, "t": 10, "b": 50},
+        legend={"orientation": "h", "y": -0.15},
+    )
+    return fig
+
+
+def _vote_rows(vs: VoteShares) -> list[tuple[str, bool, np.ndarray]]:
+    """The stacked rows, completed to 100% at every checkpoint: whatever share the given rows
+    leave out (traces in no listed group) becomes an explicit "not counted" row, so the stack
+    never stops short of the top with a gap that looks like data."""
+    rows = [
+        (label, bool(ok), np.nan_to_num(np.asarray(share, dtype=np.float64)))
+        for label, ok, share in zip(vs.labels, vs.correct, vs.shares, strict=True)
+    ]
+    total = np.sum([r[2] for r in rows], axis=0) if rows else np.zeros(len(vs.positions))
+    missing = np.clip(1.0 - total, 0.0, 1.0)
+    if np.any(missing > 1e-4):
+        rows.append(("not counted", False, missing))
+    return rows
+
+
+def vote_figure(vs: VoteShares, ground_truth: str) -> go.Figure:
+    """Stacked shares of each answer group among all traces at every checkpoint (sums to 100%).
+
+    Colours: the ground truth always green, other answers from a qualitative palette (no
+    greens), the pooled "other" answers mid grey, "no answer" light grey hatched. Legend labels
+    are short; the hover carries the full (escaped) answer."""
+    fig = go.Figure()
+    x = _f32(vs.positions)
+    k = 0
+    for label, ok, share in _vote_rows(vs):
+        pattern = None
+        if label in ("no answer", "not counted"):
+            color, pattern = NO_ANSWER, {"shape": "/", "fgcolor": "#9a9a9a", "size": 6}
+        elif label.startswith("other ("):
+            color = OTHER
+        elif ok:
+            color = RIGHT
+        else:
+            color = PALETTE[k % len(PALETTE)]
+            k += 1
+        short = esc_hover(label, LEGEND_CHARS).replace("<br>", " ")
+        name = ("✓ " if ok else "") + short + (" (ground truth)" if ok else "")
+        full = ("✓ " if ok else "") + esc_hover(label, 300) + (" (ground truth)" if ok else "")
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=_f32(share),
+                mode="lines",
+                stackgroup="one",
+                line={"width": 2.5 if ok else 0.5, "color": "#0b6b35" if ok else color},
+                fillcolor=color,
+                fillpattern=pattern,
+                name=name,
+                # the answer goes in as data, never into the template: `%{...}` in an answer
+                # would otherwise be read as a placeholder
+                customdata=[full] * len(x),
+                hovertemplate="%{customdata}: %{y:.1%}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        xaxis={"title": "checkpoint (tokens generated)", "hoverformat": ",.0f"},
+        yaxis={"title": "share of all traces", "tickformat": ".0%", "range": [0, 1]},
+        height=600,
+        margin={"l": 60, "r": 20, "t": 40, "b": 50},
+        title=f"ground truth: {esc_hover(ground_truth, 60)}",
+        legend={"orientation": "h", "y": -0.14, "yanchor": "top", "traceorder": "normal"},
+        hovermode="x unified",
+    )
+    return fig
+
+
+def answers_bar(groups: pl.DataFrame, top: int = 15, n_none: int = 0) -> go.Figure:
+    """Final-answer counts per group (ground truth highlighted), plus a hatched "no answer" bar
+    for the traces that ended without one."""
+    g = groups.filter(pl.col("n_final") > 0).sort(["n_final", "group_id"], descending=[True, False])
+    g = g.head(top)
+    ok = g["is_correct"].to_list()
+    # positional x: two long answers with the same opening must stay two bars; the shortened
+    # label is only the tick text (short enough that plotly never drops it), the full
+    # (escaped) answer is hover data, never the template
+    ticks = [esc_hover(a, 12) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
+    hover = [esc_hover(a, 120) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
+    counts = g["n_final"].to_list()
+    colors = [RIGHT if c else "#7f7f7f" for c in ok]
+    patterns = [""] * len(ok)
+    if n_none > 0:
+        ticks.append("(no answer)")
+        hover.append("no final answer")
+        counts.append(int(n_none))
+        colors.append(NO_ANSWER)
+        patterns.append("/")
+    pos = list(range(len(counts)))
+    fig = go.Figure(
+        go.Bar(
+            x=pos,
+            y=counts,
+            marker={
+                "color": colors,
+                "pattern": {"shape": patterns, "fgcolor": "#9a9a9a"},
+            },
+            customdata=hover,
+            hovertemplate="%{customdata}: %{y} traces<extra></extra>",
+        )
+    )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=pos,
+        ticktext=ticks,
+        tickangle=-30 if any(len(t) > 6 for t in ticks) else 0,
+        title="final answer",
+        automargin=True,
+    )
+    fig.update_layout(
+        title="final answers (green = ground truth)",
+        yaxis_title="traces",
+        height=340,
+        margin={"l": 50, "r": 10, "t": 40, "b": 40},
+    )
+    return fig
+
+
+def compare_hist(
+    feats: pl.DataFrame, column: str, title: str, x_title: str = "", nbins: int = 30
+) -> go.Figure:
+    """Histograms of a per-trace value, right vs wrong (or no) final answers, on shared bins and
+    side by side (barmode "group"), so neither class hides the other."""
+    fig = go.Figure()
+    ok = feats["final_correct"].to_numpy().astype(bool)
+    vals = feats[column].to_numpy().astype(np.float64)
+    fin = np.isfinite(vals)
+    if fin.any():
+        lo, hi = float(vals[fin].min()), float(vals[fin].max())
+        size = (hi - lo) / nbins if hi > lo else 1.0
+        bins = {"start": lo, "end": hi + size * 1e-6, "size": size}
+    else:
+        bins = None
+    for name, mask, color in (("right", ok, RIGHT), ("wrong / none", ~ok, WRONG)):
+        v = vals[mask & fin]
+        if v.size:
+            fig.add_trace(
+                go.Histogram(
+                    x=_f32(v),
+                    name=f"{name} ({v.size})",
+                    marker_color=color,
+                    opacity=0.85,
+                    xbins=bins,
+                )
+            )
+    fig.update_layout(
+        barmode="group",
+        bargap=0.15,
+        bargroupgap=0.0,
+        title=title,
+        xaxis_title=x_title,
+        yaxis_title="traces",
+        height=320,
+        margin={"l": 50, "r": 10, "t": 40, "b": 40},
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return fig
+
+
+def zoom_figure(
+    confs: np.ndarray,
+    groups: np.ndarray,
+    window: int,
+    probes: pl.DataFrame,
+    smooth: int = 1,
+) -> go.Figure:
+    """One trace at full resolution: token confidences, the W-token group confidence (plotted at
+    each window's last token), and every probe (hover: answer, raw_text, avg_conf)."""
+    c = _f32(confs)
+    if smooth > 1 and c.size:
+        c = smooth_rows(c[None, :], smooth)[0]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scattergl(
+            y=c,
+            x0=0,
+            dx=1,
+            mode="lines",
+            line={"color": "#9ecae1" if smooth > 1 else "#c6dbef", "width": 1},
+            name="token confidence" + (f" (smoothed over {smooth})" if smooth > 1 else ""),
+        )
+    )
+    g = _f32(groups)
+    fig.add_trace(
+        go.Scattergl(
+            y=g,
+            x0=min(window, max(c.size, 1)) - 1,
+            dx=1,
+            mode="lines",
+            line={"color": "#08519c", "width": 2},
+            name=f"group confidence (W = {window})",
+        )
+    )
+    if probes.height:
+        ok = (
+            probes["is_correct_group"].to_list()
+            if "is_correct_group" in probes.columns
+            else probes["is_correct"].to_list()
+        )
+        hover = [
+            f"token {p}<br>answer: {esc_hover(a, 80)}<br>raw: {esc_hover(r, 200)}"
+            f"<br>avg_conf: {fmt_num(v)}"
+            for p, a, r, v in probes.select(
+                "position", "answer", "raw_text", "avg_conf"
+            ).iter_rows()
+        ]
+        # WebGL like the lines and added last: an SVG trace would sit *under* the WebGL canvas,
+        # hidden by the line and band; the white outline keeps markers readable on top of them
+        fig.add_trace(
+            go.Scattergl(
+                x=_f32(probes["position"].to_numpy()),
+                y=_f32(probes["avg_conf"].to_numpy()),
+                mode="markers",
+                marker={
+                    "symbol": ["circle" if o else "x" for o in ok],
+                    "color": [RIGHT if o else WRONG for o in ok],
+                    "size": 14,
+                    "line": {"color": "white", "width": 2},
+                },
+                name="probes (○ right, × wrong)",
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        xaxis_title="token position",
+        yaxis_title=Y_TITLE,
+        height=420,
+        margin={"l": 60, "r": 20, "t": 10, "b": 50},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return fig
+
+
+GRID_SCALE = "RdYlGn"
+
+
+def text_colors(values: np.ndarray, scale: str = GRID_SCALE) -> list[str]:
+    """Black or white label text for each fill colour of `scale` at `values` (0..1), whichever
+    contrasts more (relative luminance of the fill, WCAG weights)."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    if not len(values):
+        return []
+    fills = sample_colorscale(scale, np.clip(np.nan_to_num(values), 0, 1).tolist())
+    out = []
+    for c in fills:
+        r, g, b = (v / 255 for v in unlabel_rgb(c))
+        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (r, g, b)]
+        lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+        # contrast with white (1.05 / (lum + 0.05)) vs with black ((lum + 0.05) / 0.05)
+        out.append("#ffffff" if 1.05 / (lum + 0.05) > (lum + 0.05) / 0.05 else "#111111")
+    return out
+
+
+SELECTED = "#1f4fd8"
+
+
+def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10) -> go.Figure:
+    """The questions as clickable squares: fill = pass@1 (label text black or white by the
+    fill's luminance), a black ring = the majority vote is wrong (no ring: right), a blue frame
+    around the selected question."""
+    n = ov.height
+    q = ov["qid"].to_numpy()
+    xs = (np.arange(n) % cols).astype(np.float32)
+    ys = (-(np.arange(n) // cols)).astype(np.float32)
+    acc = ov["pass_at_1"].fill_null(0).to_numpy().astype(np.float64)
+    maj_ok = ov["majority_correct"].fill_null(False).to_numpy().astype(bool)
+    hover = []
+    for r in ov.iter_rows(named=True):
+        hover.append(
+            f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {fmt_num(r['pass_at_1'], '.0%')}"
+            f"<br>majority: {esc_hover(r['majority_answer'], 40)} "
+            f"({'right' if r['majority_correct'] else 'wrong'})"
+            f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
+            f"<br>median length right {_fmt(r['median_len_correct'])} · wrong {_fmt(r['median_len_wrong'])}"
+        )
+    fig = go.Figure()
+    if selected is not None and selected in set(q.tolist()):
+        i = int(np.flatnonzero(q == selected)[0])
+        # a frame *behind* the squares (bigger, so it shows around the selected one)
+        fig.add_trace(
+            go.Scatter(
+                x=xs[i : i + 1],
+                y=ys[i : i + 1],
+                mode="markers",
+                marker={
+                    "symbol": "square",
+                    "size": 60,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"width": 4, "color": SELECTED},
+                },
+                customdata=[int(selected)],
+                hoverinfo="skip",
+                showlegend=False,
+                name="selected",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers+text",
+            text=[f"Q{v}" for v in q],
+            textfont={"size": 12, "color": text_colors(acc)},
+            marker={
+                "symbol": "square",
+                "size": 46,
+                "color": acc.astype(np.float32),
+                "colorscale": GRID_SCALE,
+                "cmin": 0,
+                "cmax": 1,
+                "colorbar": {"title": "pass@1", "thickness": 12},
+                "line": {
+                    "width": [0.0 if ok else 3.5 for ok in maj_ok],
+                    "color": ["rgba(0,0,0,0)" if ok else "#000000" for ok in maj_ok],
+                },
+            },
+            customdata=[int(v) for v in q],
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+            showlegend=False,
+            name="questions",
+        )
+    )
+    rows = int(np.ceil(n / cols)) if n else 1
+    fig.update_layout(
+        height=70 * rows + 40,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"visible": False, "range": [-0.6, cols - 0.4]},
+        yaxis={"visible": False, "range": [-(rows - 1) - 0.6, 0.6]},
+        dragmode=False,
+        clickmode="event+select",
+    )
+    return fig
+
+
+def _fmt(v: object) -> str:
+    return "–" if v is None else f"{float(v) / 1000:.1f}k"

@@ -1,0 +1,78 @@
+"""Streamlit caching adapters for the Parason page, keyed by plain values only.
+
+Why: the per-trajectory metrics table is built once per source file through the derived-table
+store (`analysis.parason.store`, with a progress bar the first time) and then held in memory, so
+filtering, sorting and charting are cheap polars calls. Single trajectories are read by uuid
+(projection + predicate pushdown) and kept for a few selections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+from cache.sources import SourceConfig
+from components.common.cached import file_stamp, resolve, st_progress
+
+DATASET = "parason"
+SUBSETS = ("sft-1x", "sft-8x")
+
+
+def sft_path(subset: str, src: SourceConfig) -> Path:
+    return resolve(DATASET, f"{subset}/train.parquet", src)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _metrics(path: str, mtime: int, counter: str) -> pl.DataFrame:
+    from analysis.parason.store import metrics_table
+
+    return metrics_table(Path(path), counter)
+
+
+def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.DataFrame:
+    """The subset's metrics table; the first build shows a progress bar."""
+    from analysis.parason.store import NAME, VERSION, metrics_table
+    from cache.store import table_path
+
+    path = sft_path(subset, src)
+    if not table_path(NAME, VERSION, [path], {"counter": counter}).exists():
+        with st_progress(f"Parsing every {subset} trajectory (first time only)…") as hook:
+            metrics_table(path, counter, progress=hook)
+    return _metrics(str(path), file_stamp(path), counter)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _row(path: str, mtime: int, uuid: str | None, row: int | None) -> dict | None:
+    from analysis.parason.store import load_row
+
+    return load_row(Path(path), uuid=uuid, row=row)
+
+
+def row(
+    subset: str, src: SourceConfig, uuid: str | None, row_index: int | None = None
+) -> dict | None:
+    """One SFT row by uuid (or row number when the file has no uuid column)."""
+    path = sft_path(subset, src)
+    use_uuid = uuid if uuid is not None and not uuid.startswith("row-") else None
+    return _row(str(path), file_stamp(path), use_uuid, row_index if use_uuid is None else None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _rl(path: str, mtime: int) -> pl.DataFrame:
+    from analysis.parason.store import rl_table
+
+    return rl_table(Path(path))
+
+
+def rl(src: SourceConfig) -> pl.DataFrame:
+    path = resolve(DATASET, "rl/train.parquet", src)
+    return _rl(str(path), file_stamp(path))
+
+
+@st.cache_resource(show_spinner=False)
+def counters_available() -> tuple[str, ...]:
+    from analysis.parason.tokens import find_qwen_tokenizer
+
+    return ("estimate", "words", "qwen") if find_qwen_tokenizer() else ("estimate", "words")

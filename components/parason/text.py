@@ -1,0 +1,185 @@
+"""The whole trajectory as escaped HTML, reserved tags highlighted, threads tinted by kind, the
+selected DAG node outlined.
+
+Why HTML built here: `st.markdown` would render `$...$` as LaTeX and interpret markup in model
+text; instead every part of the parser's partition is passed through `esc` and wrapped in a
+span, with `white-space: pre-wrap` so the maths stays exactly as written (readable LaTeX source).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection, Mapping
+
+from analysis.parason.parse import Trajectory
+from components.common.safe_text import esc
+from components.common.url_state import query_href
+
+TAG_COLOURS = {
+    "parallel": "#1f3b73",
+    "outlines": "#3566b8",
+    "outline": "#8e6cc4",
+    "trial": "#e8871e",
+    "subtask": "#2e9e5b",
+    "thread": "#555e6b",
+    "conclusion": "#138a8a",
+    "think": "#6b6b6b",
+}
+TINTS = {
+    "subtask": "rgba(46,158,91,0.10)",
+    "trial": "rgba(232,135,30,0.12)",
+    "untyped": "rgba(142,108,196,0.12)",
+}
+BOX_STYLE = (
+    "font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.82rem; line-height: 1.45;"
+    "white-space: pre-wrap; word-break: break-word; max-height: 560px; overflow-y: auto;"
+    "border: 1px solid #e3e6ea; border-radius: 6px; padding: 0.6rem 0.8rem; background: #fcfcfd;"
+)
+
+
+def _tag_style(tag: str) -> str:
+    name = tag.strip("<>/|").lower()
+    colour = TAG_COLOURS.get(name, "#6b6b6b")
+    return f"background:{colour};color:white;border-radius:3px;padding:0 3px;font-weight:600;font-size:0.75rem"
+
+
+BOX_ID = "rte-parason-text"
+SELECTED_ID = "rte-parason-sel"
+# constant script (no data interpolated): scroll the text box to the selected node
+SCROLL_SCRIPT = (
+    "<script>(function(){"
+    f"const box=document.getElementById('{BOX_ID}');"
+    f"const el=document.getElementById('{SELECTED_ID}');"
+    "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}})();</script>"
+)
+
+
+LINK_CLASS = "rte-node-link"
+# constant stylesheet (no data): the node links look like the spans they wrap
+LINK_STYLE = (
+    "<style>"
+    f".rte-parason-text a.{LINK_CLASS},.rte-parason-text a.{LINK_CLASS}:visited,"
+    f".rte-parason-text a.{LINK_CLASS}:hover{{color:inherit;text-decoration:none;cursor:pointer}}"
+    f".rte-parason-text a.{LINK_CLASS}:hover{{outline:1px solid #3566b8;outline-offset:1px;"
+    "border-radius:2px}"
+    "</style>"
+)
+
+
+def node_href(params: Mapping[str, str], node: str) -> str:
+    """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute."""
+    return html.escape(query_href(params, "node", node), quote=True)
+
+
+def thread_kinds(traj: Trajectory) -> dict[str, str]:
+    return {th.node: th.kind for b in traj.all_blocks() for th in b.threads}
+
+
+def highlighted_html(
+    traj: Trajectory,
+    selected: str | None = None,
+    added: Collection[str] = (),
+    show_prompt: bool = False,
+    link_params: Mapping[str, str] | None = None,
+    linkable: Collection[str] | None = None,
+) -> str:
+    """One <div> with every character of the trajectory (prompt optional), escaped.
+
+    With `link_params` (the page's query parameters), each run of parts of one node is wrapped in
+    a plain link to `?<link_params>&node=NODE` (same tab), so clicking the text selects the node
+    like clicking it in the DAG; `linkable` limits the links to those nodes (the prompt never
+    links)."""
+    kinds = thread_kinds(traj)
+    added_set = set(added)
+    text = traj.text
+    out = [f'<div class="rte-parason-text" id="{BOX_ID}" style="{BOX_STYLE}">']
+    first_selected = True
+    open_link: str | None = None  # node of the link currently open
+    for s, e, role, node in zip(
+        traj.part_start, traj.part_end, traj.part_role, traj.part_node, strict=True
+    ):
+        if node == "prompt" and not show_prompt:
+            continue
+        piece = esc(text[s:e])
+        style = []
+        title = node
+        if role in ("tag", "prompt_tag", "chat"):
+            style.append(_tag_style(text[s:e]))
+        elif role == "stray_tag":
+            style.append(
+                "background:#fde2e1;color:#b42318;border:1px dashed #b42318;border-radius:3px"
+            )
+            title = f"{node}: tag out of place"
+        elif role == "thread":
+            style.append(f"background:{TINTS.get(kinds.get(node, 'untyped'), TINTS['untyped'])}")
+        elif role == "item":
+            style.append("background:rgba(53,102,184,0.08)")
+        elif role == "prompt":
+            style.append("color:#8a8f98")
+        elif role == "answer":
+            style.append("background:rgba(43,43,43,0.05)")
+        elif role == "block_text" and text[s:e].strip():
+            style.append("background:#fff4ce")
+            title = f"{node}: text between threads"
+        if node in added_set:
+            style.append("box-shadow: inset 3px 0 0 #d100d1")
+            title += " (added by the 8x expansion)"
+        if selected is not None and node == selected:
+            style.append("outline:2px solid #f0b400")
+            if role not in ("tag", "prompt_tag", "chat", "stray_tag"):
+                style.append("background-color:rgba(255,212,0,0.25)")
+        anchor = ""
+        if selected is not None and node == selected and first_selected:
+            anchor = f' id="{SELECTED_ID}"'
+            first_selected = False
+        if not style and not text[s:e].strip():
+            out.append(piece)  # bare whitespace joins the open link (or none): fewer links
+            continue
+        link = (
+            link_params is not None and node != "prompt" and (linkable is None or node in linkable)
+        )
+        if open_link is not None and (not link or node != open_link):
+            out.append("</a>")
+            open_link = None
+        if link and open_link is None:
+            out.append(
+                f'<a class="{LINK_CLASS}" href="{node_href(link_params or {}, node)}" '
+                f'target="_self" data-node="{esc(node)}">'
+            )
+            open_link = node
+        if style:
+            out.append(
+                f'<span{anchor} style="{";".join(style)}" title="{esc(title)}">{piece}</span>'
+            )
+        else:
+            out.append(piece)
+    if open_link is not None:
+        out.append("</a>")
+    out.append("</div>")
+    return (LINK_STYLE if link_params is not None else "") + "".join(out)
+
+
+def legend_html() -> str:
+    chips = [
+        f'<span style="{_tag_style("<" + k + ">")}">{esc(k)}</span>'
+        for k in ("Parallel", "Outlines", "Subtask", "Trial", "Outline", "Thread", "Conclusion")
+    ]
+    tints = [
+        f'<span style="background:{TINTS[k]};padding:0 4px;border-radius:3px">{k} thread</span>'
+        for k in ("subtask", "trial", "untyped")
+    ]
+    extra = (
+        '<span style="background:#fde2e1;color:#b42318;border:1px dashed #b42318;padding:0 3px">tag out of place</span>'
+        ' <span style="background:#fff4ce;padding:0 3px">stray text</span>'
+        ' <span style="outline:2px solid #f0b400;padding:0 3px">selected node</span>'
+        ' <span style="box-shadow: inset 3px 0 0 #d100d1;padding:0 6px">added by 8x</span>'
+    )
+    return f'<div style="font-size:0.78rem;line-height:2">{" ".join(chips)} · {" ".join(tints)} · {extra}</div>'
+
+
+def node_text_html(text: str, limit: int = 20_000) -> str:
+    """A node's own text, escaped, LaTeX left as written."""
+    more = len(text) > limit
+    body = esc(text[:limit]) + ("\n… (truncated)" if more else "")
+    style = BOX_STYLE.replace("max-height: 560px", "max-height: 360px")
+    return f'<div class="rte-node-text" style="{style}">{body}</div>'

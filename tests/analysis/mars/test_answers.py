@@ -1,0 +1,74 @@
+"""Answer grouping: normaliser, exact keys, math-verify equivalence, stable ids, correctness."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from analysis.mars.answers import AnswerGrouper, answer_key, equivalent, normalize
+
+
+def test_normalize_strips_formatting() -> None:
+    assert normalize("\\boxed{ \\dfrac{1}{9} }") == "\\frac{1}{9}"
+    assert normalize("$\\left( 3 \\right)$.") == "(3)"
+    assert normalize("x = 12") == "12"
+    assert normalize("90^\\circ") == "90"
+    assert normalize("1,000") == "1000"
+    assert normalize("   ") is None
+    assert normalize(None) is None
+    assert normalize("{42}") == "42"
+
+
+def test_answer_keys_exact_rationals() -> None:
+    assert answer_key("042") == answer_key("42") == "n:42/1"
+    assert answer_key("\\frac{2}{4}") == answer_key("1/2") == answer_key("0.5") == "n:1/2"
+    assert answer_key("\\frac12") == "n:1/2"
+    assert answer_key("x" * 500).startswith("t:")
+
+
+def test_math_verify_equivalence_of_latex() -> None:
+    assert equivalent("8\\sqrt{2}", "\\sqrt{128}")
+    assert equivalent("\\frac{\\pi}{4}", "\\pi/4")
+    assert not equivalent("2^{99}", "2^{98}")
+    assert not equivalent("1/3", "0.333333333")  # distinct exact rationals
+
+
+def test_group_ids_in_order_of_first_appearance_and_correctness() -> None:
+    g = AnswerGrouper("\\frac{1}{9}")
+    ids = g.add_many(["17", "1/9", None, "\\dfrac{1}{9}", "", "17.", "\\boxed{\\frac19}", "?"])
+    assert ids.tolist() == [0, 1, -1, 1, -1, 0, 1, 2]
+    assert g.labels == ["17", "1/9", "?"]
+    assert g.group_correct.tolist() == [False, True, False]
+    assert g.correct_of(np.array([-1, 1, 2])).tolist() == [False, True, False]
+
+
+def test_deterministic_across_runs() -> None:
+    answers = ["5", "2^{99}", "garbage text", "5", "\\sqrt{3}", "2^{99}", "\\sqrt3"]
+    a = AnswerGrouper("2^{99}").add_many(answers).tolist()
+    b = AnswerGrouper("2^{99}").add_many(answers).tolist()
+    assert a == b == [0, 1, 2, 0, 3, 1, 3]
+
+
+def test_long_text_span_is_its_own_wrong_group() -> None:
+    span = "we consider the symmetric case first and then " * 10
+    g = AnswerGrouper(span)  # even a long ground truth never matches a text span
+    i = g.add(span)
+    assert i == 0 and not g.group_correct[0] and 0 in g.long_groups
+    assert len(g.labels[0]) <= 80
+
+
+def test_works_off_the_main_thread() -> None:
+    """math-verify's signal timeouts fail in threads; we must fall back, not crash."""
+    out: dict[str, object] = {}
+
+    def run() -> None:
+        g = AnswerGrouper("\\frac{\\sqrt{3}}{2}")
+        out["ids"] = g.add_many(["\\sqrt{3}/2", "\\frac{\\sqrt3}{2}", "1"]).tolist()
+        out["ok"] = g.group_correct.tolist()
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(60)
+    assert out["ids"] == [0, 0, 1]
+    assert out["ok"] == [True, False]

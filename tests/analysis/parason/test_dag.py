@@ -1,0 +1,115 @@
+"""DAG structure, critical path = C, collapse of wide stages, layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.parason.analyse import (
+    build_dag,
+    collapse_dag,
+    compute_metrics,
+    get_counter,
+    layout,
+    parse,
+)
+from cache.sample.parason import qwen_chat
+from cache.sample.parason_texts import HAND, digit_sum_45, render
+
+WORDS = get_counter("words")
+
+
+def sample_text(key: str) -> str:
+    t = next(x for x in [*HAND, digit_sum_45()] if x.key == key)
+    return qwen_chat(t.question, render(t), t.content)
+
+
+def test_kinds_edges_and_join_types():
+    g = build_dag(parse(sample_text("last-two-digits-7-2024")), WORDS)  # mixed S/T block
+    kinds = {n: d["kind"] for n, d in g.nodes(data=True)}
+    assert kinds == {
+        "s0": "segment",
+        "b0:fork": "fork",
+        "b0t0": "thread",
+        "b0t1": "thread",
+        "b0t2": "thread",
+        "b0:join": "join",
+        "answer": "answer",
+    }
+    assert [g.nodes[t]["thread_kind"] for t in ("b0t0", "b0t1", "b0t2")] == [
+        "subtask",
+        "trial",
+        "trial",
+    ]
+    assert g.nodes["b0:join"]["join_type"] == "MIXED"
+    assert set(g.successors("b0:fork")) == {"b0t0", "b0t1", "b0t2"}
+    assert set(g.predecessors("b0:join")) == {"b0t0", "b0t1", "b0t2"}
+    assert "prompt" not in g
+    g2 = build_dag(parse(sample_text("divisors-3600")))
+    assert g2.nodes["b0:join"]["join_type"] == "AND"
+    g3 = build_dag(parse(sample_text("pow2-100-mod7")))
+    assert g3.nodes["b0:join"]["join_type"] == "OR"
+
+
+@pytest.mark.parametrize("t", [*HAND, digit_sum_45()], ids=lambda t: t.key)
+def test_critical_path_equals_metric_c(t):
+    tr = parse(qwen_chat(t.question, render(t, 8), t.content))
+    for counter in (WORDS, get_counter("estimate")):
+        g = build_dag(tr, counter)
+        m = compute_metrics(tr, counter)
+        assert g.graph["C"] == pytest.approx(m.C)
+        assert g.graph["T"] == pytest.approx(m.T)
+        path = g.graph["critical_path"]
+        assert path[0] == "s0" and path[-1] == "answer"
+        assert all(g.nodes[n]["critical"] for n in path)
+        assert sum(d["tokens"] for _, d in g.nodes(data=True)) == pytest.approx(m.T)
+
+
+def test_spans_and_text_of_nodes():
+    tr = parse(sample_text("divisors-3600"))
+    g = build_dag(tr)
+    t0 = g.nodes["b0t0"]
+    s, e = t0["spans"][0]
+    assert tr.text[s:e].startswith("<Thread>\n1: 3600 / 2")
+    assert "exponent of 2" in t0["goal"]
+    assert g.nodes["answer"]["label"] == "answer 45"
+
+
+def test_warning_badges_on_nodes():
+    t = "<Parallel><Outlines><Trial>1: a</Trial><Trial>2: b</Trial></Outlines><Thread>1: x</Thread><Thread>2: trunc"
+    g = build_dag(parse(t), WORDS)
+    assert (
+        "unclosed_thread" in g.nodes["b0t1"]["warnings"]
+        or "unclosed_thread" in g.nodes["b0:join"]["warnings"]
+    )
+    assert g.nodes["b0t1"]["closed"] is False
+
+
+def test_collapse_keeps_wide_stage_readable():
+    tr = parse(sample_text("digit-sums-1-45"))
+    g = build_dag(tr, WORDS)
+    assert g.out_degree("b0:fork") == 45
+    h = collapse_dag(g, max_branches=12)
+    kids = list(h.successors("b0:fork"))
+    assert len(kids) == 12
+    more = h.nodes["b0:more"]
+    assert more["kind"] == "collapsed" and more["count"] == 34
+    assert any(h.nodes[k]["critical"] for k in kids)
+    assert sum(d["tokens"] for _, d in h.nodes(data=True)) == pytest.approx(g.graph["T"])
+    keep = collapse_dag(g, max_branches=12, keep=["b0t40"])
+    assert "b0t40" in keep
+    assert collapse_dag(build_dag(parse(sample_text("divisors-3600"))), 12).number_of_nodes() == 8
+
+
+def test_layout_left_to_right():
+    g = build_dag(parse(sample_text("not-div-7-11")), WORDS)
+    pos = layout(g)
+    assert set(pos) == set(g.nodes)
+    for u, v in g.edges:
+        assert pos[u][0] < pos[v][0]
+    ys = sorted(pos[n][1] for n in g.successors("b0:fork"))
+    assert len(set(ys)) == 3
+
+
+def test_empty_dag():
+    g = build_dag(parse(""))
+    assert g.number_of_nodes() == 0 and g.graph["C"] == 0 and g.graph["critical_path"] == []

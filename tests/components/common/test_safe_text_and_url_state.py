@@ -1,0 +1,57 @@
+"""Escaping of untrusted text, and validated URL parameters."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from components.common.safe_text import esc, esc_hover
+
+
+def test_esc_neutralises_markup() -> None:
+    evil = "<script>alert(\"x\")</script><img src=x onerror=alert(1)> a<b>c & 'q'"
+    out = esc(evil)
+    assert "<" not in out and ">" not in out and '"' not in out and "'" not in out
+    assert "&lt;script&gt;" in out and "a&lt;b&gt;c &amp;" in out
+    assert esc(None) == ""
+
+
+def test_esc_hover_shortens_and_breaks_lines() -> None:
+    out = esc_hover("<b>x</b>\n" + "y" * 500, limit=20)
+    assert out.startswith("&lt;b&gt;x&lt;/b&gt;<br>") and out.endswith("…") and len(out) < 60
+
+
+def _script() -> None:
+    import streamlit as st
+
+    from components.common.url_state import Param, int_in, safe_token
+
+    qid = Param("qid", 0, int_in(0, 29))
+    kind = Param("kind", "a", str, choices=("a", "b"))
+    node = Param("node", None, safe_token(10))
+    st.write(f"qid={qid.read()} kind={kind.read()} node={node.read()}")
+    if st.button("set", key="set"):
+        qid.write(7)
+        node.write(None)
+
+
+def _values(params: dict[str, str]) -> str:
+    at = AppTest.from_function(_script)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    return at.markdown[0].value
+
+
+def test_params_validate_and_fall_back_to_defaults() -> None:
+    assert _values({"qid": "12", "kind": "b", "node": "n3"}) == "qid=12 kind=b node=n3"
+    assert _values({"qid": "99", "kind": "zzz", "node": "x" * 50}) == "qid=0 kind=a node=None"
+    assert _values({"qid": "__import__('os')", "node": "bad\x00"}) == "qid=0 kind=a node=None"
+
+
+def test_param_write_updates_url_and_drops_defaults() -> None:
+    at = AppTest.from_function(_script)
+    at.query_params["node"] = "n1"
+    at.run()
+    at.button(key="set").click().run()
+    assert at.query_params.get("qid") == ["7"] or at.query_params.get("qid") == "7"
+    assert "node" not in at.query_params
