@@ -1,0 +1,109 @@
+"""The palette has one home: every colour a view draws, named by what it means.
+
+Shared meanings first (right/wrong, selection, missing, panels), then each view's own
+categorical colours. Figures and HTML import from here; no hex literal lives in a view.
+"""
+
+from __future__ import annotations
+
+from plotly.colors import qualitative
+
+# ------------------------------------------------------------------ shared meanings
+CORRECT = "#1a9850"  # a right answer / a correct trajectory
+WRONG = "#d73027"  # a wrong answer
+NO_ANSWER = "#7a7a7a"  # "no final answer" / unknown correctness: neutral grey, never a red
+MUTED = "#b3b3b3"  # "other" buckets
+FAINT = "#e3e3e3"  # empty space in stacked bars
+MISSING = "rgba(160,160,160,0.35)"  # a cell with no data
+ALERT = "#d62728"  # critical path, drops, warnings drawn on figures
+FOCUS = "#1f77b4"  # the focused element in text views
+TEXT_DARK, TEXT_LIGHT = "#111111", "#ffffff"
+PANEL_BG, PANEL_BORDER = "#f6f6f4", "#e0e0dc"  # pre-formatted text panels
+BOX_BG, BOX_BORDER = "#fcfcfd", "#e3e6ea"  # scrolling trajectory/proof text boxes
+TABLE_RULE = "rgba(128,128,128,0.25)"
+DIFF_BG = "#f8d7da"  # a cell that differs from the reference
+WARN_BG, WARN_FG = "#fde2e1", "#b42318"  # a warning badge
+INFO_BG, INFO_FG = "#e8f0fe", "#1a4d99"  # an informational badge
+
+# ------------------------------------------------------------------ Parason
+KIND_COLOURS = {
+    "segment": "#8c8c8c",
+    "fork": "#1f3b73",
+    "join": "#1f3b73",
+    "answer": "#2b2b2b",
+    "subtask": "#2e9e5b",
+    "trial": "#e8871e",
+    "untyped": "#8e6cc4",
+    "collapsed": "#b8b8b8",
+}
+TAG_COLOURS = {
+    "parallel": "#1f3b73",
+    "outlines": "#3566b8",
+    "outline": "#8e6cc4",
+    "trial": "#e8871e",
+    "subtask": "#2e9e5b",
+    "thread": "#555e6b",
+    "conclusion": "#138a8a",
+    "think": "#6b6b6b",
+}
+TAG_DEFAULT = "#6b6b6b"
+TINTS = {
+    "subtask": "rgba(46,158,91,0.10)",
+    "trial": "rgba(232,135,30,0.12)",
+    "untyped": "rgba(142,108,196,0.12)",
+}
+DAG_CRITICAL = ALERT
+DAG_ADDED = "#d100d1"  # Trial branches the 8x expansion added
+DAG_SELECTED = "#ffd400"
+CORRECTNESS_COLOURS = {True: "#2e9e5b", False: ALERT, None: "#8c8c8c"}
+MIX_COLOURS = {
+    "subtask": KIND_COLOURS["subtask"],
+    "trial": KIND_COLOURS["trial"],
+    "untyped": KIND_COLOURS["untyped"],
+    "mixed": "#3566b8",
+    "none": "#8c8c8c",
+}
+GROUP_COLOURS = {
+    "Subtask only": MIX_COLOURS["subtask"],
+    "Trial only": MIX_COLOURS["trial"],
+    "Subtask + Trial stages": "#17becf",
+    "has mixed stages": MIX_COLOURS["mixed"],
+    "untyped / none": MIX_COLOURS["untyped"],
+}
+
+# ------------------------------------------------------------------ MARS
+# wrong answers in the vote chart: Tableau 10 without its green and grey, so no wrong answer can
+# pass for the ground truth or for "no answer"; one colour for each of the (at most 8) shown
+ANSWER_PALETTE = [
+    "#4e79a7",
+    "#f28e2b",
+    "#b07aa1",
+    "#edc948",
+    "#e15759",
+    "#76b7b2",
+    "#9c755f",
+    "#ff9da7",
+]
+GRID_SCALE = "RdYlGn"  # overview grid: pass@1 from red to green
+GRID_SELECTED = "#1f4fd8"
+
+# ------------------------------------------------------------------ stopping playground
+LINE_PALETTE = [
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+]
+# frontier markers: every policy can be on the chart at once (16+), so colour x symbol must not
+# repeat within that many (24 colours, 9 symbols; the sweep line keeps LINE_PALETTE[0])
+MARKER_COLORS = [c for c in qualitative.Dark24 if c.upper() != "#2E91E5"]
+MARKER_FALLBACK = "#7f7f7f"
+
+# ------------------------------------------------------------------ FineProofs
+VALUE_SCALE = "RdBu"  # 0 red .. 0.5 white .. 1 blue (colour-blind safe, unlike red/green)
+CHANGE_SCALE = "RdBu"  # diverging, 0 white
+STEP_BORDER = "rgba(0,0,0,0.15)"

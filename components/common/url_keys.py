@@ -1,0 +1,73 @@
+"""The URL keys of every view, in one registry: what a deep link to a view may carry.
+
+Each view has one class here. Its `Param`s are the non-widget state (a clicked node, a selected
+question) with their parsers and bounds; `WIDGETS` lists the keys its URL-bound widgets use
+(`bound(key)`), so the whole URL surface of a view can be read in one place. Cross-page links
+(`components.common.links.view_href`) are checked against these, so a link can never carry a
+key its target does not read. Keys are short and plain, without a page prefix.
+"""
+
+from __future__ import annotations
+
+from cache.datasets import MARS_FILES
+from components.common.url_state import Param, int_in, safe_token
+
+DEFAULT_MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
+
+
+class ParasonKeys:
+    """`/parason`."""
+
+    UUID = Param("uuid", None, parse=safe_token(80))
+    NODE = Param("node", None, parse=safe_token(120))
+    WIDGETS: tuple[str, ...] = ("subset", "counter", "view")
+
+
+class MarsKeys:
+    """`/mars`: the file is its Hub relpath (`DeepSeek-8B/aime25_deepseek.parquet`)."""
+
+    FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
+    QID = Param("qid", None, parse=int_in(0, 10**6))
+    TRACE = Param("trace", None, parse=int_in(0, 10**7))
+    WIDGETS: tuple[str, ...] = ()
+
+
+class PlaygroundKeys:
+    """`/playground`: shares `file` and `qid` with `/mars`, so a link carries over both ways."""
+
+    FILE = MarsKeys.FILE
+    QID = MarsKeys.QID
+    WIDGETS: tuple[str, ...] = ("policy",)
+
+
+class FineproofsKeys:
+    """`/fineproofs`."""
+
+    PROBLEM = Param("problem", None, parse=safe_token(64))
+    SAMPLE = Param("sample", None, parse=int_in(0, 10_000_000))
+    PREFIX = Param("prefix", None, parse=int_in(1, 100_000))
+    WIDGETS: tuple[str, ...] = ("view",)
+
+
+class HomeKeys:
+    """`/home`: no state of its own (the sidebar's source keys apply everywhere)."""
+
+    WIDGETS: tuple[str, ...] = ()
+
+
+REGISTRY: dict[str, type] = {
+    "home": HomeKeys,
+    "parason": ParasonKeys,
+    "mars": MarsKeys,
+    "playground": PlaygroundKeys,
+    "fineproofs": FineproofsKeys,
+}
+
+
+def keys_of(view: str) -> set[str]:
+    """Every URL key `view` reads: its Params and its bound widgets."""
+    cls = REGISTRY[view]
+    params = {v.key for v in vars(cls).values() if isinstance(v, Param)}
+    for base in cls.__mro__:
+        params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
+    return params | set(cls.WIDGETS)
