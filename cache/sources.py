@@ -172,7 +172,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
     rev = source.revision or "main"
     back = "switch to the bundled sample in the sidebar"
     # huggingface_hub retries a refused connection for ~20 s; probe once, then use the cache only
-    local_only = not _offline() and not hub_reachable()
+    local_only = not hub_offline() and not hub_reachable()
     try:
         return Path(
             hf_hub_download(
@@ -192,7 +192,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
             f"{relpath} does not exist in {repo}@{rev}", f"is this the right repo? Or {back}"
         ) from None
     except hf_errors.LocalEntryNotFoundError:
-        offline = _offline()
+        offline = hub_offline()
         why = (
             "HF_HUB_OFFLINE is set and the file is not in the HF cache"
             if offline
@@ -241,7 +241,8 @@ def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
     return ok
 
 
-def _offline() -> bool:
+def hub_offline() -> bool:
+    """True when HF_HUB_OFFLINE (or huggingface_hub's own switch) forbids network access."""
     from huggingface_hub import is_offline_mode
 
     return bool(is_offline_mode())
@@ -274,8 +275,8 @@ def fetch_files(
     repo = source.repo_id or info.default_repo
     rev = source.revision or "main"
     hint = "check the network, the repo id and HF_HUB_OFFLINE; the bundled sample always works"
-    if _offline() or not hub_reachable():
-        why = "HF_HUB_OFFLINE is set" if _offline() else "the Hub is unreachable"
+    if hub_offline() or not hub_reachable():
+        why = "HF_HUB_OFFLINE is set" if hub_offline() else "the Hub is unreachable"
         raise HubUnavailable(f"could not fetch {repo}@{rev}: {why}", hint)
     try:
         names = HfApi().list_repo_files(repo, repo_type="dataset", revision=rev)

@@ -102,9 +102,9 @@ class QwenCounter:
 def fetch_qwen_tokenizer() -> str | None:
     """Download Qwen3's tokenizer.json (a few MB) into the HF cache when the Hub is reachable and
     offline mode is off; None otherwise. Only called on an explicit request (the CLI's --counter qwen)."""
-    from cache.sources import _offline, hub_reachable
+    from cache.sources import hub_offline, hub_reachable
 
-    if _offline() or not hub_reachable():
+    if hub_offline() or not hub_reachable():
         return None
     try:
         from huggingface_hub import hf_hub_download

@@ -8,10 +8,9 @@ unpickled or evaluated).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -76,16 +75,33 @@ def safe_token(max_len: int = 200) -> Callable[[str], str]:
     return parse
 
 
-def read_all(params: Sequence[Param]) -> dict[str, Any]:
-    return {p.key: p.read() for p in params}
+def url_selectbox(
+    label: str,
+    options: Sequence[Any],
+    param: Param,
+    fallback: object = None,
+    fmt: Callable[[Any], str] = str,
+    **kwargs: Any,
+) -> Any:
+    """A selectbox whose choice lives in the URL as the plain value (`?file=<relpath>`, `?qid=3`)
+    while it displays a readable label. Why not `bound()`: a bound widget writes the displayed
+    label into the URL, and Streamlit drops a page's bound keys when navigating away. The URL
+    wins when it changed since we last wrote it (a deep link, a clicked grid square); otherwise
+    the widget's own state does."""
+    key, seen = f"_sel_{param.key}", f"_sel_{param.key}_url"
+    opts = list(options)
+    want = param.read()
+    if want not in opts:
+        want = fallback if fallback in opts else opts[0]
+    if st.session_state.get(key) not in opts or st.session_state.get(seen) != want:
+        st.session_state[key] = want
+    value = st.selectbox(label, opts, format_func=fmt, key=key, **kwargs)
+    param.write(value if value != param.default else None)
+    st.session_state[seen] = value
+    return value
 
 
-def query_href(
-    params: Mapping[str, str] | Iterable[tuple[str, str]], key: str, value: object
-) -> str:
-    """`?<params with key=value>` for a plain in-page link (repeated keys kept, URL-encoded).
-    Not HTML-escaped: the caller escapes it for its attribute."""
-    items = params.items() if isinstance(params, Mapping) else params
-    pairs = [(str(k), str(v)) for k, v in items if k != key]
-    pairs.append((key, str(value)))
-    return "?" + urlencode(pairs)
+def query_pairs() -> list[tuple[str, str]]:
+    """The current URL's query as (key, value) pairs, every value of a repeated key kept (a
+    multiselect bound to the URL repeats its key), for building in-page links."""
+    return [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]

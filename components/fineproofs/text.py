@@ -17,8 +17,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from components.common.links import query_href
 from components.common.safe_text import esc
-from components.common.url_state import query_href
 
 BOX_ID = "fp-trace-text"
 

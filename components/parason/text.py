@@ -12,8 +12,8 @@ import html
 from collections.abc import Collection, Mapping
 
 from analysis.parason.parse import Trajectory
+from components.common.links import query_href
 from components.common.safe_text import esc
-from components.common.url_state import query_href
 
 TAG_COLOURS = {
     "parallel": "#1f3b73",
