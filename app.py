@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.common.guards import show_bug
+from components.common.links import VIEWS
 from components.common.router import routed
 from components.common.source_picker import render_source_sidebar
 
@@ -17,19 +18,17 @@ HERE = Path(__file__).parent
 
 st.set_page_config(page_title="Reasoning Trace Explorer", page_icon="🧭", layout="wide")
 
-# (file, title, url path, icon); a view appears once its file exists
-VIEWS = [
-    ("pages/home.py", "Home", "home", ":material/home:"),
-    ("pages/parason.py", "Parason DAGs", "parason", ":material/account_tree:"),
-    ("pages/mars.py", "MARS pools", "mars", ":material/show_chart:"),
-    ("pages/playground.py", "Stopping playground", "playground", ":material/tune:"),
-    ("pages/fineproofs.py", "FineProofs values", "fineproofs", ":material/grid_on:"),
-]
-
+# a view appears once its file exists (the registry lives in components.common.links)
 pages = [
-    st.Page(str(HERE / f), title=t, url_path=u, icon=i, default=(u == "home"))
-    for f, t, u, i in VIEWS
-    if (HERE / f).exists()
+    st.Page(
+        str(HERE / v.script),
+        title=v.title,
+        url_path=v.url_path,
+        icon=v.icon,
+        default=(name == "home"),
+    )
+    for name, v in VIEWS.items()
+    if (HERE / v.script).exists()
 ]
 page = st.navigation(pages)
 render_source_sidebar()

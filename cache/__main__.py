@@ -6,29 +6,17 @@ Sources follow the same presets as the app (RTE_<DATASET>_SOURCE / _REPO / _REVI
 from __future__ import annotations
 
 import argparse
-import importlib
 import shutil
 import sys
 
 from cache.datasets import DATASETS
+from cache.errors import run_command
+from cache.inventory import human_size
 from cache.paths import cache_root, derived_dir, sample_dir
 from cache.progress import tqdm_progress
+from cache.sample import build_all, folder_size, sample_root
 from cache.sources import default_source, fetch_files, hf_cache_usage
-
-# dataset -> module exposing `warm(source, progress) -> list[Path]` (derived tables it builds)
-WARMERS = {
-    "parason": "analysis.parason.store",
-    "mars": "analysis.mars.store",
-    "fineproofs": "analysis.fineproofs.store",
-}
-
-
-def _human(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if n < 1024 or unit == "TB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return f"{n:.1f} TB"
+from cache.warmers import warmer
 
 
 def _datasets(arg: str) -> list[str]:
@@ -36,13 +24,11 @@ def _datasets(arg: str) -> list[str]:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from cache.sample import build_all, folder_size, sample_root
-
     with tqdm_progress("sample") as bar:
         timings = build_all(progress=bar, force=args.force)
     for name, secs in timings.items():
         print(
-            f"{name:<11} {secs:6.1f} s  {_human(folder_size(sample_root(name)))}  {sample_root(name)}"
+            f"{name:<11} {secs:6.1f} s  {human_size(folder_size(sample_root(name)))}  {sample_root(name)}"
         )
     return 0
 
@@ -61,11 +47,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_warm(args: argparse.Namespace) -> int:
     for name in _datasets(args.dataset):
-        module = importlib.import_module(WARMERS[name])
+        warm = warmer(name)
         with tqdm_progress(f"warm {name}") as bar:
-            paths = module.warm(default_source(name), progress=bar)
+            paths = warm(default_source(name), progress=bar)
         for p in paths:
-            size = _human(p.stat().st_size) if p.exists() else "removed meanwhile"
+            size = human_size(p.stat().st_size) if p.exists() else "removed meanwhile"
             print(f"{name}: {p.name} ({size})")
     return 0
 
@@ -79,17 +65,17 @@ def cmd_info(_args: argparse.Namespace) -> int:
     size = (
         sum(p.stat().st_size for p in samples.rglob("*") if p.is_file()) if samples.exists() else 0
     )
-    print(f"sample:  {_human(size)}  {samples}")
+    print(f"sample:  {human_size(size)}  {samples}")
     repos = sorted({default_source(n).repo_id for n in DATASETS})
     usage = hf_cache_usage(repos)
     print(f"HF cache: {len(usage)} of the configured repos present")
     for repo, files, size in usage:
-        print(f"  {_human(size):>10}  {repo} ({files} files)")
+        print(f"  {human_size(size):>10}  {repo} ({files} files)")
     tables = sorted(derived_dir().glob("*.parquet"))
     total = sum(p.stat().st_size for p in tables)
-    print(f"derived: {len(tables)} tables, {_human(total)}")
+    print(f"derived: {len(tables)} tables, {human_size(total)}")
     for p in tables:
-        print(f"  {_human(p.stat().st_size):>10}  {p.name}")
+        print(f"  {human_size(p.stat().st_size):>10}  {p.name}")
     return 0
 
 
@@ -123,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all", action="store_true")
     p.set_defaults(func=cmd_clear)
     args = parser.parse_args(argv)
-    from cache.errors import run_command
-
     return run_command(args.func, args)
 
 

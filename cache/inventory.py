@@ -13,6 +13,18 @@ from cache.scan import parquet_info
 from cache.sources import SourceConfig, available_files, dataset_root
 
 
+def human_size(n: float | None) -> str:
+    """A size for a person (1.2 MB); "" when unknown. The one byte formatter (CLI and home)."""
+    if n is None:
+        return ""
+    x = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if x < 1024:
+            return f"{x:.0f} {unit}" if unit == "B" else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{x:.1f} TB"
+
+
 @dataclass
 class FileEntry:
     relpath: str

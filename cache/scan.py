@@ -50,12 +50,6 @@ def parquet_info(path: Path) -> ParquetInfo:
     return ParquetInfo(path, meta.num_rows, meta.num_row_groups, size, cols)
 
 
-def scan_parquet(path: Path) -> pl.LazyFrame:
-    """A lazy frame over a checked parquet file."""
-    parquet_info(path)
-    return pl.scan_parquet(path)
-
-
 def collect(lf: pl.LazyFrame, path: Path) -> pl.DataFrame:
     """Collect a scan, turning reader failures into a `CorruptFile` naming the file."""
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -69,11 +69,6 @@ def default_source(dataset: str, environ: dict[str, str] | None = None) -> Sourc
         revision=env.get(prefix + "REVISION", "").strip() or "main",
         local_path=path,
     )
-
-
-def sample_source(source: SourceConfig) -> SourceConfig:
-    """The same settings, switched to the bundled sample (the way back from a failing source)."""
-    return replace(source, kind="sample")
 
 
 # ---------------------------------------------------------------------------------- resolution

@@ -113,7 +113,3 @@ def read_derived(
     return pl.read_parquet(
         derived_table(name, version, sources, build, params=params, progress=progress)
     )
-
-
-def cached_tables() -> list[Path]:
-    return sorted(derived_dir().glob("*.parquet"))

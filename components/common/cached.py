@@ -11,7 +11,6 @@ import streamlit as st
 from cache.errors import SourceNotFound
 from cache.progress import ProgressFn
 from cache.sample import sample_root
-from cache.scan import ParquetInfo, parquet_info
 from cache.sources import SourceConfig, resolve_file
 
 
@@ -41,11 +40,6 @@ def file_stamp(path: Path) -> int:
             f"{Path(path).name} disappeared while the app was running",
             "reload the page; if it persists, check the source settings in the sidebar",
         ) from None
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def file_info(dataset: str, relpath: str, source: SourceConfig) -> ParquetInfo:
-    return parquet_info(resolve(dataset, relpath, source))
 
 
 class st_progress:  # noqa: N801 - used like a function in `with`

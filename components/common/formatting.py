@@ -50,15 +50,3 @@ def fmt_kilo(v: object, digits: int = 1) -> str:
     if x is None or not math.isfinite(x):
         return DASH
     return f"{x / 1000:.{digits}f}k"
-
-
-def fmt_bytes(n: float | None) -> str:
-    """A size for a person: 1.2 MB ("" when unknown)."""
-    if n is None:
-        return ""
-    x = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if x < 1024:
-            return f"{x:.0f} {unit}" if unit == "B" else f"{x:.1f} {unit}"
-        x /= 1024
-    return f"{x:.1f} TB"

@@ -17,6 +17,7 @@ import streamlit as st
 
 from cache.errors import DataError, HubUnavailable, SourceNotFound
 from components.common.safe_text import md_text
+from components.common.source_picker import use_sample
 
 log = logging.getLogger("rte")
 
@@ -29,8 +30,6 @@ def show_error(exc: DataError, dataset: str | None = None, key: str = "") -> Non
         text += f"  \n*What to do:* {md_text(exc.hint, 600)}"
     st.error(text, icon="⚠️")
     if dataset and isinstance(exc, HubUnavailable | SourceNotFound):
-        from components.common.source_picker import use_sample
-
         st.button(
             "Use the bundled sample instead",
             key=f"back_to_sample_{dataset}_{key}",

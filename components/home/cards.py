@@ -7,28 +7,17 @@ from pathlib import Path
 import streamlit as st
 
 from cache.datasets import DATASETS
-from cache.inventory import Inventory
+from cache.inventory import Inventory, human_size
+from components.common.links import VIEWS
 
-_REPO = Path(__file__).resolve().parents[1]
+_REPO = Path(__file__).resolve().parents[2]
 
+# dataset -> the views that show it (keys of components.common.links.VIEWS)
 VIEW_LINKS = {
-    "parason": [("pages/parason.py", "Open the Parason DAGs")],
-    "mars": [
-        ("pages/mars.py", "Open the MARS pools"),
-        ("pages/playground.py", "Open the stopping playground"),
-    ],
-    "fineproofs": [("pages/fineproofs.py", "Open the FineProofs values")],
+    "parason": [("parason", "Open the Parason DAGs")],
+    "mars": [("mars", "Open the MARS pools"), ("playground", "Open the stopping playground")],
+    "fineproofs": [("fineproofs", "Open the FineProofs values")],
 }
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return ""
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024:
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TB"
 
 
 def dataset_card(inv: Inventory) -> None:
@@ -39,14 +28,14 @@ def dataset_card(inv: Inventory) -> None:
     head.caption(inv.source.describe())
     metrics[0].metric("Files available", f"{len(ok)} / {len(inv.files)}")
     metrics[1].metric("Rows", f"{sum(f.rows or 0 for f in ok):,}")
-    metrics[2].metric("On disk", _size(sum(f.size_bytes or 0 for f in ok)))
+    metrics[2].metric("On disk", human_size(sum(f.size_bytes or 0 for f in ok)))
     rows = [
         {
             "file": f.relpath,
             "status": f.status if not f.problem else f"error: {f.problem}",
             "rows": f.rows,
             "columns": len(f.columns) or None,
-            "size": _size(f.size_bytes),
+            "size": human_size(f.size_bytes),
         }
         for f in inv.files
     ]
@@ -72,10 +61,10 @@ def dataset_card(inv: Inventory) -> None:
     if inv.derived:
         total = sum(b for _n, b in inv.derived)
         with st.expander(
-            f"Derived tables cached on disk: {len(inv.derived)} files, {_size(total)}"
+            f"Derived tables cached on disk: {len(inv.derived)} files, {human_size(total)}"
         ):
             st.dataframe(
-                [{"table": n, "size": _size(b)} for n, b in inv.derived],
+                [{"table": n, "size": human_size(b)} for n, b in inv.derived],
                 hide_index=True,
                 width="stretch",
             )
@@ -84,6 +73,7 @@ def dataset_card(inv: Inventory) -> None:
             "Derived tables cached on disk: none yet (built the first time a view needs them)."
         )
     with st.container(horizontal=True):
-        for page, label in VIEW_LINKS[inv.dataset]:
+        for view, label in VIEW_LINKS[inv.dataset]:
+            page = VIEWS[view].script
             if (_REPO / page).exists():  # views appear as their files land
                 st.page_link(page, label=label, icon=":material/arrow_forward:", width="content")

@@ -12,7 +12,7 @@ import pytest
 
 from cache.errors import CorruptFile, SourceNotFound
 from cache.floats import arrow_list_values_f32, f16_list_to_f32
-from cache.scan import collect, parquet_info, scan_parquet
+from cache.scan import collect, parquet_info
 
 
 def _f16_lists(rows: list[list[float] | None]) -> pa.Array:
@@ -51,7 +51,7 @@ def test_scan_reports_empty_truncated_and_missing_files(tmp_path: Path) -> None:
     pq.write_table(pa.table({"a": list(range(1000))}), good)
     info = parquet_info(good)
     assert info.rows == 1000 and info.columns == {"a": "int64"}
-    assert collect(scan_parquet(good).select(pl.col("a").sum()), good).item() == sum(range(1000))
+    assert collect(pl.scan_parquet(good).select(pl.col("a").sum()), good).item() == sum(range(1000))
 
     empty = tmp_path / "empty.parquet"
     empty.write_bytes(b"")
@@ -60,7 +60,7 @@ def test_scan_reports_empty_truncated_and_missing_files(tmp_path: Path) -> None:
     truncated = tmp_path / "trunc.parquet"
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(CorruptFile) as err:
-        scan_parquet(truncated)
+        parquet_info(truncated)
     assert "trunc.parquet" in err.value.message and "re-download" in err.value.hint
     with pytest.raises(SourceNotFound):
         parquet_info(tmp_path / "nope.parquet")
