@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from cache.errors import run_command
+
 # each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
 _COMMAND_MODULES = ("analysis.parason.cli", "analysis.stopping.cli", "analysis.fineproofs.cli")
 
@@ -22,8 +24,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         module.register(sub)
     args = parser.parse_args(argv)
-    from cache.errors import run_command
-
     return run_command(args.func, args)
 
 

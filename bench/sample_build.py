@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rte-bench-sample-") as tmp:
         os.environ["RTE_CACHE_DIR"] = tmp
-        from cache.sample import build_all, folder_size, sample_root
+        from cache.sample import build_all, folder_size, sample_root  # after RTE_CACHE_DIR is set
 
         t0 = time.perf_counter()
         timings = build_all()

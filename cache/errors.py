@@ -5,6 +5,11 @@ Pages render these with `components.common.guards.show_error`; anything else is 
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
 
 class DataError(Exception):
     """A problem with the data a user pointed us at (not a bug in the explorer)."""
@@ -44,15 +49,11 @@ class SchemaError(DataError):
     title = "Unexpected columns"
 
 
-def run_command(func, args) -> int:  # type: ignore[no-untyped-def]
+def run_command(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:
     """Run a CLI sub-command: a DataError becomes `error:`/`hint:` lines and exit code 2."""
-    import sys
-
     try:
         return int(func(args) or 0)
     except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except DataError as exc:

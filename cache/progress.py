@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from tqdm import tqdm
+
 ProgressFn = Callable[[float, str], None]
 
 
@@ -25,8 +27,6 @@ def scaled(progress: ProgressFn | None, start: float, stop: float) -> ProgressFn
 @contextmanager
 def tqdm_progress(desc: str) -> Iterator[ProgressFn]:
     """A hook that drives a tqdm bar on stderr (used by `python -m cache`)."""
-    from tqdm import tqdm
-
     bar = tqdm(total=1000, desc=desc, unit="‰", leave=True)
 
     def hook(fraction: float, message: str = "") -> None:

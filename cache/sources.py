@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import socket
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlparse
 
 from cache.datasets import DATASETS, DatasetInfo
 from cache.errors import HubUnavailable, SourceNotFound
 from cache.progress import ProgressFn
+from cache.sample import ensure_sample
 
 SourceKind = Literal["sample", "hub", "local"]
 SOURCE_KINDS: tuple[SourceKind, ...] = ("sample", "hub", "local")
@@ -81,8 +86,6 @@ def resolve_file(
     info = dataset_info(dataset)
     relpath = _clean_relpath(relpath)
     if source.kind == "sample":
-        from cache.sample import ensure_sample
-
         root = ensure_sample(dataset, progress=progress)
         return _existing(root, relpath, info, "the bundled sample", hint_rebuild=True)
     if source.kind == "local":
@@ -95,8 +98,6 @@ def resolve_file(
 def dataset_root(dataset: str, source: SourceConfig) -> Path | None:
     """The local folder that mirrors the repo, when there is one (sample, local, cached Hub)."""
     if source.kind == "sample":
-        from cache.sample import ensure_sample
-
         return ensure_sample(dataset)
     if source.kind == "local":
         return _local_root(source)
@@ -160,8 +161,12 @@ def _existing(
 
 
 def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path:
-    from huggingface_hub import errors as hf_errors
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import (
+        errors as hf_errors,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
+    from huggingface_hub import (
+        hf_hub_download,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
 
     repo = source.repo_id or info.default_repo
     rev = source.revision or "main"
@@ -209,43 +214,51 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
         raise HubUnavailable(f"the Hub is unreachable ({type(exc).__name__})", back) from None
 
 
+# endpoint -> (checked at, reachable). Process-wide on purpose: reachability is a fact about the
+# server's network, the same for every session; a lock keeps concurrent sessions consistent.
 _REACHABLE: dict[str, tuple[float, bool]] = {}
+_REACHABLE_LOCK = threading.Lock()
 
 
 def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
     """Can we open a TCP connection to the Hub endpoint? (cached for `ttl` seconds)"""
-    import socket
-    import time
-    from urllib.parse import urlparse
-
-    from huggingface_hub import constants
+    from huggingface_hub import (
+        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
 
     url = urlparse(constants.ENDPOINT)
     host = url.hostname or "huggingface.co"
     port = url.port or (443 if url.scheme == "https" else 80)
     key = f"{host}:{port}"
     now = time.monotonic()
-    if key in _REACHABLE and now - _REACHABLE[key][0] < ttl:
-        return _REACHABLE[key][1]
+    with _REACHABLE_LOCK:
+        seen = _REACHABLE.get(key)
+    if seen is not None and now - seen[0] < ttl:
+        return seen[1]
     try:
         with socket.create_connection((host, port), timeout=timeout):
             ok = True
     except OSError:
         ok = False
-    _REACHABLE[key] = (now, ok)
+    with _REACHABLE_LOCK:
+        _REACHABLE[key] = (now, ok)
     return ok
 
 
 def hub_offline() -> bool:
     """True when HF_HUB_OFFLINE (or huggingface_hub's own switch) forbids network access."""
-    from huggingface_hub import is_offline_mode
+    from huggingface_hub import (
+        is_offline_mode,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
 
     return bool(is_offline_mode())
 
 
 def _hub_snapshot_dir(info: DatasetInfo, source: SourceConfig) -> Path | None:
     """The HF-cache snapshot folder of repo@revision, if anything of it is cached (no network)."""
-    from huggingface_hub import constants
+    from huggingface_hub import (
+        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
 
     repo = source.repo_id or info.default_repo
     repo_dir = Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}"
@@ -264,7 +277,10 @@ def fetch_files(
 ) -> Path:
     """Download (a subset of) a dataset repo into the HF cache, one file at a time so the bar
     moves per file (`python -m cache fetch`). Returns the snapshot folder."""
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import (  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        HfApi,
+        hf_hub_download,
+    )
 
     info = dataset_info(dataset)
     repo = source.repo_id or info.default_repo
@@ -294,7 +310,9 @@ def fetch_files(
 
 def hf_cache_usage(repos: list[str]) -> list[tuple[str, int, int]]:
     """(repo id, files, bytes) of the given dataset repos in the local HF cache (no network)."""
-    from huggingface_hub import scan_cache_dir
+    from huggingface_hub import (
+        scan_cache_dir,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
 
     try:
         scanned = scan_cache_dir()

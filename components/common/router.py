@@ -13,6 +13,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
 _state = threading.local()  # Streamlit runs each session's script in its own thread
 
 
@@ -29,9 +32,6 @@ def routed() -> Iterator[None]:
 def ensure_routed() -> None:
     if getattr(_state, "active", False):
         return
-    import streamlit as st
-    from streamlit.runtime.pages_manager import PagesManager
-
     if st.session_state.get("_rte_rerouted"):
         return  # rerouting did not help (a page run on its own, e.g. by a tool): just render
     st.session_state["_rte_rerouted"] = True
