@@ -25,6 +25,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import polars as pl  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from analysis.fineproofs import store as fs  # noqa: E402
+from analysis.fineproofs.values import (  # noqa: E402
+    annotate,
+    attach_step_text,
+    normalise,
+    overview_cells,
+    select_traces,
+    text_segments,
+    trace_series,
+)
+from cache.fineproofs_io import load_shard, shard_relpath  # noqa: E402
+from cache.sample.fineproofs import write_large  # noqa: E402
+from components.fineproofs.figures import (  # noqa: E402
+    hist_heatmap_figure,
+    overview_figure,
+    value_curve_figure,
+)
+from components.fineproofs.text import highlighted_html  # noqa: E402
+
 
 def _t(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
     """Median wall time of `fn()` over `repeat` runs, and its last result."""
@@ -40,8 +62,6 @@ def _app_runs(root: Path, trace: tuple[str, int]) -> None:
     """Whole page script runs (AppTest, no browser) on the generated collection as a local source."""
     os.environ["RTE_FINEPROOFS_SOURCE"] = "local"
     os.environ["RTE_FINEPROOFS_PATH"] = str(root)
-    from streamlit.testing.v1 import AppTest
-
     app = str(Path(__file__).resolve().parents[1] / "app.py")
 
     def run(params: dict[str, str]) -> float:
@@ -74,27 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     # a fresh cache folder per run, so the "cold build" is really cold
     os.environ["RTE_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=work)
-
-    import polars as pl
-
-    from analysis.fineproofs import store as fs
-    from analysis.fineproofs.values import (
-        annotate,
-        attach_step_text,
-        normalise,
-        overview_cells,
-        select_traces,
-        text_segments,
-        trace_series,
-    )
-    from cache.fineproofs_io import load_shard, shard_relpath
-    from cache.sample.fineproofs import write_large
-    from components.fineproofs.figures import (
-        hist_heatmap_figure,
-        overview_figure,
-        value_curve_figure,
-    )
-    from components.fineproofs.text import highlighted_html
 
     root = work / "fineproofs"
     prefix_file = root / "data/prefix_values.parquet"
@@ -153,8 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         shard = load_shard(root / shard_relpath(pid))  # read + gunzip + parse, no cache
         rec = shard[(pid, sample)]
         series = trace_series(table, pid, sample)
-        steps = [(s.step_idx, s.utf16_start, s.utf16_end) for s in rec.steps]
-        mapped = attach_step_text(series, rec.text, steps).frame
+        mapped = attach_step_text(series, rec.text, rec.step_spans()).frame
         html = highlighted_html(rec.text, text_segments(rec.text, mapped), mapped)
         n = len(value_curve_figure(series).to_json()) + len(hist_heatmap_figure(series).to_json())
         return n + len(html)

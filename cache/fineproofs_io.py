@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cache.errors import CorruptFile, DataError, SchemaError, SourceNotFound
+from cache.errors import CorruptFile, SchemaError, SourceNotFound
+from cache.sources import SourceConfig, available_files
 
 TRACES_DIR = "data/traces"
 PREFIX_FILE = "data/prefix_values.parquet"
@@ -63,6 +64,10 @@ class TraceRecord:
     text: str
     steps: tuple[StepSpan, ...]
     meta: dict[str, Any] = field(default_factory=dict)  # every other key, shown as it is
+
+    def step_spans(self) -> list[tuple[int | None, Any, Any]]:
+        """(step_idx, utf16_start, utf16_end) per step, the spans the trace view maps to text."""
+        return [(s.step_idx, s.utf16_start, s.utf16_end) for s in self.steps]
 
 
 def shard_key(problem_id: str) -> str:
@@ -227,6 +232,13 @@ def read_side_json(path: Path) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {"value": doc}
 
 
+def present_shards(source: SourceConfig) -> set[str]:
+    """Shard names (`ab`) whose trace file is already on disk for this source (the HF cache for
+    a Hub source), listed without downloading anything."""
+    files = available_files("fineproofs", source, f"{TRACES_DIR}/*.json.gz")
+    return {Path(f).name.split(".")[0].lower() for f in files}
+
+
 def data_root(path: Path) -> Path:
     """Accept either the repo root (holding `data/`) or the `data/` folder itself."""
     p = Path(path)
@@ -243,7 +255,6 @@ def data_root(path: Path) -> Path:
 
 
 __all__ = [
-    "DataError",
     "StepSpan",
     "TraceNotFound",
     "TraceRecord",
@@ -251,6 +262,7 @@ __all__ = [
     "find_trace",
     "load_shard",
     "load_trace",
+    "present_shards",
     "read_json",
     "read_side_json",
     "shard_key",

@@ -14,6 +14,7 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 import polars as pl
 import pyarrow as pa
@@ -22,7 +23,7 @@ import pyarrow.parquet as pq
 from cache.paths import derived_dir
 from cache.progress import ProgressFn
 
-Table = pl.DataFrame | pa.Table
+Table: TypeAlias = pl.DataFrame | pa.Table
 
 
 def source_identity(path: Path) -> dict[str, object]:

@@ -8,16 +8,12 @@ import streamlit as st
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
+from components.common.url_keys import FineproofsKeys
 from components.fineproofs import cached as fc
-from components.fineproofs.view import (
-    DATASET,
-    PROBLEM,
-    VIEWS,
-    render_collection,
-    render_overview,
-    render_trace,
-    show_notes,
-)
+from components.fineproofs.collection import render_collection
+from components.fineproofs.overview import render_overview
+from components.fineproofs.shared import DATASET, TAB_KEY, TABS, show_notes
+from components.fineproofs.trace import render_trace
 
 ensure_routed()
 
@@ -34,23 +30,21 @@ with guard("the prefix table", dataset=DATASET):
     show_notes(notes)
     ok = True
 
+RENDER = {
+    "Overview": ("the overview", render_overview),
+    "Trace": ("the trace view", render_trace),
+    "Collection": ("the collection overview", render_collection),
+}
 if ok:
     tabs = st.tabs(
-        list(VIEWS),
-        key="view",
+        list(TABS),
+        key=TAB_KEY,
         bind="query-params",
-        default="Trace" if PROBLEM.read() else "Overview",
+        default="Trace" if FineproofsKeys.PROBLEM.read() else "Overview",
     )
-    for tab, name in zip(tabs, VIEWS, strict=True):
+    for tab, name in zip(tabs, TABS, strict=True):
         if not tab.open:
             continue
-        with tab:
-            if name == "Overview":
-                with guard("the overview", dataset=DATASET):
-                    render_overview(src)
-            elif name == "Trace":
-                with guard("the trace view", dataset=DATASET):
-                    render_trace(src)
-            else:
-                with guard("the collection overview", dataset=DATASET):
-                    render_collection(src)
+        what, render = RENDER[name]
+        with tab, guard(what, dataset=DATASET):
+            render(src)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from analysis.fineproofs.store import read_prefix_table
 from analysis.fineproofs.values import (
     SeriesParams,
     annotate,
@@ -24,7 +25,8 @@ from analysis.fineproofs.values import (
     normalise,
     trace_series,
 )
-from cache.errors import DataError, SourceNotFound
+from cache.errors import SourceNotFound
+from cache.fineproofs_io import PREFIX_FILE, data_root, load_trace
 
 # what a terminal shows of a step (full text goes to --json)
 _PREVIEW = 70
@@ -54,9 +56,6 @@ def collect_trace(
     data_dir: Path, problem_id: str, sample_index: int, params: SeriesParams | None = None
 ) -> tuple[pl.DataFrame, list[str], dict]:
     """(series with step text, notes, trace meta) for one trace; raises DataError."""
-    from analysis.fineproofs.store import read_prefix_table
-    from cache.fineproofs_io import PREFIX_FILE, data_root, load_trace
-
     root = data_root(Path(data_dir))
     path = root / PREFIX_FILE
     lf = read_prefix_table(path)
@@ -78,8 +77,7 @@ def collect_trace(
     series = trace_series(annotate(frame, params or SeriesParams()), problem_id, sample_index)
     notes = list(norm.notes)
     rec = load_trace(root, problem_id, sample_index)
-    steps = [(s.step_idx, s.utf16_start, s.utf16_end) for s in rec.steps]
-    st = attach_step_text(series, rec.text, steps)
+    st = attach_step_text(series, rec.text, rec.step_spans())
     notes.extend(st.notes)
     return st.frame, notes, {"text_chars": len(rec.text), **rec.meta}
 
@@ -145,4 +143,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-__all__ = ["DataError", "collect_trace", "register", "run"]
+__all__ = ["collect_trace", "register", "run"]

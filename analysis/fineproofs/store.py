@@ -18,12 +18,22 @@ from dataclasses import asdict
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.fineproofs.values import (
+    SeriesParams,
+    annotate,
+    depth_distribution,
+    normalise,
+    trace_summary,
+)
 from cache.errors import CorruptFile
+from cache.fineproofs_io import PREFIX_FILE
 from cache.progress import ProgressFn, no_progress, scaled
 from cache.scan import parquet_info
-from cache.store import derived_table, read_derived
+from cache.sources import SourceConfig, resolve_file
+from cache.store import derived_table, read_derived, table_path
 
 # bump when a derivation in analysis.fineproofs.values changes
 VERSION = 1
@@ -45,18 +55,14 @@ def read_prefix_table(path: Path) -> pl.DataFrame:
         ) from None
 
 
-def _params_dict(params: object | None) -> dict:
-    from analysis.fineproofs.values import SeriesParams
-
-    return asdict(params if params is not None else SeriesParams())  # type: ignore[arg-type]
+def _params_dict(params: SeriesParams | None) -> dict:
+    return asdict(params if params is not None else SeriesParams())
 
 
-def build_prefixes(prefix_path: Path, params: object | None = None):  # type: ignore[no-untyped-def]
+def build_prefixes(prefix_path: Path, params: SeriesParams | None = None) -> pa.Table:
     """Normalise + annotate the whole prefix table (returns an arrow table with notes metadata)."""
-    from analysis.fineproofs.values import SeriesParams, annotate, normalise
-
     norm = normalise(read_prefix_table(prefix_path), where=Path(prefix_path).name)
-    annotated = annotate(norm.frame, params or SeriesParams())  # type: ignore[arg-type]
+    annotated = annotate(norm.frame, params or SeriesParams())
     table = annotated.to_arrow()
     meta = dict(table.schema.metadata or {})
     meta[_NOTES_KEY] = json.dumps(
@@ -66,7 +72,7 @@ def build_prefixes(prefix_path: Path, params: object | None = None):  # type: ig
 
 
 def prefixes_path(
-    prefix_path: Path, params: object | None = None, progress: ProgressFn | None = None
+    prefix_path: Path, params: SeriesParams | None = None, progress: ProgressFn | None = None
 ) -> Path:
     """Path of the annotated prefix table (built if absent)."""
     return derived_table(
@@ -80,7 +86,7 @@ def prefixes_path(
 
 
 def prefixes_table(
-    prefix_path: Path, params: object | None = None, progress: ProgressFn | None = None
+    prefix_path: Path, params: SeriesParams | None = None, progress: ProgressFn | None = None
 ) -> tuple[pl.DataFrame, list[str], list[str]]:
     """(annotated prefix table, data notes, unknown extra column names)."""
     path = prefixes_path(prefix_path, params, progress)
@@ -90,16 +96,15 @@ def prefixes_table(
 
 
 def traces_table(
-    prefix_path: Path, params: object | None = None, progress: ProgressFn | None = None
+    prefix_path: Path, params: SeriesParams | None = None, progress: ProgressFn | None = None
 ) -> pl.DataFrame:
     """One row per trace (endpoint, largest drop and its depth, first-error depth, shape...)."""
-    from analysis.fineproofs.values import SeriesParams, trace_summary
 
     def build(p: ProgressFn | None) -> pl.DataFrame:
         hook = p or no_progress
         annotated, _notes, _extra = prefixes_table(prefix_path, params, scaled(p, 0.0, 0.7))
         hook(0.8, "per-trace summary")
-        return trace_summary(annotated, params or SeriesParams())  # type: ignore[arg-type]
+        return trace_summary(annotated, params or SeriesParams())
 
     return read_derived(
         TRACES, VERSION, [Path(prefix_path)], build, params=_params_dict(params), progress=progress
@@ -109,11 +114,10 @@ def traces_table(
 def depth_table(
     prefix_path: Path,
     n_bins: int = 10,
-    params: object | None = None,
+    params: SeriesParams | None = None,
     progress: ProgressFn | None = None,
 ) -> pl.DataFrame:
     """Value distribution per source x relative-depth bin."""
-    from analysis.fineproofs.values import depth_distribution
 
     def build(p: ProgressFn | None) -> pl.DataFrame:
         annotated, _notes, _extra = prefixes_table(prefix_path, params, p)
@@ -129,12 +133,8 @@ def depth_table(
     )
 
 
-def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ignore[no-untyped-def]
+def warm(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
     """Build the FineProofs derived tables for a source (`python -m cache warm`)."""
-    from cache.fineproofs_io import PREFIX_FILE
-    from cache.sources import resolve_file
-    from cache.store import table_path
-
     hook = progress or no_progress
     path = resolve_file("fineproofs", PREFIX_FILE, source, progress=scaled(hook, 0.0, 0.2))
     prefixes_path(path, progress=scaled(hook, 0.2, 0.6))

@@ -112,7 +112,7 @@ class Utf16Index:
         """Python index for a UTF-16 offset, or None when it splits a pair or is out of range."""
         if self.check(offset) is not None:
             return None
-        u = int(offset)  # type: ignore[arg-type]
+        u = int(offset)  # type: ignore[call-overload]  # check() accepted it as an integer
         if self._cum is None:
             return u
         return int(np.searchsorted(self._cum, u, side="left"))

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
+from analysis.fineproofs.utf16 import Utf16Index
 from cache.errors import SchemaError
 from cache.schemas import FINEPROOFS_ROLES, RoleMap, map_roles
 
@@ -235,7 +236,7 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
         ),
         depth_raw=num("depth"),
     )
-    bad_ids = int(out["problem_id"].is_null().sum() + out["sample_index"].is_null().sum())
+    bad_ids = out["problem_id"].null_count() + out["sample_index"].null_count()
     if bad_ids:
         notes.append(f"{bad_ids} prefix rows lack a problem id or sample index; they are dropped.")
         out = out.filter(pl.col("problem_id").is_not_null() & pl.col("sample_index").is_not_null())
@@ -393,6 +394,14 @@ def trace_series(annotated: pl.DataFrame, problem_id: str, sample_index: int) ->
     return annotated.filter(
         (pl.col("problem_id") == str(problem_id)) & (pl.col("sample_index") == int(sample_index))
     ).sort("ordinal")
+
+
+def trace_row(summary: pl.DataFrame, problem_id: str, sample_index: int) -> dict[str, Any]:
+    """The per-trace summary row of one trace as a dict ({} when the summary lacks it)."""
+    row = summary.filter(
+        (pl.col("problem_id") == problem_id) & (pl.col("sample_index") == sample_index)
+    )
+    return row.row(0, named=True) if row.height else {}
 
 
 # ------------------------------------------------------------------------------ summaries
@@ -607,8 +616,6 @@ def attach_step_text(series: pl.DataFrame, text: str, steps: list[tuple]) -> Ste
     by step index; when the trace's steps carry no index they are matched by order. Offsets that
     split a surrogate pair or fall outside the text are reported per row, never sliced.
     """
-    from analysis.fineproofs.utf16 import Utf16Index
-
     index = Utf16Index(text)
     notes: list[str] = []
     by_idx = {int(s[0]): (s[1], s[2]) for s in steps if s[0] is not None}
@@ -619,7 +626,10 @@ def attach_step_text(series: pl.DataFrame, text: str, steps: list[tuple]) -> Ste
             f"the trace file lists {len(ordered)} step spans without step indices for "
             f"{series.height} prefixes; matched by order."
         )
-    starts, ends, texts, issues = [], [], [], []
+    starts: list[int | None] = []
+    ends: list[int | None] = []
+    texts: list[str | None] = []
+    issues: list[str | None] = []
     for i, row in enumerate(series.iter_rows(named=True)):
         span = None
         if use_order:

@@ -167,10 +167,10 @@ def _confs(rng: np.random.Generator, lengths: np.ndarray, correct: np.ndarray) -
     knots_per = (lengths + 255) // 256
     ko = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(knots_per, out=ko[1:])
-    kn = rng.standard_normal(int(ko[-1])).astype(np.float32)
+    kn32 = rng.standard_normal(int(ko[-1])).astype(np.float32)
     kowner = np.repeat(np.arange(n), knots_per)
     episode = rng.random(int(ko[-1])) < np.where(correct, 0.04, 0.12)[kowner]
-    kn = kn * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
+    kn = kn32 * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
     slow = kn[ko[:-1][owner] + pos // 256]
     rise = (pos / lengths[owner]).astype(np.float32) * np.where(correct, 1.5, 0.0)[owner]
     c = (level[owner] + rise).astype(np.float32) + slow
@@ -250,8 +250,9 @@ def _question(
     frac = ppos / lengths[powner]
     settle = rng.uniform(0.3, 0.8, n)[powner]
     p_final = 1.0 / (1.0 + np.exp(-10.0 * (frac - settle)))
-    u = rng.random(ppos.shape[0])
-    u2 = rng.random(ppos.shape[0])
+    n_probes = int(ppos.shape[0])
+    u = rng.random(n_probes)
+    u2 = rng.random(n_probes)
     is_end = rank == nk[powner]
     answers: list[str] = []
     is_corr = np.zeros(ppos.shape[0], dtype=bool)
@@ -272,7 +273,7 @@ def _question(
         answers.append(a)
         is_corr[i] = a in gt_forms
     ph = rng.integers(0, len(PHRASES), size=(ppos.shape[0], 3))
-    cut = rng.integers(20, 300, size=ppos.shape[0])
+    cut = rng.integers(20, 300, size=n_probes)
     raw = [
         ("\\boxed{" + a + "}" + "".join(PHRASES[k] for k in ph[i]))[: len(a) + 8 + int(cut[i])]
         for i, a in enumerate(answers)

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from analysis.fineproofs.store import depth_table, prefixes_table, traces_table
 from cache.fineproofs_io import (
     MANIFEST_FILE,
     PREFIX_FILE,
@@ -21,6 +22,7 @@ from cache.fineproofs_io import (
     TraceRecord,
     find_trace,
     load_shard,
+    present_shards,
     read_side_json,
     shard_relpath,
 )
@@ -29,27 +31,22 @@ from components.common.cached import file_stamp, resolve
 
 
 def prefix_path(src: SourceConfig) -> Path:
+    """The local prefix table of the source (downloaded / generated on first use)."""
     return resolve("fineproofs", PREFIX_FILE, src)
 
 
 @st.cache_resource(show_spinner="Loading the annotated prefix table…", max_entries=4)
 def _prefixes(path: str, mtime: int) -> tuple[pl.DataFrame, list[str], list[str]]:
-    from analysis.fineproofs.store import prefixes_table
-
     return prefixes_table(Path(path))
 
 
 @st.cache_resource(show_spinner="Loading the per-trace summary…", max_entries=4)
 def _traces(path: str, mtime: int) -> pl.DataFrame:
-    from analysis.fineproofs.store import traces_table
-
     return traces_table(Path(path))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _depth(path: str, mtime: int, n_bins: int) -> pl.DataFrame:
-    from analysis.fineproofs.store import depth_table
-
     return depth_table(Path(path), n_bins)
 
 
@@ -91,3 +88,9 @@ def side_json(src: SourceConfig, which: str) -> dict[str, Any]:
     rel = SUMMARY_FILE if which == "summary" else MANIFEST_FILE
     p = resolve("fineproofs", rel, src)
     return _side(str(p), file_stamp(p))
+
+
+def shards_present(src: SourceConfig) -> set[str]:
+    """Trace shards already on disk. Not cached on purpose: a Hub source downloads shards while
+    the app runs, and the Collection tab should count them as soon as they arrive."""
+    return present_shards(src)

@@ -15,15 +15,32 @@ import numpy as np
 import plotly.graph_objects as go
 import polars as pl
 
+from analysis.fineproofs.values import GRADE_BINS
+from components.common.formatting import fmt_num
 from components.common.safe_text import esc_hover
+from components.common.theme import (
+    ALERT,
+    CHANGE_SCALE,
+    FOCUS,
+    FP_BAND,
+    FP_BIMODAL,
+    FP_ENDPOINT,
+    FP_FIRST_ERROR,
+    FP_GRID,
+    FP_GUIDE,
+    FP_HIST_SCALE,
+    FP_MARKER_EDGE,
+    FP_RECOVERY,
+    FP_ROW_SELECTED,
+    FP_TRANSPARENT,
+    MISSING,
+    VALUE_SCALE,
+)
 
-VALUE_SCALE = "RdBu"  # 0 red .. 0.5 white .. 1 blue (colour-blind safe, unlike red/green)
-CHANGE_SCALE = "RdBu"  # diverging, 0 white
 CHANGE_RANGE = 0.5
 ROW_PX = 22  # overview row pitch; the figure height follows the rows shown
 TOP_PX, BOTTOM_PX = 8, 48
 MARK_DY = 0.07  # vertical offset of the drop/recovery/first-error marks from their point
-MISSING = "rgba(160,160,160,0.35)"
 
 
 def _f32(values: object) -> np.ndarray:
@@ -79,7 +96,7 @@ def overview_figure(
     custom = np.array([pid, smp, ords], dtype=object).T if cells.height else np.empty((0, 3))
     hover = [
         f"{esc_hover(str(p)[:16], 20)} · sample {s}<br>prefix {o} · step {st}<br>{metric} "
-        + ("–" if v is None or v != v else f"{v:+.3f}" if metric == "change" else f"{v:.3f}")
+        + fmt_num(v, "+.3f" if metric == "change" else ".3f")
         + (f" ± {2 * se:.3f} (2 SE)" if se is not None and se == se and metric == "value" else "")
         + (f"<br>{esc_hover(fl)}" if fl else "")
         for p, s, o, st, v, se, fl in zip(
@@ -191,7 +208,7 @@ def overview_figure(
                     "colorscale": VALUE_SCALE,
                     "cmin": 0,
                     "cmax": 1,
-                    "line": {"width": 1, "color": "#333"},
+                    "line": {"width": 1, "color": FP_MARKER_EDGE},
                 },
                 customdata=custom_end[has],
                 hovertemplate="endpoint grade (base grading log): %{marker.color:.3f}<extra></extra>",
@@ -207,8 +224,8 @@ def overview_figure(
                 y0=r - 0.5,
                 y1=r + 0.5,
                 line_width=2,
-                line_color="#222",
-                fillcolor="rgba(0,0,0,0)",
+                line_color=FP_ROW_SELECTED,
+                fillcolor=FP_TRANSPARENT,
             )
     fig.update_layout(
         height=height,
@@ -260,7 +277,7 @@ def value_curve_figure(
                 x=np.r_[xs[band], xs[band][::-1]],
                 y=_f32(np.r_[hi[band], lo[band][::-1]]),
                 fill="toself",
-                fillcolor="rgba(31,119,180,0.15)",
+                fillcolor=FP_BAND,
                 mode="lines",
                 line={"width": 0},
                 hoverinfo="skip",
@@ -283,7 +300,7 @@ def value_curve_figure(
             x=xs,
             y=_f32(v),
             mode="lines+markers",
-            line={"color": "#1f77b4"},
+            line={"color": FOCUS},
             marker={"size": 9},
             customdata=np.array(ords),
             hovertext=hover,
@@ -295,10 +312,10 @@ def value_curve_figure(
     # markers sit beside their point, not on it, so a drop and a first-error candidate at the
     # same prefix stay visible: ▼ above (pointing at it), ▲ and × below, ○ around the point
     for col, symbol, color, name, dy in (
-        ("sig_drop", "triangle-down", "#d62728", "significant drop", MARK_DY),
-        ("recovery", "triangle-up", "#2ca02c", "recovery", -MARK_DY),
-        ("first_error", "x", "#000000", "first-error candidate", -MARK_DY),
-        ("bimodal", "circle-open", "#9467bd", "bimodal prefix", 0.0),
+        ("sig_drop", "triangle-down", ALERT, "significant drop", MARK_DY),
+        ("recovery", "triangle-up", FP_RECOVERY, "recovery", -MARK_DY),
+        ("first_error", "x", FP_FIRST_ERROR, "first-error candidate", -MARK_DY),
+        ("bimodal", "circle-open", FP_BIMODAL, "bimodal prefix", 0.0),
     ):
         m = series[col].fill_null(False).to_numpy() & ~np.isnan(v)
         if m.any():
@@ -337,14 +354,14 @@ def value_curve_figure(
                 x=[ex],
                 y=[float(endpoint[0])],
                 mode="markers",
-                marker={"symbol": "star", "size": 16, "color": "#ff7f0e"},
+                marker={"symbol": "star", "size": 16, "color": FP_ENDPOINT},
                 hovertemplate="endpoint grade (base grading log): %{y:.3f}<extra></extra>",
                 name="endpoint grade",
             )
         )
     if selected is not None and selected in ords:
         i = ords.index(selected)
-        fig.add_vline(x=float(xs[i]), line_dash="dot", line_color="#555")
+        fig.add_vline(x=float(xs[i]), line_dash="dot", line_color=FP_GUIDE)
     fig.update_layout(
         height=340,
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
@@ -356,12 +373,12 @@ def value_curve_figure(
         range=[-MARK_DY - 0.04, 1 + MARK_DY + 0.04],  # room for the offset markers
         tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0],
         title_text="mean grade of continuations",
-        gridcolor="#eee",
+        gridcolor=FP_GRID,
     )
     lo_x = 0.5 if x == "ordinal" else -0.03
     fig.update_xaxes(
         title_text="prefix ordinal" if x == "ordinal" else "relative depth (step / num_steps)",
-        gridcolor="#eee",
+        gridcolor=FP_GRID,
         tickmode="array",
         tickvals=tickvals,
         ticktext=ticktext,  # "end" = the endpoint grade's column (★)
@@ -375,8 +392,6 @@ def hist_heatmap_figure(series: pl.DataFrame) -> go.Figure:
 
     When every histogram is a k/7 comb only the 8 grade levels are drawn; otherwise all 20 bins.
     """
-    from analysis.fineproofs.values import GRADE_BINS
-
     ords = series["ordinal"].to_list()
     hists = series["hist"].to_list() if "hist" in series.columns else [None] * len(ords)
     mat = np.full((20, len(ords)), np.nan, dtype=np.float64)
@@ -396,7 +411,7 @@ def hist_heatmap_figure(series: pl.DataFrame) -> go.Figure:
             z=_f32(z),
             x=[str(o) for o in ords],
             y=ylab,
-            colorscale="Blues",
+            colorscale=FP_HIST_SCALE,
             zmin=0,
             zmax=1,
             colorbar={"title": {"text": "share"}, "thickness": 12},
@@ -484,7 +499,7 @@ def bar_figure(
         go.Bar(
             x=pos,
             y=_f32(values),
-            marker_color="#1f77b4",
+            marker_color=FOCUS,
             hovertext=names,
             hovertemplate="%{hovertext}: %{y}<extra></extra>",
         )
@@ -504,5 +519,5 @@ def bar_figure(
         title_text=esc_hover(x_title, 80),
         automargin=True,
     )
-    fig.update_yaxes(title_text=esc_hover(y_title, 80), gridcolor="#eee", automargin=True)
+    fig.update_yaxes(title_text=esc_hover(y_title, 80), gridcolor=FP_GRID, automargin=True)
     return fig

@@ -17,8 +17,22 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from analysis.fineproofs.values import GRADE_BINS
+from components.common.formatting import fmt_num
 from components.common.links import query_href
 from components.common.safe_text import esc
+from components.common.theme import (
+    ALERT,
+    FOCUS,
+    FP_LABEL,
+    FP_STEP_HOVER,
+    FP_TEXT_BOX_BORDER,
+    FP_TINT_HIGH,
+    FP_TINT_LOW,
+    FP_TINT_MID,
+    FP_TINT_MISSING,
+    STEP_BORDER,
+)
 
 BOX_ID = "fp-trace-text"
 
@@ -27,34 +41,27 @@ def _lerp(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[i
     return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
 
 
-RED, BLUE, WHITE = (215, 48, 39), (33, 102, 172), (247, 247, 247)
-
-
 def value_colour(v: float | None) -> str:
     """Red (0) -> near-white (0.5) -> blue (1), the charts' colour-blind-safe "RdBu" scale,
     translucent so the text stays readable."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "rgba(160,160,160,0.25)"
+        return FP_TINT_MISSING
     v = min(1.0, max(0.0, float(v)))
-    rgb = _lerp(RED, WHITE, v * 2) if v < 0.5 else _lerp(WHITE, BLUE, (v - 0.5) * 2)
+    rgb = (
+        _lerp(FP_TINT_LOW, FP_TINT_MID, v * 2)
+        if v < 0.5
+        else _lerp(FP_TINT_MID, FP_TINT_HIGH, (v - 0.5) * 2)
+    )
     return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.4)"
 
 
 def change_colour(d: float | None, span: float = 0.5) -> str:
     """Diverging: red for a drop, blue for a rise, near-white for no change."""
     if d is None or (isinstance(d, float) and math.isnan(d)):
-        return "rgba(160,160,160,0.25)"
+        return FP_TINT_MISSING
     t = max(-1.0, min(1.0, float(d) / span))
-    rgb = _lerp(WHITE, RED, -t) if t < 0 else _lerp(WHITE, BLUE, t)
+    rgb = _lerp(FP_TINT_MID, FP_TINT_LOW, -t) if t < 0 else _lerp(FP_TINT_MID, FP_TINT_HIGH, t)
     return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.45)"
-
-
-def _fmt(x: object, spec: str) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if isinstance(x, float) and math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    return format(x, spec)
 
 
 def step_title(row: dict) -> str:
@@ -62,8 +69,8 @@ def step_title(row: dict) -> str:
     parts = [
         f"prefix {row['ordinal']} · step {row['step']}"
         + (f" of {row['num_steps']}" if row.get("num_steps") else ""),
-        f"value {_fmt(row.get('value'), '.3f')} ± {_fmt(2 * row['se'] if row.get('se') is not None else None, '.3f')} (2 SE, n={_fmt(row.get('n'), '.0f')})",
-        f"change {_fmt(row.get('change'), '+.3f')} (z {_fmt(row.get('z'), '+.1f')})",
+        f"value {fmt_num(row.get('value'), '.3f')} ± {fmt_num(2 * row['se'] if row.get('se') is not None else None, '.3f')} (2 SE, n={fmt_num(row.get('n'), '.0f')})",
+        f"change {fmt_num(row.get('change'), '+.3f')} (z {fmt_num(row.get('z'), '+.1f')})",
     ]
     if row.get("flags"):
         parts.append(str(row["flags"]))
@@ -81,8 +88,6 @@ def hist_sparkline(hist: list[int] | None) -> str:
     (k/7 when every count falls on those bins, else all 20 bins), height = share."""
     if not hist or len(hist) != 20 or sum(hist) <= 0:
         return ""
-    from analysis.fineproofs.values import GRADE_BINS
-
     bins = [int(b) for b in GRADE_BINS]
     comb = all(c == 0 for i, c in enumerate(hist) if i not in bins)
     counts = [hist[b] for b in bins] if comb else list(hist)
@@ -115,8 +120,8 @@ def highlighted_html(
             change_colour(r.get("change")) if color_by == "change" else value_colour(r.get("value"))
         )
         flags = str(r.get("flags") or "")
-        border = "2px solid #d62728" if "DROP" in flags else "1px solid rgba(0,0,0,0.15)"
-        outline = "outline: 3px solid #1f77b4;" if selected == o else ""
+        border = f"2px solid {ALERT}" if "DROP" in flags else f"1px solid {STEP_BORDER}"
+        outline = f"outline: 3px solid {FOCUS};" if selected == o else ""
         href = _html.escape(step_href(query, o), quote=True)
         out.append(
             f'<a class="fp-step" id="fp-step-{o}" data-ordinal="{o}" href="{href}" target="_self" '
@@ -128,12 +133,12 @@ def highlighted_html(
         "<style>"
         f"#{BOX_ID}{{white-space:pre-wrap;overflow-y:auto;max-height:{height_px}px;"
         "font-family:ui-sans-serif,system-ui,sans-serif;font-size:0.92rem;line-height:1.55;"
-        "padding:0.6rem 0.8rem;border:1px solid rgba(128,128,128,0.35);border-radius:6px;}"
-        f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:#555;'
+        f"padding:0.6rem 0.8rem;border:1px solid {FP_TEXT_BOX_BORDER};border-radius:6px;}}"
+        f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:{FP_LABEL};'
         "font-size:0.7em;vertical-align:super;margin-right:2px;}"
         f"#{BOX_ID} a.fp-step,#{BOX_ID} a.fp-step:visited{{color:inherit;text-decoration:none;"
         "cursor:pointer;}"
-        f"#{BOX_ID} a.fp-step:hover{{outline:1px solid rgba(31,119,180,0.7);}}"
+        f"#{BOX_ID} a.fp-step:hover{{outline:1px solid {FP_STEP_HOVER};}}"
         "</style>"
         f'<div id="{BOX_ID}">{body}</div>'
     )
@@ -174,7 +179,7 @@ def legend_html(color_by: str) -> str:
             for v, label in stops
         )
     return (
-        f'<div style="font-size:0.8rem;color:#555">{chips} · <sup>[k]</sup> = prefix number; '
+        f'<div style="font-size:0.8rem;color:{FP_LABEL}">{chips} · <sup>[k]</sup> = prefix number; '
         "a red underline marks a significant drop; hover a step for its statistics, click it to "
         "select it.</div>"
     )

@@ -1,5 +1,5 @@
-"""The FineProofs sample: layout, schema, realistic content, determinism; shard reading errors;
-the derived-table store wiring."""
+"""The FineProofs sample: layout, schema, realistic content, determinism; shard reading errors
+(the derived-table store wiring is tested in tests/analysis/fineproofs/test_store.py)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ from cache.fineproofs_io import (
     TraceNotFound,
     load_shard,
     load_trace,
+    present_shards,
     read_side_json,
     shard_key,
     shard_relpath,
 )
 from cache.sample.fineproofs import write_large, write_sample
+from cache.sources import SourceConfig
 
 
 @pytest.fixture(scope="module")
@@ -192,47 +194,15 @@ def test_alternative_shard_layouts(tmp_path: Path) -> None:
     ]
 
 
-# ---------------------------------------------------------------- store wiring
-def test_store_tables_built_once_and_versioned(fp_root: Path, monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
-    from analysis.fineproofs import store as fs
-
-    path = fp_root / "data/prefix_values.parquet"
-    annotated, notes, extra = fs.prefixes_table(path)
-    assert extra == ["branch_id"] and notes == []
-    assert {"value", "se", "change", "sig_drop", "flags", "branch_id"} <= set(annotated.columns)
-    traces = fs.traces_table(path)
-    assert traces.height == annotated.select("problem_id", "sample_index").n_unique()
-    depth = fs.depth_table(path)
-    assert depth["count"].sum() == annotated["value"].is_not_null().sum()
-    built = sorted((tmp_path / "cache" / "derived").glob("fineproofs-*.parquet"))
-    assert len(built) == 3
-    mtimes = [p.stat().st_mtime_ns for p in built]
-    fs.traces_table(path)
-    assert [p.stat().st_mtime_ns for p in built] == mtimes  # read, not rebuilt
-    monkeypatch.setattr(fs, "VERSION", fs.VERSION + 1)
-    fs.traces_table(path)
-    assert len(list((tmp_path / "cache" / "derived").glob("fineproofs-traces-*.parquet"))) == 2
+def test_present_shards_lists_local_trace_files(fp_root: Path, tmp_path: Path) -> None:
+    src = SourceConfig(kind="local", local_path=str(fp_root))
+    on_disk = {p.name.split(".")[0] for p in (fp_root / "data/traces").glob("*.json.gz")}
+    assert present_shards(src) == on_disk and on_disk
+    assert present_shards(SourceConfig(kind="local", local_path=str(tmp_path))) == set()
 
 
-def test_store_notes_for_bad_rows(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
-    from analysis.fineproofs import store as fs
-
-    df = pl.DataFrame(
-        {
-            "problem_id": ["ab" + "0" * 14] * 2,
-            "sample_index": [0, 0],
-            "step_idx": [1, 2],
-            "mean_grade": [float("nan"), 0.5],
-            "grade_hist": [[1, 2], [0] * 20],
-        }
-    )
-    p = tmp_path / "prefix_values.parquet"
-    df.write_parquet(p)
-    _a, notes, _e = fs.prefixes_table(p)
-    assert any("histogram" in n for n in notes) and any("no usable grade" in n for n in notes)
-    bad = tmp_path / "bad.parquet"
-    bad.write_bytes(b"PAR1 not really")
-    with pytest.raises(CorruptFile):
-        fs.prefixes_table(bad)
+def test_step_spans_are_what_the_trace_lists(fp_root: Path) -> None:
+    df = pl.read_parquet(fp_root / "data/prefix_values.parquet")
+    pid, sample = df.select("problem_id", "sample_index").row(0)
+    rec = load_trace(fp_root, pid, sample)
+    assert rec.step_spans() == [(s.step_idx, s.utf16_start, s.utf16_end) for s in rec.steps]

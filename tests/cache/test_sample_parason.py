@@ -8,9 +8,21 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analysis.parason.analyse import added_branches, compute_metrics, estimate_total_tokens, parse
-from cache.sample.parason import N_VARIANTS, make_uuid, make_variant, qwen_chat, write_sample
+import analysis.parason.store as pm
+from analysis.parason.metrics import added_branches, compute_metrics
+from analysis.parason.parse import parse
+from analysis.parason.tokens import estimate_total_tokens
+from cache.errors import SchemaError, SourceNotFound
+from cache.sample.parason import (
+    N_VARIANTS,
+    make_uuid,
+    make_variant,
+    qwen_chat,
+    sample_token_count,
+    write_sample,
+)
 from cache.sample.parason_texts import HAND
+from cache.sources import SourceConfig
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +151,6 @@ def test_8x_same_uuids_and_trial_stages_expanded(sft):
 
 
 def test_metrics_derived_table_built_once(root, monkeypatch):
-    import analysis.parason.store as pm
-
     path = root / "sft-1x" / "train.parquet"
     calls = []
     real = pm.compute_table
@@ -158,9 +168,6 @@ def test_metrics_derived_table_built_once(root, monkeypatch):
 
 
 def test_metrics_table_errors(root, tmp_path):
-    import analysis.parason.store as pm
-    from cache.errors import SchemaError, SourceNotFound
-
     with pytest.raises(SchemaError):
         pm.metrics_table(root / "rl" / "train.parquet")
     with pytest.raises(SourceNotFound):
@@ -168,8 +175,6 @@ def test_metrics_table_errors(root, tmp_path):
 
 
 def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
-    import analysis.parason.store as pm
-
     body = "<Parallel><Outlines><Trial>1: a</Trial><Trial>2: b</Trial></Outlines><Thread>1: x y</Thread><Thread>2: z</Thread></Parallel>"
     pl.DataFrame(
         {"id": ["a1"], "problem": ["q?"], "reasoning": [body], "is_correct": [True]}
@@ -192,8 +197,6 @@ def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
 
 
 def test_rl_table_flattens_verl_rows(root):
-    import analysis.parason.store as pm
-
     rl = pm.rl_table(root / "rl" / "train.parquet")
     assert rl.columns == ["index", "prompt", "data_source", "ability", "ground_truth"]
     assert rl.height >= 50 and rl["ground_truth"].null_count() == 0
@@ -201,10 +204,22 @@ def test_rl_table_flattens_verl_rows(root):
 
 
 def test_warm_builds_both_subsets(sample_root):
-    import analysis.parason.store as pm
-    from cache.sources import SourceConfig
-
     paths = pm.warm(SourceConfig(kind="sample"))
     assert len(paths) == 2 and all(
         p.exists() and p.name.startswith("parason-metrics-") for p in paths
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a<b>c <think>x</think>",
+        "<THINK><Parallel>\n<Outlines></Outlines>",
+        "<|im_start|>u<|im_end|>",
+    ],
+)
+def test_stored_token_rule_is_the_estimate_counters_rule(text: str) -> None:
+    """The generator states its `num_qwen_tokens` rule itself (cache imports no analysis); it
+    must stay the rule of the app's estimate counter."""
+    assert sample_token_count(text) == estimate_total_tokens(text)

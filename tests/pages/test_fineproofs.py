@@ -1,5 +1,6 @@
 """AppTest of the FineProofs page: overview, deep link to a trace, filters, collection tab, and
-bad data (missing trace, missing shard, corrupt .json.gz, bad histograms, NaN grades, extras)."""
+bad data (missing trace, missing shard, corrupt .json.gz, bad histograms, NaN grades, extras).
+The component functions (figures, HTML, phrases) are tested in tests/components/fineproofs/."""
 
 from __future__ import annotations
 
@@ -257,49 +258,6 @@ def test_collection_renders_unknown_keys(bad_copy: dict) -> None:
     assert "1 traces (" in caps and "are in shards that are not" in caps  # the missing-shard trace
 
 
-# ---------------------------------------------------------------- escaping (component level)
-def test_highlighted_text_and_figures_escape_model_text() -> None:
-    from analysis.fineproofs.values import attach_step_text, series_from_values, text_segments
-    from components.fineproofs.figures import overview_figure
-    from components.fineproofs.text import highlighted_html
-
-    evil = 'Let $x$ <script>alert("x")</script> & <b>bold</b>'
-    text = f"{evil}\n\nsecond \U0001d465 step"
-    u_end = len(evil)  # no astral char before: UTF-16 == Python here
-    u2 = u_end + 2
-    steps = [(1, 0, u_end), (2, u2, u2 + len("second \U0001d465 step") + 1)]
-    series = series_from_values([0.9, 0.2]).with_columns(flags=pl.Series(['"quoted" <i>', ""]))
-    mapped = attach_step_text(series, text, steps).frame
-    out = highlighted_html(text, text_segments(text, mapped), mapped)
-    assert "<script>" not in out and "<b>bold" not in out
-    assert html.escape(evil, quote=True) in out
-    assert "&quot;quoted&quot; &lt;i&gt;" in out  # hover title attribute escaped too
-    assert "$x$" in out  # maths left as written (no markdown/LaTeX processing in st.html)
-    cells = pl.DataFrame(
-        {
-            "grid_row": [0],
-            "problem_id": ["<b>id</b>0000000"],
-            "sample_index": [0],
-            "grid_col": [1],
-            "val": [0.5],
-            "step": [1],
-            "rel_depth": [1.0],
-            "se": [0.1],
-            "flags": ["<img src=x>"],
-            "ordinal": [1],
-        }  # fmt: skip
-    )
-    traces = pl.DataFrame(
-        {"problem_id": ["<b>id</b>0000000"], "sample_index": [0], "endpoint": [0.5]}
-    )
-    fig = overview_figure(cells, traces)
-    labels = list(fig.layout.yaxis.ticktext) + [
-        str(h) for t in fig.data for h in (t.hovertext or [])
-    ]
-    assert labels and not any("<b>id" in x or "<img" in x for x in labels)
-    assert any("&lt;b&gt;id" in x for x in labels) and any("&lt;img" in x for x in labels)
-
-
 def test_missing_required_column_and_corrupt_table(tmp_path: Path, monkeypatch) -> None:
     root = tmp_path / "fp"
     write_sample(root)
@@ -333,108 +291,12 @@ def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.M
     assert not at.error, _errors(at)
 
 
-def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
-    from components.fineproofs.figures import depth_distribution_figure
-
-    a, b = "s" * 40 + "-alpha", "s" * 40 + "-beta"
-    depth = pl.DataFrame(
-        {
-            "source": [a, b],
-            "depth_bin": [0, 0],
-            "median": [0.2, 0.8],
-            "count": [3, 4],
-            "mean": [0.2, 0.8],
-            "q25": [0.1, 0.7],
-            "q75": [0.3, 0.9],
-            "sig_drop_rate": [0.0, 0.5],
-        }
-    )
-    fig = depth_distribution_figure(depth)
-    hm = fig.data[0]
-    assert len(set(map(str, hm.y))) == 2  # two rows, not one merged row
-    assert len(_arr(hm.z).reshape(-1)) == 2 or np.asarray(hm.z).shape[0] == 2
-    ticks = list(fig.layout.yaxis.ticktext)
-    assert len(ticks) == 2 and len(set(ticks)) == 2
-
-
 # ---------------------------------------------------------------- UI review (polish)
 def test_trace_caption_says_rose_or_fell(sample_fp: Path) -> None:
-    from components.fineproofs.view import change_phrase
-
-    assert change_phrase(-0.058) == "value rose by 0.058 from first to last prefix"
-    assert change_phrase(0.25) == "value fell by 0.250 from first to last prefix"
-    assert "unchanged" in change_phrase(0.0)
     at = _app({"problem": "7adf0da42b1b4f46", "sample": "6"})
     caps = " ".join(c.value for c in at.caption)
     assert "total decline" not in caps and "from first to last prefix" in caps
     assert len(at.get("download_button")) == 2
-
-
-def test_value_curve_marks_do_not_overlap_and_end_tick_is_labelled() -> None:
-    from analysis.fineproofs.values import series_from_values
-    from components.fineproofs.figures import value_curve_figure
-
-    series = series_from_values([0.8, 0.8, 0.1, 0.1]).with_columns(
-        sig_drop=pl.Series([False, False, True, False]),
-        first_error=pl.Series([False, False, True, False]),
-        endpoint=pl.lit(0.7),
-    )
-    fig = value_curve_figure(series)
-    by_name = {t.name: t for t in fig.data}
-    drop_y = float(_arr(by_name["significant drop"].y)[0])
-    fe_y = float(_arr(by_name["first-error candidate"].y)[0])
-    assert abs(drop_y - fe_y) > 0.1  # one above, one below the point at 0.1
-    assert drop_y > 0.1 > fe_y
-    lo, hi = fig.layout.yaxis.range
-    assert lo < fe_y and drop_y < hi  # both inside the plot
-    end_x = float(_arr(by_name["endpoint grade"].x)[0])
-    ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext, strict=True))
-    assert ticks[end_x] == "end" and ticks[1] == "1"
-    depth = value_curve_figure(series, x="rel_depth")
-    d_end = float(_arr({t.name: t for t in depth.data}["endpoint grade"].x)[0])
-    assert (
-        dict(zip(depth.layout.xaxis.tickvals, depth.layout.xaxis.ticktext, strict=True))[d_end]
-        == "end"
-    )
-
-
-def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
-    from components.fineproofs.figures import ROW_PX, bar_figure, overview_figure
-
-    def fig_for(n: int):
-        cells = pl.DataFrame(
-            {
-                "grid_row": list(range(n)),
-                "problem_id": [f"{i:016x}" for i in range(n)],
-                "sample_index": [0] * n,
-                "grid_col": [1] * n,
-                "val": [0.5] * n,
-                "step": [1] * n,
-                "rel_depth": [1.0] * n,
-                "se": [0.1] * n,
-                "flags": [""] * n,
-                "ordinal": [1] * n,
-            }
-        )
-        traces = cells.select("problem_id", "sample_index").with_columns(endpoint=pl.lit(0.5))
-        return overview_figure(cells, traces)
-
-    small, big = fig_for(5), fig_for(50)
-    assert big.layout.height - small.layout.height == 45 * ROW_PX
-    assert small.layout.margin.t <= 10
-    assert small.layout.yaxis.range[1] == -0.5  # first row at the very top
-    bars = bar_figure(list(range(20)), [f"{i / 20:.2f}–{(i + 1) / 20:.2f}" for i in range(20)])
-    assert bars.layout.xaxis.tickangle == 0 and len(bars.layout.xaxis.ticktext) <= 6
-    assert bars.layout.yaxis.title.text == "count"
-
-
-def test_kv_table_escapes_and_wraps() -> None:
-    from components.fineproofs.view import kv_table_html
-
-    out = kv_table_html({"<k>": '<script>alert("x")</script>', "n": 3, "none": None})
-    assert "<script>" not in out and "&lt;script&gt;" in out and "&lt;k&gt;" in out
-    assert ">3</td>" in out and ">null</td>" in out
-    assert "overflow-wrap:anywhere" in out
 
 
 def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -11,6 +12,7 @@ import pytest
 
 from analysis.__main__ import main
 from analysis.fineproofs.utf16 import Utf16Index
+from analysis.fineproofs.values import annotate, normalise
 from cache.fineproofs_io import load_trace
 from cache.sample.fineproofs import write_sample
 
@@ -78,8 +80,6 @@ def test_table_output(fp_root: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_flags_printed_for_a_drop(fp_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from analysis.fineproofs.values import annotate, normalise
-
     a = annotate(normalise(pl.read_parquet(fp_root / "data/prefix_values.parquet")).frame)
     row = a.filter(pl.col("sig_drop")).row(0, named=True)
     main(
@@ -104,8 +104,6 @@ def test_unknown_trace_and_missing_shard(
     err = capsys.readouterr().err
     assert "no prefix rows" in err and f"problem {pid} has samples" in err
     # a copy whose shard is gone: a clear message, not a traceback
-    import shutil
-
     shutil.copytree(fp_root, tmp_path / "copy")
     (tmp_path / "copy" / "data/traces" / f"{pid[:2]}.json.gz").unlink()
     assert (

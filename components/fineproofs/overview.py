@@ -1,0 +1,143 @@
+"""The Overview tab: a sortable, filterable grid of traces x prefixes, one page at a time.
+
+Why server-side pages: the collection holds ~10k traces; only the shown page is drawn, so the
+figure stays small. A click on a cell (or a table row) opens that trace in the Trace tab.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import streamlit as st
+
+from analysis.fineproofs.values import KEYS, overview_cells, select_traces
+from cache.sources import SourceConfig
+from components.common.selection import event_of, selected_points, selected_rows
+from components.common.url_keys import FineproofsKeys
+from components.common.url_state import bound_kept
+from components.fineproofs import cached as fc
+from components.fineproofs.figures import overview_figure
+from components.fineproofs.shared import open_trace
+
+SORTS = {
+    "largest_drop": "largest drop",
+    "endpoint": "endpoint grade",
+    "first_error": "first-error depth",
+    "last_value": "last prefix value",
+}
+PAGE_SIZES = (25, 50, 100)
+GRID_KEY = "fp_grid"
+TABLE_KEY = "fp_page_table"
+TABLE_COLUMNS = (
+    "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
+    "largest_drop", "largest_drop_depth", "first_error_depth", "n_prefixes", "n_sig_drops",
+    "n_recoveries", "n_bimodal",
+)  # fmt: skip
+
+
+def _on_grid_select() -> None:
+    """A clicked cell carries (problem_id, sample_index, ordinal): open that trace there."""
+    for p in selected_points(event_of(GRID_KEY)):
+        cd = p.get("customdata")
+        if cd and len(cd) >= 2:
+            o = cd[2] if len(cd) > 2 else None
+            open_trace(str(cd[0]), int(cd[1]), int(o) if o else None)
+            return
+
+
+def _on_table_select(page_rows: list[tuple[str, int]]) -> None:
+    rows = selected_rows(event_of(TABLE_KEY))
+    if rows and rows[0] < len(page_rows):
+        pid, sample = page_rows[rows[0]]
+        open_trace(pid, sample)
+
+
+def render_overview(src: SourceConfig) -> None:
+    """Sortable, filterable grid of traces x prefixes, one page at a time (server-side)."""
+    annotated, _notes, _extra = fc.prefixes(src)
+    summary = fc.traces(src)
+    sources = sorted(s for s in summary["source"].unique().to_list() if s is not None)
+    c1, c2, c3, c4 = st.columns([2, 1.3, 3, 2], vertical_alignment="bottom")
+    sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **bound_kept("sort"))
+    desc = c2.toggle("Descending", value=True, help="largest values first", **bound_kept("desc"))
+    chosen = c3.multiselect(
+        "Sources", sources, default=[], placeholder="all sources", **bound_kept("src")
+    )
+    lo_hi = c4.slider(
+        "Endpoint grade range",
+        0.0,
+        1.0,
+        (0.0, 1.0),
+        step=1 / 28,
+        format="%.2f",
+        help="Filter on the base trace's endpoint grade (from the base grading log).",
+        **bound_kept("grade"),
+    )
+    d1, d2, d3 = st.columns([2, 2, 1])
+    axis = (
+        d1.segmented_control(
+            "Columns",
+            ["ordinal", "depth"],
+            default="ordinal",
+            help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
+            **bound_kept("axis"),
+        )
+        or "ordinal"
+    )
+    color = (
+        d2.segmented_control(
+            "Colour",
+            ["value", "change"],
+            default="value",
+            help="mean grade of the continuations, or its change from the previous prefix (diverging)",
+            **bound_kept("color"),
+        )
+        or "value"
+    )
+    rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **bound_kept("rows"))
+    picked = select_traces(
+        summary,
+        sort=sort or "largest_drop",
+        descending=bool(desc),
+        sources=chosen or None,
+        grade_range=(float(lo_hi[0]), float(lo_hi[1])),
+    )
+    n = picked.height
+    if n == 0:
+        st.info("No trace matches these filters. Widen the grade range or clear the source filter.")
+        return
+    n_pages = max(1, math.ceil(n / rows_per_page))
+    page = st.pagination(n_pages, max_visible_pages=9, **bound_kept("page"))
+    page = min(max(1, int(page or 1)), n_pages)
+    start = (page - 1) * rows_per_page
+    page_traces = picked.slice(start, rows_per_page)
+    st.caption(
+        f"{n:,} of {summary.height:,} traces match · rows {start + 1}–{start + page_traces.height} · "
+        f"sorted by {SORTS.get(sort or '', sort)} ({'descending' if desc else 'ascending'}) · "
+        "click a cell to open that trace at that prefix; grey = no value there (no grade, or no "
+        "previous prefix to change from); ◆ = endpoint grade from the base grading log."
+    )
+    cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
+    sel = (FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read())
+    fig = overview_figure(
+        cells, page_traces, metric=color, axis=axis, selected=sel if sel[0] else None
+    )
+    st.plotly_chart(
+        fig,
+        key=GRID_KEY,
+        on_select=_on_grid_select,
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+    page_rows = page_traces.select(*KEYS).rows()
+    view = page_traces.select(*TABLE_COLUMNS)
+    st.caption("Or pick a row to open its trace:")
+    st.dataframe(
+        view,
+        key=TABLE_KEY,
+        on_select=functools.partial(_on_table_select, page_rows),
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(400, 36 + 35 * view.height),
+    )

@@ -1,0 +1,30 @@
+"""What the FineProofs tabs share: opening a trace (URL state + tab switch) and data notes.
+
+Why a module of its own: the Overview's grid and table open a trace in the Trace tab, and the
+Trace tab's own picker does too; each tab module imports this instead of another tab.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.common.safe_text import md_text
+from components.common.url_keys import FineproofsKeys
+
+DATASET = "fineproofs"
+TABS = ("Overview", "Trace", "Collection")
+TAB_KEY = "view"  # the tabs' URL-bound key
+
+
+def open_trace(problem_id: str, sample_index: int, prefix: int | None = None) -> None:
+    """Select a trace (URL state) and switch to the Trace tab; used from callbacks."""
+    FineproofsKeys.PROBLEM.write(str(problem_id))
+    FineproofsKeys.SAMPLE.write(int(sample_index))
+    FineproofsKeys.PREFIX.write(int(prefix) if prefix else None)
+    st.session_state[TAB_KEY] = "Trace"
+
+
+def show_notes(notes: list[str]) -> None:
+    """Data notes (what was found in the data and what was done about it), one warning each."""
+    for n in notes:
+        st.warning(md_text(n, 600), icon="🔎")

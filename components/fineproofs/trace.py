@@ -1,0 +1,244 @@
+"""The Trace tab: one proof attempt's value curve with ±2 SE, the continuation histograms, the
+highlighted trace text, the selected step's statistics, the per-prefix table and downloads.
+
+Why each part has its own guard: a missing or corrupt trace shard only takes the text away; the
+curve, histograms and table come from the prefix table and still render.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from analysis.fineproofs.values import (
+    attach_step_text,
+    export_frame,
+    text_segments,
+    trace_row,
+    trace_series,
+)
+from cache.sources import SourceConfig
+from components.common.downloads import download_buttons, file_stem
+from components.common.formatting import fmt_num
+from components.common.guards import guard
+from components.common.safe_text import esc, md_label, md_text
+from components.common.selection import event_of, first_point_value
+from components.common.url_keys import FineproofsKeys
+from components.common.url_state import bound_kept, query_pairs
+from components.fineproofs import cached as fc
+from components.fineproofs.figures import hist_heatmap_figure, value_curve_figure
+from components.fineproofs.shared import DATASET, open_trace, show_notes
+from components.fineproofs.text import (
+    highlighted_html,
+    hist_sparkline,
+    legend_html,
+    scroll_script,
+)
+
+CURVE_KEY = "fp_curve"
+PID_INPUT, SAMPLE_INPUT = "fp_pid_in", "fp_sample_in"
+
+
+def _on_curve_select() -> None:
+    """A clicked curve point carries its prefix ordinal: select that step."""
+    ordinal = first_point_value(event_of(CURVE_KEY))
+    if ordinal is not None:
+        FineproofsKeys.PREFIX.write(int(ordinal))
+
+
+def _open_from_form() -> None:
+    pid = str(st.session_state.get(PID_INPUT) or "").strip()
+    if pid:
+        open_trace(pid, int(st.session_state.get(SAMPLE_INPUT) or 0))
+
+
+def _trace_picker() -> None:
+    with st.form("fp_open_trace", border=False):
+        c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        c1.text_input("Problem id", placeholder="16 hex characters", key=PID_INPUT)
+        c2.number_input("Sample", min_value=0, step=1, value=0, key=SAMPLE_INPUT)
+        c3.form_submit_button("Open trace", on_click=_open_from_form)
+
+
+def change_phrase(total_decline: float) -> str:
+    """total_decline = first - last prefix value, said in words (a signed "decline" of -0.058
+    read as a double negative)."""
+    d = float(total_decline)
+    if d != d:
+        return "no first-to-last change (a value is missing)"
+    if abs(d) < 0.0005:
+        return "value unchanged from first to last prefix"
+    verb = "fell" if d > 0 else "rose"
+    return f"value {verb} by {abs(d):.3f} from first to last prefix"
+
+
+def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
+    """Headline metrics and the one-line shape description of the trace."""
+    m = st.columns(5)
+    m[0].metric("source", md_text(info.get("source") or "–", 60))
+    m[1].metric("prefixes", n_prefixes)
+    m[2].metric("endpoint grade", fmt_num(info.get("endpoint"), ".3f"), help="base grading log")
+    ld = info.get("largest_drop")
+    ldd = info.get("largest_drop_depth")
+    m[3].metric(
+        "largest drop" + (f" (depth {ldd:.2f})" if ld and ldd is not None else ""),
+        "–" if not ld else fmt_num(ld, ".3f"),
+        help="largest fall between consecutive prefixes; depth = relative depth of the prefix after it",
+    )
+    m[4].metric("first-error depth", fmt_num(info.get("first_error_depth"), ".2f"))
+    share = info.get("drop_share")
+    facts = [f"Shape: **{md_label(info.get('shape') or '–')}**"]
+    if info.get("total_decline") is not None:
+        facts.append(change_phrase(info["total_decline"]))
+    if share is not None:
+        facts.append(f"the largest single drop is {share:.0%} of it")
+    facts.append(
+        f"{info.get('n_sig_drops', 0)} significant drops, {info.get('n_recoveries', 0)} recoveries, "
+        f"{info.get('n_bimodal', 0)} bimodal prefixes"
+    )
+    st.caption(" · ".join(facts))
+
+
+def render_trace(src: SourceConfig) -> None:
+    """Value curve with ±2 SE, histogram per prefix, highlighted text, table and downloads."""
+    annotated, _notes, extra = fc.prefixes(src)
+    summary = fc.traces(src)
+    pid, sample = FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read()
+    if pid is None or sample is None:
+        st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
+        _trace_picker()
+        return
+    series = trace_series(annotated, pid, sample)
+    if series.height == 0:
+        st.error(
+            f"**No prefix rows for problem {md_text(pid)} sample {sample}.** "
+            "Check the link, or pick a trace in the Overview.",
+            icon="⚠️",
+        )
+        _trace_picker()
+        return
+    prefix = FineproofsKeys.PREFIX.read()
+    if prefix is not None and prefix not in series["ordinal"].to_list():
+        prefix = None
+    st.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
+    _trace_header(trace_row(summary, pid, sample), series.height)
+    t1, t2 = st.columns(2)
+    axis = (
+        t1.segmented_control(
+            "Curve x axis",
+            ["ordinal", "depth"],
+            default="ordinal",
+            help="prefix ordinal, or relative depth step/num_steps",
+            **bound_kept("tx"),
+        )
+        or "ordinal"
+    )
+    color = (
+        t2.segmented_control(
+            "Colour the text by",
+            ["value", "change"],
+            default="value",
+            help="each step's value, or its change from the previous prefix",
+            **bound_kept("tcolor"),
+        )
+        or "value"
+    )
+    x = "ordinal" if axis == "ordinal" else "rel_depth"
+    c1, c2 = st.columns([3, 2])
+    with c1, guard("the value curve", dataset=DATASET):
+        st.plotly_chart(
+            value_curve_figure(series, x=x, selected=prefix),
+            key=CURVE_KEY,
+            on_select=_on_curve_select,
+            selection_mode="points",
+            config={"displayModeBar": False},
+        )
+        st.caption(
+            "Value = mean grade of the continuations from that prefix (a value of the policy, not a "
+            "verdict on the step); band = ±2 SE (std/√n). Marks beside a point: ▼ above = significant "
+            "drop, ▲ below = recovery, × below = first-error candidate; ○ bimodal prefix; ★ at "
+            '"end" = endpoint grade. Click a point to jump to its step.'
+        )
+    with c2, guard("the continuation histograms", dataset=DATASET):
+        st.plotly_chart(hist_heatmap_figure(series), config={"displayModeBar": False})
+        n_bad = int(series["hist"].is_null().sum()) if "hist" in series.columns else series.height
+        if n_bad:
+            st.caption(f"{n_bad} prefixes have no usable histogram (blank columns).")
+    table = series
+    with guard("the trace text", dataset=DATASET):
+        rec = fc.trace_record(src, pid, sample)
+        problem = rec.meta.get("problem")
+        if problem:
+            st.html(
+                '<div style="font-size:0.9rem;margin-bottom:0.3rem"><b>Problem.</b> '
+                f'<span style="white-space:pre-wrap">{esc(problem)}</span></div>'
+            )
+        mapped = attach_step_text(series, rec.text, rec.step_spans())
+        table = mapped.frame
+        show_notes(mapped.notes)
+        segs = text_segments(rec.text, table)
+        html = highlighted_html(
+            rec.text, segs, table, color_by=color, selected=prefix, query=query_pairs()
+        )
+        if prefix is not None:
+            step_stats_panel(table.filter(pl.col("ordinal") == prefix).row(0, named=True))
+        st.html(legend_html(color))
+        if prefix is not None:
+            st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
+        else:
+            st.html(html)
+    st.markdown(
+        "**Per-prefix series**"
+        + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")
+    )
+    out = export_frame(table)
+    st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
+    d1, d2, _ = st.columns([1, 1, 2], gap="small")
+    download_buttons(
+        out,
+        file_stem(DATASET, pid, sample, "steps"),
+        key="fp_series",
+        columns=[d1, d2],
+        label="series",
+    )
+
+
+def step_stats_panel(r: dict[str, Any]) -> None:
+    """The selected step's statistics (set by clicking its text, a curve point or a deep link)."""
+    with st.container(border=True, key="fp_step_stats"):
+        of = f" of {r['num_steps']}" if r.get("num_steps") else ""
+        st.markdown(f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**")
+        m = st.columns(5)
+        se = r.get("se")
+        m[0].metric(
+            "value",
+            fmt_num(r.get("value"), ".3f"),
+            help="mean grade of the continuations from this prefix",
+        )
+        m[1].metric(
+            "± 2 SE",
+            fmt_num(2 * se if se is not None else None, ".3f"),
+            help="SE = std/√n of the continuation grades",
+        )
+        m[2].metric(
+            "change",
+            fmt_num(r.get("change"), "+.3f"),
+            help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.1f')}",
+        )
+        m[3].metric("n graded", fmt_num(r.get("n"), ".0f"))
+        m[4].metric("flags", md_text(r.get("flags") or "none", 60))
+        spark = hist_sparkline(r.get("hist"))
+        bits = [f"z {fmt_num(r.get('z'), '+.1f')}"]
+        if spark:
+            bits.append(
+                f"grades 0 → 1: `{spark}` (low < 0.25: {fmt_num(r.get('low_frac'), '.0%')}, "
+                f"high ≥ 0.75: {fmt_num(r.get('high_frac'), '.0%')})"
+            )
+        else:
+            bits.append("no usable histogram")
+        lo, hi = r.get("min_grade"), r.get("max_grade")
+        if lo is not None or hi is not None:
+            bits.append(f"min {fmt_num(lo, '.2f')} · max {fmt_num(hi, '.2f')}")
+        st.caption(" · ".join(bits))
