@@ -10,18 +10,12 @@ from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.common.url_state import bound_kept
 from components.parason import cached as pc
-from components.parason.view import (
-    COUNTER_LABELS,
-    DATASET,
-    UUID,
-    VIEWS,
-    filter_bar,
-    render_browse,
-    render_charts,
-    render_compare,
-    render_rl,
-    render_trajectory,
-)
+from components.parason.browse import render_browse
+from components.parason.charts_tab import render_charts
+from components.parason.compare import render_compare
+from components.parason.rl import render_rl
+from components.parason.shared import COUNTER_LABELS, DATASET, UUID, VIEWS, filter_bar
+from components.parason.trajectory import render_trajectory
 
 ensure_routed()
 
@@ -64,7 +58,7 @@ if table is not None:
         with tab:
             if name == "Browse":
                 with guard("the browsing table", dataset=DATASET):
-                    render_browse(filter_bar(table), table.height, subset)
+                    render_browse(filter_bar(table), table.height, subset, counter)
             elif name == "Trajectory":
                 with guard("the trajectory view", dataset=DATASET):
                     render_trajectory(src, subset, counter, table)

@@ -1,7 +1,9 @@
-"""Parason parallel trajectories: one import point for the parser, metrics and DAG.
+"""One trajectory, analysed end to end: parse, count, measure and build its DAG.
 
-The code lives in `parallel_parse` (tolerant parser), `parallel_metrics` (T, C, speedup ...),
-`parallel_dag` (networkx DAG, critical path, layout, collapse) and `tokens` (counters).
+Why one function: the page shows metrics and a DAG of the same trajectory, and both must be
+computed from the same per-part token counts. The parts live in `parse` (tolerant parser),
+`metrics` (T, C, speedup ...), `dag` (networkx DAG, critical path, layout, collapse) and `tokens`
+(counters); import those names from their own modules.
 """
 
 from __future__ import annotations
@@ -11,28 +13,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from analysis.parason.dag import build_dag, collapse_dag, critical_path, layout, node_spans
-from analysis.parason.metrics import (
-    Metrics,
-    StageStats,
-    added_branches,
-    compute_metrics,
-    kind_mix,
-    metrics_for_text,
-    trajectory_text,
-)
-from analysis.parason.parse import (
-    WARNING_CODES,
-    Block,
-    Item,
-    ParseWarning,
-    Segment,
-    Thread,
-    Trajectory,
-    last_boxed,
-    parse,
-)
-from analysis.parason.tokens import best_counter, estimate_total_tokens, get_counter, node_tokens
+from analysis.parason.dag import build_dag
+from analysis.parason.metrics import Metrics, compute_metrics, trajectory_text
+from analysis.parason.parse import Trajectory, parse
+from analysis.parason.tokens import get_counter
 
 
 @dataclass(slots=True)
@@ -54,34 +38,3 @@ def analyse_row(row: Mapping[str, object], counter: str = "estimate") -> Analyse
     return Analysed(
         traj, compute_metrics(traj, cnt, counts=counts), build_dag(traj, cnt, counts=counts), counts
     )
-
-
-__all__ = [
-    "WARNING_CODES",
-    "Analysed",
-    "analyse_row",
-    "Block",
-    "Item",
-    "Metrics",
-    "ParseWarning",
-    "Segment",
-    "StageStats",
-    "Thread",
-    "Trajectory",
-    "added_branches",
-    "best_counter",
-    "build_dag",
-    "collapse_dag",
-    "compute_metrics",
-    "critical_path",
-    "estimate_total_tokens",
-    "get_counter",
-    "kind_mix",
-    "last_boxed",
-    "layout",
-    "metrics_for_text",
-    "node_spans",
-    "node_tokens",
-    "parse",
-    "trajectory_text",
-]

@@ -41,6 +41,7 @@ def _fmt(x: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # start-up time: `python -m analysis` registers every CLI; polars/pyarrow load only here
     from analysis.parason.store import iter_rows, record
     from analysis.parason.tokens import get_counter
 

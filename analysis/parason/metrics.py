@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
+import polars as pl
+
 from analysis.parason.parse import Block, Trajectory, parse
 from analysis.parason.tokens import TokenCounter, estimate_total_tokens, get_counter, node_tokens
 
@@ -307,8 +309,6 @@ def filter_table(
     descending: bool = False,
 ):
     """The browsing table's filters and sort, as one pure polars expression chain."""
-    import polars as pl
-
     out = df
     if correctness == "correct":
         out = out.filter(pl.col("correctness").fill_null(False))
@@ -336,8 +336,6 @@ def filter_table(
 
 def export_table(df):
     """CSV-safe copy: list columns joined with ';' (Parquet keeps the lists)."""
-    import polars as pl
-
     return df.with_columns(
         [
             pl.col(c).cast(pl.List(pl.String)).list.join(";")

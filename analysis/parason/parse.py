@@ -19,6 +19,7 @@ and ``answer`` (``</think>`` and everything after it).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -265,8 +266,9 @@ _UNCLOSED_CODE = {
 
 
 class _Parser:
-    """One-shot state machine; `run()` returns the Trajectory. Kept as a class for readability;
-    hot paths use locals."""
+    """One-shot state machine; `run()` returns the Trajectory. `run` only scans: each tag goes to
+    one small handler, looked up by tag name in `_OPEN_HANDLERS` / `_CLOSE_HANDLERS` (`think`, in
+    any case, is the fallback), so each grammar rule reads on its own."""
 
     __slots__ = (
         "text",
@@ -441,29 +443,15 @@ class _Parser:
     # ---- main loop -----------------------------------------------------------------------
     def run(self) -> Trajectory:
         text = self.text
-        n = self.n
         if not text or text.isspace():
             self.warn("empty_trajectory", 0)
-        m = _ASSISTANT_RE.search(text) if "<|im_start|>" in text else None
-        prompt_end = 0
-        if m is not None:
-            # the last assistant header ends the prompt
-            last = m
-            for m2 in _ASSISTANT_RE.finditer(text, m.end()):
-                last = m2
-            prompt_end = last.end()
+        prompt_end = _prompt_end(text)
         pos = 0
-        stack = self.stack
+        on_tag = self.on_tag
         for m in TAG_RE.finditer(text):
             s, e = m.span()
             if s < prompt_end:
-                if s > pos:
-                    self.part(pos, s, "prompt", "prompt")
-                self.part(s, min(e, prompt_end), "prompt_tag", "prompt")
-                if e > prompt_end:  # tag straddling the prompt end (not expected)
-                    pos = prompt_end
-                    continue
-                pos = e
+                pos = self.prompt_tag(pos, s, e, prompt_end)
                 continue
             if pos < prompt_end:
                 self.part(pos, prompt_end, "prompt", "prompt")
@@ -471,169 +459,180 @@ class _Parser:
             if s > pos:
                 self.text_part(pos, s)
             pos = e
-            close, name, chat = m.group(1, 2, 3)
-            if chat is not None:
-                self.on_chat(s, e, chat)
-                continue
-            if self.after_think and name not in ("Conclusion",):
-                if name.lower() == "think":
-                    self.stray(s, e, "duplicate_think", m.group(0))
-                else:
-                    self.stray(s, e, "tags_after_think", m.group(0))
-                continue
-            top = stack[-1][0]
-            if name == "Thread":
-                if close:
-                    if self.has(_THREAD):
-                        while stack[-1][0] != _THREAD:
-                            self.pop(s)
-                        thread: Thread = stack[-1][1]
-                        thread.body_end = s
-                        self.part(s, e, "tag", thread.node)
-                        self.pop(e, explicit=True)
-                    else:
-                        self.stray(s, e, "stray_close", "</Thread>")
-                    continue
-                if top == _ITEM:
-                    self.pop(s)
-                    top = stack[-1][0]
-                if top == _OUTLINES:
-                    self.pop(s)
-                    top = stack[-1][0]
-                if top == _THREAD:
-                    self.pop(s)  # previous thread never closed
-                    top = stack[-1][0]
-                if top == _CONCL:
-                    self.pop(s)
-                    top = stack[-1][0]
-                if top == _ROOT:
-                    self.warn("missing_parallel", s, "<Thread>")
-                    self.open_block(s, implicit=True)
-                blk: Block = stack[-1][1]
-                thread = Thread(len(blk.threads), f"{blk.prefix}t{len(blk.threads)}", s, e, e, e)
-                blk.threads.append(thread)
-                self.part(s, e, "tag", thread.node)
-                stack.append([_THREAD, thread, thread.node])
-            elif name in _ITEM_KIND:
-                if close:
-                    if top == _ITEM:
-                        item: Item = stack[-1][1]
-                        if item.kind != _ITEM_KIND[name]:
-                            self.warn("item_tag_mismatch", s, m.group(0))
-                        item.body_end = s
-                        self.part(s, e, "tag", stack[-1][2])
-                        self.pop(e, explicit=True)
-                    else:
-                        self.stray(s, e, "stray_close", m.group(0))
-                    continue
-                if top == _ITEM:
-                    self.pop(s)
-                    top = stack[-1][0]
-                if top == _OUTLINES or (top == _BLOCK and not stack[-1][1].threads):
-                    if top == _BLOCK:
-                        self.warn("item_outside_outlines", s)
-                    blk = stack[-1][1]
-                    item = Item(_ITEM_KIND[name], s, e, e, e)
-                    blk.items.append(item)
-                    self.part(s, e, "tag", blk.fork)
-                    stack.append([_ITEM, item, blk.fork])
-                else:
-                    self.stray(s, e, "stray_tag", m.group(0))
-            elif name == "Parallel":
-                if close:
-                    if self.has(_BLOCK):
-                        while stack[-1][0] != _BLOCK:
-                            self.pop(s)
-                        blk = stack[-1][1]
-                        self.part(s, e, "tag", blk.join)
-                        self.pop(e, explicit=True)
-                    else:
-                        self.stray(s, e, "stray_close", "</Parallel>")
-                    continue
-                while stack[-1][0] not in (_ROOT, _THREAD):
-                    self.pop(s)
-                blk = self.open_block(s)
-                self.part(s, e, "tag", blk.fork)
-            elif name == "Outlines":
-                if close:
-                    if top == _ITEM:
-                        self.pop(s)
-                        top = stack[-1][0]
-                    if top == _OUTLINES:
-                        self.part(s, e, "tag", stack[-1][2])
-                        self.pop(e, explicit=True)
-                    else:
-                        self.stray(s, e, "stray_close", "</Outlines>")
-                    continue
-                if top in (_ROOT, _THREAD):
-                    self.warn("missing_parallel", s, "<Outlines>")
-                    self.open_block(s, implicit=True)
-                    top = _BLOCK
-                if top == _BLOCK and stack[-1][1].outlines is None and not stack[-1][1].threads:
-                    blk = stack[-1][1]
-                    blk.outlines = (s, s)
-                    self.part(s, e, "tag", blk.fork)
-                    stack.append([_OUTLINES, blk, blk.fork])
-                else:
-                    self.stray(s, e, "stray_tag", "<Outlines>")
-            elif name == "Conclusion":
-                if close:
-                    if top == _CONCL:
-                        self.part(s, e, "tag", stack[-1][2])
-                        self.pop(e, explicit=True)
-                    else:
-                        self.stray(s, e, "stray_close", "</Conclusion>")
-                    continue
-                if top == _BLOCK:
-                    blk = stack[-1][1]
-                    blk.conclusions.append((s, s))
-                    self.part(s, e, "tag", blk.join)
-                    stack.append([_CONCL, blk, blk.join])
-                elif top == _ROOT and self.after_think:
-                    self.warn("conclusion_after_think", s)
-                    self.answer_part(s, e, "tag")
-                    stack.append([_CONCL, None, "answer"])
-                elif top == _ROOT and self.sequence and isinstance(self.sequence[-1], Block):
-                    blk = self.sequence[-1]
-                    self.warn("conclusion_outside_block", s)
-                    blk.conclusions.append((s, s))
-                    self.part(s, e, "tag", blk.join)
-                    stack.append([_CONCL, blk, blk.join])
-                else:
-                    self.stray(s, e, "stray_tag", "<Conclusion>")
-            else:  # think
-                if close:
-                    if self.think_close is not None:
-                        self.stray(s, e, "duplicate_think", m.group(0))
-                        continue
-                    while len(stack) > 1:
-                        self.pop(s)
-                    self.think_close = s
-                    self.after_think = True
-                    self.answer_part(s, e, "tag")
-                else:
-                    if top == _ROOT and self.think_open is None and not self.blocks:
-                        self.think_open = s
-                        node = self.root_node()
-                        self.extend_segment(node, s, e)
-                        self.part(s, e, "tag", node)
-                    else:
-                        self.stray(
-                            s,
-                            e,
-                            "duplicate_think" if self.think_open is not None else "stray_tag",
-                            m.group(0),
-                        )
+            on_tag(s, e, m)
         if pos < prompt_end:
             self.part(pos, prompt_end, "prompt", "prompt")
             pos = prompt_end
-        if pos < n:
-            self.text_part(pos, n)
-        while len(stack) > 1:
-            self.pop(n)
+        if pos < self.n:
+            self.text_part(pos, self.n)
+        while len(self.stack) > 1:
+            self.pop(self.n)
         # drop segment placeholders that never received text (cannot happen, but be safe)
         self.sequence = [x for x in self.sequence if not (isinstance(x, Segment) and x.start < 0)]
         return self.finish(prompt_end)
+
+    def prompt_tag(self, pos: int, s: int, e: int, prompt_end: int) -> int:
+        """A tag inside the chat prompt: charge it (and the text before it) to `prompt`; returns
+        the new scan position."""
+        if s > pos:
+            self.part(pos, s, "prompt", "prompt")
+        self.part(s, min(e, prompt_end), "prompt_tag", "prompt")
+        return prompt_end if e > prompt_end else e  # a tag straddling the end (not expected)
+
+    def on_tag(self, s: int, e: int, m: re.Match[str]) -> None:
+        """Dispatch one response tag to its handler (by tag name, opening or closing)."""
+        close, name, chat = m.group(1, 2, 3)
+        if chat is not None:
+            self.on_chat(s, e, chat)
+            return
+        tag = m.group(0)
+        if self.after_think and name != "Conclusion":
+            self.stray(
+                s, e, "duplicate_think" if name.lower() == "think" else "tags_after_think", tag
+            )
+            return
+        table = _CLOSE_HANDLERS if close else _OPEN_HANDLERS
+        handler = table.get(name, _Parser.close_think if close else _Parser.open_think)
+        handler(self, s, e, name, tag)
+
+    def pop_if(self, s: int, kind: int) -> None:
+        """Implicitly close the innermost frame when it is of `kind`."""
+        if self.stack[-1][0] == kind:
+            self.pop(s)
+
+    def pop_to(self, s: int, kind: int) -> None:
+        """Implicitly close every frame above the innermost one of `kind`."""
+        while self.stack[-1][0] != kind:
+            self.pop(s)
+
+    # ---- tag handlers: (self, start, end, tag name, tag text) ------------------------------
+    def open_thread(self, s: int, e: int, name: str, tag: str) -> None:
+        for kind in (_ITEM, _OUTLINES, _THREAD, _CONCL):  # a previous thread never closed, ...
+            self.pop_if(s, kind)
+        if self.stack[-1][0] == _ROOT:
+            self.warn("missing_parallel", s, "<Thread>")
+            self.open_block(s, implicit=True)
+        blk: Block = self.stack[-1][1]
+        thread = Thread(len(blk.threads), f"{blk.prefix}t{len(blk.threads)}", s, e, e, e)
+        blk.threads.append(thread)
+        self.part(s, e, "tag", thread.node)
+        self.stack.append([_THREAD, thread, thread.node])
+
+    def close_thread(self, s: int, e: int, name: str, tag: str) -> None:
+        if not self.has(_THREAD):
+            self.stray(s, e, "stray_close", "</Thread>")
+            return
+        self.pop_to(s, _THREAD)
+        thread: Thread = self.stack[-1][1]
+        thread.body_end = s
+        self.part(s, e, "tag", thread.node)
+        self.pop(e, explicit=True)
+
+    def open_item(self, s: int, e: int, name: str, tag: str) -> None:
+        self.pop_if(s, _ITEM)
+        top = self.stack[-1][0]
+        blk = self.stack[-1][1]
+        if not (top == _OUTLINES or (top == _BLOCK and not blk.threads)):
+            self.stray(s, e, "stray_tag", tag)
+            return
+        if top == _BLOCK:
+            self.warn("item_outside_outlines", s)
+        item = Item(_ITEM_KIND[name], s, e, e, e)
+        blk.items.append(item)
+        self.part(s, e, "tag", blk.fork)
+        self.stack.append([_ITEM, item, blk.fork])
+
+    def close_item(self, s: int, e: int, name: str, tag: str) -> None:
+        if self.stack[-1][0] != _ITEM:
+            self.stray(s, e, "stray_close", tag)
+            return
+        item: Item = self.stack[-1][1]
+        if item.kind != _ITEM_KIND[name]:
+            self.warn("item_tag_mismatch", s, tag)
+        item.body_end = s
+        self.part(s, e, "tag", self.stack[-1][2])
+        self.pop(e, explicit=True)
+
+    def open_parallel(self, s: int, e: int, name: str, tag: str) -> None:
+        while self.stack[-1][0] not in (_ROOT, _THREAD):
+            self.pop(s)
+        blk = self.open_block(s)
+        self.part(s, e, "tag", blk.fork)
+
+    def close_parallel(self, s: int, e: int, name: str, tag: str) -> None:
+        if not self.has(_BLOCK):
+            self.stray(s, e, "stray_close", "</Parallel>")
+            return
+        self.pop_to(s, _BLOCK)
+        self.part(s, e, "tag", self.stack[-1][1].join)
+        self.pop(e, explicit=True)
+
+    def open_outlines(self, s: int, e: int, name: str, tag: str) -> None:
+        if self.stack[-1][0] in (_ROOT, _THREAD):
+            self.warn("missing_parallel", s, "<Outlines>")
+            self.open_block(s, implicit=True)
+        blk = self.stack[-1][1]
+        if self.stack[-1][0] != _BLOCK or blk.outlines is not None or blk.threads:
+            self.stray(s, e, "stray_tag", "<Outlines>")
+            return
+        blk.outlines = (s, s)
+        self.part(s, e, "tag", blk.fork)
+        self.stack.append([_OUTLINES, blk, blk.fork])
+
+    def close_outlines(self, s: int, e: int, name: str, tag: str) -> None:
+        self.pop_if(s, _ITEM)
+        if self.stack[-1][0] != _OUTLINES:
+            self.stray(s, e, "stray_close", "</Outlines>")
+            return
+        self.part(s, e, "tag", self.stack[-1][2])
+        self.pop(e, explicit=True)
+
+    def open_conclusion(self, s: int, e: int, name: str, tag: str) -> None:
+        top = self.stack[-1][0]
+        if top == _BLOCK:
+            self.start_conclusion(s, e, self.stack[-1][1])
+        elif top == _ROOT and self.after_think:
+            self.warn("conclusion_after_think", s)
+            self.answer_part(s, e, "tag")
+            self.stack.append([_CONCL, None, "answer"])
+        elif top == _ROOT and self.sequence and isinstance(self.sequence[-1], Block):
+            self.warn("conclusion_outside_block", s)
+            self.start_conclusion(s, e, self.sequence[-1])
+        else:
+            self.stray(s, e, "stray_tag", "<Conclusion>")
+
+    def start_conclusion(self, s: int, e: int, blk: Block) -> None:
+        blk.conclusions.append((s, s))
+        self.part(s, e, "tag", blk.join)
+        self.stack.append([_CONCL, blk, blk.join])
+
+    def close_conclusion(self, s: int, e: int, name: str, tag: str) -> None:
+        if self.stack[-1][0] != _CONCL:
+            self.stray(s, e, "stray_close", "</Conclusion>")
+            return
+        self.part(s, e, "tag", self.stack[-1][2])
+        self.pop(e, explicit=True)
+
+    def open_think(self, s: int, e: int, name: str, tag: str) -> None:
+        if self.stack[-1][0] != _ROOT or self.think_open is not None or self.blocks:
+            code = "duplicate_think" if self.think_open is not None else "stray_tag"
+            self.stray(s, e, code, tag)
+            return
+        self.think_open = s
+        node = self.root_node()
+        self.extend_segment(node, s, e)
+        self.part(s, e, "tag", node)
+
+    def close_think(self, s: int, e: int, name: str, tag: str) -> None:
+        """`</think>` closes every open frame; what follows is the answer."""
+        if self.think_close is not None:
+            self.stray(s, e, "duplicate_think", tag)
+            return
+        while len(self.stack) > 1:
+            self.pop(s)
+        self.think_close = s
+        self.after_think = True
+        self.answer_part(s, e, "tag")
 
     def answer_part(self, s: int, e: int, role: str) -> None:
         if self.answer is None:
@@ -687,6 +686,34 @@ class _Parser:
             part_role=self.pr,
             part_node=self.pn,
         )
+
+
+_Handler = Callable[[_Parser, int, int, str, str], None]
+# tag name -> handler; `think` (any case) is the fallback, see `_Parser.on_tag`
+_OPEN_HANDLERS: dict[str, _Handler] = {
+    "Thread": _Parser.open_thread,
+    "Parallel": _Parser.open_parallel,
+    "Outlines": _Parser.open_outlines,
+    "Conclusion": _Parser.open_conclusion,
+    **{name: _Parser.open_item for name in _ITEM_KIND},
+}
+_CLOSE_HANDLERS: dict[str, _Handler] = {
+    "Thread": _Parser.close_thread,
+    "Parallel": _Parser.close_parallel,
+    "Outlines": _Parser.close_outlines,
+    "Conclusion": _Parser.close_conclusion,
+    **{name: _Parser.close_item for name in _ITEM_KIND},
+}
+
+
+def _prompt_end(text: str) -> int:
+    """End of the chat prompt: just after the last assistant header (0 without a chat)."""
+    if "<|im_start|>" not in text:
+        return 0
+    end = 0
+    for m in _ASSISTANT_RE.finditer(text):
+        end = m.end()
+    return end
 
 
 def _number(text: str, pos: int, end: int) -> str | None:
@@ -752,17 +779,17 @@ def _finish_block(blk: Block, p: _Parser) -> None:
         if num in seen_thread_nums:
             p.warn("duplicate_number", th.start, f"thread {num}")
         seen_thread_nums.add(num)
-        k = by_number.get(num)
-        if k is None or k in used:
-            if items and k is None:
+        paired = by_number.get(num)
+        if paired is None or paired in used:
+            if items and paired is None:
                 p.warn("thread_number_mismatch", th.start, f"thread {num}")
             unpaired.append(th)
             continue
-        used.add(k)
-        th.item = k
-        if k < last_item:
+        used.add(paired)
+        th.item = paired
+        if paired < last_item:
             order_bad = True
-        last_item = max(last_item, k)
+        last_item = max(last_item, paired)
     if order_bad:
         p.warn("thread_order", blk.start)
     free = [k for k in range(len(items)) if k not in used]

@@ -11,6 +11,7 @@ row numbers; without any trajectory text column the build raises `SchemaError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -19,8 +20,10 @@ from analysis.parason.metrics import compute_metrics, trajectory_text
 from analysis.parason.parse import parse
 from analysis.parason.tokens import TokenCounter, get_counter
 from cache.errors import CorruptFile, SchemaError, SourceNotFound
-from cache.progress import ProgressFn, no_progress
-from cache.store import read_derived
+from cache.progress import ProgressFn, no_progress, scaled
+from cache.schemas import PARASON_RL_ROLES, PARASON_SFT_ROLES, map_roles
+from cache.sources import SourceConfig, resolve_file
+from cache.store import read_derived, table_path
 
 NAME = "parason-metrics"  # derived tables start with the dataset name (home page lists them)
 VERSION = 1
@@ -73,10 +76,6 @@ CANONICAL = {
 def _roles(names: list[str], where: str) -> dict[str, str]:
     """canonical column name -> actual column, via the shared role aliases (all optional here:
     the metrics degrade instead of failing; only a trajectory text is needed)."""
-    from dataclasses import replace
-
-    from cache.schemas import PARASON_SFT_ROLES, map_roles
-
     roles = [replace(r, required=False) for r in PARASON_SFT_ROLES]
     rmap = map_roles(names, roles, where)
     out = {CANONICAL[role]: col for role, col in rmap.columns.items() if col is not None}
@@ -136,8 +135,6 @@ def load_row(path: Path, uuid: str | None = None, row: int | None = None) -> dic
 def rl_table(path: Path) -> pl.DataFrame:
     """The RL prompts flattened for browsing: index, prompt (user text), data_source, ability,
     ground_truth. Missing optional columns become nulls."""
-    from cache.schemas import PARASON_RL_ROLES, map_roles
-
     names = _columns(path)
     rmap = map_roles(names, PARASON_RL_ROLES, Path(path).name, "Parason rl/")
     try:
@@ -153,27 +150,36 @@ def rl_table(path: Path) -> pl.DataFrame:
         return ""
 
     n = df.height
-    out = {
+
+    def column(role: str) -> list | None:
+        """The role's column as a list (strings for the plain ones), None when it is absent."""
+        name = rmap[role]
+        if name is None:
+            return None
+        series = df[name]
+        return (
+            series.to_list()
+            if role in ("prompt", "reward_model", "extra_info")
+            else (series.cast(pl.String).to_list())
+        )
+
+    out: dict[str, list] = {
         "index": list(range(n)),
-        "prompt": [text_of(m) for m in df[rmap["prompt"]].to_list()],
-        "data_source": df[rmap["data_source"]].cast(pl.String).to_list()
-        if rmap.has("data_source")
-        else [None] * n,
-        "ability": df[rmap["ability"]].cast(pl.String).to_list()
-        if rmap.has("ability")
-        else [None] * n,
+        "prompt": [text_of(m) for m in column("prompt") or [None] * n],
+        "data_source": column("data_source") or [None] * n,
+        "ability": column("ability") or [None] * n,
         "ground_truth": [None] * n,
     }
-    if rmap.has("reward_model"):
-        rm = df[rmap["reward_model"]].to_list()
+    rm = column("reward_model")
+    if rm is not None:
         out["ground_truth"] = [
             str(r.get("ground_truth"))
             if isinstance(r, dict) and r.get("ground_truth") is not None
             else None
             for r in rm
         ]
-    if rmap.has("extra_info"):
-        ei = df[rmap["extra_info"]].to_list()
+    ei = column("extra_info")
+    if ei is not None:
         out["index"] = [
             int(e["index"]) if isinstance(e, dict) and isinstance(e.get("index"), int) else i
             for i, e in enumerate(ei)
@@ -248,12 +254,8 @@ def metrics_table(
     )
 
 
-def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ignore[no-untyped-def]
+def warm(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
     """Build the metrics tables of both SFT subsets for a source (`python -m cache warm`)."""
-    from cache.progress import scaled
-    from cache.sources import resolve_file
-    from cache.store import table_path
-
     hook = progress or no_progress
     out = []
     for i, sub in enumerate(("sft-1x", "sft-8x")):

@@ -21,8 +21,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
+from huggingface_hub import hf_hub_download, try_to_load_from_cache
+from tokenizers import Tokenizer
+
 from analysis.parason.parse import SPECIAL_ROLES, TAG_RE, Trajectory
 from cache.errors import DataError
+from cache.sources import hub_offline, hub_reachable
 
 CHARS_PER_TOKEN = 3.6  # documented estimate for English+LaTeX maths text with the Qwen3 BPE
 QWEN_REPO = "Qwen/Qwen3-8B"
@@ -87,8 +91,6 @@ class QwenCounter:
     name = "exact (Qwen3 tokenizer)"
 
     def __init__(self, tokenizer_path: str) -> None:
-        from tokenizers import Tokenizer
-
         self.path = tokenizer_path
         self.tok = Tokenizer.from_file(tokenizer_path)
 
@@ -102,13 +104,9 @@ class QwenCounter:
 def fetch_qwen_tokenizer() -> str | None:
     """Download Qwen3's tokenizer.json (a few MB) into the HF cache when the Hub is reachable and
     offline mode is off; None otherwise. Only called on an explicit request (the CLI's --counter qwen)."""
-    from cache.sources import hub_offline, hub_reachable
-
     if hub_offline() or not hub_reachable():
         return None
     try:
-        from huggingface_hub import hf_hub_download
-
         return hf_hub_download(QWEN_REPO, "tokenizer.json")
     except Exception:  # gated, renamed, network trouble: the caller says what to do
         return None
@@ -120,8 +118,6 @@ def find_qwen_tokenizer() -> str | None:
     if explicit and os.path.isfile(explicit):
         return explicit
     try:
-        from huggingface_hub import try_to_load_from_cache
-
         found = try_to_load_from_cache(QWEN_REPO, "tokenizer.json")
     except Exception:  # no hub library or a broken cache: just not available
         return None

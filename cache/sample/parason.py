@@ -18,13 +18,18 @@ real data); the UI detects them with `analysis.parason.metrics.added_branches(tr
 traj_8x)`, which compares each 8x stage with the same stage of the 1x row of the same uuid
 (thread text match, falling back to position: threads past the 1x count are added).
 
-``num_qwen_tokens`` = `analysis.parason.tokens.estimate_total_tokens(qwen_text)`: each reserved tag /
-chat marker counts 1, the other characters / CHARS_PER_TOKEN (3.6).
+``num_qwen_tokens`` = `sample_token_count(qwen_text)`, this generator's own documented rule (there
+is no tokenizer offline): each reserved tag / chat marker counts 1, the other characters /
+CHARS_PER_TOKEN (3.6), rounded. It is the rule of the app's `estimate` counter
+(`analysis.parason.tokens.estimate_total_tokens`), so both agree on the sample; the data layer
+states it here rather than importing analysis, and tests/cache/test_sample_parason.py checks the
+agreement on every row.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from math import gcd
 from pathlib import Path
@@ -32,7 +37,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.parason.tokens import estimate_total_tokens
 from cache.progress import ProgressFn, no_progress
 from cache.sample.parason_texts import HAND, MALFORMED, B, Traj, digit_sum_45, render
 
@@ -40,6 +44,12 @@ SEED = 20260731
 N_VARIANTS = 280
 N_RL = 60
 RL_SUFFIX = "\n\nLet's think step by step and output the final answer within \\boxed{}."
+CHARS_PER_TOKEN = 3.6  # the documented chars/token ratio of the stored num_qwen_tokens
+# the reserved tags and chat markers, one special token each in the stored count
+SPECIAL_TOKEN_RE = re.compile(
+    r"</?(?:Parallel|Outlines|Outline|Trial|Subtask|Thread|Conclusion|(?i:think))>"
+    r"|<\|(?:im_start|im_end)\|>"
+)
 
 MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 SFT_SCHEMA = pa.schema(
@@ -71,6 +81,13 @@ def qwen_chat(question: str, reasoning: str, content: str) -> str:
         f"<|im_start|>user\n{question}<|im_end|>\n<|im_start|>assistant\n"
         f"<think>\n{reasoning}\n</think>\n\n{content}<|im_end|>"
     )
+
+
+def sample_token_count(text: str) -> int:
+    """The stored `num_qwen_tokens` of a sample row: special tags count 1, the other characters
+    CHARS_PER_TOKEN each. Why a rule: the sample is built offline, without the Qwen3 tokenizer."""
+    spans = [m.end() - m.start() for m in SPECIAL_TOKEN_RE.finditer(text)]
+    return len(spans) + round((len(text) - sum(spans)) / CHARS_PER_TOKEN)
 
 
 def make_uuid(key: str) -> str:
@@ -383,7 +400,7 @@ def _sft_rows(expand_to: int) -> dict[str, list]:
             ]
         )
         cols["qwen_text"].append(qt)
-        cols["num_qwen_tokens"].append(estimate_total_tokens(qt))
+        cols["num_qwen_tokens"].append(sample_token_count(qt))
 
     for t in all_trajectories():
         add(t.key, t.question, render(t, expand_to), t.content, t.correct)
@@ -434,12 +451,12 @@ def long_trajectories(
 ) -> list[tuple[str, int]]:
     """(qwen_text, num_qwen_tokens) of n realistic 20-60k character trajectories (benchmark)."""
     rng = random.Random(seed)
-    out = []
+    out: list[tuple[str, int]] = []
     k = 0
     while len(out) < n:
         t, _ = make_variant(k, target_chars=rng.randint(min_chars, max_chars), seed=seed)
         k += 1
         qt = qwen_chat(t.question, render(t), t.content)
         if min_chars <= len(qt) <= max_chars:  # padding is spread randomly; keep the range strict
-            out.append((qt, estimate_total_tokens(qt)))
+            out.append((qt, sample_token_count(qt)))
     return out

@@ -94,3 +94,18 @@ def download_buttons(
             on_click="ignore",
             key=f"{key}_{fmt}",
         )
+
+
+def download_file(
+    data: Callable[[], bytes],
+    stem: str,
+    ext: str,
+    key: str,
+    label: str,
+    mime: str = "application/octet-stream",
+) -> None:
+    """One button for a file that is not a table (a standalone figure, a report), named
+    `<stem>.<ext>`; `data` runs only when the button is pressed."""
+    st.download_button(
+        label, data, file_name=f"{stem}.{ext}", mime=mime, on_click="ignore", key=key
+    )

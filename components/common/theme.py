@@ -70,6 +70,21 @@ GROUP_COLOURS = {
     "has mixed stages": MIX_COLOURS["mixed"],
     "untyped / none": MIX_COLOURS["untyped"],
 }
+DAG_EDGE = "#9aa5b1"  # a plain DAG edge
+DAG_OR_EDGE = KIND_COLOURS["trial"]  # an edge into an OR join (dashed)
+MARKER_EDGE = "white"  # thin outline that separates overlapping markers
+SELECTED_RING = "#f0b400"  # the selected trajectory's ring on a chart / part in the text
+SELECTED_FILL = "rgba(255,212,0,0.25)"  # the selected node's text
+NOTE_FG = "#888"  # the "token counts: ..." note on a figure
+CAPTION_FG = "#555"  # the question header's second line
+ITEM_TINT = "rgba(53,102,184,0.08)"  # outline-item text
+PROMPT_FG = "#8a8f98"  # the chat prompt, when shown
+ANSWER_TINT = "rgba(43,43,43,0.05)"  # the text after </think>
+STRAY_TEXT_BG = "#fff4ce"  # non-blank text between threads
+LINK_HOVER = TAG_COLOURS["outlines"]  # outline of a text-view node link under the pointer
+TAG_TEXT = "white"  # the text of a tag chip, on its tag colour
+DAG_BG = "white"  # the DAG's plot area
+RING_FILL = "rgba(0,0,0,0)"  # a selection ring is hollow
 
 # ------------------------------------------------------------------ MARS
 # wrong answers in the vote chart: Tableau 10 without its green and grey, so no wrong answer can
@@ -86,6 +101,16 @@ ANSWER_PALETTE = [
 ]
 GRID_SCALE = "RdYlGn"  # overview grid: pass@1 from red to green
 GRID_SELECTED = "#1f4fd8"
+GRID_RING = "#000000"  # ring round a question whose majority vote is wrong
+TRANSPARENT = "rgba(0,0,0,0)"
+CORRECT_BAND = "rgba(26,152,80,0.2)"  # CORRECT at 20%: the 10-90% band of right traces
+WRONG_BAND = "rgba(215,48,39,0.2)"  # WRONG at 20%
+TRUTH_EDGE = "#0b6b35"  # a darker CORRECT: the ground truth's edge in the vote stack
+HATCH = "#9a9a9a"  # hatching of "no answer" areas and bars
+OTHER_ANSWER = "#7f7f7f"  # a wrong final answer in the answers bar
+TOKEN_LINE, TOKEN_LINE_SMOOTHED = "#c6dbef", "#9ecae1"  # the zoom's token confidences
+GROUP_LINE = "#08519c"  # the zoom's W-token group confidence
+MARKER_OUTLINE = "white"  # keeps probe markers readable on top of the lines
 
 # ------------------------------------------------------------------ stopping playground
 LINE_PALETTE = [
@@ -102,8 +127,32 @@ LINE_PALETTE = [
 # repeat within that many (24 colours, 9 symbols; the sweep line keeps LINE_PALETTE[0])
 MARKER_COLORS = [c for c in qualitative.Dark24 if c.upper() != "#2E91E5"]
 MARKER_FALLBACK = "#7f7f7f"
+MARKER_EDGE = "white"  # ring around each frontier marker
+PARETO_LINE, PARETO_MARKER = "rgba(46,160,44,0.35)", "rgba(46,160,44,0.25)"  # the green band
+CURRENT_RING, CURRENT_FILL = "black", "rgba(0,0,0,0)"  # the current setting: an empty ring
+GAIN = "#2ca02c"  # a question that keeps (or gains) accuracy against SC
+SIGNAL = "#000000"  # the replay's rule signal (margin, leader share)
+TOKENS_BAR = "#7f7f7f"  # tokens spent per checkpoint
+STOP_LABEL_BG = "rgba(255,255,255,0.85)"  # behind the replay's "stop at" label
 
 # ------------------------------------------------------------------ FineProofs
 VALUE_SCALE = "RdBu"  # 0 red .. 0.5 white .. 1 blue (colour-blind safe, unlike red/green)
 CHANGE_SCALE = "RdBu"  # diverging, 0 white
 STEP_BORDER = "rgba(0,0,0,0.15)"
+# the trace text's span tints follow VALUE_SCALE's ends and middle (RGB, drawn translucent)
+FP_TINT_LOW, FP_TINT_MID, FP_TINT_HIGH = (215, 48, 39), (247, 247, 247), (33, 102, 172)
+FP_TINT_MISSING = "rgba(160,160,160,0.25)"  # a step span without a value
+FP_STEP_HOVER = "rgba(31,119,180,0.7)"  # outline of the step span under the pointer
+FP_TEXT_BOX_BORDER = "rgba(128,128,128,0.35)"
+FP_LABEL = "#555"  # small secondary text: prefix numbers, legends, table keys
+FP_GUIDE = "#555"  # the dotted line at the selected prefix
+FP_GRID = "#eee"  # gridlines of the value curve and bars
+FP_ROW_SELECTED = "#222"  # frame around the selected trace's row in the overview
+FP_TRANSPARENT = "rgba(0,0,0,0)"  # the selected row's frame is not filled
+FP_MARKER_EDGE = "#333"  # edge of the endpoint-grade diamonds
+FP_BAND = "rgba(31,119,180,0.15)"  # the +/-2 SE band around the value curve
+FP_RECOVERY = "#2ca02c"
+FP_FIRST_ERROR = "#000000"
+FP_BIMODAL = "#9467bd"
+FP_ENDPOINT = "#ff7f0e"  # the endpoint grade's star: a single grade, not a mean
+FP_HIST_SCALE = "Blues"  # share of continuations per grade level

@@ -20,7 +20,21 @@ class ParasonKeys:
 
     UUID = Param("uuid", None, parse=safe_token(80))
     NODE = Param("node", None, parse=safe_token(120))
-    WIDGETS: tuple[str, ...] = ("subset", "counter", "view")
+    # the tabs (`view`), subset and counter; the filter bar; Browse's sort; RL's search
+    WIDGETS: tuple[str, ...] = (
+        "subset",
+        "counter",
+        "view",
+        "correct",
+        "kinds",
+        "speedup",
+        "warn",
+        "q",
+        "sort",
+        "desc",
+        "rlq",
+        "rlsrc",
+    )
 
 
 class MarsKeys:
@@ -29,7 +43,8 @@ class MarsKeys:
     FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
     QID = Param("qid", None, parse=int_in(0, 10**6))
     TRACE = Param("trace", None, parse=int_in(0, 10**7))
-    WIDGETS: tuple[str, ...] = ()
+    # tab; Curves: traces shown, smoothing, curves/bands, probe markers; Single trace: smoothing
+    WIDGETS: tuple[str, ...] = ("view", "n", "smooth", "show", "markers", "zsmooth")
 
 
 class PlaygroundKeys:
@@ -37,7 +52,29 @@ class PlaygroundKeys:
 
     FILE = MarsKeys.FILE
     QID = MarsKeys.QID
-    WIDGETS: tuple[str, ...] = ("policy",)
+    # policy, its parameters (each policy's `ui_params` keys), frontier markers, bootstrap
+    WIDGETS: tuple[str, ...] = (
+        "policy",
+        "cal",
+        "gamma",
+        "z",
+        "gmin",
+        "pct",
+        "conv",
+        "ppw",
+        "prune",
+        "tau",
+        "k",
+        "win",
+        "thr",
+        "others",
+        "budget",
+        "iters",
+        "warmup",
+        "window",
+        "seed",
+        "preview",
+    )
 
 
 class FineproofsKeys:
@@ -46,7 +83,11 @@ class FineproofsKeys:
     PROBLEM = Param("problem", None, parse=safe_token(64))
     SAMPLE = Param("sample", None, parse=int_in(0, 10_000_000))
     PREFIX = Param("prefix", None, parse=int_in(1, 100_000))
-    WIDGETS: tuple[str, ...] = ("view",)
+    # tabs; Overview: sort, order, sources, grade range, columns, colour, rows, page; Trace:
+    # curve x axis, text colour
+    WIDGETS: tuple[str, ...] = (
+        "view", "sort", "desc", "src", "grade", "axis", "color", "rows", "page", "tx", "tcolor",
+    )  # fmt: skip
 
 
 class HomeKeys:

@@ -13,7 +13,10 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
+from analysis.parason.store import NAME, VERSION, load_row, metrics_table, rl_table
+from analysis.parason.tokens import find_qwen_tokenizer
 from cache.sources import SourceConfig
+from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress
 
 DATASET = "parason"
@@ -26,16 +29,11 @@ def sft_path(subset: str, src: SourceConfig) -> Path:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _metrics(path: str, mtime: int, counter: str) -> pl.DataFrame:
-    from analysis.parason.store import metrics_table
-
     return metrics_table(Path(path), counter)
 
 
 def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.DataFrame:
     """The subset's metrics table; the first build shows a progress bar."""
-    from analysis.parason.store import NAME, VERSION, metrics_table
-    from cache.store import table_path
-
     path = sft_path(subset, src)
     if not table_path(NAME, VERSION, [path], {"counter": counter}).exists():
         with st_progress(f"Parsing every {subset} trajectory (first time only)…") as hook:
@@ -45,8 +43,6 @@ def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.Dat
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _row(path: str, mtime: int, uuid: str | None, row: int | None) -> dict | None:
-    from analysis.parason.store import load_row
-
     return load_row(Path(path), uuid=uuid, row=row)
 
 
@@ -61,8 +57,6 @@ def row(
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _rl(path: str, mtime: int) -> pl.DataFrame:
-    from analysis.parason.store import rl_table
-
     return rl_table(Path(path))
 
 
@@ -73,6 +67,4 @@ def rl(src: SourceConfig) -> pl.DataFrame:
 
 @st.cache_resource(show_spinner=False)
 def counters_available() -> tuple[str, ...]:
-    from analysis.parason.tokens import find_qwen_tokenizer
-
     return ("estimate", "words", "qwen") if find_qwen_tokenizer() else ("estimate", "words")

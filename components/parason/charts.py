@@ -14,26 +14,17 @@ import polars as pl
 from plotly.subplots import make_subplots
 
 from components.common.safe_text import esc, esc_hover
-from components.parason.dag import KIND_COLOURS
+from components.common.theme import (
+    CORRECTNESS_COLOURS,
+    GROUP_COLOURS,
+    MARKER_EDGE,
+    MIX_COLOURS,
+    NOTE_FG,
+    RING_FILL,
+    SELECTED_RING,
+)
 
-CORRECT_COLOURS = {True: "#2e9e5b", False: "#d62728", None: "#8c8c8c"}
 CORRECT_NAMES = {True: "correct", False: "incorrect", None: "unknown"}
-MIX_COLOURS = {
-    "subtask": KIND_COLOURS["subtask"],
-    "trial": KIND_COLOURS["trial"],
-    "untyped": KIND_COLOURS["untyped"],
-    "mixed": "#3566b8",
-    "none": "#8c8c8c",
-}
-
-
-GROUP_COLOURS = {
-    "Subtask only": MIX_COLOURS["subtask"],
-    "Trial only": MIX_COLOURS["trial"],
-    "Subtask + Trial stages": "#17becf",
-    "has mixed stages": MIX_COLOURS["mixed"],
-    "untyped / none": MIX_COLOURS["untyped"],
-}
 
 
 def _ring_selected(fig: go.Figure, df: pl.DataFrame, selected: str | None, x: str, y: str) -> None:
@@ -48,7 +39,7 @@ def _ring_selected(fig: go.Figure, df: pl.DataFrame, selected: str | None, x: st
                 y=sel[y].to_list(),
                 mode="markers",
                 name="selected",
-                marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=3, color="#f0b400")),
+                marker=dict(size=16, color=RING_FILL, line=dict(width=3, color=SELECTED_RING)),
                 hoverinfo="skip",
                 customdata=sel["uuid"].to_list(),
             )
@@ -106,10 +97,10 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
                 mode="markers",
                 name=CORRECT_NAMES[val],
                 marker=dict(
-                    color=CORRECT_COLOURS[val],
+                    color=CORRECTNESS_COLOURS[val],
                     size=8,
                     opacity=0.75,
-                    line=dict(width=0.5, color="white"),
+                    line=dict(width=0.5, color=MARKER_EDGE),
                 ),
                 customdata=part["uuid"].to_list(),
                 hovertext=_hover(part),
@@ -175,7 +166,7 @@ def speedup_hist(df: pl.DataFrame) -> go.Figure:
                 go.Histogram(
                     x=part["speedup"].to_list(),
                     name=CORRECT_NAMES[val],
-                    marker_color=CORRECT_COLOURS[val],
+                    marker_color=CORRECTNESS_COLOURS[val],
                     opacity=0.7,
                     xbins=bins,
                     autobinx=bins is None,
@@ -242,7 +233,7 @@ def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
                 mode="markers",
                 name=group,
                 marker=dict(
-                    color=colour, size=7, opacity=0.55, line=dict(width=0.5, color="white")
+                    color=colour, size=7, opacity=0.55, line=dict(width=0.5, color=MARKER_EDGE)
                 ),
                 customdata=part["uuid"].to_list(),
                 hovertext=[
@@ -275,7 +266,7 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
                 go.Box(
                     y=part[col].to_list(),
                     name=f"{CORRECT_NAMES[val]} (n={part.height:,})",
-                    marker_color=CORRECT_COLOURS[val],
+                    marker_color=CORRECTNESS_COLOURS[val],
                     boxpoints=False,
                     showlegend=i == 1,
                     legendgroup=CORRECT_NAMES[val],
@@ -287,28 +278,12 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
     return _layout(fig, "Metrics by correctness", height=360)
 
 
-def selected_uuid(state: object) -> str | None:
-    """The uuid of the first clicked point in a plotly selection state (or None)."""
-    points = (
-        (state or {}).get("selection", {}).get("points", [])
-        if isinstance(state, dict) or hasattr(state, "get")
-        else []
-    )
-    for p in points:
-        cd = p.get("customdata")
-        if isinstance(cd, list | tuple):
-            cd = cd[0] if cd else None
-        if isinstance(cd, str):
-            return cd
-    return None
-
-
 def note_counter(fig: go.Figure, counter_label: str) -> go.Figure:
     """Say on the figure itself which token counter made its numbers (they differ by counter)."""
     fig.add_annotation(
         text=f"token counts: {esc(counter_label)}",
         xref="paper", yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom",
-        showarrow=False, font=dict(size=10, color="#888"),
+        showarrow=False, font=dict(size=10, color=NOTE_FG),
     )  # fmt: skip
     top = fig.layout.margin.t
     if top is None or top < 30:  # room above the plot so the note is not clipped

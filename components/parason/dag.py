@@ -17,27 +17,24 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from components.common.safe_text import esc, esc_hover
+from components.common.theme import (
+    DAG_ADDED,
+    DAG_BG,
+    DAG_CRITICAL,
+    DAG_EDGE,
+    DAG_OR_EDGE,
+    DAG_SELECTED,
+    KIND_COLOURS,
+    MARKER_EDGE,
+)
 
-KIND_COLOURS = {
-    "segment": "#8c8c8c",
-    "fork": "#1f3b73",
-    "join": "#1f3b73",
-    "answer": "#2b2b2b",
-    "subtask": "#2e9e5b",
-    "trial": "#e8871e",
-    "untyped": "#8e6cc4",
-    "collapsed": "#b8b8b8",
-}
 JOIN_SYMBOLS = {"AND": "square", "OR": "diamond", "MIXED": "star", "ALL": "circle"}
-CRITICAL = "#d62728"
-ADDED = "#d100d1"
-SELECTED = "#ffd400"
 
 
 def node_colour(d: Mapping) -> str:
     if d.get("kind") == "thread":
         return KIND_COLOURS.get(d.get("thread_kind", "untyped"), KIND_COLOURS["untyped"])
-    return KIND_COLOURS.get(d.get("kind", "segment"), "#8c8c8c")
+    return KIND_COLOURS.get(d.get("kind", "segment"), KIND_COLOURS["segment"])
 
 
 def _symbol(d: Mapping) -> str:
@@ -106,9 +103,9 @@ def dag_figure(
         xs += [pos[u][0], pos[v][0], None]
         ys += [pos[u][1], pos[v][1], None]
     styles = {
-        "plain": dict(color="#9aa5b1", width=1.2),
-        "or": dict(color="#e8871e", width=1.2, dash="dash"),
-        "crit": dict(color=CRITICAL, width=4),
+        "plain": dict(color=DAG_EDGE, width=1.2),
+        "or": dict(color=DAG_OR_EDGE, width=1.2, dash="dash"),
+        "crit": dict(color=DAG_CRITICAL, width=4),
     }
     names = {"plain": "edge", "or": "edge into an OR join", "crit": "critical path"}
     for key, (xs, ys) in groups.items():
@@ -141,16 +138,16 @@ def dag_figure(
         symbols.append(_symbol(d))
         is_added = n in added_set
         if n == selected:
-            lc.append(SELECTED)
+            lc.append(DAG_SELECTED)
             lw.append(4)
         elif is_added:
-            lc.append(ADDED)
+            lc.append(DAG_ADDED)
             lw.append(3)
         elif d.get("critical"):
-            lc.append(CRITICAL)
+            lc.append(DAG_CRITICAL)
             lw.append(3)
         else:
-            lc.append("white")
+            lc.append(MARKER_EDGE)
             lw.append(1)
         hover.append(_hover(n, d, is_added))
         badge = "⚠" if d.get("warnings") else ""
@@ -216,7 +213,7 @@ def dag_figure(
         fig.add_trace(
             go.Scatter(
                 x=[None], y=[None], mode="markers", name="added by 8x (+)",
-                marker=dict(size=10, color="white", line=dict(width=3, color=ADDED)),
+                marker=dict(size=10, color=MARKER_EDGE, line=dict(width=3, color=DAG_ADDED)),
             )
         )  # fmt: skip
     spread = (max(ys) - min(ys)) if ys else 0
@@ -226,7 +223,7 @@ def dag_figure(
         margin=dict(l=10, r=10, t=40 if title else 10, b=10),
         xaxis=dict(visible=False),
         yaxis=dict(visible=False),
-        plot_bgcolor="white",
+        plot_bgcolor=DAG_BG,
         legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=11)),
         hoverlabel=dict(align="left"),
         dragmode="pan",

@@ -9,38 +9,46 @@ span, with `white-space: pre-wrap` so the maths stays exactly as written (readab
 from __future__ import annotations
 
 import html
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from analysis.parason.parse import Trajectory
 from components.common.links import query_href
 from components.common.safe_text import esc
+from components.common.theme import (
+    ANSWER_TINT,
+    BOX_BG,
+    BOX_BORDER,
+    DAG_ADDED,
+    ITEM_TINT,
+    LINK_HOVER,
+    PROMPT_FG,
+    SELECTED_FILL,
+    SELECTED_RING,
+    STRAY_TEXT_BG,
+    TAG_COLOURS,
+    TAG_DEFAULT,
+    TAG_TEXT,
+    TINTS,
+    WARN_BG,
+    WARN_FG,
+)
 
-TAG_COLOURS = {
-    "parallel": "#1f3b73",
-    "outlines": "#3566b8",
-    "outline": "#8e6cc4",
-    "trial": "#e8871e",
-    "subtask": "#2e9e5b",
-    "thread": "#555e6b",
-    "conclusion": "#138a8a",
-    "think": "#6b6b6b",
-}
-TINTS = {
-    "subtask": "rgba(46,158,91,0.10)",
-    "trial": "rgba(232,135,30,0.12)",
-    "untyped": "rgba(142,108,196,0.12)",
-}
 BOX_STYLE = (
     "font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.82rem; line-height: 1.45;"
     "white-space: pre-wrap; word-break: break-word; max-height: 560px; overflow-y: auto;"
-    "border: 1px solid #e3e6ea; border-radius: 6px; padding: 0.6rem 0.8rem; background: #fcfcfd;"
+    f"border: 1px solid {BOX_BORDER}; border-radius: 6px; padding: 0.6rem 0.8rem; background: {BOX_BG};"
 )
+
+
+STRAY_TAG_STYLE = f"background:{WARN_BG};color:{WARN_FG};border:1px dashed {WARN_FG}"
+ADDED_STYLE = f"box-shadow: inset 3px 0 0 {DAG_ADDED}"
+SELECTED_STYLE = f"outline:2px solid {SELECTED_RING}"
 
 
 def _tag_style(tag: str) -> str:
     name = tag.strip("<>/|").lower()
-    colour = TAG_COLOURS.get(name, "#6b6b6b")
-    return f"background:{colour};color:white;border-radius:3px;padding:0 3px;font-weight:600;font-size:0.75rem"
+    colour = TAG_COLOURS.get(name, TAG_DEFAULT)
+    return f"background:{colour};color:{TAG_TEXT};border-radius:3px;padding:0 3px;font-weight:600;font-size:0.75rem"
 
 
 BOX_ID = "rte-parason-text"
@@ -60,14 +68,18 @@ LINK_STYLE = (
     "<style>"
     f".rte-parason-text a.{LINK_CLASS},.rte-parason-text a.{LINK_CLASS}:visited,"
     f".rte-parason-text a.{LINK_CLASS}:hover{{color:inherit;text-decoration:none;cursor:pointer}}"
-    f".rte-parason-text a.{LINK_CLASS}:hover{{outline:1px solid #3566b8;outline-offset:1px;"
+    f".rte-parason-text a.{LINK_CLASS}:hover{{outline:1px solid {LINK_HOVER};outline-offset:1px;"
     "border-radius:2px}"
     "</style>"
 )
 
 
-def node_href(params: Mapping[str, str], node: str) -> str:
-    """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute."""
+LinkParams = Mapping[str, str] | Iterable[tuple[str, str]]
+
+
+def node_href(params: LinkParams, node: str) -> str:
+    """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute. `params` may be
+    (key, value) pairs, so a repeated key (a multiselect bound to the URL) keeps every value."""
     return html.escape(query_href(params, "node", node), quote=True)
 
 
@@ -80,15 +92,19 @@ def highlighted_html(
     selected: str | None = None,
     added: Collection[str] = (),
     show_prompt: bool = False,
-    link_params: Mapping[str, str] | None = None,
+    link_params: LinkParams | None = None,
     linkable: Collection[str] | None = None,
 ) -> str:
     """One <div> with every character of the trajectory (prompt optional), escaped.
 
-    With `link_params` (the page's query parameters), each run of parts of one node is wrapped in
+    With `link_params` (the page's query, as pairs or a mapping), each run of parts of one node is wrapped in
     a plain link to `?<link_params>&node=NODE` (same tab), so clicking the text selects the node
     like clicking it in the DAG; `linkable` limits the links to those nodes (the prompt never
     links)."""
+    pairs = None
+    if link_params is not None:  # a list: a generator of pairs would be used up by one link
+        items = link_params.items() if isinstance(link_params, Mapping) else link_params
+        pairs = [(str(k), str(v)) for k, v in items]
     kinds = thread_kinds(traj)
     added_set = set(added)
     text = traj.text
@@ -106,28 +122,26 @@ def highlighted_html(
         if role in ("tag", "prompt_tag", "chat"):
             style.append(_tag_style(text[s:e]))
         elif role == "stray_tag":
-            style.append(
-                "background:#fde2e1;color:#b42318;border:1px dashed #b42318;border-radius:3px"
-            )
+            style.append(f"{STRAY_TAG_STYLE};border-radius:3px")
             title = f"{node}: tag out of place"
         elif role == "thread":
             style.append(f"background:{TINTS.get(kinds.get(node, 'untyped'), TINTS['untyped'])}")
         elif role == "item":
-            style.append("background:rgba(53,102,184,0.08)")
+            style.append(f"background:{ITEM_TINT}")
         elif role == "prompt":
-            style.append("color:#8a8f98")
+            style.append(f"color:{PROMPT_FG}")
         elif role == "answer":
-            style.append("background:rgba(43,43,43,0.05)")
+            style.append(f"background:{ANSWER_TINT}")
         elif role == "block_text" and text[s:e].strip():
-            style.append("background:#fff4ce")
+            style.append(f"background:{STRAY_TEXT_BG}")
             title = f"{node}: text between threads"
         if node in added_set:
-            style.append("box-shadow: inset 3px 0 0 #d100d1")
+            style.append(ADDED_STYLE)
             title += " (added by the 8x expansion)"
         if selected is not None and node == selected:
-            style.append("outline:2px solid #f0b400")
+            style.append(SELECTED_STYLE)
             if role not in ("tag", "prompt_tag", "chat", "stray_tag"):
-                style.append("background-color:rgba(255,212,0,0.25)")
+                style.append(f"background-color:{SELECTED_FILL}")
         anchor = ""
         if selected is not None and node == selected and first_selected:
             anchor = f' id="{SELECTED_ID}"'
@@ -135,15 +149,13 @@ def highlighted_html(
         if not style and not text[s:e].strip():
             out.append(piece)  # bare whitespace joins the open link (or none): fewer links
             continue
-        link = (
-            link_params is not None and node != "prompt" and (linkable is None or node in linkable)
-        )
+        link = pairs is not None and node != "prompt" and (linkable is None or node in linkable)
         if open_link is not None and (not link or node != open_link):
             out.append("</a>")
             open_link = None
         if link and open_link is None:
             out.append(
-                f'<a class="{LINK_CLASS}" href="{node_href(link_params or {}, node)}" '
+                f'<a class="{LINK_CLASS}" href="{node_href(pairs or [], node)}" '
                 f'target="_self" data-node="{esc(node)}">'
             )
             open_link = node
@@ -156,7 +168,7 @@ def highlighted_html(
     if open_link is not None:
         out.append("</a>")
     out.append("</div>")
-    return (LINK_STYLE if link_params is not None else "") + "".join(out)
+    return (LINK_STYLE if pairs is not None else "") + "".join(out)
 
 
 def legend_html() -> str:
@@ -169,10 +181,10 @@ def legend_html() -> str:
         for k in ("subtask", "trial", "untyped")
     ]
     extra = (
-        '<span style="background:#fde2e1;color:#b42318;border:1px dashed #b42318;padding:0 3px">tag out of place</span>'
-        ' <span style="background:#fff4ce;padding:0 3px">stray text</span>'
-        ' <span style="outline:2px solid #f0b400;padding:0 3px">selected node</span>'
-        ' <span style="box-shadow: inset 3px 0 0 #d100d1;padding:0 6px">added by 8x</span>'
+        f'<span style="{STRAY_TAG_STYLE};padding:0 3px">tag out of place</span>'
+        f' <span style="background:{STRAY_TEXT_BG};padding:0 3px">stray text</span>'
+        f' <span style="{SELECTED_STYLE};padding:0 3px">selected node</span>'
+        f' <span style="{ADDED_STYLE};padding:0 6px">added by 8x</span>'
     )
     return f'<div style="font-size:0.78rem;line-height:2">{" ".join(chips)} · {" ".join(tints)} · {extra}</div>'
 

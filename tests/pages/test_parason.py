@@ -19,6 +19,9 @@ from streamlit.testing.v1 import AppTest
 from analysis.parason.metrics import filter_table
 from analysis.parason.store import compute_table
 from cache.sample.parason import make_uuid
+from components.parason import cached as pc
+from components.parason.dag_panel import DAG_LEGEND
+from components.parason.rl import rl_table_key
 from components.parason.text import SCROLL_SCRIPT
 from tests.pages.conftest import new_app
 
@@ -142,6 +145,23 @@ def test_text_view_links_select_nodes_and_keep_the_url() -> None:
     for q in queries:
         assert q["uuid"] == FOUR and q["subset"] == "sft-8x" and q["counter"] == "words"
         assert q["view"] == "Trajectory"
+
+
+def test_text_view_links_keep_every_value_of_a_repeated_key() -> None:
+    """A multiselect bound to the URL repeats its key (`kinds=a&kinds=b`); the text view's node
+    links must carry every value, not only the last one."""
+    at = _app(
+        {"uuid": FOUR, "view": "Trajectory", "kinds": ["subtask", "trial"], "rlsrc": ["x", "y"]}
+    )
+    body = next(h.proto.body for h in at.get("html") if "rte-parason-text" in h.proto.body)
+    hrefs = re.findall(r'<a class="rte-node-link" href="([^"]*)"', body)
+    assert hrefs
+    for h in hrefs:
+        pairs = parse_qsl(html.unescape(h)[1:])
+        assert [v for k, v in pairs if k == "kinds"] == ["subtask", "trial"], h
+        assert [v for k, v in pairs if k == "rlsrc"] == ["x", "y"], h
+        assert [v for k, v in pairs if k == "view"] == ["Trajectory"]
+        assert len([k for k, _ in pairs if k == "node"]) == 1
 
 
 def test_8x_trajectory_marks_added_branches() -> None:
@@ -269,8 +289,6 @@ def test_more_node_still_shown_while_collapsed() -> None:
 
 
 def test_rl_selection_resets_when_the_filter_changes() -> None:
-    from components.parason.view import rl_table_key
-
     at = _app({"view": "RL"})
     at.session_state[rl_table_key("", [])] = {"selection": {"rows": [50], "columns": []}}
     at.run()
@@ -284,8 +302,6 @@ def test_rl_selection_resets_when_the_filter_changes() -> None:
 
 
 def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.parason import cached as pc
-
     real = pc.metrics
 
     def odd(subset: str, src, counter: str = "estimate") -> pl.DataFrame:  # type: ignore[no-untyped-def]
@@ -302,15 +318,6 @@ def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch
     assert len(at.dataframe[0].value) > 2  # the browsing table is still there
 
 
-def test_speedup_slider_top_ignores_non_finite() -> None:
-    from components.parason.view import speedup_top
-
-    assert speedup_top(pl.Series([1.2, 3.26, float("inf"), float("nan"), None])) == 3.5
-    assert speedup_top(pl.Series([float("inf")])) == 2.0
-    assert speedup_top(pl.Series([], dtype=pl.Float64)) == 2.0
-    assert speedup_top(pl.Series([1e300])) == 1000.0  # bounded: a slider over 1e300 is useless
-
-
 def test_node_facts_caption_is_markdown_safe() -> None:
     at = _app({"uuid": HTML_ROW, "node": "b0t0"})
     caps = [c.value for c in at.caption if "tokens" in c.value and "kind:" in c.value]
@@ -318,10 +325,6 @@ def test_node_facts_caption_is_markdown_safe() -> None:
 
 
 def test_dag_and_charts_say_which_counter_made_them(sample_root) -> None:  # type: ignore[no-untyped-def]
-    import json
-
-    from tests.pages.conftest import new_app
-
     for view in ("Trajectory", "Charts"):
         at = new_app()
         at.query_params["view"] = view
@@ -383,8 +386,6 @@ def test_collapsed_stage_is_explained_and_items_are_compact() -> None:
 
 
 def test_dag_legend_names_every_marker_shape() -> None:
-    from components.parason.view import DAG_LEGEND
-
     at = _app({"uuid": WIDE})
     names = {tr.get("name") for tr in _figs(at)[0]["data"]}
     assert {"fork", "AND join", "text outside blocks", "answer", "collapsed branches (+n)"} <= names

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.parason.analyse import (
-    build_dag,
-    collapse_dag,
-    compute_metrics,
-    get_counter,
-    layout,
-    parse,
-)
+from analysis.parason.dag import build_dag, collapse_dag, layout
+from analysis.parason.metrics import compute_metrics
+from analysis.parason.parse import parse
+from analysis.parason.tokens import get_counter
 from cache.sample.parason import qwen_chat
 from cache.sample.parason_texts import HAND, digit_sum_45, render
 

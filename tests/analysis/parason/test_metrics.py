@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
-from analysis.parason.analyse import (
+from analysis.parason import tokens
+from analysis.parason.metrics import (
     added_branches,
     compute_metrics,
-    estimate_total_tokens,
-    get_counter,
-    node_tokens,
-    parse,
+    filter_table,
     trajectory_text,
 )
+from analysis.parason.parse import parse
+from analysis.parason.tokens import estimate_total_tokens, get_counter, node_tokens
+from cache.errors import DataError
 
 WORDS = get_counter("words")
 
@@ -109,9 +111,6 @@ def test_estimate_spreads_total_by_char_share():
 
 
 def test_qwen_counter_unavailable_is_a_data_error(monkeypatch):
-    from analysis.parason import tokens
-    from cache.errors import DataError
-
     monkeypatch.setattr(tokens, "find_qwen_tokenizer", lambda: None)
     tokens.get_counter.cache_clear()
     with pytest.raises(DataError):
@@ -146,10 +145,6 @@ def test_added_branches_by_text_then_position():
 
 
 def test_uuid_prefix_search_ignores_case():
-    import polars as pl
-
-    from analysis.parason.metrics import filter_table
-
     df = pl.DataFrame({"uuid": ["ABCDEF12-x", "abcdef99-y", "zzz"], "question": ["q1", "q2", "q3"]})
     assert filter_table(df, query="abcdef12")["uuid"].to_list() == ["ABCDEF12-x"]
     assert filter_table(df, query="ABCDEF")["uuid"].to_list() == ["ABCDEF12-x", "abcdef99-y"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.parason.analyse import parse
+from analysis.parason.parse import parse
 
 
 def covers(tr) -> bool:

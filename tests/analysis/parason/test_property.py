@@ -6,7 +6,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.parason.analyse import build_dag, compute_metrics, get_counter, parse
+from analysis.parason.dag import build_dag
+from analysis.parason.metrics import compute_metrics
+from analysis.parason.parse import parse
+from analysis.parason.tokens import get_counter
 from cache.sample.parason import qwen_chat
 from cache.sample.parason_texts import HAND, render
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from analysis.parason.metrics import compute_metrics, trajectory_text
@@ -46,8 +47,6 @@ def test_found_in_an_offline_hf_cache_and_used_by_the_cli(tmp_path: Path) -> Non
     _tokenizer_json(repo_dir / "snapshots" / commit / "tokenizer.json")
     (repo_dir / "refs").mkdir(parents=True)
     (repo_dir / "refs" / "main").write_text(commit)
-    import polars as pl
-
     data = tmp_path / "sft-1x" / "train.parquet"
     data.parent.mkdir()
     pl.DataFrame(

@@ -1,0 +1,63 @@
+"""The Browse tab: the filtered, sorted metrics table of a subset; a click on a row opens it."""
+
+from __future__ import annotations
+
+import functools
+
+import polars as pl
+import streamlit as st
+
+from analysis.parason.metrics import SORT_COLUMNS, filter_table
+from analysis.parason.tables import browse_frame
+from components.common.downloads import file_stem
+from components.common.selection import event_of, selected_rows
+from components.common.url_state import bound_kept
+from components.parason.shared import open_trajectory, table_downloads
+
+TABLE_KEY = "pa_table"
+COLUMNS = {
+    "uuid": st.column_config.TextColumn("uuid", width=80, help="first 8 characters"),
+    "question": st.column_config.TextColumn("question (start)", width=250),
+    "correctness": st.column_config.Column("correct", width=55),
+    "speedup": st.column_config.NumberColumn("speedup", format="%.2f", width=70),
+    "T": st.column_config.NumberColumn("T", format="%.0f", help="response tokens", width=60),
+    "C": st.column_config.NumberColumn("C", format="%.0f", help="critical-path tokens", width=60),
+    "stages": st.column_config.NumberColumn("stages", width=50),
+    "branches": st.column_config.TextColumn("branches", width=70),
+    "kind_mix": st.column_config.TextColumn("kind mix", width=100),
+    "n_warnings": st.column_config.NumberColumn("⚠", help="parser warnings", width=36),
+    "warnings": st.column_config.TextColumn("warnings", width=90),
+}
+
+
+def _on_table_select(uuids: list[str]) -> None:
+    rows = selected_rows(event_of(TABLE_KEY))
+    if rows and rows[0] < len(uuids):
+        open_trajectory(uuids[rows[0]])
+
+
+def render_browse(filtered: pl.DataFrame, total: int, subset: str, counter: str) -> None:
+    s1, s2, _ = st.columns([2, 1, 3], vertical_alignment="bottom")
+    by_label = {v: k for k, v in SORT_COLUMNS.items()}
+    label = s1.selectbox("Sort by", list(by_label), **bound_kept("sort"))
+    sort = by_label.get(label or "", "row")
+    desc = s2.toggle("Descending", value=False, **bound_kept("desc"))
+    view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
+    st.caption(
+        f"{view.height:,} of {total:,} trajectories in {subset} match the filters · click a row to open "
+        "its DAG · speedup = T/C (tokens over critical-path tokens)."
+    )
+    if view.height == 0:
+        st.info("No trajectory matches these filters. Clear the search or widen the speedup range.")
+        return
+    shown = browse_frame(view)
+    st.dataframe(
+        shown,
+        key=TABLE_KEY,
+        on_select=functools.partial(_on_table_select, view["uuid"].to_list()),
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(480, 38 + 35 * shown.height),
+        column_config=COLUMNS,
+    )
+    table_downloads(view, file_stem("parason", subset, counter, "filtered"), "pa_browse")

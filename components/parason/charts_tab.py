@@ -1,0 +1,66 @@
+"""The Charts tab: subset charts of the filtered metrics table; a click on a point opens it."""
+
+from __future__ import annotations
+
+import functools
+
+import polars as pl
+import streamlit as st
+
+from components.common.guards import guard
+from components.common.selection import event_of, point_values
+from components.parason.charts import (
+    branches_hist,
+    by_correctness,
+    note_counter,
+    ratio_scatter,
+    speedup_hist,
+    speedup_scatter,
+)
+from components.parason.shared import COUNTER_LABELS, DATASET, UUID, open_trajectory
+
+PLAIN = {"displayModeBar": False}
+
+
+def selected_uuid(event: object) -> str | None:
+    """The uuid of the first clicked point that carries one in a plotly selection event."""
+    return next((v for v in point_values(event) if isinstance(v, str)), None)
+
+
+def _on_chart_select(key: str) -> None:
+    uid = selected_uuid(event_of(key))
+    if uid:
+        open_trajectory(uid)
+
+
+def _clickable(fig: object, key: str) -> None:
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=functools.partial(_on_chart_select, key),
+        selection_mode="points",
+        config=PLAIN,
+    )
+
+
+def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate") -> None:
+    if filtered.height == 0:
+        st.info("No trajectory matches the filters above.")
+        return
+    st.caption(
+        f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG."
+    )
+    uid = UUID.read()
+    label = COUNTER_LABELS.get(counter, counter)
+    c1, c2 = st.columns(2)
+    with c1, guard("the speedup chart", dataset=DATASET):
+        _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed")
+    with c2, guard("the ratio chart", dataset=DATASET):
+        _clickable(note_counter(ratio_scatter(filtered, uid), label), "pa_ch_ratio")
+    c3, c4 = st.columns(2)
+    with c3, guard("the speedup histogram", dataset=DATASET):
+        st.plotly_chart(note_counter(speedup_hist(filtered), label), config=PLAIN)
+    with c4, guard("the branches histogram", dataset=DATASET):
+        st.plotly_chart(note_counter(branches_hist(filtered), label), config=PLAIN)
+    with guard("the correctness split", dataset=DATASET):
+        st.plotly_chart(note_counter(by_correctness(filtered), label), config=PLAIN)

@@ -1,0 +1,62 @@
+"""The RL tab: search the RL prompts (veRL format) and read one."""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from analysis.parason.tables import filter_rl, rl_frame, rl_sources
+from cache.sources import SourceConfig
+from components.common.downloads import file_stem
+from components.common.safe_text import esc
+from components.common.selection import selected_rows
+from components.common.url_state import bound_kept
+from components.parason import cached as pc
+from components.parason.shared import table_downloads
+from components.parason.text import node_text_html
+
+
+def rl_table_key(query: str | None, sources: list[str] | None) -> str:
+    """The RL table's widget key. Why per filter state: its selection is a row *position*, which
+    names another prompt (or none) once the filters change; a new key starts with no selection."""
+    filters = repr(((query or "").strip().lower(), sorted(sources or [])))
+    return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
+
+
+def render_rl(src: SourceConfig) -> None:
+    rl = pc.rl(src)
+    c1, c2 = st.columns([3, 2])
+    q = c1.text_input(
+        "Search prompts",
+        placeholder="words in the problem or the ground truth",
+        **bound_kept("rlq"),
+    )
+    chosen = c2.multiselect(
+        "Data source", rl_sources(rl), default=[], placeholder="all sources", **bound_kept("rlsrc")
+    )
+    view = filter_rl(rl, q, chosen)
+    st.caption(
+        f"{view.height:,} of {rl.height:,} RL prompts (veRL format: prompt, data_source, ability, reward_model.ground_truth)."
+    )
+    if view.height == 0:
+        st.info("No prompt matches; clear the search.")
+        return
+    shown = rl_frame(view)
+    state = st.dataframe(
+        shown,
+        key=rl_table_key(q, chosen),
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        height=min(420, 38 + 35 * shown.height),
+    )
+    rows = selected_rows(state)
+    if rows and 0 <= rows[0] < view.height:
+        r = view.row(rows[0], named=True)
+        st.html(
+            f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '
+            f"ground truth <code>{esc(r['ground_truth'] or '–')}</code></div>"
+        )
+        st.html(node_text_html(r["prompt"]))
+    table_downloads(view, file_stem("parason", "rl", "filtered"), "pa_rl")

@@ -1,0 +1,238 @@
+"""The Trajectory tab: one trajectory's header, metrics, warnings, DAG, node text, the whole text
+with tags highlighted (each part links to its node) and the stage table.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analysis.parason.analyse import analyse_row
+from analysis.parason.metrics import Metrics
+from analysis.parason.parse import Trajectory
+from analysis.parason.tables import (
+    added_nodes,
+    known_node,
+    node_facts,
+    resolve_uuid,
+    shown_node,
+    stage_frame,
+    warning_counts,
+    warnings_frame,
+)
+from cache.sources import SourceConfig
+from components.common.downloads import download_file, file_stem
+from components.common.formatting import fmt_quantity
+from components.common.guards import guard
+from components.common.safe_text import esc, md_text
+from components.common.theme import (
+    CAPTION_FG,
+    CORRECTNESS_COLOURS,
+    INFO_BG,
+    INFO_FG,
+    WARN_BG,
+    WARN_FG,
+)
+from components.common.url_state import query_pairs
+from components.parason import cached as pc
+from components.parason.dag import dag_html
+from components.parason.dag_panel import DAG_LEGEND, dag_view
+from components.parason.shared import DATASET, NODE, UUID, on_pick, picker
+from components.parason.text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
+
+DAG_KEY = "pa_dag"
+VIEW = "Trajectory"
+
+
+def text_link_params(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The query the text view's node links carry: the current URL with every value of a
+    repeated key kept (a multiselect bound to the URL repeats its key), on this tab."""
+    return [(k, v) for k, v in pairs if k != "view"] + [("view", VIEW)]
+
+
+def warning_badges(traj: Trajectory) -> str:
+    """One escaped chip per warning code (× count), red for warnings, blue for infos."""
+    chips = []
+    for w in warning_counts(traj):
+        bg, fg = (WARN_BG, WARN_FG) if w.severity == "warning" else (INFO_BG, INFO_FG)
+        chips.append(
+            f'<span title="{esc(w.description)}" style="background:{bg};color:{fg};'
+            f'border-radius:10px;padding:1px 8px;margin-right:4px;font-size:0.8rem">⚠ {esc(w.code)}'
+            f"{' ×' + str(w.count) if w.count > 1 else ''}</span>"
+        )
+    return "".join(chips)
+
+
+def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
+    """The header: the question (escaped, as written), verdict, boxed answer, size and uuid."""
+    q = row.get("question")
+    corr = row.get("correctness")
+    verdict = {True: "correct", False: "incorrect"}.get(corr, "correctness unknown")
+    colour = CORRECTNESS_COLOURS.get(corr, CORRECTNESS_COLOURS[None])
+    question = esc(q) if isinstance(q, str) else "<i>(no question column)</i>"
+    answer = esc(m.answer) if m.answer is not None else "–"
+    return (
+        '<div style="font-size:0.95rem;margin:0.2rem 0 0.4rem 0"><b>Question.</b> '
+        f'<span style="white-space:pre-wrap">{question}</span>'
+        f'<br><span style="color:{CAPTION_FG}"><b style="color:{colour}">{esc(verdict)}</b> · '
+        f"boxed answer: <code>{answer}</code>"
+        f" · {len(traj.text):,} characters · uuid <code>{esc(uid)}</code></span></div>"
+    )
+
+
+def metric_row(m: Metrics, prefix: str = "") -> None:
+    c = st.columns(6)
+    c[0].metric(f"{prefix}tokens T", fmt_quantity(m.T, "n"))
+    c[1].metric(f"{prefix}critical path C", fmt_quantity(m.C, "n"))
+    c[2].metric(f"{prefix}speedup T/C", f"{m.speedup:.2f}×", help="T / C")
+    c[3].metric(
+        f"{prefix}1 − C/T",
+        f"{m.acceleration_ratio:.1%}",
+        help="acceleration ratio (the reference code's acceleration_ratio)",
+    )
+    c[4].metric(
+        f"{prefix}parallel ratio",
+        f"{m.parallel_ratio:.1%}",
+        help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}",
+    )
+    c[5].metric(f"{prefix}stages · widest", f"{m.stages} · {m.branches_max}")
+
+
+def added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8: Trajectory) -> set[str]:
+    """Thread nodes of an 8x trajectory that its 1x row lacks (empty if the 1x row is missing)."""
+    try:
+        t1 = pc.metrics("sft-1x", src, counter)
+        rec = t1.filter(pl.col("uuid") == uid)
+        if rec.height == 0:
+            return set()
+        row1 = pc.row("sft-1x", src, uid, rec["row"][0])
+        if row1 is None:
+            return set()
+        return added_nodes(analyse_row(row1, counter).traj, traj8)
+    except Exception:  # noqa: BLE001 - a missing/broken 1x file only loses the marks
+        return set()
+
+
+def _node_panel(traj: Trajectory, g, h, node: str | None) -> None:  # type: ignore[no-untyped-def]
+    st.markdown("**Selected node**")
+    order = list(g.nodes)
+    key = f"pa_node_{node or 'none'}"
+    st.selectbox(
+        "Node",
+        order,
+        index=order.index(node) if node in order else None,
+        format_func=lambda n: (
+            f"{g.nodes[n].get('label', n)} · {g.nodes[n].get('tokens', 0):,.0f} tok"
+        ),
+        placeholder="click a node in the DAG, or pick one",
+        key=key,
+        on_change=on_pick,
+        args=(key, NODE),
+        label_visibility="collapsed",
+    )
+    if node is not None and node not in g and h is not None and node in h:
+        members = h.nodes[node].get("members", [])
+        st.info(
+            f"{len(members)} collapsed branches; pick one above to read it, or widen the stage."
+        )
+    elif node is not None:
+        d = g.nodes[node]
+        st.caption(md_text(" · ".join(node_facts(d)), 600))
+        if d.get("goal"):
+            st.html(f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>')
+        st.html(node_text_html(traj.node_text(node)))
+    else:
+        st.caption("No node selected. Click a node in the DAG or pick one above.")
+
+
+def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None:  # type: ignore[no-untyped-def]
+    st.markdown(
+        "**Whole trajectory** (tags highlighted; the selected node is outlined; "
+        "click any part to select its node)"
+    )
+    st.html(legend_html())
+    # each node's text is a link to this URL with `node=` set (a reload selects it)
+    text_html = highlighted_html(
+        traj,
+        selected=node,
+        added=added,
+        link_params=text_link_params(query_pairs()),
+        linkable=set(g.nodes),
+    )
+    if node is not None:
+        st.html(text_html + SCROLL_SCRIPT, unsafe_allow_javascript=True)
+    else:
+        st.html(text_html)
+
+
+def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.DataFrame) -> None:
+    uid = UUID.read()
+    if uid is None:
+        st.info("Pick a trajectory here, click a row in **Browse**, or a point in **Charts**.")
+        picker(table, None)
+        return
+    full = resolve_uuid(table, uid)
+    rec = table.filter(pl.col("uuid") == full) if full else table.clear()
+    if full is not None:
+        uid = full
+    if rec.height == 0:
+        st.warning(
+            f"This trajectory is not in {subset}; pick another one below. Requested id:",
+            icon=":material/search:",
+        )
+        st.code(uid, language=None)
+        picker(table, None)
+        return
+    picker(table, uid)
+    info = rec.row(0, named=True)
+    row = pc.row(subset, src, uid, info["row"])
+    if row is None:
+        st.error(
+            "The row could not be read back from the file; rebuild the sample or re-fetch the file."
+        )
+        return
+    a = analyse_row(row, counter)
+    traj, m, g = a.traj, a.metrics, a.dag
+    st.html(question_html(row, m, traj, uid))
+    metric_row(m)
+    st.caption(f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
+    if traj.warnings:
+        st.html(warning_badges(traj))
+        with st.expander(
+            f"Parser warnings ({len(traj.warnings)}): the trajectory is shown as far as it parses"
+        ):
+            st.dataframe(warnings_frame(traj), hide_index=True)
+    node = known_node(NODE.read(), g)
+    added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
+    h = None
+    with guard("the DAG", dataset=DATASET):
+        fig, h = dag_view(g, node, added, DAG_KEY)
+        if added:
+            st.caption(
+                f"{len(added)} branches (magenta, +) were added by the 8x expansion, compared with "
+                "the sft-1x row of the same uuid (see the 1x vs 8x tab)."
+            )
+        st.caption(DAG_LEGEND)
+        download_file(
+            lambda: dag_html(fig, f"Parason {subset} {uid}").encode(),
+            file_stem("parason", subset, uid[:8], counter, "dag"),
+            "html",
+            key="pa_dag_html",
+            label="Download DAG (standalone HTML)",
+            mime="text/html",
+        )
+    node = shown_node(node, g, h)
+    if node is None:  # nothing to show beside the text: the text takes the full width
+        left = st.columns([2, 3])[0]
+        right = st.container()
+    else:
+        left, right = st.columns([2, 3])
+    with left, guard("the node text", dataset=DATASET):
+        _node_panel(traj, g, h, node)
+    with right, guard("the text view", dataset=DATASET):
+        _text_view(traj, g, node, added)
+    with guard("the stage table", dataset=DATASET):
+        frame = stage_frame(m)
+        if frame.height:
+            st.markdown("**Stages**")
+            st.dataframe(frame, hide_index=True)
