@@ -3,7 +3,7 @@
 Why: the trace export stores offsets in UTF-16 code units (what JavaScript counts), while Python
 indexes code points. A character above U+FFFF (maths letters such as U+1D465, most emoji) is two
 UTF-16 units but one Python character, so using the offsets directly drifts by one per astral
-character before the offset. Recipe (spec `prefix-values.md`): build `cum[i]` = UTF-16 units
+character before the offset. Recipe (docs/formats/prefix-values.md, "UTF-16 offset mapping"): build `cum[i]` = UTF-16 units
 before character i once per text, and map an offset `u` to the `i` with `cum[i] == u` by binary
 search. An offset with no exact match splits a surrogate pair or is out of range: it is
 *reported* (never raised, never silently sliced). Text is never normalised or stripped, and line

@@ -6,7 +6,7 @@ not a Bernoulli formula: grades are k/7). A change between consecutive prefixes 
 *significant drop* only when `d / sqrt(SE_k^2 + SE_(k-1)^2) < -2` and `|d| >= min_drop`
 (0.15 by default: with 32 samples smaller drops are usually noise); a later significant rise is a
 *recovery*. The first-error candidate is the first significant drop or the first prefix whose
-best continuation scores 0. (Spec: `shared/spec/prefix-values.md`.)
+best continuation scores 0. (docs/formats/prefix-values.md.)
 
 Everything is pure (no Streamlit, no file access) and vectorised over the whole table with
 polars, so the same code serves one trace, the CLI and the 86k-row collection summaries.
@@ -39,7 +39,7 @@ GRADE_LEVELS = np.arange(8) / 7.0
 
 
 def grade_bin(x: object) -> np.ndarray:
-    """Spec binning `min(19, floor(x*20 + 1e-9))`; NaN gives -1.
+    """Binning (docs/formats/prefix-values.md) `min(19, floor(x*20 + 1e-9))`; NaN gives -1.
 
     `floor(x / 0.05)` would put 0.15 in bin 2 (0.15/0.05 == 2.9999999999999996).
     """
@@ -87,7 +87,7 @@ def hist_stats(hist: np.ndarray) -> dict[str, np.ndarray]:
 
 # ------------------------------------------------------------------------------ role mapping
 def map_prefix_roles(columns: list[str], where: str = "data/prefix_values.parquet") -> RoleMap:
-    """Map the prefix table's columns to roles (aliases from the spec); raises SchemaError."""
+    """Map the prefix table's columns to roles (aliases: docs/formats/datasets.md, "FineProofs"); raises SchemaError."""
     roles = map_roles(columns, FINEPROOFS_ROLES, where, "FineProofs prefix-value")
     if not roles.has("value") and not roles.has("hist"):
         raise SchemaError(
@@ -274,7 +274,7 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
 # ------------------------------------------------------------------------------ per-prefix series
 @dataclass(frozen=True)
 class SeriesParams:
-    """Thresholds of the drop rule (spec): |z| > z and |d| >= min_drop; bimodality fractions."""
+    """Thresholds of the drop rule (docs/formats/prefix-values.md): |z| > z and |d| >= min_drop; bimodality fractions."""
 
     z: float = 2.0
     min_drop: float = 0.15

@@ -1,4 +1,4 @@
-"""Per-trajectory parallelism metrics (parason-format.md, "Metrics per trajectory").
+"""Per-trajectory parallelism metrics (docs/formats/parason.md, "Metrics per trajectory").
 
 Why from the tree and not from the networkx DAG: this runs on whole subsets (thousands of
 trajectories per second); the DAG is only built for the one trajectory on screen. A test checks

@@ -1,4 +1,4 @@
-"""Tolerant parser for Parason / ThreadWeaver parallel trajectories (see parason-format.md).
+"""Tolerant parser for Parason / ThreadWeaver parallel trajectories (see docs/formats/parason.md).
 
 Why hand-rolled: the grammar is tiny but the data is messy (truncated threads, missing closing
 tags, maths such as ``a<b>c``). One regex scans for the reserved tag names only, and a stack

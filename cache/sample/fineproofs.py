@@ -1,7 +1,7 @@
 """Deterministic FineProofs sample (and a large generated table for the benchmark).
 
 Why a generator: the Hub repo's column names are not published, so the sample picks plausible
-names from the spec's "likely names" table and exercises what the view must get right: grades
+names from the role table of docs/formats/datasets.md ("FineProofs") and exercises what the view must get right: grades
 k/7 (comb-shaped 20-bin histograms), fewer than 32 graded continuations, realistic value shapes
 (steady, one-step collapse, gradual decline, drop then recovery, bimodal prefixes) and proof text
 with characters above U+FFFF and CRLF line endings, with UTF-16 step offsets.
@@ -196,7 +196,7 @@ def problem_id_for(statement: str) -> str:
 
 
 def grade_bin(x: np.ndarray | float) -> np.ndarray:
-    """Spec binning: `min(19, floor(x*20 + 1e-9))` (not floor(x/0.05), which puts 0.15 in bin 2)."""
+    """Binning (docs/formats/prefix-values.md): `min(19, floor(x*20 + 1e-9))` (not floor(x/0.05), which puts 0.15 in bin 2)."""
     return np.minimum(19, np.floor(np.asarray(x, dtype=np.float64) * 20 + 1e-9)).astype(np.int64)
 
 

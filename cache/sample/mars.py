@@ -1,8 +1,8 @@
 """A deterministic, realistic MARS sample (and a full-size file for the ingest benchmark).
 
-Same layout and schema as the Hub repo `wenbochen111/MARS` (shared/spec/datasets.md, MARS):
+Same layout and schema as the Hub repo `wenbochen111/MARS` (docs/formats/datasets.md, "MARS"):
 9 files, 30 questions each, one row per trace, one row group per question. Statistics follow
-the spec: heavy-tailed lengths (median ~10k tokens, 64k cap), per-question difficulty from 0% to
+docs/formats/datasets.md: heavy-tailed lengths (median ~10k tokens, 64k cap), per-question difficulty from 0% to
 100%, several wrong answers with skewed popularity, some null and some long-text
 `extracted_answer`, float16 confidences with dips (lower and more volatile on wrong traces),
 probes at every multiple of 2048 below the length plus the end, `avg_conf` = mean of the 2048

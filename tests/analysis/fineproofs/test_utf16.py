@@ -1,4 +1,4 @@
-"""UTF-16 offset mapping (spec recipe): astral characters, CRLF, split pairs, range, fast path."""
+"""UTF-16 offset mapping (docs/formats/prefix-values.md): astral characters, CRLF, split pairs, range, fast path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parser edge cases from parason-format.md ("Edge cases a parser must survive")."""
+"""Parser edge cases (docs/formats/parason.md, "Tolerant parsing")."""
 
 from __future__ import annotations
 
