@@ -9,6 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.casebook.present import banner as present_banner
 from components.common.guards import show_bug
 from components.common.links import VIEWS
 from components.common.router import routed
@@ -35,6 +36,8 @@ render_source_sidebar()
 
 try:
     with routed():
+        if page.url_path != "casebook":
+            present_banner()
         page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

@@ -103,9 +103,18 @@ def download_file(
     key: str,
     label: str,
     mime: str = "application/octet-stream",
+    disabled: bool = False,
+    help: str | None = None,
 ) -> None:
     """One button for a file that is not a table (a standalone figure, a report), named
     `<stem>.<ext>`; `data` runs only when the button is pressed."""
     st.download_button(
-        label, data, file_name=f"{stem}.{ext}", mime=mime, on_click="ignore", key=key
+        label,
+        data,
+        file_name=f"{stem}.{ext}",
+        mime=mime,
+        on_click="ignore",
+        key=key,
+        disabled=disabled,
+        help=help,
     )

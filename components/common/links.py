@@ -33,6 +33,7 @@ VIEWS: dict[str, View] = {
     "fineproofs": View(
         "pages/fineproofs.py", "fineproofs", "FineProofs values", ":material/grid_on:"
     ),
+    "casebook": View("pages/casebook.py", "casebook", "Casebook", ":material/bookmarks:"),
 }
 
 

@@ -25,6 +25,11 @@ DIFF_BG = "#f8d7da"  # a cell that differs from the reference
 WARN_BG, WARN_FG = "#fde2e1", "#b42318"  # a warning badge
 INFO_BG, INFO_FG = "#e8f0fe", "#1a4d99"  # an informational badge
 
+# ------------------------------------------------------------------ casebook
+CASE_ACCENT = "#3566b8"  # the bar beside a case, badges
+CASE_TAG_BG = "#eef2f7"
+CASE_META_FG = "#666666"
+
 # ------------------------------------------------------------------ Parason
 KIND_COLOURS = {
     "segment": "#8c8c8c",

@@ -90,6 +90,24 @@ class FineproofsKeys:
     )  # fmt: skip
 
 
+class CasebookKeys:
+    """`/casebook`: the open case and collection; `present`/`step` run a presentation."""
+
+    CASE = Param("case", None, parse=safe_token(64))
+    COLLECTION = Param("collection", None, parse=safe_token(64))
+    WIDGETS: tuple[str, ...] = (
+        "tab", "ds", "tag", "verdict", "author", "q", "sort", "desc", "deleted",
+    )  # fmt: skip
+
+
+# keys every view reads: the sidebar's sources and a running presentation
+GLOBAL_KEYS: tuple[str, ...] = tuple(
+    f"src_{d}_{f}"
+    for d in ("parason", "mars", "fineproofs")
+    for f in ("kind", "repo", "rev", "path")
+) + ("present", "step")
+
+
 class HomeKeys:
     """`/home`: no state of its own (the sidebar's source keys apply everywhere)."""
 
@@ -102,6 +120,7 @@ REGISTRY: dict[str, type] = {
     "mars": MarsKeys,
     "playground": PlaygroundKeys,
     "fineproofs": FineproofsKeys,
+    "casebook": CasebookKeys,
 }
 
 
@@ -111,4 +130,4 @@ def keys_of(view: str) -> set[str]:
     params = {v.key for v in vars(cls).values() if isinstance(v, Param)}
     for base in cls.__mro__:
         params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
-    return params | set(cls.WIDGETS)
+    return params | set(cls.WIDGETS) | set(GLOBAL_KEYS)

@@ -1,0 +1,93 @@
+"""The Collections tab: named, ordered sets of cases ("Friday demo"), reordered here, presented
+step by step, exported as a whole."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from cache.casebook.model import Collection
+from cache.casebook.store import CaseStore
+from components.casebook.exports import export_buttons
+from components.casebook.present import go_to
+from components.casebook.shared import DATASET_LABELS, case_title
+from components.common.casebook import readonly
+from components.common.safe_text import md_text
+from components.common.url_keys import CasebookKeys
+
+
+def _create(store: CaseStore) -> None:
+    with st.form("cb_new_collection", border=True, clear_on_submit=True):
+        c1, c2 = st.columns([2, 3])
+        name = c1.text_input("New collection", placeholder="e.g. Friday demo", max_chars=200)
+        desc = c2.text_input("Description (optional)", max_chars=500)
+        if st.form_submit_button("Create", disabled=readonly()) and name.strip():
+            col = store.create_collection(name.strip(), desc.strip())
+            CasebookKeys.COLLECTION.write(col.id)
+            st.rerun()
+
+
+def _order(store: CaseStore, col: Collection) -> None:
+    cases = [store.get(i) for i in col.case_ids]
+    live = [c for c in cases if c is not None]
+    if not live:
+        st.info(
+            "This collection is empty: open a case in the Cases tab and use “Add to collection”."
+        )
+        return
+    for pos, case in enumerate(live):
+        c0, c1, c2, c3, c4 = st.columns([0.4, 6, 0.5, 0.5, 0.5], vertical_alignment="center")
+        c0.markdown(f"**{pos + 1}.**")
+        gone = " *(deleted: skipped when presenting)*" if case.deleted else ""
+        c1.markdown(
+            f"{md_text(case_title(case), 140)} · {DATASET_LABELS.get(case.dataset, case.dataset)}"
+            f"{gone}"
+        )
+        ro = readonly()
+        if c2.button("↑", key=f"cb_up_{col.id}_{case.id}", disabled=ro or pos == 0, help="Move up"):
+            store.move_in_collection(col.id, case.id, pos - 1)
+            st.rerun()
+        if c3.button(
+            "↓", key=f"cb_down_{col.id}_{case.id}", disabled=ro or pos == len(live) - 1,
+            help="Move down",
+        ):  # fmt: skip
+            store.move_in_collection(col.id, case.id, pos + 1)
+            st.rerun()
+        if c4.button("✕", key=f"cb_rm_{col.id}_{case.id}", disabled=ro, help="Remove"):
+            store.remove_from_collection(col.id, case.id)
+            st.rerun()
+
+
+def render(store: CaseStore) -> None:
+    if not readonly():
+        _create(store)
+    cols = store.collections()
+    if not cols:
+        st.info("No collections yet. Create one above, then add cases to it from the Cases tab.")
+        return
+    ids = [c.id for c in cols]
+    want = CasebookKeys.COLLECTION.read()
+    index = ids.index(want) if want in ids else 0
+    col = st.selectbox(
+        "Collection", cols, index=index, format_func=lambda c: f"{c.name} ({len(c.case_ids)})"
+    )
+    CasebookKeys.COLLECTION.write(col.id)
+    if col.description:
+        st.caption(md_text(col.description, 500))
+    live = [c for c in (store.get(i) for i in col.case_ids) if c is not None and not c.deleted]
+    c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="center")
+    if c1.button(
+        "Present", key="cb_present", type="primary", disabled=not live,
+        icon=":material/slideshow:",
+    ):  # fmt: skip
+        go_to(col.id, live, 1)
+    if c2.button("Delete collection", key="cb_del_col", disabled=readonly()):
+        store.delete_collection(col.id)
+        CasebookKeys.COLLECTION.write(None)
+        st.rerun()
+    c3.caption(
+        f"Share the presentation: `casebook?present={md_text(col.id)}` "
+        "(◀ ▶ arrow keys step through it)."
+    )
+    _order(store, col)
+    st.subheader("Export this collection")
+    export_buttons(live, f"casebook_{col.name}", key=f"cb_col_{col.id}", title=col.name)

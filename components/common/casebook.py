@@ -1,0 +1,311 @@
+"""Capture from any view: the "Add to casebook" control, the cases already on an item, badges.
+
+Every view calls `capture(...)` next to the item it concerns and `cases_here(...)` where the item
+is open; tables and grids ask `case_counts(dataset, key)` for their badges. The case stores the
+view's deep link (its URL query as it is now), the source, the item keys and a small snapshot of
+key figures, so the casebook stays informative when the source is gone. The store is
+`cache.casebook` (SQLite by default, PostgreSQL with RTE_DB_URL); with
+`RTE_CASEBOOK=readonly` every write control is disabled.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from cache.casebook.model import Case, default_title, make_case
+from cache.casebook.store import CaseStore, default_url, open_store
+from cache.errors import DataError
+from cache.sources import SourceConfig
+from components.common.guards import show_error
+from components.common.links import VIEWS
+from components.common.safe_text import esc, md_html, md_text
+from components.common.theme import CASE_ACCENT, CASE_META_FG, CASE_TAG_BG
+from components.common.url_state import query_pairs
+
+AUTHOR_KEY = "casebook_author"
+
+# free-text tags; these are offered first, per dataset
+TAG_SUGGESTIONS: dict[str, tuple[str, ...]] = {
+    "parason": (
+        "wrong branch kept",
+        "all trials fail",
+        "unbalanced stage",
+        "redundant subtasks",
+        "arithmetic slip",
+        "parser warning",
+    ),
+    "mars": (
+        "premature commit",
+        "confidently wrong",
+        "late recovery",
+        "answer flip-flop",
+        "probe noise",
+        "arithmetic slip",
+    ),
+    "playground": (
+        "stopped on wrong answer",
+        "stopped too late",
+        "loses to SC",
+        "threshold too tight",
+        "calibration off",
+    ),
+    "fineproofs": (
+        "value collapse",
+        "noise drop",
+        "first error",
+        "recovery",
+        "arithmetic slip",
+        "unjustified step",
+    ),
+}
+# verdict labels; FineProofs step verdicts become the `label` of the PRM export
+VERDICTS: tuple[str, ...] = ("confirmed", "suspect", "false alarm", "needs review")
+STEP_VERDICTS: tuple[str, ...] = ("correct step", "first error", "wrong step", "unclear")
+
+
+def readonly() -> bool:
+    """`RTE_CASEBOOK=readonly`: cases and present mode only, every write control disabled."""
+    return os.environ.get("RTE_CASEBOOK", "").strip().lower() == "readonly"
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _open(url: str, read_only: bool) -> CaseStore:
+    return open_store(url, readonly=read_only)
+
+
+def store() -> CaseStore:
+    """The casebook store of this server (shared by every session; the engine pools its
+    connections). Raises a DataError when the database cannot be opened."""
+    return _open(default_url(), readonly())
+
+
+def reset_store() -> None:
+    """Forget the open store (after a database error, so the next run reconnects)."""
+    _open.clear()
+
+
+def logged_in_name() -> str | None:
+    """The name of the logged-in user when Streamlit authentication is configured."""
+    try:
+        user = st.user
+        if getattr(user, "is_logged_in", False):
+            return str(user.get("name") or user.get("email") or "") or None
+    except Exception:  # noqa: BLE001 - no auth configured: st.user raises or is empty
+        return None
+    return None
+
+
+def author() -> str:
+    """Who writes: the logged-in user, else the name set once in this browser session."""
+    return logged_in_name() or str(st.session_state.get(AUTHOR_KEY, "")).strip()
+
+
+def author_input(key: str) -> None:
+    """Ask for a name once per session (not shown when a user is logged in)."""
+    if logged_in_name():
+        st.caption(f"Author: {md_text(logged_in_name())}")
+        return
+    st.text_input(
+        "Your name (kept for this browser session)",
+        key=f"{key}_author",
+        value=st.session_state.get(AUTHOR_KEY, ""),
+        on_change=_remember_author,
+        args=(f"{key}_author",),
+        max_chars=200,
+    )
+
+
+def _remember_author(widget_key: str) -> None:
+    st.session_state[AUTHOR_KEY] = str(st.session_state.get(widget_key, "")).strip()
+
+
+def source_identity(source: SourceConfig, file: str | None) -> dict[str, str]:
+    return {
+        "kind": source.kind,
+        "repo_id": source.repo_id if source.kind == "hub" else "",
+        "revision": source.revision if source.kind == "hub" else "",
+        "local_path": source.local_path if source.kind == "local" else "",
+        "file": file or "",
+    }
+
+
+def _plain(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON-able key figures: numbers, strings, booleans; NaN/inf become None."""
+    out: dict[str, Any] = {}
+    for k, v in snapshot.items():
+        if v is None or isinstance(v, bool | str):
+            out[str(k)] = v
+        elif isinstance(v, int | float):
+            f = float(v)
+            out[str(k)] = None if f != f or f in (float("inf"), float("-inf")) else v
+        elif hasattr(v, "item"):  # numpy scalars
+            out.update(_plain({str(k): v.item()}))
+        else:
+            out[str(k)] = str(v)
+    return out
+
+
+def _save(
+    key: str,
+    dataset: str,
+    view: str,
+    item: dict[str, str],
+    snapshot: dict[str, Any],
+    source: dict[str, str],
+    query: list[tuple[str, str]],
+) -> None:
+    """Form callback: store the case; on failure keep the form's values and say why."""
+    s = st.session_state
+    title = str(s.get(f"{key}_title", "")).strip()
+    try:
+        case = make_case(
+            dataset,
+            view,
+            query=query,
+            source=source,
+            item=item,
+            title=title or default_title(dataset, item),
+            tags=list(s.get(f"{key}_tags", [])),
+            verdict=s.get(f"{key}_verdict") or None,
+            note=str(s.get(f"{key}_note", "")),
+            author=author(),
+            snapshot=snapshot,
+        )
+        store().add(case)
+    except DataError as exc:
+        s[f"{key}_error"] = exc
+        return
+    s.pop(f"{key}_error", None)
+    s[f"{key}_saved"] = case.title
+    for field in ("title", "tags", "verdict", "note"):
+        s.pop(f"{key}_{field}", None)
+
+
+def capture(
+    dataset: str,
+    view: str,
+    item: Mapping[str, object],
+    *,
+    title: str,
+    snapshot: Mapping[str, Any],
+    source: SourceConfig,
+    file: str | None,
+    key: str,
+    label: str = "Add to casebook",
+    verdicts: tuple[str, ...] = VERDICTS,
+) -> None:
+    """The "Add to casebook" control for one item: a popover with title, tags, verdict, note."""
+    item_s = {str(k): str(v) for k, v in item.items() if v is not None}
+    key = f"cb_{key}"
+    disabled = readonly()
+    with st.popover(
+        f":material/bookmark_add: {label}",
+        disabled=disabled,
+        help="Read-only casebook (RTE_CASEBOOK=readonly)" if disabled else None,
+    ):
+        st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
+        if f"{key}_title" not in st.session_state:
+            st.session_state[f"{key}_title"] = title
+        st.text_input("Title", key=f"{key}_title", max_chars=300)
+        st.multiselect(
+            "Tags",
+            list(TAG_SUGGESTIONS.get(dataset, ())),
+            key=f"{key}_tags",
+            accept_new_options=True,
+            placeholder="Pick or type tags",
+        )
+        st.selectbox(
+            "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
+            key=f"{key}_verdict",
+        )  # fmt: skip
+        st.text_area(
+            "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
+        )
+        author_input(key)
+        st.button(
+            "Save case",
+            key=f"{key}_save",
+            type="primary",
+            on_click=_save,
+            args=(
+                key,
+                dataset,
+                view,
+                item_s,
+                _plain(snapshot),
+                source_identity(source, file),
+                query_pairs(),
+            ),
+        )
+        err = st.session_state.get(f"{key}_error")
+        if isinstance(err, DataError):
+            show_error(err)
+            st.caption("Your text is still in the form: save again when the problem is fixed.")
+    saved = st.session_state.pop(f"{key}_saved", None)
+    if saved:
+        st.toast(f"Saved to the casebook: {md_text(saved, 80)}", icon=":material/bookmark:")
+
+
+def _when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+def case_html(case: Case, link: str | None = None) -> str:
+    """One case as escaped HTML: title, verdict, tags, author and time, the rendered note."""
+    tags = "".join(
+        f"<span style='background:{CASE_TAG_BG};border-radius:10px;padding:0 7px;margin-right:4px;"
+        f"font-size:0.8rem'>{esc(t)}</span>"
+        for t in case.tags
+    )
+    verdict = (
+        f" <span style='font-size:0.8rem;color:{CASE_META_FG}'>· {esc(case.verdict)}</span>"
+        if case.verdict
+        else ""
+    )
+    title = esc(case.title or default_title(case.dataset, case.item))
+    if link:
+        title = f"<a href='{esc(link)}' target='_self'>{title}</a>"
+    meta = f"{esc(case.author or 'anonymous')} · {esc(_when(case.updated_at))}"
+    note = md_html(case.note) if case.note else ""
+    return (
+        f"<div style='border-left:3px solid {CASE_ACCENT};padding:2px 10px;margin:6px 0'>"
+        f"<div><b>{title}</b>{verdict}</div><div>{tags}</div>"
+        f"<div style='font-size:0.78rem;color:{CASE_META_FG}'>{meta}</div>"
+        f"<div style='font-size:0.9rem;overflow-wrap:anywhere'>{note}</div></div>"
+    )
+
+
+def cases_here(dataset: str, item: Mapping[str, object], *, key: str) -> None:
+    """The cases already on this item, inline (nothing when there are none)."""
+    item_s = {str(k): str(v) for k, v in item.items() if v is not None}
+    try:
+        cases = store().cases_for_item(dataset, **item_s)
+    except DataError as exc:
+        show_error(exc, key=f"cases_here_{key}")
+        return
+    if not cases:
+        return
+    with st.expander(f":material/bookmark: {len(cases)} case(s) on this item", expanded=False):
+        st.html(
+            "".join(
+                case_html(
+                    c, f"{VIEWS['casebook'].url_path}?case={c.id}" if "casebook" in VIEWS else None
+                )
+                for c in cases
+            )
+        )
+
+
+def case_counts(dataset: str, key: str) -> dict[str, int]:
+    """item value -> number of cases (for badges). When the casebook cannot be read, a caption
+    says so and the view goes on without badges."""
+    try:
+        return store().items_with_cases(dataset, key)
+    except DataError as exc:
+        st.caption(f"Casebook badges are hidden: {md_text(exc.message, 160)}")
+        return {}

@@ -1,0 +1,50 @@
+"""Casebook: the findings researchers captured in the views, searchable, editable, gathered into
+collections, presented step by step and exported."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.casebook import cases, collections, import_tab
+from components.casebook.present import PRESENT, STEP, start
+from components.common.casebook import readonly, store
+from components.common.guards import guard
+from components.common.router import ensure_routed
+from components.common.url_keys import CasebookKeys
+
+ensure_routed()
+
+st.title("Casebook")
+st.caption(
+    "What you marked in the views: search it, open each case in the view where you found it, "
+    "gather cases into collections, present them to your team, export them."
+    + (" Read-only on this server (RTE_CASEBOOK=readonly)." if readonly() else "")
+)
+
+TABS = ("Cases", "Collections", "Import")
+book = None
+with guard("the casebook database", dataset="casebook"):
+    book = store()
+    if PRESENT.read():  # a shared presentation link: go to its current step
+        start(book, PRESENT.read(), STEP.read())
+
+if book is not None:
+    tabs = st.tabs(
+        list(TABS),
+        key="tab",
+        bind="query-params",
+        default="Collections" if CasebookKeys.COLLECTION.read() else "Cases",
+    )
+    for tab, name in zip(tabs, TABS, strict=True):
+        if not tab.open:
+            continue
+        with tab:
+            if name == "Cases":
+                with guard("the cases", dataset="casebook"):
+                    cases.render(book)
+            elif name == "Collections":
+                with guard("the collections", dataset="casebook"):
+                    collections.render(book)
+            else:
+                with guard("the import", dataset="casebook"):
+                    import_tab.render(book)
