@@ -1,4 +1,5 @@
-"""`python -m cache {sample,fetch,warm,info,clear}`: the data chores, each with a progress bar.
+"""`python -m cache {sample,fetch,warm,info,clear,casebook}`: the data chores, each with a progress
+bar, and the casebook (list, export, import).
 
 Sources follow the same presets as the app (RTE_<DATASET>_SOURCE / _REPO / _REVISION / _PATH).
 """
@@ -6,11 +7,19 @@ Sources follow the same presets as the app (RTE_<DATASET>_SOURCE / _REPO / _REVI
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
+import time
+from pathlib import Path
 
+from cache.casebook import (
+    DATASETS as CASE_DATASETS,
+)
+from cache.casebook import Case, NotFound, case_to_dict, deep_link, open_store
+from cache.casebook.io import export_cases, export_collection, format_of, import_cases
 from cache.datasets import DATASETS
-from cache.errors import run_command
+from cache.errors import SourceNotFound, run_command
 from cache.inventory import human_size
 from cache.paths import cache_root, derived_dir, sample_dir
 from cache.progress import tqdm_progress
@@ -88,6 +97,74 @@ def cmd_clear(args: argparse.Namespace) -> int:
     return 0
 
 
+def _selected(args: argparse.Namespace) -> list[Case]:
+    store = open_store()
+    try:
+        return store.list_cases(dataset=args.dataset, tags=args.tag or ())
+    finally:
+        store.close()
+
+
+def cmd_casebook_list(args: argparse.Namespace) -> int:
+    cases = _selected(args)
+    if args.json:
+        print(json.dumps([{**case_to_dict(c), "deep_link": deep_link(c)} for c in cases]))
+        return 0
+    for c in cases:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated_at))
+        tags = f"  [{', '.join(c.tags)}]" if c.tags else ""
+        verdict = f"  ({c.verdict})" if c.verdict else ""
+        print(f"{c.id[:8]}  {c.dataset:<10}  {when}  {c.title}{verdict}{tags}")
+    print(f"{len(cases)} case(s)", file=sys.stderr)
+    return 0
+
+
+def cmd_casebook_export(args: argparse.Namespace) -> int:
+    fmt = args.format or format_of(str(args.out))
+    if args.collection:
+        store = open_store()
+        try:
+            col = store.find_collection(args.collection)
+            if col is None:
+                raise NotFound(
+                    f"no collection named {args.collection!r}",
+                    "`python -m cache casebook list` shows the cases; pass a collection name or id",
+                )
+            data = export_collection(store, col.id, fmt)
+            n = len(col.case_ids)
+        finally:
+            store.close()
+    else:
+        cases = _selected(args)
+        data, n = export_cases(cases, fmt), len(cases)
+    try:
+        args.out.write_bytes(data)
+    except OSError as exc:
+        raise SourceNotFound(
+            f"cannot write {args.out}: {exc.strerror}",
+            "check that the folder exists and is writable",
+        ) from exc
+    print(f"{n} case(s) -> {args.out} ({fmt}, {human_size(len(data))})")
+    return 0
+
+
+def cmd_casebook_import(args: argparse.Namespace) -> int:
+    fmt = args.format or format_of(str(args.file))
+    try:
+        data = args.file.read_bytes()
+    except OSError as exc:
+        raise SourceNotFound(f"cannot read {args.file}: {exc.strerror}", "check the path") from exc
+    store = open_store()
+    try:
+        report = import_cases(store, data, fmt)
+    finally:
+        store.close()
+    print(f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}")
+    if report.kept:
+        print(f"{len(report.kept)} case(s) kept as stored: edited here after the file's copy")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cache", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +185,24 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("clear", help="delete derived tables (--all: and the sample)")
     p.add_argument("--all", action="store_true")
     p.set_defaults(func=cmd_clear)
+    p = sub.add_parser("casebook", help="list, export or import casebook cases (RTE_DB_URL)")
+    cb = p.add_subparsers(dest="casebook_command", required=True)
+    formats = ("jsonl", "csv", "parquet")
+    for name, helptext in (("list", "list the cases"), ("export", "write cases to a file")):
+        q = cb.add_parser(name, help=helptext)
+        if name == "export":
+            q.add_argument("out", type=Path, help="output file")
+            q.add_argument("--format", choices=formats, help="default: from the extension")
+            q.add_argument("--collection", help="a collection's cases (name or id), in order")
+        q.add_argument("--dataset", choices=CASE_DATASETS)
+        q.add_argument("--tag", action="append", help="only cases with this tag (repeatable)")
+        if name == "list":
+            q.add_argument("--json", action="store_true", help="JSON with every field")
+        q.set_defaults(func=cmd_casebook_list if name == "list" else cmd_casebook_export)
+    q = cb.add_parser("import", help="merge cases from a file (by case id)")
+    q.add_argument("file", type=Path)
+    q.add_argument("--format", choices=formats, help="default: from the extension")
+    q.set_defaults(func=cmd_casebook_import)
     args = parser.parse_args(argv)
     return run_command(args.func, args)
 

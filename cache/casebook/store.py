@@ -1,0 +1,939 @@
+"""The casebook store: cases and collections in SQLite (default) or PostgreSQL, through one
+SQLAlchemy Core code path.
+
+- `open_store()` picks `RTE_DB_URL`, else `<cache folder>/casebook.sqlite`; `RTE_CASEBOOK=readonly`
+  opens it read-only (every write raises `CasebookReadOnly`).
+- The schema is versioned in the `meta` table. `MIGRATIONS[i]` upgrades version i to i+1, each in
+  its own transaction together with the version bump; to add v2, append one function. A database
+  of a newer version is refused (`CasebookSchemaTooNew`) and left untouched.
+- Edits are compare-and-set on `version` inside the UPDATE's WHERE (`EditConflict` carries what
+  is stored). SQLite runs in WAL mode with a busy timeout, and write transactions start with
+  `BEGIN IMMEDIATE`, so several sessions and processes can write at once.
+- Every database failure becomes a `CasebookUnavailable` saying what is wrong and what to do.
+- A note is stored exactly: a note holding a NUL or a lone surrogate (which neither SQLite's
+  UTF-8 nor PostgreSQL's text can hold) is stored backslash-escaped, flagged in `note_escaped`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote, unquote
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine, Row
+
+from cache.casebook.errors import (
+    AlreadyExists,
+    CasebookReadOnly,
+    CasebookSchemaTooNew,
+    CasebookUnavailable,
+    EditConflict,
+    InvalidCase,
+    NotFound,
+)
+from cache.casebook.model import (
+    Case,
+    Collection,
+    ImportReport,
+    item_key,
+    new_id,
+    normalize_tags,
+    same_content,
+    validate_case,
+)
+from cache.errors import DataError
+from cache.paths import cache_root
+
+DB_URL_ENV = "RTE_DB_URL"
+MODE_ENV = "RTE_CASEBOOK"
+DEFAULT_TIMEOUT = 10.0
+Sort = Literal["updated", "created", "title", "dataset"]
+
+# ------------------------------------------------------------------------------------ tables
+
+metadata = sa.MetaData()
+
+meta = sa.Table(
+    "meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+
+def _v1_tables(md: sa.MetaData) -> tuple[sa.Table, sa.Table, sa.Table]:
+    """The layout of schema version 1. A later version that changes a table gets its own
+    builder; this one stays as it is so that migration 1 keeps creating exactly v1."""
+    cases = sa.Table(
+        "cases",
+        md,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("dataset", sa.String(32), nullable=False, index=True),
+        sa.Column("view", sa.Text, nullable=False),
+        sa.Column("query", sa.Text, nullable=False),  # JSON [[k, v], ...]
+        sa.Column("source", sa.Text, nullable=False),  # JSON object
+        sa.Column("item", sa.Text, nullable=False),  # JSON object
+        sa.Column("item_key", sa.Text, nullable=False),  # canonical k=v&k=v, for badges
+        sa.Column("title", sa.Text, nullable=False),
+        sa.Column("tags", sa.Text, nullable=False),  # JSON list
+        sa.Column("verdict", sa.Text, nullable=True),
+        sa.Column("note", sa.Text, nullable=False),
+        sa.Column("note_escaped", sa.Boolean, nullable=False, default=False),
+        sa.Column("search", sa.Text, nullable=False),  # casefolded title, tags, note
+        sa.Column("author", sa.Text, nullable=False, index=True),
+        sa.Column("created_at", sa.Double, nullable=False, index=True),
+        sa.Column("updated_at", sa.Double, nullable=False, index=True),
+        sa.Column("snapshot", sa.Text, nullable=False),  # JSON object
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("deleted_at", sa.Double, nullable=True),
+    )
+    collections = sa.Table(
+        "collections",
+        md,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("name", sa.Text, nullable=False, unique=True),
+        sa.Column("description", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Double, nullable=False),
+        sa.Column("updated_at", sa.Double, nullable=False),
+        sa.Column("version", sa.Integer, nullable=False),
+    )
+    items = sa.Table(
+        "collection_items",
+        md,
+        sa.Column(
+            "collection_id",
+            sa.String(64),
+            sa.ForeignKey("collections.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column(
+            "case_id",
+            sa.String(64),
+            sa.ForeignKey("cases.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("position", sa.Integer, nullable=False),
+        sa.Index("ix_collection_items_order", "collection_id", "position"),
+    )
+    return cases, collections, items
+
+
+cases_t, collections_t, items_t = _v1_tables(metadata)
+_CASE_COLS = [c for c in cases_t.c if c.name not in ("search", "item_key")]
+
+# -------------------------------------------------------------------------------- migrations
+
+Migration = Callable[[Connection], None]
+
+
+def _migrate_to_v1(conn: Connection) -> None:
+    """v0 (empty, or a database without our tables) -> v1: create the tables."""
+    md = sa.MetaData()
+    _v1_tables(md)
+    md.create_all(conn)
+
+
+MIGRATIONS: list[Migration] = [_migrate_to_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def read_schema_version(conn: Connection) -> int:
+    """0 for a database without the `meta` table (a new or foreign one)."""
+    if not sa.inspect(conn).has_table("meta"):
+        return 0
+    value = conn.execute(
+        sa.select(meta.c.value).where(meta.c.key == "schema_version")
+    ).scalar_one_or_none()
+    return int(value) if value is not None else 0
+
+
+def _set_schema_version(conn: Connection, version: int) -> None:
+    conn.execute(sa.delete(meta).where(meta.c.key == "schema_version"))
+    conn.execute(sa.insert(meta).values(key="schema_version", value=str(version)))
+
+
+# ----------------------------------------------------------------------------- encoding rows
+
+_NEEDS_ESCAPE = re.compile("[\x00\ud800-\udfff]")
+_ESCAPE = re.compile("[\\\\\x00\ud800-\udfff]")
+_UNESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
+
+
+def encode_note(note: str) -> tuple[str, bool]:
+    """(stored text, escaped?): plain when the database can hold it, else `\\` doubled and each
+    NUL or lone surrogate as `\\uXXXX` (exactly reversible, no pairing of surrogates)."""
+    if not _NEEDS_ESCAPE.search(note):
+        return note, False
+    return _ESCAPE.sub(
+        lambda m: "\\\\" if m.group() == "\\" else f"\\u{ord(m.group()):04x}", note
+    ), True
+
+
+def decode_note(text: str, escaped: bool) -> str:
+    if not escaped:
+        return text
+    return _UNESCAPE.sub(
+        lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), text
+    )
+
+
+def _fold(text: str) -> str:
+    """Case-insensitive form for search, computed in Python so any script folds (SQLite's
+    lower() only folds ASCII)."""
+    return _NEEDS_ESCAPE.sub("", text).casefold()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def _row_values(case: Case) -> dict[str, Any]:
+    note, escaped = encode_note(case.note)
+    return {
+        "id": case.id,
+        "dataset": case.dataset,
+        "view": case.view,
+        "query": _json([list(p) for p in case.query]),
+        "source": _json(case.source),
+        "item": _json(case.item),
+        "item_key": item_key(case.item),
+        "title": case.title,
+        "tags": _json(list(case.tags)),
+        "verdict": case.verdict,
+        "note": note,
+        "note_escaped": escaped,
+        "search": _fold("\n".join([case.title, *case.tags, case.note])),
+        "author": case.author,
+        "created_at": case.created_at,
+        "updated_at": case.updated_at,
+        "snapshot": _json(case.snapshot),
+        "version": case.version,
+        "deleted_at": case.deleted_at,
+    }
+
+
+_JSON_COLS = ("query", "source", "item", "tags", "snapshot")
+
+
+def _cases(rows: Sequence[Row[Any]]) -> list[Case]:
+    """Rows of `_CASE_COLS` as cases. Each JSON column is decoded for all rows in one
+    `json.loads` of a joined array (10,000 rows: 5 calls instead of 50,000)."""
+    if not rows:
+        return []
+    names = [c.name for c in _CASE_COLS]
+    at = {n: i for i, n in enumerate(names)}
+    decoded = {n: json.loads("[" + ",".join(r[at[n]] for r in rows) + "]") for n in _JSON_COLS}
+    out = []
+    for k, r in enumerate(rows):
+        deleted = r[at["deleted_at"]]
+        out.append(
+            Case(
+                id=r[at["id"]],
+                dataset=r[at["dataset"]],
+                view=r[at["view"]],
+                query=tuple((q, v) for q, v in decoded["query"][k]),
+                source=decoded["source"][k],
+                item=decoded["item"][k],
+                title=r[at["title"]],
+                tags=tuple(decoded["tags"][k]),
+                verdict=r[at["verdict"]],
+                note=decode_note(r[at["note"]], bool(r[at["note_escaped"]])),
+                author=r[at["author"]],
+                created_at=float(r[at["created_at"]]),
+                updated_at=float(r[at["updated_at"]]),
+                snapshot=decoded["snapshot"][k],
+                version=int(r[at["version"]]),
+                deleted_at=None if deleted is None else float(deleted),
+            )
+        )
+    return out
+
+
+def _row_case(r: Row[Any]) -> Case:
+    return _cases([r])[0]
+
+
+def _parse_item_key(key: str) -> dict[str, str]:
+    out = {}
+    for part in key.split("&") if key else ():
+        k, _, v = part.partition("=")
+        out[unquote(k)] = unquote(v)
+    return out
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+def _unavailable(exc: BaseException, where: str) -> CasebookUnavailable:
+    """What a driver error means for a person, and what to do about it."""
+    orig = getattr(exc, "orig", None) or exc
+    text = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return CasebookUnavailable(
+            f"the casebook at {where} is locked by another process or session",
+            "another process holds a lock: retry in a moment (close other writers if it persists)",
+        )
+    if "readonly" in low or "read-only" in low or "permission denied" in low:
+        return CasebookUnavailable(
+            f"the casebook at {where} is read-only ({text})",
+            "fix the permissions of the file and its folder, point RTE_DB_URL elsewhere, "
+            "or set RTE_CASEBOOK=readonly to browse it",
+        )
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return CasebookUnavailable(
+            f"the casebook file {where} is corrupt ({text})",
+            "the file is corrupt: move it away (keep it for recovery); "
+            "a new casebook will be created on the next start",
+        )
+    if "unable to open database" in low:
+        return CasebookUnavailable(
+            f"cannot open the casebook file {where}",
+            "check that its folder exists and is writable, or set RTE_DB_URL / RTE_CACHE_DIR",
+        )
+    if "disk is full" in low or "no space" in low or "disk i/o" in low:
+        return CasebookUnavailable(
+            f"the disk holding the casebook at {where} failed ({text})",
+            "free some space or check the disk, then retry",
+        )
+    if "password" in low or "authentication" in low or "role" in low and "exist" in low:
+        return CasebookUnavailable(
+            f"the database at {where} refused the login ({text})",
+            "check the user and password in RTE_DB_URL",
+        )
+    if "database" in low and "does not exist" in low:
+        return CasebookUnavailable(
+            f"the database named in {where} does not exist",
+            "create it (createdb) or fix RTE_DB_URL",
+        )
+    if any(
+        s in low
+        for s in ("connect", "timeout", "timed out", "server closed", "terminat", "host", "network")
+    ):
+        return CasebookUnavailable(
+            f"cannot reach the casebook database at {where} ({text})",
+            "check RTE_DB_URL and that the database server is running and reachable, then retry",
+        )
+    return CasebookUnavailable(
+        f"the casebook database at {where} failed: {text}",
+        "check RTE_DB_URL (or the casebook file) and retry",
+    )
+
+
+# ------------------------------------------------------------------------------------ engine
+
+
+def default_url() -> str:
+    explicit = os.environ.get(DB_URL_ENV, "").strip()
+    if explicit:
+        return explicit
+    return f"sqlite:///{cache_root() / 'casebook.sqlite'}"
+
+
+def _make_engine(url: str, timeout: float) -> Engine:
+    try:
+        u = sa.engine.make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise CasebookUnavailable(
+            f"the casebook URL {url!r} is not a database URL",
+            "set RTE_DB_URL to e.g. sqlite:////path/casebook.sqlite or "
+            "postgresql+psycopg://user:pass@host/db",
+        ) from exc
+    backend = u.get_backend_name()
+    if backend == "postgresql" and u.drivername == "postgresql":
+        u = u.set(drivername="postgresql+psycopg")  # the driver we depend on
+    try:
+        if backend == "sqlite":
+            engine = sa.create_engine(
+                u, connect_args={"timeout": timeout, "check_same_thread": False}
+            )
+            _sqlite_events(engine, timeout)
+        else:
+            connect_args = (
+                {"connect_timeout": max(1, round(timeout))} if backend == "postgresql" else {}
+            )
+            engine = sa.create_engine(u, pool_pre_ping=True, connect_args=connect_args)
+    except (sa.exc.NoSuchModuleError, ModuleNotFoundError) as exc:
+        raise CasebookUnavailable(
+            f"no database driver for {u.drivername!r}",
+            "use sqlite:///... or postgresql+psycopg://... in RTE_DB_URL",
+        ) from exc
+    return engine
+
+
+def _sqlite_events(engine: Engine, timeout: float) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (below)
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            # a read-only file keeps its journal mode; a write then says it is read-only
+            with suppress(sqlite3.OperationalError):
+                cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA foreign_keys = ON")
+            cur.execute("PRAGMA synchronous = NORMAL")  # safe in WAL mode
+        finally:
+            cur.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # writers take the lock up front, so a reader never has to upgrade (no SQLITE_BUSY
+        # without waiting); readers use a deferred snapshot
+        write = conn.get_execution_options().get("casebook_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def _chunks(seq: Sequence[str], n: int = 500) -> Iterator[Sequence[str]]:
+    for i in range(0, len(seq), n):
+        yield seq[i : i + n]
+
+
+# ------------------------------------------------------------------------------------- store
+
+
+class CaseStore:
+    """Cases and collections in one database. Thread-safe (one engine, pooled connections);
+    several processes may open the same database. Open it with `open_store`."""
+
+    def __init__(self, engine: Engine, readonly: bool = False) -> None:
+        self.engine = engine
+        self.readonly = readonly
+        self._writer = engine.execution_options(casebook_write=True)
+        u = engine.url
+        self.where = (
+            (u.database or ":memory:")
+            if u.get_backend_name() == "sqlite"
+            else u.render_as_string(hide_password=True)
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    @contextmanager
+    def _errors(self, integrity: DataError | None = None) -> Iterator[None]:
+        """Driver errors as DataErrors; `integrity`: what a constraint violation means here."""
+        try:
+            yield
+        except sa.exc.IntegrityError as exc:
+            raise (
+                integrity
+                or CasebookUnavailable(
+                    "a change made meanwhile in another session conflicted with this one; "
+                    "nothing was saved",
+                    "reload and retry",
+                )
+            ) from exc
+        except (sa.exc.DBAPIError, sa.exc.OperationalError, sqlite3.Error) as exc:
+            raise _unavailable(exc, self.where) from exc
+        except sa.exc.SQLAlchemyError as exc:
+            raise _unavailable(exc, self.where) from exc
+
+    @contextmanager
+    def _tx(self, write: bool = False, integrity: DataError | None = None) -> Iterator[Connection]:
+        if write and self.readonly:
+            raise CasebookReadOnly()
+        with self._errors(integrity), (self._writer if write else self.engine).begin() as conn:
+            yield conn
+
+    def migrate(self) -> int:
+        """Bring the schema to SCHEMA_VERSION (called by `open_store`); returns the version.
+        Concurrent openers race harmlessly: each step re-reads the version inside its own
+        transaction, and a step that lost the race is retried."""
+        target = len(MIGRATIONS)
+        attempt = 0
+        while True:
+            with self._tx() as conn:
+                version = read_schema_version(conn)
+            if version > target:
+                raise CasebookSchemaTooNew(
+                    f"the casebook at {self.where} has schema version {version}, "
+                    f"newer than this explorer's {target}",
+                    "upgrade the explorer, or point RTE_DB_URL at another casebook; "
+                    "the database was not changed",
+                )
+            if version == target:
+                return version
+            if self.readonly:
+                raise CasebookUnavailable(
+                    f"the casebook at {self.where} is at schema version {version} (needs "
+                    f"{target}) and is opened read-only",
+                    "open it once without RTE_CASEBOOK=readonly to create or upgrade it",
+                )
+            try:
+                with self._writer.begin() as conn:
+                    version = read_schema_version(conn)
+                    if 0 <= version < target:
+                        if version == 0:
+                            meta.create(conn, checkfirst=True)
+                        MIGRATIONS[version](conn)
+                        _set_schema_version(conn, version + 1)
+            except (sa.exc.SQLAlchemyError, sqlite3.Error) as exc:
+                # a concurrent opener created the same table first (PostgreSQL): look again
+                attempt += 1
+                if attempt >= 5 or isinstance(exc, sa.exc.OperationalError | sqlite3.Error):
+                    raise _unavailable(exc, self.where) from exc
+                time.sleep(0.05 * attempt)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def schema_version(self) -> int:
+        with self._tx() as conn:
+            return read_schema_version(conn)
+
+    # ------------------------------------------------------------------ cases
+
+    def add(self, case: Case) -> Case:
+        """Insert a new case (validated and normalised); an id already present is refused."""
+        case = validate_case(case)
+        taken = AlreadyExists(
+            f"a case with id {case.id} is already in the casebook",
+            "edit that case, or capture a new one (a new id)",
+        )
+        with self._tx(write=True, integrity=taken) as conn:
+            conn.execute(sa.insert(cases_t), _row_values(case))
+        return case
+
+    def get(self, case_id: str) -> Case | None:
+        with self._tx() as conn:
+            return self._get(conn, case_id)
+
+    @staticmethod
+    def _get(conn: Connection, case_id: str) -> Case | None:
+        row = conn.execute(sa.select(*_CASE_COLS).where(cases_t.c.id == case_id)).first()
+        return None if row is None else _row_case(row)
+
+    def _must_get(self, conn: Connection, case_id: str) -> Case:
+        case = self._get(conn, case_id)
+        if case is None:
+            raise NotFound(f"no case {case_id} in the casebook", "it may have been purged")
+        return case
+
+    def update(self, case: Case, expected_version: int) -> Case:
+        """Save an edited case if the stored one is still at `expected_version`; else
+        `EditConflict` carrying the stored case. Bumps version and updated_at."""
+        case = validate_case(case)
+        values = _row_values(case)
+        for k in ("id", "created_at", "deleted_at", "version"):
+            values.pop(k)
+        values.update(version=expected_version + 1, updated_at=time.time())
+        with self._tx(write=True) as conn:
+            done = conn.execute(
+                sa.update(cases_t)
+                .where(cases_t.c.id == case.id, cases_t.c.version == expected_version)
+                .values(**values)
+            )
+            stored = self._must_get(conn, case.id)
+            if done.rowcount != 1:
+                raise EditConflict(stored)
+        return stored
+
+    def _stamp(self, case_id: str, deleted_at: float | None) -> Case:
+        now = time.time()
+        with self._tx(write=True) as conn:
+            conn.execute(
+                sa.update(cases_t)
+                .where(cases_t.c.id == case_id)
+                .values(deleted_at=deleted_at, updated_at=now, version=cases_t.c.version + 1)
+            )
+            return self._must_get(conn, case_id)
+
+    def delete(self, case_id: str) -> Case:
+        """Soft delete (recoverable with `restore`)."""
+        return self._stamp(case_id, time.time())
+
+    def restore(self, case_id: str) -> Case:
+        return self._stamp(case_id, None)
+
+    def purge(self, case_id: str) -> bool:
+        """Delete for good (also from collections); False when there was no such case."""
+        with self._tx(write=True) as conn:
+            conn.execute(sa.delete(items_t).where(items_t.c.case_id == case_id))
+            return conn.execute(sa.delete(cases_t).where(cases_t.c.id == case_id)).rowcount > 0
+
+    def list_cases(
+        self,
+        dataset: str | None = None,
+        tags: Iterable[str] = (),
+        verdict: str | None = None,
+        author: str | None = None,
+        text: str | None = None,
+        include_deleted: bool = False,
+        sort: Sort = "updated",
+        descending: bool = True,
+        limit: int | None = None,
+    ) -> list[Case]:
+        """Cases matching every filter given: all `tags`, `text` in title/note/tags (any case)."""
+        order = {
+            "updated": cases_t.c.updated_at,
+            "created": cases_t.c.created_at,
+            "title": cases_t.c.title,
+            "dataset": cases_t.c.dataset,
+        }.get(sort)
+        if order is None:
+            raise ValueError(f"unknown sort {sort!r}")
+        want_tags = normalize_tags(tags)
+        q = sa.select(*_CASE_COLS)
+        if not include_deleted:
+            q = q.where(cases_t.c.deleted_at.is_(None))
+        if dataset is not None:
+            q = q.where(cases_t.c.dataset == dataset)
+        if verdict is not None:
+            q = q.where(cases_t.c.verdict == verdict)
+        if author is not None:
+            q = q.where(cases_t.c.author == author)
+        for t in want_tags:  # a cheap superset; exact below
+            q = q.where(cases_t.c.tags.contains(_json(t), autoescape=True))
+        if text and text.strip():
+            q = q.where(cases_t.c.search.contains(_fold(text.strip()), autoescape=True))
+        q = q.order_by(
+            order.desc() if descending else order.asc(),
+            cases_t.c.updated_at.desc(),
+            cases_t.c.id,
+        )
+        if limit is not None and not want_tags:
+            q = q.limit(limit)
+        with self._tx() as conn:
+            out = _cases(conn.execute(q).all())
+        if want_tags:
+            out = [c for c in out if all(t in c.tags for t in want_tags)]
+        return out[:limit] if limit is not None else out
+
+    def count(self, dataset: str | None = None, include_deleted: bool = False) -> int:
+        q = sa.select(sa.func.count()).select_from(cases_t)
+        if not include_deleted:
+            q = q.where(cases_t.c.deleted_at.is_(None))
+        if dataset is not None:
+            q = q.where(cases_t.c.dataset == dataset)
+        with self._tx() as conn:
+            return int(conn.execute(q).scalar_one())
+
+    def authors(self) -> list[str]:
+        q = (
+            sa.select(cases_t.c.author)
+            .distinct()
+            .where(cases_t.c.deleted_at.is_(None), cases_t.c.author != "")
+        )
+        with self._tx() as conn:
+            return sorted(conn.execute(q).scalars(), key=str.casefold)
+
+    def all_tags(self) -> list[str]:
+        """Tags in use (live cases), most used first."""
+        q = sa.select(cases_t.c.tags).where(cases_t.c.deleted_at.is_(None))
+        counts: Counter[str] = Counter()
+        with self._tx() as conn:
+            for raw in conn.execute(q).scalars():
+                counts.update(json.loads(raw))
+        return sorted(counts, key=lambda t: (-counts[t], t.casefold()))
+
+    def cases_for_item(self, dataset: str, **keys: str | int) -> list[Case]:
+        """Live cases of `dataset` whose item holds all the given key/values (oldest first)."""
+        want = {k: str(v) for k, v in keys.items()}
+        q = sa.select(*_CASE_COLS).where(
+            cases_t.c.dataset == dataset, cases_t.c.deleted_at.is_(None)
+        )
+        padded = sa.literal("&", sa.Text) + cases_t.c.item_key + sa.literal("&", sa.Text)
+        for k, v in want.items():
+            q = q.where(
+                padded.contains(f"&{quote(k, safe='')}={quote(v, safe='')}&", autoescape=True)
+            )
+        with self._tx() as conn:
+            rows = _cases(conn.execute(q.order_by(cases_t.c.created_at)).all())
+        return [c for c in rows if all(c.item.get(k) == v for k, v in want.items())]
+
+    def items_with_cases(self, dataset: str, key: str) -> dict[str, int]:
+        """{value of item[key]: number of live cases} for one dataset (badges in tables)."""
+        q = sa.select(cases_t.c.item_key).where(
+            cases_t.c.dataset == dataset, cases_t.c.deleted_at.is_(None)
+        )
+        counts: Counter[str] = Counter()
+        with self._tx() as conn:
+            for raw in conn.execute(q).scalars():
+                v = _parse_item_key(raw).get(key)
+                if v is not None:
+                    counts[v] += 1
+        return dict(counts)
+
+    def merge(self, incoming: Sequence[Case]) -> ImportReport:
+        """Merge cases by id in ONE transaction: new ids are added; an identical copy is left
+        alone; a copy whose `updated_at` is newer replaces the stored one (its version
+        becomes stored+1, so open editors see a conflict); an older copy loses."""
+        todo = [validate_case(c) for c in incoming]
+        added = updated = unchanged = 0
+        kept: list[str] = []
+        raced = CasebookUnavailable(
+            "another session added some of these cases during the import; nothing was imported",
+            "retry the import",
+        )
+        with self._tx(write=True, integrity=raced) as conn:
+            stored: dict[str, Case] = {}
+            for chunk in _chunks([c.id for c in todo]):
+                q = sa.select(*_CASE_COLS).where(cases_t.c.id.in_(chunk))
+                stored.update((c.id, c) for c in _cases(conn.execute(q).all()))
+            new = [_row_values(c) for c in todo if c.id not in stored]
+            if new:
+                conn.execute(sa.insert(cases_t), new)
+                added = len(new)
+            for c in todo:
+                old = stored.get(c.id)
+                if old is None:
+                    continue
+                if same_content(old, c):
+                    unchanged += 1
+                elif c.updated_at > old.updated_at:
+                    values = _row_values(replace(c, version=old.version + 1))
+                    conn.execute(sa.update(cases_t).where(cases_t.c.id == c.id).values(**values))
+                    updated += 1
+                else:
+                    unchanged += 1
+                    kept.append(c.id)
+        return ImportReport(added, updated, unchanged, tuple(kept))
+
+    # ------------------------------------------------------------------ collections
+
+    @staticmethod
+    def _collection(conn: Connection, cid: str) -> Collection | None:
+        row = conn.execute(sa.select(collections_t).where(collections_t.c.id == cid)).first()
+        if row is None:
+            return None
+        ids = conn.execute(
+            sa.select(items_t.c.case_id)
+            .where(items_t.c.collection_id == cid)
+            .order_by(items_t.c.position)
+        ).scalars()
+        m = row._mapping
+        return Collection(
+            id=m["id"],
+            name=m["name"],
+            description=m["description"],
+            case_ids=tuple(ids),
+            created_at=float(m["created_at"]),
+            updated_at=float(m["updated_at"]),
+            version=int(m["version"]),
+        )
+
+    def _must_collection(self, conn: Connection, cid: str) -> Collection:
+        col = self._collection(conn, cid)
+        if col is None:
+            raise NotFound(f"no collection {cid} in the casebook", "it may have been deleted")
+        return col
+
+    @staticmethod
+    def _check_name(name: str) -> str:
+        name = name.strip()
+        if not name or len(name) > 200 or _NEEDS_ESCAPE.search(name):
+            raise InvalidCase("a collection needs a name of 1-200 characters", "type a short name")
+        return name
+
+    def _name_taken(self, name: str) -> AlreadyExists:
+        return AlreadyExists(f"a collection named {name!r} exists", "choose another name")
+
+    def create_collection(self, name: str, description: str = "") -> Collection:
+        name = self._check_name(name)
+        now = time.time()
+        col = Collection(new_id(), name, description, (), now, now, 1)
+        with self._tx(write=True, integrity=self._name_taken(name)) as conn:
+            conn.execute(
+                sa.insert(collections_t).values(
+                    id=col.id,
+                    name=name,
+                    description=description,
+                    created_at=now,
+                    updated_at=now,
+                    version=1,
+                )
+            )
+        return col
+
+    def collections(self) -> list[Collection]:
+        """All collections, by name."""
+        with self._tx() as conn:
+            rows = conn.execute(sa.select(collections_t)).all()
+            members: dict[str, list[str]] = {}
+            for cid, case_id in conn.execute(
+                sa.select(items_t.c.collection_id, items_t.c.case_id).order_by(
+                    items_t.c.collection_id, items_t.c.position
+                )
+            ):
+                members.setdefault(cid, []).append(case_id)
+        out = [
+            Collection(
+                id=r.id,
+                name=r.name,
+                description=r.description,
+                case_ids=tuple(members.get(r.id, ())),
+                created_at=float(r.created_at),
+                updated_at=float(r.updated_at),
+                version=int(r.version),
+            )
+            for r in rows
+        ]
+        return sorted(out, key=lambda c: c.name.casefold())
+
+    def get_collection(self, collection_id: str) -> Collection | None:
+        with self._tx() as conn:
+            return self._collection(conn, collection_id)
+
+    def find_collection(self, name_or_id: str) -> Collection | None:
+        """By id, else by name (exact, then ignoring case)."""
+        found = self.get_collection(name_or_id)
+        if found is not None:
+            return found
+        every = self.collections()
+        for match in (
+            lambda c: c.name == name_or_id,
+            lambda c: c.name.casefold() == name_or_id.casefold(),
+        ):
+            hits = [c for c in every if match(c)]
+            if hits:
+                return hits[0]
+        return None
+
+    @contextmanager
+    def _editing(
+        self, cid: str, expected_version: int | None = None, integrity: DataError | None = None
+    ) -> Iterator[Connection]:
+        """A write transaction that first bumps the collection's version (which also locks its
+        row on PostgreSQL, so concurrent edits of one collection serialise)."""
+        with self._tx(write=True, integrity=integrity) as conn:
+            q = sa.update(collections_t).where(collections_t.c.id == cid)
+            if expected_version is not None:
+                q = q.where(collections_t.c.version == expected_version)
+            done = conn.execute(
+                q.values(version=collections_t.c.version + 1, updated_at=time.time())
+            )
+            if done.rowcount != 1:
+                current = self._must_collection(conn, cid)
+                raise EditConflict(current)
+            yield conn
+
+    def _write_members(self, conn: Connection, cid: str, case_ids: Sequence[str]) -> None:
+        conn.execute(sa.delete(items_t).where(items_t.c.collection_id == cid))
+        if case_ids:
+            conn.execute(
+                sa.insert(items_t),
+                [
+                    {"collection_id": cid, "case_id": c, "position": i}
+                    for i, c in enumerate(case_ids)
+                ],
+            )
+
+    def _check_cases(self, conn: Connection, case_ids: Sequence[str]) -> None:
+        found: set[str] = set()
+        for chunk in _chunks(list(case_ids)):
+            found.update(
+                conn.execute(sa.select(cases_t.c.id).where(cases_t.c.id.in_(chunk))).scalars()
+            )
+        missing = [c for c in case_ids if c not in found]
+        if missing:
+            raise NotFound(
+                f"{len(missing)} case(s) not in the casebook: {', '.join(missing[:5])}",
+                "they may have been purged; reload the collection",
+            )
+
+    def rename_collection(
+        self, collection_id: str, name: str, description: str | None = None
+    ) -> Collection:
+        name = self._check_name(name)
+        values: dict[str, Any] = {"name": name}
+        if description is not None:
+            values["description"] = description
+        with self._editing(collection_id, integrity=self._name_taken(name)) as conn:
+            conn.execute(
+                sa.update(collections_t).where(collections_t.c.id == collection_id).values(**values)
+            )
+            return self._must_collection(conn, collection_id)
+
+    def delete_collection(self, collection_id: str) -> bool:
+        """Remove the collection (its cases stay in the casebook)."""
+        with self._tx(write=True) as conn:
+            conn.execute(sa.delete(items_t).where(items_t.c.collection_id == collection_id))
+            done = conn.execute(sa.delete(collections_t).where(collections_t.c.id == collection_id))
+            return done.rowcount > 0
+
+    def set_collection_cases(
+        self, collection_id: str, case_ids: Sequence[str], expected_version: int
+    ) -> Collection:
+        """Replace the whole ordered list (duplicates dropped), compare-and-set on version."""
+        ids = list(dict.fromkeys(case_ids))
+        with self._editing(collection_id, expected_version) as conn:
+            self._check_cases(conn, ids)
+            self._write_members(conn, collection_id, ids)
+            return self._must_collection(conn, collection_id)
+
+    def add_to_collection(self, collection_id: str, case_id: str) -> Collection:
+        """Append a case (no-op if it is already there)."""
+        with self._editing(collection_id) as conn:
+            self._check_cases(conn, [case_id])
+            present = conn.execute(
+                sa.select(items_t.c.case_id).where(
+                    items_t.c.collection_id == collection_id, items_t.c.case_id == case_id
+                )
+            ).first()
+            if present is None:
+                last = conn.execute(
+                    sa.select(sa.func.max(items_t.c.position)).where(
+                        items_t.c.collection_id == collection_id
+                    )
+                ).scalar_one_or_none()
+                conn.execute(
+                    sa.insert(items_t).values(
+                        collection_id=collection_id,
+                        case_id=case_id,
+                        position=0 if last is None else last + 1,
+                    )
+                )
+            return self._must_collection(conn, collection_id)
+
+    def remove_from_collection(self, collection_id: str, case_id: str) -> Collection:
+        with self._editing(collection_id) as conn:
+            conn.execute(
+                sa.delete(items_t).where(
+                    items_t.c.collection_id == collection_id, items_t.c.case_id == case_id
+                )
+            )
+            return self._must_collection(conn, collection_id)
+
+    def move_in_collection(self, collection_id: str, case_id: str, new_position: int) -> Collection:
+        """Move a case to `new_position` (0-based, clamped to the list)."""
+        with self._editing(collection_id) as conn:
+            ids = list(self._must_collection(conn, collection_id).case_ids)
+            if case_id not in ids:
+                raise NotFound(f"case {case_id} is not in this collection", "reload it")
+            ids.remove(case_id)
+            ids.insert(max(0, min(new_position, len(ids))), case_id)
+            self._write_members(conn, collection_id, ids)
+            return self._must_collection(conn, collection_id)
+
+
+def open_store(
+    url: str | None = None, readonly: bool | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> CaseStore:
+    """Open (creating or upgrading the schema) the casebook at `url` (default `RTE_DB_URL`, else
+    SQLite in the cache folder). `readonly` defaults to `RTE_CASEBOOK == "readonly"`.
+    `timeout`: seconds to wait for a lock (SQLite) or a connection (PostgreSQL)."""
+    if readonly is None:
+        readonly = os.environ.get(MODE_ENV, "").strip().lower() == "readonly"
+    target = url or default_url()
+    if target.startswith("sqlite:///") and not readonly:
+        path = target.removeprefix("sqlite:///").split("?", 1)[0]
+        if path and path != ":memory:" and not path.startswith("file:"):
+            with suppress(OSError):  # if it cannot be made, opening says so
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+    store = CaseStore(_make_engine(target, timeout), readonly=readonly)
+    try:
+        store.migrate()
+    except BaseException:
+        store.close()
+        raise
+    return store
