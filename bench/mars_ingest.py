@@ -15,6 +15,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,6 +34,7 @@ def _cpu_s() -> float:
 
 
 def _plain_read(path: str, out: mp.Queue) -> None:
+    # why here (and in each measured child): its peak RSS counts only what it imports itself
     import pyarrow.parquet as pq
 
     t = time.perf_counter()
@@ -42,7 +44,7 @@ def _plain_read(path: str, out: mp.Queue) -> None:
 
 
 def _stream_read(path: str, out: mp.Queue) -> None:
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # why: see `_plain_read`
 
     t = time.perf_counter()
     n = 0
@@ -52,21 +54,21 @@ def _stream_read(path: str, out: mp.Queue) -> None:
 
 
 def _features(path: str, out: mp.Queue) -> None:
-    from analysis.mars import features as mars_features
+    from analysis.mars import ingest as mars_ingest  # why: see `_plain_read`
 
     t = time.perf_counter()
-    tables = mars_features.build_features(Path(path))
+    tables = mars_ingest.build_features(Path(path))
     elapsed = time.perf_counter() - t
     # peak RSS of the whole build: this process plus every worker process at its own peak
     # (a conservative sum: the workers' peaks need not coincide)
-    workers = sum(mars_features.LAST_WORKER_PEAK_RSS) / 2**20
-    n_workers = len(mars_features.LAST_WORKER_PEAK_RSS)
+    workers = sum(mars_ingest.LAST_WORKER_PEAK_RSS) / 2**20
+    n_workers = len(mars_ingest.LAST_WORKER_PEAK_RSS)
     out.put(
         ("features", elapsed, _rss_mb() + workers, tables.features.num_rows, n_workers, _cpu_s())
     )
 
 
-def _run(target, path: Path) -> tuple:  # type: ignore[no-untyped-def]
+def _run(target: Callable[[str, mp.Queue], None], path: Path) -> tuple:
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()
     p = ctx.Process(target=target, args=(str(path), q))
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small", action="store_true", help="4 questions x 256 traces")
     ap.add_argument("--path", type=Path, default=None, help="where to write/read the file")
     args = ap.parse_args(argv)
+    # why here: after the sys.path insert; the parent stays light for the children it spawns
     from cache.sample.mars import write_full_size_file
 
     nq, nt = (4, 256) if args.small else (30, 4096)
@@ -89,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         write_full_size_file(path, n_questions=nq, n_traces=nt)
         print(f"generated {path} in {time.perf_counter() - t:.1f} s")
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # why: see above
 
     md = pq.ParquetFile(path).metadata
     print(f"file: {path} ({path.stat().st_size / 2**30:.2f} GiB, {md.num_rows} rows)")

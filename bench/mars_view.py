@@ -30,11 +30,11 @@ def main(argv: list[str] | None = None) -> int:
         "RTE_CACHE_DIR", str(Path(tempfile.gettempdir()) / "rte-bench" / "view-cache")
     )
 
-    from analysis.mars.features import vote_shares
-    from analysis.mars.store import load_features, read_probes
-    from cache.sample.mars import write_file
-    from components.mars import figures as mf
-    from components.mars.view import sample_traces
+    # why here (each): cache paths are read from RTE_CACHE_DIR, which is set just above
+    from analysis.mars.store import load_features, read_probes  # why: see above
+    from analysis.mars.summaries import sample_traces, vote_shares  # why: see above
+    from cache.sample.mars import write_file  # why: see above
+    from components.mars import figures as mf  # why: see above
 
     path = args.path
     if path is None:

@@ -9,7 +9,8 @@ from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.mars import cached as mc
-from components.mars import view as mv
+from components.mars import header
+from components.mars.view import render_question
 
 ensure_routed()
 
@@ -19,19 +20,19 @@ st.caption(
     "answers settle, and when does the majority vote of the pool 'know' the answer?"
 )
 
-src = current_source(mv.DATASET)
-rel = mv.pick_file()
+src = current_source(header.DATASET)
+rel = header.pick_file()
 
 store = None
-with guard("the MARS feature table", dataset=mv.DATASET):
+with guard("the MARS feature table", dataset=header.DATASET):
     store = mc.store(rel, src)
 
 if store is not None:
-    with guard("the file's data notes", dataset=mv.DATASET):
-        mv.show_notes(store.notes.filter(store.notes["qid"] == -1), "the whole file")
+    with guard("the file's data notes", dataset=header.DATASET):
+        header.show_notes(store.notes.filter(store.notes["qid"] == -1), "the whole file")
     qid = None
-    with guard("the question overview", dataset=mv.DATASET):
-        qid = mv.pick_question(rel, src, store)
+    with guard("the question overview", dataset=header.DATASET):
+        qid = header.pick_question(rel, src, store)
     if qid is not None:
-        with guard(f"question {qid}", dataset=mv.DATASET):
-            mv.render_question(rel, src, store, int(qid))
+        with guard(f"question {qid}", dataset=header.DATASET):
+            render_question(rel, src, store, int(qid))

@@ -4,7 +4,8 @@ distinct normalised strings.
 Why this shape: a MARS question has ~4,096 final answers and ~25,000 probe answers but only a
 few dozen distinct strings, most of them plain integers. Normalising and keying integers and
 simple fractions exactly handles almost everything; math-verify (slow, sympy-based) is asked
-only whether two *distinct* keys are the same value, and its results are cached process-wide.
+only whether two *distinct* keys are the same value, and its results are kept in bounded
+LRU caches (pure functions of the two strings, so sharing them between sessions is safe).
 
 Group ids are deterministic: numbered 0, 1, ... in order of first appearance of the answers as
 they are added (the feature builder adds final answers in `trace_idx` order, then probe answers),
@@ -19,6 +20,7 @@ Any error or timeout counts as "not equivalent".
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from fractions import Fraction
@@ -158,9 +160,7 @@ def answer_key(norm: str | None) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # math-verify, cached and guarded
 
-_PARSE_CACHE: dict[str, Any] = {}
-_VERIFY_CACHE: dict[tuple[str, str], bool] = {}
-_CACHE_MAX = 50_000
+_CACHE_MAX = 50_000  # distinct normalised answers (a file has a few thousand)
 
 
 def _mv_allowed(norm: str) -> bool:
@@ -173,23 +173,19 @@ def _timeouts() -> int | None:
     return 2 if threading.current_thread() is threading.main_thread() else None
 
 
+@functools.lru_cache(maxsize=_CACHE_MAX)
 def _parse(norm: str) -> Any:
-    """math-verify parse of a normalised answer (cached); [] when refused or failed."""
-    hit = _PARSE_CACHE.get(norm)
-    if hit is not None:
-        return hit
-    result: Any = []
-    if _mv_allowed(norm):
-        try:
-            from math_verify import parse
+    """math-verify parse of a normalised answer; [] when refused or failed. Cached (bounded,
+    least recently used out): the same few answers recur across questions and files."""
+    if not _mv_allowed(norm):
+        return []
+    try:
+        # why here: math-verify imports sympy (seconds), and most files never need it
+        from math_verify import parse
 
-            result = parse("$" + norm + "$", parsing_timeout=_timeouts())
-        except Exception:  # noqa: BLE001 - any parser failure means "not comparable"
-            result = []
-    if len(_PARSE_CACHE) > _CACHE_MAX:
-        _PARSE_CACHE.clear()
-    _PARSE_CACHE[norm] = result
-    return result
+        return parse("$" + norm + "$", parsing_timeout=_timeouts())
+    except Exception:  # noqa: BLE001 - any parser failure means "not comparable"
+        return []
 
 
 def _numeric_fingerprint(parsed: Any) -> str | None:
@@ -221,23 +217,23 @@ def equivalent(a: str, b: str) -> bool:
         return False
     if is_plain(a) or is_plain(b):
         return False
-    pair = (a, b) if a <= b else (b, a)
-    hit = _VERIFY_CACHE.get(pair)
-    if hit is not None:
-        return hit
-    pa_, pb_ = _parse(a), _parse(b)
-    ok = False
-    if pa_ and pb_:
-        try:
-            from math_verify import verify
+    return _verified(a, b) if a <= b else _verified(b, a)
 
-            ok = bool(verify(pa_, pb_, timeout_seconds=_timeouts()))
-        except Exception:  # noqa: BLE001
-            ok = False
-    if len(_VERIFY_CACHE) > _CACHE_MAX:
-        _VERIFY_CACHE.clear()
-    _VERIFY_CACHE[pair] = ok
-    return ok
+
+@functools.lru_cache(maxsize=_CACHE_MAX)
+def _verified(a: str, b: str) -> bool:
+    """math-verify's verdict on two normalised answers (`a <= b`), cached like `_parse`; any
+    error or timeout is "not equivalent"."""
+    pa_, pb_ = _parse(a), _parse(b)
+    if not (pa_ and pb_):
+        return False
+    try:
+        # why here: see `_parse`
+        from math_verify import verify
+
+        return bool(verify(pa_, pb_, timeout_seconds=_timeouts()))
+    except Exception:  # noqa: BLE001
+        return False
 
 
 class AnswerGrouper:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cache.floats import to_f32
+
 WINDOW = 2048
 
 
@@ -175,8 +177,6 @@ def batch_features(
     passes these features need cost a fraction of the same passes over a whole batch in RAM.
     `values` may be float16 (widened per trace through `cache.floats.to_f32`) or float32.
     """
-    from cache.floats import to_f32
-
     offsets = np.asarray(offsets, dtype=np.int64)
     n = offsets.shape[0] - 1
     lengths = np.diff(offsets)

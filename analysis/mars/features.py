@@ -1,15 +1,16 @@
-"""The MARS per-trace feature store: one streaming pass over a MARS parquet file.
+"""MARS per-trace features: the numbers the view and the stopping playground keep of each trace.
 
 Why: a file holds ~1.5 billion float16 confidences. The view and the stopping playground only
-need a few numbers per trace (stopping.md, "What a feature store must keep"), so we read the file
-once, by row-group batches with column projection, never holding more than one batch of `confs`
-plus the compact results of unfinished questions, and write three small tables:
+need a few numbers per trace (stopping.md, "What a feature store must keep"), so the ingest
+(`analysis.mars.ingest`) reads the file once by batches, computes `numeric_batch` of each batch
+(everything that needs `confs`), and `finalise_question` turns the rows of one question into
+three small tables:
 
 features (one row per trace, sorted by qid, trace_idx):
   qid int64, trace_idx int64, length int64,
   final_answer str (null if none; cut to FINAL_ANSWER_MAX chars), final_group int32 (-1 none),
   final_correct bool, mean_conf/tail_conf/min_group/bottom_10/end_conf float32,
-  n_nonfinite int64, n_negative int64, flags int32 (FLAG_* bits),
+  n_nonfinite int64, n_negative int64, flags int32 (`analysis.mars.flags` bits),
   ckpt_pos list<int64>   every multiple of PROBE_STEP below the length,
   ckpt_conf list<float32> conf_at_pos there, ckpt_group list<int32> probe answer group there
   (-1: no probe at that position), ckpt_correct list<bool>,
@@ -25,50 +26,35 @@ notes (data problems, never exceptions): qid (-1: whole file), trace_idx (-1: wh
 
 Group ids come from `analysis.mars.answers.AnswerGrouper`, fed final answers in trace_idx order and
 then probe answers (trace_idx, then position), so they are deterministic.
-
-Resumable: each finished question is written to `work_dir/q<qid>.*.parquet`; a rerun skips the
-row groups whose questions are all done.
-
-Speed: each trace is processed whole while it sits in the CPU cache (`batch_features`), a thread
-decodes the next batch meanwhile, and files over PARALLEL_MIN_BYTES whose questions do not
-straddle row groups are split by question over two processes (same code per question, so the
-same output). Full-size figures: bench/mars_ingest.py.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from analysis.mars.answers import LONG_ANSWER_CHARS, AnswerGrouper
 from analysis.mars.confidence import WINDOW, batch_features
-from analysis.mars.pool import QuestionPool
-from cache.errors import CorruptFile, SchemaError
-from cache.progress import ProgressFn
+from analysis.mars.flags import (
+    FLAG_EMPTY,
+    FLAG_LONG_ANSWER,
+    FLAG_NEGATIVE,
+    FLAG_NO_PROBES,
+    FLAG_NONFINITE,
+    FLAG_PROBE_BEYOND_END,
+    FLAG_PROBES_UNSORTED,
+    FLAGS,
+)
 
 FEATURES_VERSION = 6
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400
 BATCH_ROWS = 512
-
-FLAG_EMPTY = 1
-FLAG_NONFINITE = 2
-FLAG_NEGATIVE = 4
-FLAG_PROBES_UNSORTED = 8
-FLAG_PROBE_BEYOND_END = 16
-FLAG_LONG_ANSWER = 32
-FLAG_NO_PROBES = 64
+_KIND = {f.bit: f.kind for f in FLAGS}
 
 REQUIRED = ("qid", "trace_idx", "confs")
 OPTIONAL = ("ground_truth", "extracted_answer", "probes")
@@ -137,14 +123,6 @@ class MarsTables:
 # per-batch numeric pass (no answer grouping yet: that needs the whole question)
 
 
-@dataclass
-class _Partial:
-    """Compact results of the rows of one question seen so far (lists of per-batch pieces)."""
-
-    rows: int = 0
-    pieces: list[dict] = field(default_factory=list)
-
-
 def _list_values(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """(offsets int64 [n+1], values) of a list column, values left in their stored dtype
     (float16 stays float16: `analysis.mars.confidence.batch_features` widens per trace through
@@ -161,15 +139,15 @@ def _list_values(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
     return offsets - start, values.to_numpy(zero_copy_only=False)
 
 
-def _probe_arrays(col: pa.Array | None, n: int) -> dict[str, object]:
+def _probe_arrays(col: pa.Array | None, n: int) -> tuple[np.ndarray, np.ndarray, list, np.ndarray]:
     """Flat probe fields of a batch: offsets [n+1], position, answer (list), avg_conf."""
     if col is None:
-        return {
-            "off": np.zeros(n + 1, dtype=np.int64),
-            "pos": np.zeros(0, dtype=np.int64),
-            "ans": [],
-            "avg": np.zeros(0, dtype=np.float32),
-        }
+        return (
+            np.zeros(n + 1, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+            [],
+            np.zeros(0, dtype=np.float32),
+        )
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     if col.null_count:
@@ -197,10 +175,10 @@ def _probe_arrays(col: pa.Array | None, n: int) -> dict[str, object]:
         if avg_a is not None
         else np.full(stop - start, np.nan, dtype=np.float32)
     )
-    return {"off": off, "pos": pos, "ans": ans, "avg": avg}
+    return off, pos, ans, avg
 
 
-def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
+def numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
     """Everything that needs `confs`, for every row of a batch (then `confs` can go)."""
     n = batch.num_rows
     names = batch.schema.names
@@ -211,11 +189,7 @@ def _numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
     m = bf.metrics
     lengths = m.lengths
 
-    pr = _probe_arrays(batch.column("probes") if "probes" in names else None, n)
-    poff: np.ndarray = pr["off"]  # type: ignore[assignment]
-    ppos: np.ndarray = pr["pos"]  # type: ignore[assignment]
-    pans: list = pr["ans"]  # type: ignore[assignment]
-    pavg: np.ndarray = pr["avg"]  # type: ignore[assignment]
+    poff, ppos, pans, pavg = _probe_arrays(batch.column("probes") if "probes" in names else None, n)
 
     flags = np.zeros(n, dtype=np.int32)
     flags[lengths == 0] |= FLAG_EMPTY
@@ -290,7 +264,7 @@ def _take_ragged(off: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
     return new_off, idx
 
 
-def _split_by_question(part: dict) -> dict[int, dict]:
+def split_by_question(part: dict) -> dict[int, dict]:
     """Split a numeric batch into per-question sub-batches (usually one)."""
     qid = part["qid"]
     out: dict[int, dict] = {}
@@ -326,6 +300,7 @@ _RAGGED = {
 
 
 def _subset(part: dict, rows: np.ndarray) -> dict:
+    """The numeric batch of just `rows` (in that order), ragged fields included."""
     sub: dict = {k: part[k][rows] for k in _PER_ROW}
     rl = rows.tolist()
     sub["final"] = [part["final"][i] for i in rl]
@@ -340,7 +315,8 @@ def _subset(part: dict, rows: np.ndarray) -> dict:
     return sub
 
 
-def _concat_parts(parts: list[dict]) -> dict:
+def concat_parts(parts: list[dict]) -> dict:
+    """One numeric batch from the pieces of a question seen in successive batches."""
     if len(parts) == 1:
         return parts[0]
     out: dict = {k: np.concatenate([p[k] for p in parts]) for k in _PER_ROW}
@@ -368,7 +344,9 @@ def _list_array(off: np.ndarray, values: np.ndarray, typ: pa.DataType) -> pa.Arr
     return pa.ListArray.from_arrays(pa.array(off.astype(np.int32)), pa.array(values, type=typ))
 
 
-def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tuple]]:
+def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tuple]]:
+    """All rows of question `q` -> its feature rows, answer groups and notes. Needs the whole
+    question: answer group ids follow first appearance in trace_idx order."""
     notes: list[tuple] = []
     tix = part["trace_idx"]
     order = np.argsort(tix, kind="stable")
@@ -422,28 +400,17 @@ def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tup
             if k == 1
             else f"{k} final answers are long text spans (kept as their own wrong groups)"
         )
-        notes.append((q, -1, "long_answer", what))
-    for bit, kind, msg in (
-        (FLAG_EMPTY, "empty_confs", "with empty confs"),
-        (
-            FLAG_NONFINITE,
-            "nonfinite_confs",
-            "with NaN/inf confidences (those tokens are ignored)",
-        ),
-        (FLAG_NEGATIVE, "negative_confs", "with negative confidences (kept as they are)"),
-        (FLAG_PROBES_UNSORTED, "probes_unsorted", "with probes out of order (re-sorted)"),
-        (
-            FLAG_PROBE_BEYOND_END,
-            "probe_beyond_end",
-            "with probes beyond the trace end (dropped)",
-        ),
-        (FLAG_NO_PROBES, "no_probes", "without any probe (no intermediate answers)"),
-    ):
-        hit = np.flatnonzero(flags & bit)
+        notes.append((q, -1, _KIND[FLAG_LONG_ANSWER], what))
+    for flag in FLAGS:
+        if flag.note is None:
+            continue
+        hit = np.flatnonzero(flags & flag.bit)
         if hit.size:
             ex = ", ".join(str(t) for t in tix[hit[:5]].tolist())
             traces = "trace" if hit.size == 1 else "traces"
-            notes.append((q, -1, kind, f"{hit.size} {traces} {msg}; e.g. trace_idx {ex}"))
+            notes.append(
+                (q, -1, flag.kind, f"{hit.size} {traces} {flag.note}; e.g. trace_idx {ex}")
+            )
 
     correct = grouper.correct_of
     # checkpoint answer group: the probe at exactly that position, else -1
@@ -529,614 +496,9 @@ def _finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tup
     return features, groups, notes
 
 
-def _notes_table(notes: list[tuple]) -> pa.Table:
+def notes_table(notes: list[tuple]) -> pa.Table:
+    """(qid, trace_idx, kind, message) tuples as a NOTE_SCHEMA table."""
     return pa.Table.from_pylist(
         [{"qid": q, "trace_idx": t, "kind": k, "message": m} for q, t, k, m in notes],
         schema=NOTE_SCHEMA,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# the streaming pass
-
-
-def _check_schema(pf: pq.ParquetFile, path: Path) -> list[str]:
-    names = pf.schema_arrow.names
-    missing = [c for c in REQUIRED if c not in names]
-    if missing:
-        raise SchemaError(
-            f"column `{missing[0]}` missing in {path.name}",
-            "is this a MARS file? expected columns qid, trace_idx, confs (+ ground_truth, "
-            "extracted_answer, probes)",
-        )
-    return [c for c in (*REQUIRED, *OPTIONAL) if c in names]
-
-
-def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Iterator[pa.RecordBatch]:
-    """Read the next batches on a thread while this one is computed (arrow releases the GIL).
-    A read failure part-way (truncated or corrupt row group) becomes a `CorruptFile`; the
-    questions finished before it stay in the work folder, so a rerun resumes after them."""
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    sentinel = object()
-
-    def run() -> None:
-        try:
-            for b in it:
-                if stop.is_set():
-                    return
-                q.put(b)
-            q.put(sentinel)
-        except BaseException as exc:  # noqa: BLE001 - re-raised on the consumer side
-            q.put(exc)
-
-    t = threading.Thread(target=run, daemon=True, name="mars-prefetch")
-    t.start()
-    try:
-        while True:
-            item = q.get()
-            if item is sentinel:
-                return
-            if isinstance(item, OSError | pa.ArrowException):
-                raise CorruptFile(
-                    f"reading {path.name} failed part-way ({str(item)[:160]})",
-                    "the file may be truncated or corrupt: re-download it or regenerate the "
-                    "sample; questions finished so far are kept and a rerun resumes after them",
-                ) from None
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while t.is_alive():
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                t.join(0.05)
-
-
-def _computed(batches: Iterator[pa.RecordBatch], window: int) -> Iterator[tuple[int, dict]]:
-    """`_numeric_batch` of each batch, in order. (Threads do not help here: the per-trace loop
-    holds the GIL between numpy calls; files big enough to matter use processes instead.)"""
-    for b in batches:
-        yield b.num_rows, _numeric_batch(b, window)
-
-
-def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
-    return (
-        work_dir / f"q{q:06d}.features.parquet",
-        work_dir / f"q{q:06d}.groups.parquet",
-        work_dir / f"q{q:06d}.notes.parquet",
-    )
-
-
-def _write_chunk(work_dir: Path, q: int, f: pa.Table, g: pa.Table, n: pa.Table) -> None:
-    fp, gp, np_ = _chunk_paths(work_dir, q)
-    for table, dest in ((g, gp), (n, np_), (f, fp)):  # features last: it marks "done"
-        tmp = dest.with_suffix(".tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        tmp.replace(dest)
-
-
-def _chunk_done(work_dir: Path | None, q: int) -> bool:
-    return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
-
-
-PARALLEL_MIN_BYTES = 200 << 20  # below this, spawning processes costs more than it saves
-
-
-def _open(path: Path) -> pq.ParquetFile:
-    try:
-        # no pre-buffering: it holds whole column chunks (~GBs for a MARS file) in memory
-        return pq.ParquetFile(path, pre_buffer=False, buffer_size=4 << 20)
-    except (OSError, pa.ArrowInvalid) as exc:
-        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
-
-
-def _question_layout(pf: pq.ParquetFile, path: Path) -> tuple[np.ndarray, list[set[int]]]:
-    """qid of every row (nulls -> -1) and the set of questions in each row group."""
-    try:
-        ids = pf.read(columns=["qid"]).column("qid")
-    except (OSError, pa.ArrowInvalid) as exc:
-        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
-    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
-    rg_q: list[set[int]] = []
-    start = 0
-    for i in range(pf.num_row_groups):
-        nr = pf.metadata.row_group(i).num_rows
-        rg_q.append(set(np.unique(qids_all[start : start + nr]).tolist()))
-        start += nr
-    return qids_all, rg_q
-
-
-def _stream(
-    pf: pq.ParquetFile,
-    path: Path,
-    columns: list[str],
-    row_groups: list[int],
-    expected: dict[int, int],
-    done: set[int],
-    work_dir: Path | None,
-    window: int,
-    batch_rows: int,
-    hook: ProgressFn,
-    stop_after: int | None = None,
-    keep: bool = True,
-) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
-    """The streaming pass over `row_groups`: numeric features per batch, then each question is
-    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
-    results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
-    partials: dict[int, _Partial] = {}
-    total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
-    if not row_groups:
-        return results
-    it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
-    _consume(
-        _computed(_prefetch(it, path), window),
-        expected,
-        done,
-        work_dir,
-        results,
-        partials,
-        path,
-        hook,
-        total_rows,
-        stop_after,
-        keep,
-    )
-    if stop_after is not None and len(results) >= stop_after:
-        return results
-    for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
-        if work_dir is not None:
-            _write_chunk(work_dir, q, f, g, _notes_table(notes))
-        results[q] = (f, g, notes)
-    return results
-
-
-def _consume(
-    parts: Iterator[tuple[int, dict]],
-    expected: dict[int, int],
-    done: set[int],
-    work_dir: Path | None,
-    results: dict,
-    partials: dict[int, _Partial],
-    path: Path,
-    hook: ProgressFn,
-    total_rows: int,
-    stop_after: int | None,
-    keep: bool,
-) -> None:
-    """Group numeric batches by question; finalise each question once all its rows are in."""
-    seen_rows = 0
-    finished_now = 0
-    for n_rows, part in parts:
-        seen_rows += n_rows
-        for q, sub in _split_by_question(part).items():
-            if q in done or q < 0:
-                continue
-            acc = partials.setdefault(q, _Partial())
-            acc.rows += sub["qid"].shape[0]
-            acc.pieces.append(sub)
-            if acc.rows >= expected.get(q, 0):
-                f, g, notes = _finalise_question(q, _concat_parts(acc.pieces))
-                del partials[q]
-                if work_dir is not None:
-                    _write_chunk(work_dir, q, f, g, _notes_table(notes))
-                results[q] = (f, g, notes) if keep else (None, None, [])  # type: ignore[assignment]
-                done.add(q)
-                finished_now += 1
-                if stop_after is not None and finished_now >= stop_after:
-                    return
-        hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
-
-
-def _shard_worker(path: str, row_groups: list[int], window: int, chunk_dir: str, batch_rows: int):
-    """Child process: stream some row groups, write one chunk per question (returns its qids,
-    the process's peak RSS in bytes and its pid)."""
-    import os
-    import resource
-
-    p = Path(path)
-    pf = _open(p)
-    columns = _check_schema(pf, p)
-    qids_all, rg_q = _question_layout(pf, p)
-    keep = np.zeros(qids_all.shape[0], dtype=bool)
-    starts = np.cumsum([0] + [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
-    for i in row_groups:
-        keep[starts[i] : starts[i + 1]] = True
-    uq, counts = np.unique(qids_all[keep], return_counts=True)
-    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
-    res = _stream(
-        pf,
-        p,
-        columns,
-        row_groups,
-        expected,
-        set(),
-        Path(chunk_dir),
-        window,
-        batch_rows,
-        lambda f, m="": None,
-        keep=False,
-    )
-    return sorted(res), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, os.getpid()
-
-
-def _units(rg_q: list[set[int]], todo_rg: list[int]) -> list[list[int]] | None:
-    """Runs of consecutive row groups that no question straddles; None if a question's rows
-    are not contiguous (then only the single streaming pass is safe)."""
-    units: list[list[int]] = []
-    seen: set[int] = set()
-    for i in todo_rg:
-        qs = rg_q[i] - {-1}
-        if units and units[-1][-1] == i - 1 and qs & rg_q[i - 1]:
-            units[-1].append(i)
-        else:
-            if qs & seen:
-                return None
-            units.append([i])
-        seen |= qs
-    return units
-
-
-def build_features(
-    path: Path,
-    *,
-    window: int = WINDOW,
-    work_dir: Path | None = None,
-    progress: ProgressFn | None = None,
-    batch_rows: int = BATCH_ROWS,
-    stop_after: int | None = None,
-    workers: int | None = None,
-) -> MarsTables:
-    """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
-
-    `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
-    stops after that many newly finished questions (tests use it to simulate a crash).
-    `workers` (default: 2 processes for files over PARALLEL_MIN_BYTES, else 1) splits the row
-    groups into shards that no question straddles, one streaming pass per process; every
-    question is still computed by exactly the same code, so the output does not change.
-    Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
-    data problem inside a readable file becomes a row of `notes`.
-    """
-    import os
-
-    path = Path(path)
-    pf = _open(path)
-    columns = _check_schema(pf, path)
-    if work_dir is not None:
-        Path(work_dir).mkdir(parents=True, exist_ok=True)
-    file_notes: list[tuple] = []
-    qids_all, rg_q = _question_layout(pf, path)
-    if (qids_all < 0).any():
-        file_notes.append((-1, -1, "null_qid", f"{int((qids_all < 0).sum())} rows without qid"))
-    uq, counts = np.unique(qids_all, return_counts=True)
-    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
-    done = {q for q in expected if _chunk_done(work_dir, q)}
-    todo_rg = [i for i, qs in enumerate(rg_q) if not qs <= done]
-    hook = progress or (lambda f, m="": None)
-    hook(0.0, f"{path.name}: {len(done)}/{len(expected)} questions cached")
-    if workers is None:
-        big = path.stat().st_size >= PARALLEL_MIN_BYTES
-        workers = min(2, os.cpu_count() or 1) if big else 1
-    units = _units(rg_q, todo_rg) if workers > 1 and stop_after is None else None
-    if units is not None and len(units) >= 2:
-        results = _parallel(path, units, workers, window, work_dir, batch_rows, expected, hook)
-    else:
-        results = _stream(
-            pf,
-            path,
-            columns,
-            todo_rg,
-            expected,
-            done,
-            work_dir,
-            window,
-            batch_rows,
-            hook,
-            stop_after,
-        )
-        if stop_after is not None and len(results) >= stop_after:
-            return _assemble(results, work_dir, expected, file_notes, window)
-    hook(1.0, f"{path.name}: done")
-    return _assemble(results, work_dir, expected, file_notes, window)
-
-
-LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
-
-
-@contextmanager
-def _bare_main() -> Iterator[None]:
-    """Spawned workers re-run the parent's `__main__` script; under Streamlit that is app.py (and
-    under AppTest a test script). Show them an empty main module while the pool starts and runs."""
-    import sys
-    import types
-
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if saved is not None:
-            sys.modules["__main__"] = saved
-
-
-def _parallel(
-    path: Path,
-    units: list[list[int]],
-    workers: int,
-    window: int,
-    work_dir: Path | None,
-    batch_rows: int,
-    expected: dict[int, int],
-    hook: ProgressFn,
-) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
-    """Run `_shard_worker` over `workers` balanced shards of units; read back their chunks."""
-    import multiprocessing as mp
-    import shutil
-    import tempfile
-    import time
-    from concurrent.futures import ProcessPoolExecutor
-
-    # one task per unit (a question's row groups), largest first: the pool balances the two
-    # processes dynamically, so one long question cannot leave a core idle at the end
-    pf_meta = pq.ParquetFile(path).metadata
-    sizes = [sum(pf_meta.row_group(i).total_byte_size for i in u) for u in units]
-    tasks = [u for u, _ in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1])]
-    tmp = None
-    chunk_dir = work_dir
-    if chunk_dir is None:
-        tmp = tempfile.mkdtemp(prefix="mars-features-")
-        chunk_dir = Path(tmp)
-    try:
-        ctx = mp.get_context("spawn")  # never fork a process that may run threads (Streamlit)
-        with _bare_main(), ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            futs = [
-                ex.submit(_shard_worker, str(path), u, window, str(chunk_dir), batch_rows)
-                for u in tasks
-            ]
-            total = len(expected)
-            while not all(f.done() for f in futs):
-                n_done = len(list(chunk_dir.glob("*.features.parquet")))
-                hook(n_done / max(total, 1), f"{path.name}: {n_done}/{total} questions")
-                time.sleep(0.2)
-            peaks: dict[int, int] = {}
-            for f in futs:
-                _qids, rss, pid = f.result()
-                peaks[pid] = max(peaks.get(pid, 0), rss)
-            LAST_WORKER_PEAK_RSS[:] = list(peaks.values())
-        results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
-        for q in expected:
-            if q >= 0 and _chunk_done(chunk_dir, q):
-                fp, gp, np_ = _chunk_paths(chunk_dir, q)
-                results[q] = (pq.read_table(fp), pq.read_table(gp), pq.read_table(np_).to_pylist())
-        for q, (f, g, n) in results.items():
-            results[q] = (f, g, [(r["qid"], r["trace_idx"], r["kind"], r["message"]) for r in n])
-        return results
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _assemble(
-    results: dict, work_dir: Path | None, expected: dict, file_notes: list, window: int
-) -> MarsTables:
-    fs, gs, ns = [], [], [_notes_table(file_notes)]
-    for q in sorted(expected):
-        if q < 0:
-            continue
-        if q in results:
-            f, g, notes = results[q]
-            n = _notes_table(notes)
-        elif _chunk_done(work_dir, q):
-            fp, gp, np_ = _chunk_paths(work_dir, q)  # type: ignore[arg-type]
-            f, g, n = pq.read_table(fp), pq.read_table(gp), pq.read_table(np_)
-        else:
-            continue
-        fs.append(f if f.schema.equals(FEATURE_SCHEMA) else f.cast(FEATURE_SCHEMA))
-        gs.append(g if g.schema.equals(GROUP_SCHEMA) else g.cast(GROUP_SCHEMA))
-        ns.append(n if n.schema.equals(NOTE_SCHEMA) else n.cast(NOTE_SCHEMA))
-    features = pa.concat_tables(fs) if fs else FEATURE_SCHEMA.empty_table()
-    groups = pa.concat_tables(gs) if gs else GROUP_SCHEMA.empty_table()
-    notes = pa.concat_tables(ns)
-    return MarsTables(features=features, groups=groups, notes=notes, window=window)
-
-
-# ---------------------------------------------------------------------------------------------
-# QuestionPool for the stopping simulator
-
-
-def _as_polars(t: pa.Table | pl.DataFrame) -> pl.DataFrame:
-    return t if isinstance(t, pl.DataFrame) else pl.from_arrow(t)  # type: ignore[return-value]
-
-
-def _flat(col: pl.Series, dtype) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets [n+1], flat values) of a polars list column (nulls as empty lists)."""
-    lens = col.list.len().fill_null(0).to_numpy().astype(np.int64)
-    off = np.zeros(lens.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
-    vals = col.explode().drop_nulls().to_numpy() if off[-1] else np.zeros(0)
-    return off, np.asarray(vals, dtype=dtype)
-
-
-def pool_from_features(
-    features: pa.Table | pl.DataFrame,
-    groups: pa.Table | pl.DataFrame,
-    qid: int,
-    *,
-    notes: pa.Table | pl.DataFrame | None = None,
-    window: int = WINDOW,
-) -> QuestionPool:
-    """The `QuestionPool` of one question from the feature and group tables (no raw confs).
-
-    grid = sorted multiples of PROBE_STEP (> 0) seen among the question's probe positions;
-    a(t, p) = final group if p >= len(t), else the probe group at p (-1 when missing);
-    ckpt_conf = conf_at_pos(p), i.e. `end_conf` (the whole-trace mean) when p >= len(t).
-    """
-    f = _as_polars(features).filter(pl.col("qid") == qid).sort("trace_idx")
-    g = _as_polars(groups).filter(pl.col("qid") == qid).sort("group_id")
-    n = f.height
-    gt = g["ground_truth"][0] if g.height else ""
-    note_list: list[str] = []
-    if notes is not None:
-        nt = _as_polars(notes).filter(pl.col("qid").is_in([qid, -1]))
-        note_list = [f"{k}: {m}" for k, m in zip(nt["kind"], nt["message"], strict=True)]
-    lengths = f["length"].to_numpy().astype(np.int64) if n else np.zeros(0, dtype=np.int64)
-    final_group = f["final_group"].to_numpy().astype(np.int32) if n else np.zeros(0, np.int32)
-
-    p_off, p_pos = _flat(f["probe_pos"], np.int64) if n else (np.zeros(1, np.int64), np.zeros(0))
-    grid_all = p_pos[(p_pos > 0) & (p_pos % PROBE_STEP == 0)]
-    grid = np.unique(grid_all).astype(np.int64)
-    k = grid.shape[0]
-    ckpt_group = np.full((n, k), -1, dtype=np.int32)
-    ckpt_conf = np.full((n, k), np.nan, dtype=np.float32)
-    if n and k:
-        c_off, c_pos = _flat(f["ckpt_pos"], np.int64)
-        _, c_conf = _flat(f["ckpt_conf"], np.float32)
-        _, c_grp = _flat(f["ckpt_group"], np.int32)
-        owner = np.repeat(np.arange(n), np.diff(c_off))
-        col = np.searchsorted(grid, c_pos)
-        ok = (col < k) & (grid[np.minimum(col, k - 1)] == c_pos)
-        ckpt_group[owner[ok], col[ok]] = c_grp[ok]
-        ckpt_conf[owner[ok], col[ok]] = c_conf[ok]
-        after = grid[None, :] >= lengths[:, None]
-        end_conf = f["end_conf"].to_numpy().astype(np.float32)
-        ckpt_group = np.where(after, final_group[:, None], ckpt_group).astype(np.int32)
-        ckpt_conf = np.where(after, end_conf[:, None], ckpt_conf).astype(np.float32)
-    if n and "low_window" in f.columns:
-        l_off, l_win = _flat(f["low_window"], np.int64)
-        _, l_val = _flat(f["low_value"], np.float32)
-    else:  # a store loaded without the record lows (the MARS page): no DCO truncation data
-        l_off = np.zeros(n + 1, np.int64)
-        l_win, l_val = np.zeros(0, np.int64), np.zeros(0, np.float32)
-
-    def col32(name: str) -> np.ndarray:
-        return f[name].to_numpy().astype(np.float32) if n else np.zeros(0, np.float32)
-
-    return QuestionPool(
-        qid=int(qid),
-        ground_truth=str(gt),
-        window=int(window),
-        trace_idx=f["trace_idx"].to_numpy().astype(np.int64) if n else np.zeros(0, np.int64),
-        lengths=lengths,
-        final_group=final_group,
-        group_labels=[str(x) for x in g["label"].to_list()],
-        group_correct=g["is_correct"].to_numpy().astype(bool) if g.height else np.zeros(0, bool),
-        grid=grid,
-        ckpt_group=ckpt_group,
-        ckpt_conf=ckpt_conf,
-        mean_conf=col32("mean_conf"),
-        tail_conf=col32("tail_conf"),
-        min_group=col32("min_group"),
-        bottom_10=col32("bottom_10"),
-        low_offsets=l_off.astype(np.int64),
-        low_window=l_win.astype(np.int64),
-        low_value=l_val.astype(np.float32),
-        notes=note_list,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# summaries for the view (pure functions of the derived tables)
-
-
-def question_overview(
-    features: pa.Table | pl.DataFrame, groups: pa.Table | pl.DataFrame
-) -> pl.DataFrame:
-    """One row per question: traces, pass@1, majority-vote answer (lowest group id on ties) and
-    whether it is right, distinct final answers, null answers, median lengths right vs wrong."""
-    f = _as_polars(features)
-    g = _as_polars(groups)
-    votes = (
-        f.filter(pl.col("final_group") >= 0)
-        .group_by("qid", "final_group")
-        .len()
-        .sort(["qid", "len", "final_group"], descending=[False, True, False])
-        .group_by("qid", maintain_order=True)
-        .agg(
-            pl.col("final_group").first().alias("majority_group"),
-            pl.col("len").first().alias("majority_votes"),
-            pl.len().alias("n_answers"),
-        )
-    )
-    base = f.group_by("qid").agg(
-        pl.len().alias("n_traces"),
-        pl.col("final_correct").mean().alias("pass_at_1"),
-        (pl.col("final_group") < 0).sum().alias("n_null"),
-        pl.col("length").filter(pl.col("final_correct")).median().alias("median_len_correct"),
-        pl.col("length").filter(~pl.col("final_correct")).median().alias("median_len_wrong"),
-    )
-    labels = g.select(
-        "qid",
-        pl.col("group_id").alias("majority_group"),
-        pl.col("label").alias("majority_answer"),
-        pl.col("is_correct").alias("majority_correct"),
-    )
-    gt = g.group_by("qid").agg(pl.col("ground_truth").first())
-    out = (
-        base.join(votes, on="qid", how="left")
-        .join(labels, on=["qid", "majority_group"], how="left")
-        .join(gt, on="qid", how="left")
-        .with_columns(
-            pl.col("majority_correct").fill_null(False),
-            pl.col("n_answers").fill_null(0),
-        )
-        .sort("qid")
-    )
-    return out.select(
-        "qid",
-        "n_traces",
-        "pass_at_1",
-        "majority_answer",
-        "majority_correct",
-        "majority_votes",
-        "n_answers",
-        "n_null",
-        "median_len_correct",
-        "median_len_wrong",
-        "ground_truth",
-    )
-
-
-@dataclass(frozen=True)
-class VoteShares:
-    """Share of every answer group among all traces of a question at each checkpoint."""
-
-    positions: np.ndarray  # int64 [K] grid positions
-    labels: list[str]  # [m] shown groups (top groups, then "other", then "no answer")
-    correct: list[bool]  # [m]
-    shares: np.ndarray  # float32 [m, K], columns sum to 1
-
-
-def vote_shares(pool: QuestionPool, top_k: int = 8) -> VoteShares:
-    """a(t, p) over every trace (final answer once p >= len), as shares per checkpoint; the
-    `top_k` groups with most final votes are shown (the correct group always), the rest pooled."""
-    n, k = pool.ckpt_group.shape
-    ng = len(pool.group_labels)
-    if n == 0 or k == 0:
-        return VoteShares(np.zeros(0, np.int64), [], [], np.zeros((0, 0), np.float32))
-    counts = np.zeros((ng + 1, k), dtype=np.float64)  # last row: no answer
-    g = np.where(pool.ckpt_group < 0, ng, pool.ckpt_group)
-    for col in range(k):
-        counts[:, col] = np.bincount(g[:, col], minlength=ng + 1)
-    finals = np.bincount(pool.final_group[pool.final_group >= 0], minlength=ng)[:ng]
-    order = sorted(range(ng), key=lambda i: (-finals[i], i))
-    shown = order[:top_k]
-    for i in np.flatnonzero(pool.group_correct).tolist():
-        if i not in shown:
-            shown.append(i)
-    shown.sort(key=lambda i: (-finals[i], i))
-    rest = [i for i in range(ng) if i not in shown]
-    rows = [counts[i] for i in shown]
-    labels = [pool.group_labels[i] for i in shown]
-    correct = [bool(pool.group_correct[i]) for i in shown]
-    if rest:
-        rows.append(counts[rest].sum(axis=0))
-        labels.append(f"other ({len(rest)} answers)")
-        correct.append(False)
-    rows.append(counts[ng])
-    labels.append("no answer")
-    correct.append(False)
-    shares = (np.vstack(rows) / n).astype(np.float32)
-    return VoteShares(pool.grid.copy(), labels, correct, shares)

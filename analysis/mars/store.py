@@ -15,14 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import FEATURES_VERSION, MarsTables, build_features, pool_from_features
+from analysis.mars.features import FEATURES_VERSION, MarsTables
+from analysis.mars.ingest import build_features
 from analysis.mars.pool import QuestionPool
+from analysis.mars.summaries import pool_from_features
+from cache.datasets import MARS_FILES
 from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
-from cache.progress import ProgressFn
+from cache.progress import ProgressFn, scaled
 from cache.scan import collect, parquet_info
+from cache.sources import SourceConfig, resolve_file
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 
 FEATURES = "mars-features"
@@ -109,8 +114,6 @@ def load_features(
     fp, gp, np_ = feature_paths(path, window=window, progress=progress)
     columns = None
     if not with_lows:
-        import pyarrow.parquet as pq
-
         columns = [c for c in pq.read_schema(fp).names if c not in ("low_window", "low_value")]
     try:
         return MarsFeatureStore(
@@ -125,11 +128,6 @@ def load_features(
             f"the cached MARS feature table is unreadable ({str(exc)[:120]})",
             "run `python -m cache clear` and reopen the view",
         ) from None
-
-
-def load_pool(path: Path, qid: int, *, progress: ProgressFn | None = None) -> QuestionPool:
-    """The `QuestionPool` of one question (builds the feature store on first use)."""
-    return load_features(path, progress=progress).pool(qid)
 
 
 def read_traces(path: Path, qid: int, trace_idx: Sequence[int]) -> pl.DataFrame:
@@ -187,12 +185,8 @@ def read_probes(path: Path, qid: int, trace_idx: Sequence[int] | None = None) ->
     return out.select(list(empty.columns)).sort("trace_idx", "position")
 
 
-def warm(source, progress: ProgressFn | None = None) -> list[Path]:  # type: ignore[no-untyped-def]
+def warm(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
     """Build the feature store of every MARS file of `source` (`python -m cache warm`)."""
-    from cache.datasets import MARS_FILES
-    from cache.progress import scaled
-    from cache.sources import resolve_file
-
     out: list[Path] = []
     files = list(MARS_FILES)
     for i, rel in enumerate(files):

@@ -14,9 +14,17 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import FEATURES_VERSION, question_overview
+from analysis.mars.features import FEATURES_VERSION
 from analysis.mars.pool import QuestionPool
-from analysis.mars.store import FEATURES, MarsFeatureStore, feature_paths, load_features
+from analysis.mars.store import (
+    FEATURES,
+    MarsFeatureStore,
+    feature_paths,
+    load_features,
+    read_probes,
+    read_traces,
+)
+from analysis.mars.summaries import question_overview
 from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress
@@ -66,8 +74,6 @@ def pool(relpath: str, src: SourceConfig, qid: int) -> QuestionPool:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _probes(path: str, mtime: int, qid: int) -> pl.DataFrame:
-    from analysis.mars.store import read_probes
-
     return read_probes(Path(path), qid)
 
 
@@ -79,8 +85,6 @@ def probes(relpath: str, src: SourceConfig, qid: int) -> pl.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _raw_trace(path: str, mtime: int, qid: int, trace: int) -> pl.DataFrame:
-    from analysis.mars.store import read_traces
-
     return read_traces(Path(path), qid, [trace])
 
 

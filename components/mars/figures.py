@@ -8,45 +8,22 @@ dataset text (answers, raw_text, labels) goes through `esc_hover`/`esc` before p
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import plotly.graph_objects as go
 import polars as pl
+from plotly.colors import sample_colorscale, unlabel_rgb
 
-from analysis.mars.features import CURVE_POINTS, VoteShares
+from analysis.mars.features import CURVE_POINTS
+from analysis.mars.summaries import VoteShares
+from components.common import theme
+from components.common.formatting import fmt_kilo, fmt_num
 from components.common.safe_text import esc, esc_hover
 
-RIGHT = "#1a9850"
-WRONG = "#d73027"
-NONE = "#7a7a7a"  # "no final answer": neutral grey, never a shade of red
-# wrong answers in the vote chart: a qualitative palette (Tableau 10 without its green and grey,
-# so no wrong answer can pass for the ground truth or for "no answer"); one colour for each of
-# the (at most 8) wrong answers `vote_shares` shows
-PALETTE = [
-    "#4e79a7",
-    "#f28e2b",
-    "#b07aa1",
-    "#edc948",
-    "#e15759",
-    "#76b7b2",
-    "#9c755f",
-    "#ff9da7",
-]
-OTHER = "#b3b3b3"
-NO_ANSWER = "#e3e3e3"
 LEGEND_CHARS = 22
 Y_TITLE = "confidence (−mean top-20 logprob)"
 HOVER_TEXT_CHARS = 60
-
-
-def fmt_num(v: object, spec: str = ".2f") -> str:
-    """A number for a label; None/NaN/inf (a probe without avg_conf, an empty trace) is "–"."""
-    if v is None:
-        return "–"
-    try:
-        x = float(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return "–"
-    return format(x, spec) if np.isfinite(x) else "–"
 
 
 def _f32(values: object) -> np.ndarray:
@@ -94,12 +71,9 @@ def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return x, y
     need = n * p / MAX_CURVE_POINTS
     f = next((d for d in range(2, p + 1) if p % d == 0 and d >= need), p)
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ys = np.nanmean(y.reshape(n, p // f, f), axis=2)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ys = np.nanmean(y.reshape(n, p // f, f), axis=2)
     xs = x.reshape(n, p // f, f).mean(axis=2)
     return xs.astype(np.float32), ys.astype(np.float32)
 
@@ -145,7 +119,7 @@ def _probe_hover(p: pl.DataFrame, budget_chars: int = 600_000) -> list[str]:
     ).iter_rows():
         out.append(
             f"trace {t} @ {pos}: {esc_hover(a, 30)}<br>{esc_hover(raw, raw_chars)}"
-            f"<br>avg_conf {fmt_num(avg)}"
+            f"<br>avg_conf {fmt_num(avg, inf='–')}"
         )
     return out
 
@@ -168,9 +142,9 @@ def curves_figure(
     # drawn wrong first and right last (the minority class is usually right, and would vanish
     # under the wrong curves); legendrank keeps the legend in right / wrong / none order
     classes = [
-        ("wrong final answer", ~correct & has_answer, WRONG, 2),
-        ("no final answer", ~has_answer, NONE, 3),
-        ("right final answer", correct, RIGHT, 1),
+        ("wrong final answer", ~correct & has_answer, theme.WRONG, 2),
+        ("no final answer", ~has_answer, theme.NO_ANSWER, 3),
+        ("right final answer", correct, theme.CORRECT, 1),
     ]
     few = feats.height <= 60
     for name, mask, color, rank in classes:
@@ -204,7 +178,9 @@ def curves_figure(
                 marker={
                     "symbol": "line-ns-open",
                     "size": 9,
-                    "color": np.where(correct, RIGHT, np.where(has_answer, WRONG, NONE)).tolist(),
+                    "color": np.where(
+                        correct, theme.CORRECT, np.where(has_answer, theme.WRONG, theme.NO_ANSWER)
+                    ).tolist(),
                     "line": {"width": 2},
                 },
                 name="trace end",
@@ -215,8 +191,8 @@ def curves_figure(
     if show_probes and feats.height:
         p = _probe_points(feats, probe_text)
         for name, ok, symbol, color in (
-            ("probe: right answer", True, "circle", RIGHT),
-            ("probe: wrong / no answer", False, "x", WRONG),
+            ("probe: right answer", True, "circle", theme.CORRECT),
+            ("probe: wrong / no answer", False, "x", theme.WRONG),
         ):
             sub = p.filter(pl.col("probe_correct") == ok)
             if not sub.height:
@@ -258,8 +234,8 @@ def bands_figure(feats: pl.DataFrame, smooth: int = 1, n_x: int = 120) -> go.Fig
     correct = feats["final_correct"].to_numpy().astype(bool)
     has_answer = feats["final_group"].to_numpy() >= 0
     for name, mask, color, fill in (
-        ("right", correct, RIGHT, "rgba(26,152,80,0.2)"),
-        ("wrong", ~correct & has_answer, WRONG, "rgba(215,48,39,0.2)"),
+        ("right", correct, theme.CORRECT, theme.CORRECT_BAND),
+        ("wrong", ~correct & has_answer, theme.WRONG, theme.WRONG_BAND),
     ):
         idx = np.flatnonzero(mask)
         if idx.size < 3:
@@ -272,8 +248,6 @@ def bands_figure(feats: pl.DataFrame, smooth: int = 1, n_x: int = 120) -> go.Fig
                 vals[grid > lengths[i]] = np.nan
                 m[r] = vals
         alive = np.isfinite(m).sum(axis=0) >= 3
-        import warnings
-
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns are masked below
             q = np.nanpercentile(np.where(alive[None, :], m, np.nan), [10, 50, 90], axis=0)
@@ -350,13 +324,13 @@ def vote_figure(vs: VoteShares, ground_truth: str) -> go.Figure:
     for label, ok, share in _vote_rows(vs):
         pattern = None
         if label in ("no answer", "not counted"):
-            color, pattern = NO_ANSWER, {"shape": "/", "fgcolor": "#9a9a9a", "size": 6}
+            color, pattern = theme.FAINT, {"shape": "/", "fgcolor": theme.HATCH, "size": 6}
         elif label.startswith("other ("):
-            color = OTHER
+            color = theme.MUTED
         elif ok:
-            color = RIGHT
+            color = theme.CORRECT
         else:
-            color = PALETTE[k % len(PALETTE)]
+            color = theme.ANSWER_PALETTE[k % len(theme.ANSWER_PALETTE)]
             k += 1
         short = esc_hover(label, LEGEND_CHARS).replace("<br>", " ")
         name = ("✓ " if ok else "") + short + (" (ground truth)" if ok else "")
@@ -367,7 +341,7 @@ def vote_figure(vs: VoteShares, ground_truth: str) -> go.Figure:
                 y=_f32(share),
                 mode="lines",
                 stackgroup="one",
-                line={"width": 2.5 if ok else 0.5, "color": "#0b6b35" if ok else color},
+                line={"width": 2.5 if ok else 0.5, "color": theme.TRUTH_EDGE if ok else color},
                 fillcolor=color,
                 fillpattern=pattern,
                 name=name,
@@ -401,13 +375,13 @@ def answers_bar(groups: pl.DataFrame, top: int = 15, n_none: int = 0) -> go.Figu
     ticks = [esc_hover(a, 12) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
     hover = [esc_hover(a, 120) + (" ✓" if c else "") for a, c in zip(g["label"], ok, strict=True)]
     counts = g["n_final"].to_list()
-    colors = [RIGHT if c else "#7f7f7f" for c in ok]
+    colors = [theme.CORRECT if c else theme.OTHER_ANSWER for c in ok]
     patterns = [""] * len(ok)
     if n_none > 0:
         ticks.append("(no answer)")
         hover.append("no final answer")
         counts.append(int(n_none))
-        colors.append(NO_ANSWER)
+        colors.append(theme.FAINT)
         patterns.append("/")
     pos = list(range(len(counts)))
     fig = go.Figure(
@@ -416,7 +390,7 @@ def answers_bar(groups: pl.DataFrame, top: int = 15, n_none: int = 0) -> go.Figu
             y=counts,
             marker={
                 "color": colors,
-                "pattern": {"shape": patterns, "fgcolor": "#9a9a9a"},
+                "pattern": {"shape": patterns, "fgcolor": theme.HATCH},
             },
             customdata=hover,
             hovertemplate="%{customdata}: %{y} traces<extra></extra>",
@@ -454,7 +428,7 @@ def compare_hist(
         bins = {"start": lo, "end": hi + size * 1e-6, "size": size}
     else:
         bins = None
-    for name, mask, color in (("right", ok, RIGHT), ("wrong / none", ~ok, WRONG)):
+    for name, mask, color in (("right", ok, theme.CORRECT), ("wrong / none", ~ok, theme.WRONG)):
         v = vals[mask & fin]
         if v.size:
             fig.add_trace(
@@ -499,7 +473,10 @@ def zoom_figure(
             x0=0,
             dx=1,
             mode="lines",
-            line={"color": "#9ecae1" if smooth > 1 else "#c6dbef", "width": 1},
+            line={
+                "color": theme.TOKEN_LINE_SMOOTHED if smooth > 1 else theme.TOKEN_LINE,
+                "width": 1,
+            },
             name="token confidence" + (f" (smoothed over {smooth})" if smooth > 1 else ""),
         )
     )
@@ -510,7 +487,7 @@ def zoom_figure(
             x0=min(window, max(c.size, 1)) - 1,
             dx=1,
             mode="lines",
-            line={"color": "#08519c", "width": 2},
+            line={"color": theme.GROUP_LINE, "width": 2},
             name=f"group confidence (W = {window})",
         )
     )
@@ -522,7 +499,7 @@ def zoom_figure(
         )
         hover = [
             f"token {p}<br>answer: {esc_hover(a, 80)}<br>raw: {esc_hover(r, 200)}"
-            f"<br>avg_conf: {fmt_num(v)}"
+            f"<br>avg_conf: {fmt_num(v, inf='–')}"
             for p, a, r, v in probes.select(
                 "position", "answer", "raw_text", "avg_conf"
             ).iter_rows()
@@ -536,9 +513,9 @@ def zoom_figure(
                 mode="markers",
                 marker={
                     "symbol": ["circle" if o else "x" for o in ok],
-                    "color": [RIGHT if o else WRONG for o in ok],
+                    "color": [theme.CORRECT if o else theme.WRONG for o in ok],
                     "size": 14,
-                    "line": {"color": "white", "width": 2},
+                    "line": {"color": theme.MARKER_OUTLINE, "width": 2},
                 },
                 name="probes (○ right, × wrong)",
                 text=hover,
@@ -555,14 +532,9 @@ def zoom_figure(
     return fig
 
 
-GRID_SCALE = "RdYlGn"
-
-
-def text_colors(values: np.ndarray, scale: str = GRID_SCALE) -> list[str]:
+def text_colors(values: np.ndarray, scale: str = theme.GRID_SCALE) -> list[str]:
     """Black or white label text for each fill colour of `scale` at `values` (0..1), whichever
     contrasts more (relative luminance of the fill, WCAG weights)."""
-    from plotly.colors import sample_colorscale, unlabel_rgb
-
     if not len(values):
         return []
     fills = sample_colorscale(scale, np.clip(np.nan_to_num(values), 0, 1).tolist())
@@ -572,11 +544,10 @@ def text_colors(values: np.ndarray, scale: str = GRID_SCALE) -> list[str]:
         lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (r, g, b)]
         lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
         # contrast with white (1.05 / (lum + 0.05)) vs with black ((lum + 0.05) / 0.05)
-        out.append("#ffffff" if 1.05 / (lum + 0.05) > (lum + 0.05) / 0.05 else "#111111")
+        out.append(
+            theme.TEXT_LIGHT if 1.05 / (lum + 0.05) > (lum + 0.05) / 0.05 else theme.TEXT_DARK
+        )
     return out
-
-
-SELECTED = "#1f4fd8"
 
 
 def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10) -> go.Figure:
@@ -592,11 +563,11 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
     hover = []
     for r in ov.iter_rows(named=True):
         hover.append(
-            f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {fmt_num(r['pass_at_1'], '.0%')}"
+            f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {fmt_num(r['pass_at_1'], '.0%', inf='–')}"
             f"<br>majority: {esc_hover(r['majority_answer'], 40)} "
             f"({'right' if r['majority_correct'] else 'wrong'})"
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
-            f"<br>median length right {_fmt(r['median_len_correct'])} · wrong {_fmt(r['median_len_wrong'])}"
+            f"<br>median length right {fmt_kilo(r['median_len_correct'])} · wrong {fmt_kilo(r['median_len_wrong'])}"
         )
     fig = go.Figure()
     if selected is not None and selected in set(q.tolist()):
@@ -610,8 +581,8 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
                 marker={
                     "symbol": "square",
                     "size": 60,
-                    "color": "rgba(0,0,0,0)",
-                    "line": {"width": 4, "color": SELECTED},
+                    "color": theme.TRANSPARENT,
+                    "line": {"width": 4, "color": theme.GRID_SELECTED},
                 },
                 customdata=[int(selected)],
                 hoverinfo="skip",
@@ -630,13 +601,13 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
                 "symbol": "square",
                 "size": 46,
                 "color": acc.astype(np.float32),
-                "colorscale": GRID_SCALE,
+                "colorscale": theme.GRID_SCALE,
                 "cmin": 0,
                 "cmax": 1,
                 "colorbar": {"title": "pass@1", "thickness": 12},
                 "line": {
                     "width": [0.0 if ok else 3.5 for ok in maj_ok],
-                    "color": ["rgba(0,0,0,0)" if ok else "#000000" for ok in maj_ok],
+                    "color": [theme.TRANSPARENT if ok else theme.GRID_RING for ok in maj_ok],
                 },
             },
             customdata=[int(v) for v in q],
@@ -656,7 +627,3 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
         clickmode="event+select",
     )
     return fig
-
-
-def _fmt(v: object) -> str:
-    return "–" if v is None else f"{float(v) / 1000:.1f}k"

@@ -3,12 +3,17 @@ full of bad data that must give notes, never a traceback."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import streamlit as st
 
+from cache.sample.mars import SCHEMA, write_file
+from components.common.safe_text import esc
+from components.mars import header as mars_header
 from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -17,8 +22,6 @@ PAGE = "pages/mars.py"
 
 @pytest.fixture(scope="module")
 def local_mars(tmp_path_factory) -> Path:
-    from cache.sample.mars import write_file
-
     root = tmp_path_factory.mktemp("mars_page")
     write_file(root / REL, "hmmt", 20, seed=9, drop=1, n_questions=4, median_len=6000)
     return root
@@ -36,8 +39,6 @@ def open_page(local_mars: Path, monkeypatch):
 
 
 def _charts(at) -> list[dict]:  # type: ignore[no-untyped-def]
-    import json
-
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
@@ -100,8 +101,6 @@ def test_controls_and_quantile_bands(open_page) -> None:
 
 
 def _bad_file(path: Path) -> None:
-    from cache.sample.mars import SCHEMA
-
     def pr(pos: int, ans: str | None = "1") -> dict:
         return {
             "position": pos,
@@ -211,8 +210,6 @@ def test_probe_without_avg_conf_opens_in_the_single_trace_zoom(
 def test_notes_with_markdown_in_the_ground_truth_render_escaped(
     tmp_path: Path, monkeypatch
 ) -> None:
-    from cache.sample.mars import SCHEMA
-
     gt = "[x](http://e) ![i](http://e/i.png) `c` $y$"
     rows = [
         {
@@ -246,12 +243,11 @@ def test_notes_with_markdown_in_the_ground_truth_render_escaped(
 
 def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeypatch) -> None:
     """Each section runs in its own guard: a bug in the notes leaves the question on screen."""
-    from components.mars import view as mars_view
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("odd notes row")
 
-    monkeypatch.setattr(mars_view, "show_notes", boom)
+    monkeypatch.setattr(mars_header, "show_notes", boom)
     monkeypatch.setenv("RTE_STRICT", "0")  # show the bug box instead of re-raising
     at = _open(local_mars, monkeypatch, qid="2")
     assert not at.exception, at.exception
@@ -291,8 +287,6 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
         next(r for r in rows if r["qid"] == 1 and r["trace_idx"] == 3)["probes"],
         key=lambda p: p["position"],
     )
-    from components.common.safe_text import esc
-
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert f"Probe at token <b>{probe['position']}</b>" in bodies
     assert esc(probe["raw_text"]) in bodies  # the whole text, not a cut cell
@@ -300,8 +294,6 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
 
 def test_overview_table_shows_every_question(open_page, monkeypatch) -> None:
     """The questions table is tall enough for all its rows (35 px each + the header)."""
-    import streamlit as st
-
     seen: list[tuple[int, object]] = []
     real = st.dataframe
 

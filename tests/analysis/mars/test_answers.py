@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 
+from analysis.mars import answers
 from analysis.mars.answers import AnswerGrouper, answer_key, equivalent, normalize
 
 
@@ -72,3 +73,12 @@ def test_works_off_the_main_thread() -> None:
     t.join(60)
     assert out["ids"] == [0, 0, 1]
     assert out["ok"] == [True, False]
+
+
+def test_math_verify_caches_are_bounded() -> None:
+    """The parse/verify caches outlive a question (they are pure functions of the strings), so
+    they must have a size limit."""
+    for cached in (answers._parse, answers._verified):
+        info = cached.cache_info()
+        assert info.maxsize is not None and info.maxsize <= 100_000
+    assert equivalent("\\frac{1}{2}", "0.5") == equivalent("0.5", "\\frac{1}{2}")

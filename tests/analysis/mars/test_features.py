@@ -10,9 +10,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import analysis.mars.features as mf
+import analysis.mars.ingest as ingest
+import analysis.mars.summaries as summaries
 from analysis.mars.answers import AnswerGrouper
 from analysis.mars.confidence import conf_at_pos_one, group_confidences, windowed_means
-from analysis.mars.features import PROBE_STEP, build_features, pool_from_features
+from analysis.mars.features import PROBE_STEP
+from analysis.mars.ingest import build_features
+from analysis.mars.store import feature_paths, load_features, read_probes, read_traces
+from analysis.mars.summaries import pool_from_features
+from cache.errors import CorruptFile, SchemaError
 from cache.sample.mars import SCHEMA, write_file
 
 
@@ -107,13 +113,13 @@ def test_resumable(small_file: Path, tables: mf.MarsTables, tmp_path: Path, monk
     assert partial.features.column("qid").to_pylist().count(3) == 0
     assert len(list(wd.glob("*.features.parquet"))) == 2
     calls: list[int] = []
-    real = mf._finalise_question
+    real = ingest.finalise_question
 
     def spy(q, part):  # type: ignore[no-untyped-def]
         calls.append(q)
         return real(q, part)
 
-    monkeypatch.setattr(mf, "_finalise_question", spy)
+    monkeypatch.setattr(ingest, "finalise_question", spy)
     full = build_features(small_file, work_dir=wd)
     assert sorted(calls) == [2, 3]  # the two finished questions were not recomputed
     assert full.features.equals(tables.features)
@@ -209,8 +215,6 @@ def test_bad_data_becomes_notes(tmp_path: Path) -> None:
 
 
 def test_missing_required_column_is_a_schema_error(tmp_path: Path) -> None:
-    from cache.errors import SchemaError
-
     path = tmp_path / "nope.parquet"
     pq.write_table(pa.table({"qid": [0], "trace_idx": [0]}), path)
     with pytest.raises(SchemaError, match="confs"):
@@ -219,29 +223,27 @@ def test_missing_required_column_is_a_schema_error(tmp_path: Path) -> None:
 
 def test_parallel_processes_give_the_same_tables(small_file: Path, tables: mf.MarsTables) -> None:
     par = build_features(small_file, workers=2)
-    assert mf.LAST_WORKER_PEAK_RSS and all(r > 0 for r in mf.LAST_WORKER_PEAK_RSS)
+    assert ingest.LAST_WORKER_PEAK_RSS and all(r > 0 for r in ingest.LAST_WORKER_PEAK_RSS)
     assert par.features.equals(tables.features)
     assert par.groups.equals(tables.groups)
     assert sorted(par.notes.to_pylist(), key=str) == sorted(tables.notes.to_pylist(), key=str)
 
 
 def test_question_overview_and_vote_shares(tables: mf.MarsTables) -> None:
-    ov = mf.question_overview(tables.features, tables.groups)
+    ov = summaries.question_overview(tables.features, tables.groups)
     assert ov["qid"].to_list() == [0, 1, 2, 3]
     for r in ov.iter_rows(named=True):
         q = [x for x in tables.features.to_pylist() if x["qid"] == r["qid"]]
         assert r["n_traces"] == len(q)
         assert r["pass_at_1"] == pytest.approx(np.mean([x["final_correct"] for x in q]))
     pool = pool_from_features(tables.features, tables.groups, 0)
-    vs = mf.vote_shares(pool, top_k=2)
+    vs = summaries.vote_shares(pool, top_k=2)
     np.testing.assert_allclose(vs.shares.sum(axis=0), 1.0, rtol=1e-6)
     assert vs.labels[-1] == "no answer"
     assert any(vs.correct) == bool(pool.group_correct.any())
 
 
 def test_store_builds_once_and_reads_raw_traces(small_file: Path, tables: mf.MarsTables) -> None:
-    from analysis.mars.store import feature_paths, load_features, read_probes, read_traces
-
     store = load_features(small_file)
     assert store.features.height == tables.features.num_rows
     fp, _, _ = feature_paths(small_file)
@@ -262,8 +264,6 @@ def test_store_builds_once_and_reads_raw_traces(small_file: Path, tables: mf.Mar
 
 
 def test_corrupt_bytes_mid_file_are_a_data_error(small_file: Path, tmp_path: Path) -> None:
-    from cache.errors import CorruptFile
-
     bad = tmp_path / "corrupt.parquet"
     blob = bytearray(small_file.read_bytes())
     md = pq.ParquetFile(small_file).metadata

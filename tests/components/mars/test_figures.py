@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.mars.features import VoteShares
+from analysis.mars.store import load_features, read_probes
+from analysis.mars.summaries import VoteShares
+from cache.sample.mars import write_file
+from components.common import theme
+from components.common.formatting import fmt_num
 from components.mars import figures as mf
 
 EVIL = "%{x}<b>7</b>"
@@ -75,16 +79,14 @@ def test_zoom_figure_survives_a_probe_without_avg_conf() -> None:
 
 
 def test_number_helper() -> None:
-    assert mf.fmt_num(None) == "–"
-    assert mf.fmt_num(float("nan")) == "–"
-    assert mf.fmt_num(1.234) == "1.23"
+    assert fmt_num(None, inf="–") == "–"
+    assert fmt_num(float("nan"), inf="–") == "–"
+    assert fmt_num(1.234, inf="–") == "1.23"
+    assert fmt_num(float("inf"), inf="–") == "–"  # MARS labels show infinities as a dash
 
 
 def test_a_thousand_curves_with_probe_markers_stay_under_2_mb(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The issue's payload budget: 1,000 curves (WebGL, float32) + their probe markers <= 2 MB."""
-    from analysis.mars.store import load_features, read_probes
-    from cache.sample.mars import write_file
-
     path = tmp_path / "one_question.parquet"
     write_file(path, "hmmt", 1000, seed=5, n_questions=1)
     store = load_features(path)
@@ -118,8 +120,8 @@ def test_curves_no_answer_is_grey_and_right_is_drawn_on_top() -> None:
     fig = mf.curves_figure(feats, show_probes=False, smooth=5)
     lines = [t for t in fig.data if t.mode == "lines"]
     by_name = {t.name.split(" (")[0]: t for t in lines}
-    assert by_name["no final answer"].line.color == mf.NONE
-    r, g, b = (int(mf.NONE[i : i + 2], 16) for i in (1, 3, 5))
+    assert by_name["no final answer"].line.color == theme.NO_ANSWER
+    r, g, b = (int(theme.NO_ANSWER[i : i + 2], 16) for i in (1, 3, 5))
     assert r == g == b  # neutral grey, not a pink/red
     assert lines[-1].name.startswith("right final answer")  # last = on top
     assert by_name["right final answer"].legendrank < by_name["wrong final answer"].legendrank
@@ -163,10 +165,10 @@ def test_vote_colours_are_distinct_and_the_ground_truth_is_fixed_green() -> None
     fig = mf.vote_figure(vs, "545")
     colors = {t.name: t.fillcolor for t in fig.data}
     gt = next(t for t in fig.data if "(ground truth)" in t.name)
-    assert gt.fillcolor == mf.RIGHT
+    assert gt.fillcolor == theme.CORRECT
     wrong = [t.fillcolor for t in fig.data if "(ground truth)" not in t.name]
     assert len(set(wrong)) == len(wrong)  # 8 wrong answers, 8 colours
-    assert mf.RIGHT not in wrong
+    assert theme.CORRECT not in wrong
     # the long answer: short legend label, full (escaped) text in the hover
     long_t = next(t for t in fig.data if t.name.startswith("a long"))
     assert len(long_t.name) <= mf.LEGEND_CHARS + 1

@@ -1,0 +1,544 @@
+"""The streaming ingest of a MARS parquet file: one pass, by row-group batches, into `MarsTables`.
+
+Why this shape: never more than one batch of `confs` in memory plus the compact results of the
+unfinished questions (`analysis.mars.features` computes both). Each trace is processed whole while
+it sits in the CPU cache, a thread decodes the next batch meanwhile, and files over
+PARALLEL_MIN_BYTES whose questions do not straddle row groups are split by question over two
+worker processes (same code per question, so the same output). Full-size figures:
+bench/mars_ingest.py.
+
+Resumable: each finished question is written to `work_dir/q<qid>.*.parquet` (through a temp file
+unique to its writer, then renamed, so two sessions building the same file cannot mix their
+bytes); a rerun skips the row groups whose questions are all done.
+
+Workers are plain `python -m analysis.mars.ingest` processes, not `multiprocessing` ones: spawn
+and forkserver children re-import the parent's `__main__` script, which under Streamlit (and
+AppTest) is the app page. They share out the shards by claiming them (an exclusive create of one
+claim file each), largest first, so one long question cannot leave a core idle at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from analysis.mars.confidence import WINDOW
+from analysis.mars.features import (
+    BATCH_ROWS,
+    FEATURE_SCHEMA,
+    GROUP_SCHEMA,
+    NOTE_SCHEMA,
+    OPTIONAL,
+    REQUIRED,
+    MarsTables,
+    concat_parts,
+    finalise_question,
+    notes_table,
+    numeric_batch,
+    split_by_question,
+)
+from cache import errors
+from cache.errors import CorruptFile, DataError, SchemaError
+from cache.progress import ProgressFn
+
+PARALLEL_MIN_BYTES = 200 << 20  # below this, starting processes costs more than it saves
+LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
+
+QuestionResult = tuple[pa.Table, pa.Table, list[tuple]]
+
+
+@dataclass
+class _Partial:
+    """Compact results of the rows of one question seen so far (lists of per-batch pieces)."""
+
+    rows: int = 0
+    pieces: list[dict] = field(default_factory=list)
+
+
+def _no_progress(fraction: float, message: str = "") -> None:
+    return None
+
+
+def _check_schema(pf: pq.ParquetFile, path: Path) -> list[str]:
+    names = pf.schema_arrow.names
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        raise SchemaError(
+            f"column `{missing[0]}` missing in {path.name}",
+            "is this a MARS file? expected columns qid, trace_idx, confs (+ ground_truth, "
+            "extracted_answer, probes)",
+        )
+    return [c for c in (*REQUIRED, *OPTIONAL) if c in names]
+
+
+def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Iterator[pa.RecordBatch]:
+    """Read the next batches on a thread while this one is computed (arrow releases the GIL).
+    A read failure part-way (truncated or corrupt row group) becomes a `CorruptFile`; the
+    questions finished before it stay in the work folder, so a rerun resumes after them."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    sentinel = object()
+
+    def run() -> None:
+        try:
+            for b in it:
+                if stop.is_set():
+                    return
+                q.put(b)
+            q.put(sentinel)
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the consumer side
+            q.put(exc)
+
+    t = threading.Thread(target=run, daemon=True, name="mars-prefetch")
+    t.start()
+    try:
+        while True:
+            item = q.get()
+            if item is sentinel:
+                return
+            if isinstance(item, OSError | pa.ArrowException):
+                raise CorruptFile(
+                    f"reading {path.name} failed part-way ({str(item)[:160]})",
+                    "the file may be truncated or corrupt: re-download it or regenerate the "
+                    "sample; questions finished so far are kept and a rerun resumes after them",
+                ) from None
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while t.is_alive():
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                t.join(0.05)
+
+
+def _computed(batches: Iterator[pa.RecordBatch], window: int) -> Iterator[tuple[int, dict]]:
+    """`numeric_batch` of each batch, in order. (Threads do not help here: the per-trace loop
+    holds the GIL between numpy calls; files big enough to matter use processes instead.)"""
+    for b in batches:
+        yield b.num_rows, numeric_batch(b, window)
+
+
+def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
+    return (
+        work_dir / f"q{q:06d}.features.parquet",
+        work_dir / f"q{q:06d}.groups.parquet",
+        work_dir / f"q{q:06d}.notes.parquet",
+    )
+
+
+def _write_atomic(table: pa.Table, dest: Path) -> None:
+    """Write `table` to a temp file unique to this writer beside `dest`, then rename it over
+    `dest`: concurrent writers of the same chunk each rename a complete file, so one wins and
+    (same input, same code) its bytes are the same as the other's."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_chunk(work_dir: Path, q: int, f: pa.Table, g: pa.Table, n: pa.Table) -> None:
+    fp, gp, np_ = _chunk_paths(work_dir, q)
+    for table, dest in ((g, gp), (n, np_), (f, fp)):  # features last: it marks "done"
+        _write_atomic(table, dest)
+
+
+def _chunk_done(work_dir: Path | None, q: int) -> bool:
+    return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
+
+
+def _open(path: Path) -> pq.ParquetFile:
+    try:
+        # no pre-buffering: it holds whole column chunks (~GBs for a MARS file) in memory
+        return pq.ParquetFile(path, pre_buffer=False, buffer_size=4 << 20)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+
+
+def _question_layout(pf: pq.ParquetFile, path: Path) -> tuple[np.ndarray, list[set[int]]]:
+    """qid of every row (nulls -> -1) and the set of questions in each row group."""
+    try:
+        ids = pf.read(columns=["qid"]).column("qid")
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
+    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    rg_q: list[set[int]] = []
+    start = 0
+    for i in range(pf.num_row_groups):
+        nr = pf.metadata.row_group(i).num_rows
+        rg_q.append(set(np.unique(qids_all[start : start + nr]).tolist()))
+        start += nr
+    return qids_all, rg_q
+
+
+def _stream(
+    pf: pq.ParquetFile,
+    path: Path,
+    columns: list[str],
+    row_groups: list[int],
+    expected: dict[int, int],
+    done: set[int],
+    work_dir: Path | None,
+    window: int,
+    batch_rows: int,
+    hook: ProgressFn,
+    stop_after: int | None = None,
+    keep: bool = True,
+) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
+    """The streaming pass over `row_groups`: numeric features per batch, then each question is
+    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
+    results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
+    partials: dict[int, _Partial] = {}
+    total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
+    if not row_groups:
+        return results
+    it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
+    _consume(
+        _computed(_prefetch(it, path), window),
+        expected,
+        done,
+        work_dir,
+        results,
+        partials,
+        path,
+        hook,
+        total_rows,
+        stop_after,
+        keep,
+    )
+    if stop_after is not None and len(results) >= stop_after:
+        return results
+    for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
+        f, g, notes = finalise_question(q, concat_parts(acc.pieces))
+        if work_dir is not None:
+            _write_chunk(work_dir, q, f, g, notes_table(notes))
+        results[q] = (f, g, notes)
+    return results
+
+
+def _consume(
+    parts: Iterator[tuple[int, dict]],
+    expected: dict[int, int],
+    done: set[int],
+    work_dir: Path | None,
+    results: dict,
+    partials: dict[int, _Partial],
+    path: Path,
+    hook: ProgressFn,
+    total_rows: int,
+    stop_after: int | None,
+    keep: bool,
+) -> None:
+    """Group numeric batches by question; finalise each question once all its rows are in."""
+    seen_rows = 0
+    finished_now = 0
+    for n_rows, part in parts:
+        seen_rows += n_rows
+        for q, sub in split_by_question(part).items():
+            if q in done or q < 0:
+                continue
+            acc = partials.setdefault(q, _Partial())
+            acc.rows += sub["qid"].shape[0]
+            acc.pieces.append(sub)
+            if acc.rows >= expected.get(q, 0):
+                f, g, notes = finalise_question(q, concat_parts(acc.pieces))
+                del partials[q]
+                if work_dir is not None:
+                    _write_chunk(work_dir, q, f, g, notes_table(notes))
+                results[q] = (f, g, notes) if keep else (None, None, [])
+                done.add(q)
+                finished_now += 1
+                if stop_after is not None and finished_now >= stop_after:
+                    return
+        hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
+
+
+def _shard(
+    pf: pq.ParquetFile,
+    path: Path,
+    columns: list[str],
+    qids_all: np.ndarray,
+    starts: np.ndarray,
+    row_groups: list[int],
+    window: int,
+    chunk_dir: Path,
+    batch_rows: int,
+) -> list[int]:
+    """Stream some row groups (questions that do not straddle other shards), writing one chunk
+    per question; the qids it finished."""
+    keep = np.zeros(qids_all.shape[0], dtype=bool)
+    for i in row_groups:
+        keep[starts[i] : starts[i + 1]] = True
+    uq, counts = np.unique(qids_all[keep], return_counts=True)
+    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
+    res = _stream(
+        pf,
+        path,
+        columns,
+        row_groups,
+        expected,
+        set(),
+        chunk_dir,
+        window,
+        batch_rows,
+        _no_progress,
+        keep=False,
+    )
+    return sorted(res)
+
+
+def _claim(claim_dir: Path, i: int) -> bool:
+    """Take task `i` for this process (exactly one process succeeds per task)."""
+    try:
+        os.close(os.open(claim_dir / f"task{i:05d}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _worker_main(spec_json: str) -> dict[str, Any]:
+    """One worker process: claim the shards in order until none is left. Returns its qids, its
+    peak RSS in bytes and its pid, or the DataError that stopped it."""
+    spec = json.loads(spec_json)
+    p = Path(spec["path"])
+    try:
+        pf = _open(p)
+        columns = _check_schema(pf, p)
+        qids_all, _ = _question_layout(pf, p)
+        sizes = [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
+        starts = np.cumsum([0, *sizes])
+        done: list[int] = []
+        for i, task in enumerate(spec["tasks"]):
+            if _claim(Path(spec["claim_dir"]), i):
+                done += _shard(
+                    pf,
+                    p,
+                    columns,
+                    qids_all,
+                    starts,
+                    task,
+                    spec["window"],
+                    Path(spec["chunk_dir"]),
+                    spec["batch_rows"],
+                )
+    except DataError as exc:
+        return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"qids": done, "rss": rss, "pid": os.getpid()}
+
+
+def _worker_env() -> dict[str, str]:
+    """The parent's environment, with this checkout first on the path (an uninstalled tree)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _worker_result(proc: subprocess.Popen, out: Path, err: Path) -> dict[str, Any]:
+    """The JSON report of a finished worker; a DataError it hit is raised again here, anything
+    else (a crash) becomes a RuntimeError carrying the end of its stderr."""
+    lines = out.read_text().strip().splitlines()
+    report = json.loads(lines[-1]) if proc.returncode == 0 and lines else None
+    if report is None:
+        tail = err.read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"MARS ingest worker failed (exit {proc.returncode}): {tail}")
+    if "error" in report:
+        cls = getattr(errors, report["error"], DataError)
+        raise cls(report["message"], report["hint"])
+    return report
+
+
+def _parallel(
+    path: Path,
+    units: list[list[int]],
+    workers: int,
+    window: int,
+    work_dir: Path | None,
+    batch_rows: int,
+    expected: dict[int, int],
+    hook: ProgressFn,
+) -> dict[int, QuestionResult]:
+    """Run `workers` worker processes over the units (a question's row groups each); read back
+    their chunks."""
+    # one task per unit, largest first: the workers claim them in this order, so one long
+    # question cannot leave a core idle at the end
+    pf_meta = pq.ParquetFile(path).metadata
+    sizes = [sum(pf_meta.row_group(i).total_byte_size for i in u) for u in units]
+    tasks = [u for u, _ in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1])]
+    scratch = Path(tempfile.mkdtemp(prefix="mars-features-"))
+    chunk_dir = work_dir if work_dir is not None else scratch / "chunks"
+    claim_dir = scratch / "claims"
+    chunk_dir.mkdir(parents=True, exist_ok=True)
+    claim_dir.mkdir()
+    spec = json.dumps(
+        {
+            "path": str(path),
+            "tasks": tasks,
+            "window": window,
+            "chunk_dir": str(chunk_dir),
+            "claim_dir": str(claim_dir),
+            "batch_rows": batch_rows,
+        }
+    )
+    procs: list[tuple[subprocess.Popen, Path, Path]] = []
+    try:
+        env = _worker_env()
+        for w in range(workers):
+            out, err = scratch / f"worker{w}.out", scratch / f"worker{w}.err"
+            with out.open("wb") as fo, err.open("wb") as fe:
+                cmd = [sys.executable, "-m", "analysis.mars.ingest", spec]
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe, env=env
+                )
+            procs.append((proc, out, err))
+        total = len(expected)
+        while any(p.poll() is None for p, _, _ in procs):
+            n_done = len(list(chunk_dir.glob("*.features.parquet")))
+            hook(n_done / max(total, 1), f"{path.name}: {n_done}/{total} questions")
+            time.sleep(0.2)
+        reports = [_worker_result(p, out, err) for p, out, err in procs]
+        LAST_WORKER_PEAK_RSS[:] = [int(r["rss"]) for r in reports]
+        results: dict[int, QuestionResult] = {}
+        for q in expected:
+            if q >= 0 and _chunk_done(chunk_dir, q):
+                fp, gp, np_ = _chunk_paths(chunk_dir, q)
+                n = pq.read_table(np_).to_pylist()
+                notes = [(r["qid"], r["trace_idx"], r["kind"], r["message"]) for r in n]
+                results[q] = (pq.read_table(fp), pq.read_table(gp), notes)
+        return results
+    finally:
+        for p, _, _ in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _units(rg_q: list[set[int]], todo_rg: list[int]) -> list[list[int]] | None:
+    """Runs of consecutive row groups that no question straddles; None if a question's rows
+    are not contiguous (then only the single streaming pass is safe)."""
+    units: list[list[int]] = []
+    seen: set[int] = set()
+    for i in todo_rg:
+        qs = rg_q[i] - {-1}
+        if units and units[-1][-1] == i - 1 and qs & rg_q[i - 1]:
+            units[-1].append(i)
+        else:
+            if qs & seen:
+                return None
+            units.append([i])
+        seen |= qs
+    return units
+
+
+def build_features(
+    path: Path,
+    *,
+    window: int = WINDOW,
+    work_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+    batch_rows: int = BATCH_ROWS,
+    stop_after: int | None = None,
+    workers: int | None = None,
+) -> MarsTables:
+    """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
+
+    `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
+    stops after that many newly finished questions (tests use it to simulate a crash).
+    `workers` (default: 2 processes for files over PARALLEL_MIN_BYTES, else 1) splits the row
+    groups into shards that no question straddles, one streaming pass per process; every
+    question is still computed by exactly the same code, so the output does not change.
+    Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
+    data problem inside a readable file becomes a row of `notes`.
+    """
+    path = Path(path)
+    pf = _open(path)
+    columns = _check_schema(pf, path)
+    if work_dir is not None:
+        Path(work_dir).mkdir(parents=True, exist_ok=True)
+    file_notes: list[tuple] = []
+    qids_all, rg_q = _question_layout(pf, path)
+    if (qids_all < 0).any():
+        file_notes.append((-1, -1, "null_qid", f"{int((qids_all < 0).sum())} rows without qid"))
+    uq, counts = np.unique(qids_all, return_counts=True)
+    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
+    done = {q for q in expected if _chunk_done(work_dir, q)}
+    todo_rg = [i for i, qs in enumerate(rg_q) if not qs <= done]
+    hook = progress or _no_progress
+    hook(0.0, f"{path.name}: {len(done)}/{len(expected)} questions cached")
+    if workers is None:
+        big = path.stat().st_size >= PARALLEL_MIN_BYTES
+        workers = min(2, os.cpu_count() or 1) if big else 1
+    units = _units(rg_q, todo_rg) if workers > 1 and stop_after is None else None
+    if units is not None and len(units) >= 2:
+        results = _parallel(path, units, workers, window, work_dir, batch_rows, expected, hook)
+    else:
+        results = _stream(
+            pf,
+            path,
+            columns,
+            todo_rg,
+            expected,
+            done,
+            work_dir,
+            window,
+            batch_rows,
+            hook,
+            stop_after,
+        )
+        if stop_after is not None and len(results) >= stop_after:
+            return _assemble(results, work_dir, expected, file_notes, window)
+    hook(1.0, f"{path.name}: done")
+    return _assemble(results, work_dir, expected, file_notes, window)
+
+
+def _assemble(
+    results: dict, work_dir: Path | None, expected: dict, file_notes: list, window: int
+) -> MarsTables:
+    fs, gs, ns = [], [], [notes_table(file_notes)]
+    for q in sorted(expected):
+        if q < 0:
+            continue
+        if q in results:
+            f, g, notes = results[q]
+            n = notes_table(notes)
+        elif work_dir is not None and _chunk_done(work_dir, q):
+            fp, gp, np_ = _chunk_paths(work_dir, q)
+            f, g, n = pq.read_table(fp), pq.read_table(gp), pq.read_table(np_)
+        else:
+            continue
+        fs.append(f if f.schema.equals(FEATURE_SCHEMA) else f.cast(FEATURE_SCHEMA))
+        gs.append(g if g.schema.equals(GROUP_SCHEMA) else g.cast(GROUP_SCHEMA))
+        ns.append(n if n.schema.equals(NOTE_SCHEMA) else n.cast(NOTE_SCHEMA))
+    features = pa.concat_tables(fs) if fs else FEATURE_SCHEMA.empty_table()
+    groups = pa.concat_tables(gs) if gs else GROUP_SCHEMA.empty_table()
+    notes = pa.concat_tables(ns)
+    return MarsTables(features=features, groups=groups, notes=notes, window=window)
+
+
+if __name__ == "__main__":  # a worker process of `_parallel`
+    print(json.dumps(_worker_main(sys.argv[1])))

@@ -1,0 +1,84 @@
+"""The "Curves" tab: confidence curves (or quantile bands) of a stable sample of the question's
+traces, with probe markers; a clicked marker picks that trace for the "Single trace" tab."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analysis.mars.summaries import sample_traces
+from cache.sources import SourceConfig
+from components.common.selection import event_of, first_point_value
+from components.common.url_keys import MarsKeys
+from components.common.url_state import bound
+from components.mars import cached as mc
+from components.mars import figures as mf
+
+CURVES_KEY = "mars_curves"
+PICKED_KEY = "_mars_picked"
+SMOOTHING = (1, 3, 5, 9, 15, 25)
+DEFAULT_CURVES = 30  # enough to see the spread, few enough to follow single curves
+DEFAULT_SMOOTHING = 5
+MAX_CURVES = 1000
+_N_HELP = "A stable random sample of the question's traces (more traces keep the ones shown)."
+
+
+def _on_curves_select() -> None:
+    """A clicked probe marker or trace end picks that trace for the Single trace tab."""
+    t = first_point_value(event_of(CURVES_KEY))
+    try:
+        trace = int(t) if t is not None else None
+    except (TypeError, ValueError):
+        trace = None
+    if trace is not None:
+        st.session_state[PICKED_KEY] = trace
+
+
+def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:
+    n_max = max(1, min(MAX_CURVES, feats.height))
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
+    if n_max > 1:
+        n = c1.slider(
+            "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
+        )
+    else:
+        n = 1
+        c1.caption("1 trace in this question")
+    smooth = c2.select_slider(
+        "Smoothing (points averaged)",
+        SMOOTHING,
+        value=DEFAULT_SMOOTHING,
+        help="Each curve has 96 points, one per 1/96 of the trace's length. The value is how "
+        "many neighbouring points are averaged into one: 1 = no smoothing.",
+        **bound("smooth"),
+    )
+    mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
+    markers = c4.checkbox("probe markers", value=True, **bound("markers"))
+    shown = sample_traces(feats, int(n), seed=qid)
+    if mode == "quantile bands":
+        st.plotly_chart(mf.bands_figure(shown, smooth=int(smooth)), width="stretch")
+        st.caption(
+            "Bands: 10th–90th percentile and median of the smoothed curves of the sampled traces, "
+            "right vs wrong final answers, while at least 3 traces are still running."
+        )
+        return
+    probe_text = mc.probes(rel, src, qid) if markers else None
+    fig = mf.curves_figure(shown, probe_text, smooth=int(smooth), show_probes=bool(markers))
+    st.plotly_chart(
+        fig,
+        on_select=_on_curves_select,
+        selection_mode="points",
+        key=CURVES_KEY,
+        width="stretch",
+    )
+    st.caption(
+        "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
+        "coloured by its final answer (green right, red wrong, grey none). Markers: the probe "
+        "answers forced every 2,048 tokens and at the end, at their stored `avg_conf` "
+        "(○ right, × wrong); | marks the trace end. Click a marker to pick that trace for the "
+        "Single trace tab."
+    )
+    picked = st.session_state.pop(PICKED_KEY, None)
+    if picked is not None:
+        MarsKeys.TRACE.write(picked)
+        st.info(f"Trace {picked} selected: open the **Single trace** tab to zoom in.")

@@ -1,0 +1,133 @@
+"""The top of the MARS page: the file and question pickers, the question header and data notes.
+
+Why one module: these sections run before any tab, and the question picker is the only writer of
+`?qid=` (the overview grid hands its clicks to it through the selector's state).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analysis.mars.store import MarsFeatureStore
+from analysis.mars.summaries import question_stats
+from cache.datasets import MARS_FILES
+from cache.sources import SourceConfig
+from components.common.formatting import fmt_num
+from components.common.guards import guard
+from components.common.safe_text import esc, md_text
+from components.common.selection import event_of, first_point_value
+from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
+from components.common.url_state import url_selectbox
+from components.mars import cached as mc
+from components.mars import figures as mf
+
+DATASET = "mars"
+GRID_KEY = "mars_grid"
+MAX_NOTES = 12
+
+
+def pick_file() -> str:
+    """The MARS file, bound to `?file=<relpath>`."""
+    return str(
+        url_selectbox(
+            "MARS file (model · benchmark)",
+            list(MARS_FILES),
+            MarsKeys.FILE,
+            DEFAULT_MARS_FILE,
+            lambda r: f"{MARS_FILES[r][2]}  ({r})",
+        )
+    )
+
+
+def show_notes(notes: pl.DataFrame, where: str) -> None:
+    """Data problems found while building, as warnings saying what was done about them."""
+    if not notes.height:
+        return
+    rows = notes.select("kind", "message").rows()
+    text = "  \n".join(
+        f"**{md_text(str(k or 'note').replace('_', ' '))}**: {md_text(m, 300)}"
+        for k, m in rows[:MAX_NOTES]
+    )
+    more = f"  \n… and {len(rows) - MAX_NOTES} more" if len(rows) > MAX_NOTES else ""
+    st.warning(f"Data notes for {where}:  \n{text}{more}", icon=":material/report:")
+
+
+def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int | None:
+    """30-question overview grid (click a square) + a selector bound to `?qid=`."""
+    ov = mc.overview(rel, src)
+    qids = ov["qid"].to_list()
+    if not qids:
+        st.info("This file holds no questions.")
+        return None
+    current = MarsKeys.QID.read()
+    with st.expander("Questions overview: click a square to open it", expanded=current is None):
+        st.caption(
+            "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
+            "marks a question whose majority vote of final answers is wrong; no ring: the "
+            "majority is right. Blue frame: the open question. Hover for answers and lengths."
+        )
+        st.plotly_chart(
+            mf.overview_grid(ov, selected=current if current in qids else None),
+            on_select=_on_grid_select,
+            selection_mode="points",
+            key=GRID_KEY,
+            config={"displayModeBar": False},
+        )
+        table = ov.with_columns(
+            (pl.col("pass_at_1") * 100).round(1).alias("pass@1 %"),
+        ).select(
+            "qid",
+            "n_traces",
+            "pass@1 %",
+            "majority_answer",
+            "majority_correct",
+            "n_answers",
+            "n_null",
+            "median_len_correct",
+            "median_len_wrong",
+            "ground_truth",
+        )
+        # every question visible without scrolling the table (35 px a row + the header)
+        st.dataframe(table, hide_index=True, height=35 * (table.height + 1) + 3, width="stretch")
+    qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
+    MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
+    return int(qid)
+
+
+def _on_grid_select() -> None:
+    """A clicked square opens its question (before the next run draws the selector)."""
+    q = first_point_value(event_of(GRID_KEY))
+    try:
+        qid = int(q) if q is not None else None
+    except (TypeError, ValueError):
+        qid = None
+    if qid is not None:
+        # the selector's own state (allowed in a callback); the run then writes the URL, which
+        # the browser only picks up from a script run, not from a callback
+        st.session_state[f"_sel_{MarsKeys.QID.key}"] = qid
+
+
+def _q_label(ov: pl.DataFrame, q: int) -> str:
+    r = ov.filter(pl.col("qid") == q).row(0, named=True)
+    mark = "✓" if r["majority_correct"] else "✗"
+    acc = fmt_num(r["pass_at_1"], ".0%", inf="–")
+    return f"Q{q} · pass@1 {acc} · majority {mark} · {r['n_traces']} traces"
+
+
+def question_header(store: MarsFeatureStore, qid: int) -> pl.DataFrame:
+    """Headline numbers, ground truth and data notes of a question; its traces, by trace_idx."""
+    feats = store.question(qid).sort("trace_idx")
+    groups = store.question_groups(qid)
+    gt = groups["ground_truth"][0] if groups.height else ""
+    stats = question_stats(feats, groups)
+    c = st.columns(5)
+    c[0].metric("traces", stats.n_traces)
+    c[1].metric("pass@1", f"{stats.pass_at_1:.0%}")
+    c[2].metric("distinct final answers", stats.n_distinct)
+    c[3].metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k")
+    c[4].metric("no final answer", stats.n_no_answer)
+    st.html(f"<div style='margin:-6px 0 6px'>Ground truth: <code>{esc(gt)}</code></div>")
+    with guard("the data notes", dataset=DATASET):
+        show_notes(store.question_notes(qid), f"question {qid} and the file")
+    return feats

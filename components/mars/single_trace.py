@@ -1,0 +1,113 @@
+"""The "Single trace" tab: one trace at full resolution (raw `confs` read for it alone), its
+numbers, data flags and every probe with its full (escaped) text."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import streamlit as st
+
+from analysis.mars.confidence import group_confidences
+from analysis.mars.flags import flag_names
+from analysis.mars.store import MarsFeatureStore
+from analysis.mars.summaries import probe_table
+from cache.sources import SourceConfig
+from components.common import theme
+from components.common.formatting import fmt_num
+from components.common.safe_text import esc
+from components.common.selection import selected_rows
+from components.common.url_keys import MarsKeys
+from components.common.url_state import bound
+from components.mars import cached as mc
+from components.mars import figures as mf
+
+ZOOM_SMOOTHING = (1, 16, 64, 256)
+DEFAULT_ZOOM_SMOOTHING = 64
+PROBES_KEY = "mars_probe_rows"
+
+
+def _num(v: object) -> str:
+    return fmt_num(v, inf="–")
+
+
+def render_single_trace(
+    rel: str, src: SourceConfig, store: MarsFeatureStore, feats: pl.DataFrame, qid: int
+) -> None:
+    traces = feats["trace_idx"].to_list()
+    if not traces:
+        st.info("No traces.")
+        return
+    want = MarsKeys.TRACE.read()
+    idx = traces.index(want) if want in traces else 0
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    ok = dict(zip(traces, feats["final_correct"].to_list(), strict=True))
+    lens = dict(zip(traces, feats["length"].to_list(), strict=True))
+    trace = c1.selectbox(
+        "Trace",
+        traces,
+        index=idx,
+        format_func=lambda t: (
+            f"trace {t} · {'right' if ok[t] else 'wrong'} · {lens[t] / 1000:.1f}k tokens"
+        ),
+    )
+    MarsKeys.TRACE.write(trace if trace != traces[0] or want is not None else None)
+    smooth = c2.select_slider(
+        "Smoothing (tokens averaged)",
+        ZOOM_SMOOTHING,
+        value=DEFAULT_ZOOM_SMOOTHING,
+        help="Moving average of the token confidences over this many tokens; 1 = raw.",
+        **bound("zsmooth"),
+    )
+    raw = mc.raw_trace(rel, src, qid, int(trace))
+    if not raw.height:
+        st.warning("This trace is not in the file any more.")
+        return
+    row = raw.row(0, named=True)
+    confs = np.asarray(row.get("confs") or [], dtype=np.float32)
+    f = feats.filter(pl.col("trace_idx") == trace).row(0, named=True)
+    groups = group_confidences(confs, store.window)
+    probes = probe_table(row.get("probes") or [], f, store.question_groups(qid))
+    st.plotly_chart(
+        mf.zoom_figure(confs, groups, store.window, probes, smooth=int(smooth)), width="stretch"
+    )
+    m = st.columns(5)
+    m[0].metric("length", f"{f['length']:,}")
+    m[1].metric("mean conf", _num(f["mean_conf"]))
+    m[2].metric("tail conf", _num(f["tail_conf"]))
+    m[3].metric("lowest group", _num(f["min_group"]))
+    m[4].metric("bottom 10%", _num(f["bottom_10"]))
+    verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
+    st.html(f"<div>Final answer ({verdict}): <code>{esc(f['final_answer'])}</code></div>")
+    if f["flags"]:
+        st.warning(f"Data flags on this trace: {', '.join(flag_names(int(f['flags'])))}")
+    show_probe_texts(probes)
+
+
+def show_probe_texts(probes: pl.DataFrame) -> None:
+    """The probe table (raw_text shortened in the cell) and, under it, the full escaped
+    raw_text of the selected row (the first probe until a row is picked)."""
+    if not probes.height:
+        st.info("This trace has no probes.")
+        return
+    event = st.dataframe(
+        probes,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=PROBES_KEY,
+        column_config={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
+    )
+    rows = selected_rows(event)
+    i = rows[0] if rows and 0 <= rows[0] < probes.height else 0
+    r = probes.row(i, named=True)
+    st.caption("Select a row to read its probe text in full.")
+    answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
+    text = esc(r["raw_text"]) or "(no text)"
+    st.html(
+        "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
+        f"<b>{esc(r['position'])}</b>, answer {answer}:</div>"
+        "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;"
+        f"background:{theme.PANEL_BG};border:1px solid {theme.PANEL_BORDER};border-radius:6px;"
+        f"padding:8px 10px;margin:0'>{text}</pre>"
+    )

@@ -1,0 +1,95 @@
+"""The ingest driver: concurrent writers of one chunk, worker processes that never re-run the
+app script, and a data error inside a worker reaching the caller as itself."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import analysis.mars.ingest as ingest
+from cache.errors import CorruptFile
+from cache.sample.mars import write_file
+
+
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("mars_ingest") / "small.parquet"
+    write_file(path, "hmmt", 12, seed=5, drop=2, n_questions=4, median_len=5000)
+    return path
+
+
+def test_two_writers_of_the_same_chunk_do_not_collide(tmp_path: Path, monkeypatch) -> None:
+    """Both writers finish writing before either renames (a barrier holds them): with one shared
+    temp name the second rename finds nothing to move; with a temp file per writer both succeed
+    and the chunk is one complete copy."""
+    f = pa.table({"qid": [3, 3], "trace_idx": [0, 1]})
+    g = pa.table({"qid": [3], "group_id": [0]})
+    n = pa.table({"qid": [3], "kind": ["x"]})
+    barrier = threading.Barrier(2, timeout=20)
+    real = pq.write_table
+
+    def write_then_wait(table, where, **kw):  # type: ignore[no-untyped-def]
+        real(table, where, **kw)
+        barrier.wait()
+
+    monkeypatch.setattr(pq, "write_table", write_then_wait)
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            ingest._write_chunk(tmp_path, 3, f, g, n)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+            barrier.abort()
+
+    threads = [threading.Thread(target=writer) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+    fp, gp, np_ = ingest._chunk_paths(tmp_path, 3)
+    assert pq.read_table(fp).equals(f) and pq.read_table(gp).equals(g)
+    assert pq.read_table(np_).equals(n)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fp.name, gp.name, np_.name])
+
+
+def test_workers_never_re_run_the_main_script(
+    small_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Under Streamlit (and AppTest) `__main__` is the page script; a worker that imported it
+    would run the page. Here `__main__` is a script that leaves a mark when run."""
+    mark = tmp_path / "ran"
+    script = tmp_path / "fake_app.py"
+    script.write_text(f"open({str(mark)!r}, 'w').write('ran')\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    tables = ingest.build_features(small_file, workers=2)
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
+    assert tables.features.num_rows > 0
+    assert not mark.exists()
+
+
+def test_a_corrupt_row_group_in_a_worker_is_a_corrupt_file_error(
+    small_file: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "corrupt.parquet"
+    blob = bytearray(small_file.read_bytes())
+    rg = pq.ParquetFile(small_file).metadata.row_group(2)
+    col = next(
+        rg.column(i)
+        for i in range(rg.num_columns)
+        if rg.column(i).path_in_schema.startswith("confs")
+    )
+    start = col.data_page_offset
+    blob[start + 64 : start + 4064] = bytes(4000)
+    bad.write_bytes(bytes(blob))
+    with pytest.raises(CorruptFile, match="corrupt.parquet"):
+        ingest.build_features(bad, work_dir=tmp_path / "w", workers=2)
