@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from analysis.mars.store import load_features  # noqa: E402
 from analysis.stopping import (  # noqa: E402
     SimSettings,
     main_param,
@@ -35,6 +36,9 @@ from analysis.stopping import (  # noqa: E402
 )
 from analysis.stopping.bootstrap import _iteration_rows  # noqa: E402
 from analysis.stopping.reference_loop import reference_simulate  # noqa: E402
+from analysis.stopping.synthetic import synthetic_pool  # noqa: E402
+from cache.sample import sample_root  # noqa: E402
+from cache.sample.mars import FILES, write_file  # noqa: E402
 
 TARGETS = {"offline": 0.3, "dco": 0.3, "sc-pp": 0.3, "sc-mars-cal": 1.0, "dco-mars-cal": 1.0}
 METHODS = [
@@ -52,15 +56,10 @@ METHODS = [
 ]
 
 
-def sample_pools():
-    from analysis.mars.store import load_features
-    from cache.sample import sample_root
-
+def sample_pools():  # type: ignore[no-untyped-def]
     rel = "DeepSeek-8B/aime25_deepseek.parquet"
     path = sample_root("mars") / rel
     if not path.is_file():
-        from cache.sample.mars import FILES, write_file
-
         i = [f[0] for f in FILES].index(rel)
         _rel, kind, n_traces, drop = FILES[i]
         path = Path(tempfile.mkdtemp(prefix="rte-bench-")) / rel
@@ -69,9 +68,7 @@ def sample_pools():
     return f"sample {rel}", [store.pool(q) for q in store.qids]
 
 
-def synthetic_pools():
-    from analysis.stopping.synthetic import synthetic_pool
-
+def synthetic_pools():  # type: ignore[no-untyped-def]
     return "synthetic 30 x 4096", [synthetic_pool(q, n=4096, seed=1) for q in range(30)]
 
 

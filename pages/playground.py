@@ -26,22 +26,12 @@ st.caption(
     "simulator (budget 512 × 64 iterations by default)."
 )
 
-# Diagnostic: full script runs of this page in this session. The fragment below never touches
-# it, so it stays put while only the fragment reruns (the browser test reads it to check that
-# moving a slider reruns the fragment alone).
-FULL_RUNS = "_pg_full_runs"
-st.session_state[FULL_RUNS] = st.session_state.get(FULL_RUNS, 0) + 1
-
 src = current_source("mars")
 c1, c2 = st.columns([3, 2])
 with c1:
     rel = pick_file()
 with c2:
     method = pick_method()
-    st.html(
-        f"<span data-testid='pg-full-runs' style='display:none'>{int(st.session_state[FULL_RUNS])}"
-        "</span>"
-    )
 
 
 @st.fragment
@@ -53,29 +43,28 @@ def lab() -> None:
         settings, preview = settings_controls()
         shown = pick_others(method)
         preps = pc.prepared(rel, src, settings.window)
-        cur, bases, sweep_pts, label, others = pv.run_set(
-            rel, src, policy, settings, full=not preview, others=shown
-        )
+        runs = pv.run_set(rel, src, policy, settings, full=not preview, others=shown)
         ok = True
     if not ok:
         return
+    cur, sc = runs.cur, runs.bases["offline"]
     # each results section has its own guard: a failure in one leaves the others on screen
     with guard("the data notes", dataset="mars"):
         pv.show_notes(cur)
     with guard("the summary", dataset="mars"):
-        pv.show_summary(cur, bases["offline"])
+        pv.show_summary(cur, sc)
     with guard("the frontier", dataset="mars"):
-        pv.show_frontier(policy, cur, sweep_pts, label, others)
+        pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
     picked = None
     with guard("the per-question table", dataset="mars"):
-        picked = pv.show_per_question(rel, cur, bases["offline"])
+        picked = pv.show_per_question(rel, cur, sc)
     with guard("the replay", dataset="mars"):
         pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
     with guard("the reference diff", dataset="mars"):
         pv.show_reference(rel, src, cur, full=not preview)
     st.subheader("Downloads (current run)")
     with guard("the downloads", dataset="mars"):
-        pv.show_downloads(cur)
+        pv.show_downloads(rel, cur)
 
 
 lab()

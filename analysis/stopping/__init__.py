@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stopping.engine import Diagnostics, QuestionResult, simulate_question
+from analysis.stopping.engine import simulate_question
+from analysis.stopping.notes import Note, NoteCode
 from analysis.stopping.params import (
     ALL_METHODS,
     DCO,
@@ -44,6 +45,7 @@ from analysis.stopping.params import (
     with_main_param,
 )
 from analysis.stopping.prepare import PreparedQuestion, prepare
+from analysis.stopping.result import Diagnostics, QuestionResult
 from analysis.stopping.results import RunResult
 
 ProgressFn = Callable[[float, str], None]
@@ -62,6 +64,8 @@ __all__ = [
     "EarlyStoppingSC",
     "FrontierPoint",
     "Mars",
+    "Note",
+    "NoteCode",
     "ParallelProbe",
     "Policy",
     "PreparedQuestion",
@@ -77,6 +81,7 @@ __all__ = [
     "prepare",
     "replay",
     "simulate",
+    "simulate_question",
     "sweep",
     "with_main_param",
 ]
@@ -125,15 +130,18 @@ def sweep(
     values: Sequence[float] | None = None,
     settings: SimSettings = DEFAULT_SETTINGS,
     progress: ProgressFn | None = None,
+    run: Callable[[Policy], RunResult] | None = None,
 ) -> list[FrontierPoint]:
-    """Accuracy vs savings of `policy` with its main parameter set to each value."""
-    _name, _label, default = main_param(policy)
-    vals = list(default if values is None else values)
+    """Accuracy vs savings of `policy` with its main parameter set to each value (default: the
+    policy's own sweep values). `run` simulates one policy on `preps` (default `simulate`); the
+    playground passes its cached runs, so the app and bench/playground.py share this path."""
+    simulate_one = run if run is not None else (lambda pol: simulate(preps, pol, settings))
+    vals = list(policy.main.values if values is None else values)
     if not vals:
-        return [point_of(simulate(preps, policy, settings))]
+        return [point_of(simulate_one(policy))]
     pts = []
     for i, v in enumerate(vals):
-        pts.append(point_of(simulate(preps, with_main_param(policy, v), settings), v))
+        pts.append(point_of(simulate_one(policy.with_main(v)), v))
         if progress is not None:
             progress((i + 1) / len(vals), f"{v}")
     return pts

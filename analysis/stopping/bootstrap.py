@@ -23,7 +23,11 @@ def bootstrap_rows(
     n_pool: int, budget: int, iterations: int | np.ndarray, seed: int, qid: int
 ) -> np.ndarray:
     """Pool rows [I, budget] (int64) of the given iterations (a count, or explicit indices)."""
-    iters = np.arange(iterations) if np.isscalar(iterations) else np.asarray(iterations)
+    iters = (
+        np.arange(int(iterations))
+        if isinstance(iterations, int | np.integer)
+        else np.asarray(iterations)
+    )
     if n_pool <= 0 or budget <= 0:
         return np.zeros((iters.shape[0], max(budget, 0)), dtype=np.int64)
     base = int(seed) + int(qid) * 10000

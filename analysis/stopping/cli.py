@@ -20,7 +20,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.stopping import (
+    ALL_METHODS,
+    Policy,
+    PreparedQuestion,
+    SimSettings,
+    policy_for_method,
+    prepare,
+    simulate,
+)
+from cache.datasets import mars_file_for
 from cache.errors import SchemaError, SourceNotFound
+from cache.progress import ProgressFn, tqdm_progress
 
 MODELS = ("deepseek-8b", "qwen3-32b", "qwen3-next")
 DATASETS = ("aime-2025", "brumo-2025", "hmmt")
@@ -28,8 +39,6 @@ DATASETS = ("aime-2025", "brumo-2025", "hmmt")
 
 def resolve_mars_file(data: Path, model: str, dataset: str) -> Path:
     """The parquet file for `--data` (a file, or a Hub-layout folder + model/dataset)."""
-    from cache.datasets import mars_file_for
-
     data = Path(data)
     if data.is_file():
         return data
@@ -47,17 +56,18 @@ def resolve_mars_file(data: Path, model: str, dataset: str) -> Path:
     )
 
 
-def load_prepared(path: Path, window: int, progress=None) -> list:
+def load_prepared(
+    path: Path, window: int, progress: ProgressFn | None = None
+) -> list[PreparedQuestion]:
     """Prepared questions of a MARS file through the feature store (built once, cached)."""
+    # lazy (start-up time): the feature store (polars, pyarrow) loads only for `simulate`
     from analysis.mars.store import load_features
-    from analysis.stopping import prepare
 
     store = load_features(path, window=window, progress=progress)
     return [prepare(store.pool(q)) for q in store.qids]
 
 
-def _policy(args: argparse.Namespace):
-    from analysis.stopping import policy_for_method
+def _policy(args: argparse.Namespace) -> Policy:
 
     return policy_for_method(
         args.method,
@@ -78,9 +88,6 @@ def _policy(args: argparse.Namespace):
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from analysis.stopping import SimSettings, simulate
-    from analysis.stopping.blas import single_thread_blas
-    from cache.progress import tqdm_progress
 
     path = resolve_mars_file(Path(args.data), args.model, args.dataset)
     settings = SimSettings(args.budget, args.iterations, args.warmup, args.window, args.seed)
@@ -90,8 +97,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not preps:
         raise SchemaError(f"{path} holds no questions", "is this a MARS file?")
     t0 = time.perf_counter()
-    with single_thread_blas():
-        run = simulate(preps, policy, settings)
+    run = simulate(preps, policy, settings)  # the q-model fit switches BLAS threads itself
     elapsed = time.perf_counter() - t0
     paths = run.write(Path(args.out))
     overall = run.overall_frame().iloc[0]
@@ -104,12 +110,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     by_note: dict[str, list[int]] = {}
     for r in run.questions:
         for note in r.notes:
-            by_note.setdefault(note, []).append(r.qid)
-    for note, qids in by_note.items():  # one line per distinct note, not per question
+            by_note.setdefault(note.message, []).append(r.qid)
+    for text, qids in by_note.items():  # one line per distinct note, not per question
         where = ", ".join(f"Q{q:02d}" for q in qids[:8]) + (
             f" and {len(qids) - 8} more" if len(qids) > 8 else ""
         )
-        print(f"  note {where}: {note}", file=sys.stderr)
+        print(f"  note {where}: {text}", file=sys.stderr)
     for p in paths:
         print(f"wrote {p}")
     return 0
@@ -194,7 +200,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from analysis.stopping import ALL_METHODS
 
     p = subparsers.add_parser("simulate", help="simulate an early-stopping policy on a MARS file")
     p.add_argument("--data", required=True, help="Hub-layout folder or one MARS parquet file")

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from analysis.stopping.prepare import PreparedQuestion
 
-def dco_thresholds(prep, rows: np.ndarray, warmup: int, percentile: float) -> np.ndarray:
+
+def dco_thresholds(
+    prep: PreparedQuestion, rows: np.ndarray, warmup: int, percentile: float
+) -> np.ndarray:
     """[I] thresholds from the first `warmup` sampled traces of each iteration."""
     if rows.shape[1] == 0 or prep.n == 0:
         return np.full(rows.shape[0], np.nan)
     head = prep.min_group[rows[:, : max(1, warmup)]]
     return np.percentile(head, percentile, axis=1)
-
-
-def dco_masks(prep, rows: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(filter [I,B,K] running-min eligibility, trunc [I,B], past [I,B,K] truncated-before-p)."""
-    filt = prep.conf_cummin[rows] >= thr[:, None, None]
-    trunc = prep.truncation(rows, thr)
-    lens = prep.lengths[rows]
-    was = trunc < lens
-    past = was[:, :, None] & (prep.grid[None, None, :] >= trunc[:, :, None])
-    return filt, trunc, past

@@ -21,102 +21,41 @@ Documented choices where the published simulator has no answer (it raises or div
   `mean_conf` = conf_at_pos beyond the end), position 0;
 - warmup 0: the DeepConf threshold uses the first sampled trace.
 A budget larger than the pool is allowed (sampling with replacement) and gets an informational
-note (`budget_note`). Each case adds a note to the question's result, which the playground shows.
+note (`notes.budget_note`). Each case adds a typed note (`notes.Note`) to the question's result,
+which the playground shows.
+
+What differs between policies is the policy's own business (`params.PolicyRules`): the engine
+asks a policy whether it never stops or is sequential, for its voting and stop label, and lets
+it decide on each block of the [I, K] grid (`block_fires`).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import numpy as np
 
 from analysis.stopping.bootstrap import bootstrap_rows
 from analysis.stopping.dco import dco_thresholds
-from analysis.stopping.mars import calibrate_gamma, learned_q, margin_rule
-from analysis.stopping.params import (
-    DEFAULT_SETTINGS,
-    AdaptiveConsistency,
-    Consensus,
-    DeepConfOnline,
-    EarlyStoppingSC,
-    Mars,
-    ParallelProbe,
-    Policy,
-    ProbeStability,
-    SelfConsistency,
-    SimSettings,
-    Voting,
-)
+from analysis.stopping.notes import BUDGET_NOTE, Note, NoteCode, budget_note
+from analysis.stopping.params import DEFAULT_SETTINGS, Policy, SimSettings, Voting
 from analysis.stopping.prepare import PreparedQuestion
+from analysis.stopping.result import Diagnostics, QuestionResult
+from analysis.stopping.rules import Block, RuleState
+from analysis.stopping.sequential import simulate_sequential
 from analysis.stopping.voting import checkpoint_votes, group_votes, leaders
 
-STOP_LABEL = {
-    Mars: "margin",
-    ParallelProbe: "pp_consensus",
-    Consensus: "consensus",
-    ProbeStability: "stability",
-    EarlyStoppingSC: "esc",
-    AdaptiveConsistency: "adaptive",
-}
+__all__ = [
+    "BUDGET_NOTE",
+    "Diagnostics",
+    "QuestionResult",
+    "budget_note",
+    "simulate_question",
+]
 
 
-@dataclass
-class QuestionResult:
-    """One question's simulated iterations (answers are compact group ids of `prep`)."""
-
-    qid: int
-    ground_truth: str
-    iterations: np.ndarray  # int64 [I] iteration indices
-    answers: np.ndarray  # int64 [I] compact group id, -1 = no answer
-    correct: np.ndarray  # bool [I]
-    tokens: np.ndarray  # int64 [I]
-    baseline: np.ndarray  # int64 [I]
-    position: np.ndarray  # int64 [I] stop position (tokens), or traces generated (sequential)
-    stop_index: np.ndarray  # int64 [I] checkpoint index / traces, -1 = by budget
-    stopped_by: np.ndarray  # object [I]
-    labels: list[str]
-    n_pool: int
-    gamma: float | None = None
-    notes: list[str] = field(default_factory=list)
-    extra_votes: dict[str, np.ndarray] = field(default_factory=dict)  # offline DeepConf votes
-    group_correct: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=bool))
-
-    def is_correct(self, answers: np.ndarray) -> np.ndarray:
-        """Correctness of compact group ids (-1 = no answer = wrong)."""
-        a = np.asarray(answers, dtype=np.int64)
-        return (a >= 0) & self.group_correct[np.maximum(a, 0)]
-
-    def answer_text(self, i: int) -> str:
-        a = int(self.answers[i])
-        return self.labels[a] if a >= 0 else ""
-
-    @property
-    def savings(self) -> np.ndarray:
-        """Per-iteration token savings fraction (0 where the baseline is 0)."""
-        base = self.baseline.astype(np.float64)
-        out = np.zeros_like(base)
-        np.divide(self.tokens, base, out=out, where=base > 0)
-        return np.where(base > 0, 1.0 - out, 0.0)
-
-
-@dataclass
-class Diagnostics:
-    """Per-checkpoint internals of a run, for the replay view ([I, K] unless noted)."""
-
-    grid: np.ndarray
-    votes: np.ndarray  # [I, K, G]
-    leader: np.ndarray
-    has_votes: np.ndarray
-    fires: np.ndarray  # rule fired at k
-    tokens_at: np.ndarray  # [I, K] sum_j min(len, trunc, p_k)
-    n_eligible: np.ndarray
-    margin: np.ndarray | None = None  # MARS: lhs of the binding check
-    threshold: np.ndarray | None = None  # MARS: its rhs
-    share: np.ndarray | None = None  # leader share of the vote
-
-
-def _empty_result(prep: PreparedQuestion, iters: np.ndarray, notes: list[str]) -> QuestionResult:
+def _empty_result(prep: PreparedQuestion, iters: np.ndarray, notes: list[Note]) -> QuestionResult:
     n_i = iters.shape[0]
     z = np.zeros(n_i, dtype=np.int64)
     return QuestionResult(
@@ -135,65 +74,6 @@ def _empty_result(prep: PreparedQuestion, iters: np.ndarray, notes: list[str]) -
         notes=notes,
         group_correct=prep.group_correct,
     )
-
-
-def _voting_of(policy: Policy) -> Voting:
-    if isinstance(policy, SelfConsistency):
-        return Voting()
-    if isinstance(policy, DeepConfOnline):
-        return policy.voting
-    return policy.voting  # type: ignore[union-attr]
-
-
-def mars_gamma(prep: PreparedQuestion, policy: Mars, settings: SimSettings) -> tuple[float, str]:
-    """The gamma MARS uses on this question (calibrated when asked), with a note."""
-    if not policy.calibrate:
-        return float(policy.gamma), ""
-    n_w = min(settings.warmup, prep.n)
-    if n_w < 4:
-        return 1.0, f"gamma = 1 (only {n_w} warmup traces; calibration needs 4)"
-    if prep.n_checkpoints == 0:
-        return float(policy.gamma), "gamma not calibrated (empty checkpoint grid)"
-    key = (
-        "cal",
-        settings.warmup,
-        policy.voting.filter,
-        policy.voting.percentile,
-        policy.calibration_q,
-        policy.ucb_z,
-        policy.gamma_min,
-    )
-    if key not in prep.cache:
-        groups = prep.groups[:n_w]
-        final = prep.final[:n_w]
-        if policy.calibration_q == "oracle":
-            q = (groups != final[:, None]).astype(np.float32)
-        else:
-            q = learned_q(prep, settings.warmup)[0][:n_w]
-        elig = groups >= 0
-        weights = None
-        if policy.voting.filter:
-            thr = np.percentile(prep.min_group[:n_w], policy.voting.percentile)
-            elig = elig & (prep.conf_cummin[:n_w] >= thr)
-            weights = prep.conf[:n_w]  # published: every dco* method calibrates conf-weighted
-        prep.cache[key] = calibrate_gamma(
-            groups, q, weights, elig, final, prep.n_groups, policy.ucb_z, policy.gamma_min
-        )
-    cal = prep.cache[key]
-    return (
-        cal.gamma,
-        f"calibrated gamma = {cal.gamma:.2f} (band {cal.gamma_band:.1f}, n_elig {cal.n_elig})",
-    )
-
-
-BUDGET_NOTE = "sampled with replacement"
-
-
-def budget_note(budget: int, n_pool: int) -> str:
-    """The note of a budget larger than the pool. Not an error: the bootstrap samples with
-    replacement (as the published simulator does), so some traces are drawn several times and
-    the run cannot be read as "budget distinct traces"."""
-    return f"budget {budget} > pool of {n_pool} traces: {BUDGET_NOTE}"
 
 
 def _first_true(mask: np.ndarray) -> np.ndarray:
@@ -218,61 +98,6 @@ def _blocks(k: int, diagnostics: bool) -> list[tuple[int, int]]:
     if out and out[-1][1] < k:
         out.append((out[-1][1], k))
     return out
-
-
-@dataclass
-class _State:
-    """Per-iteration state carried across checkpoint blocks (Parallel-Probe, stability)."""
-
-    stable: np.ndarray
-    prev: np.ndarray
-    pruned: np.ndarray
-    off: np.ndarray
-    run: np.ndarray
-    last: np.ndarray
-
-    def take(self, keep: np.ndarray) -> _State:
-        return _State(
-            *(getattr(self, f)[keep] for f in ("stable", "prev", "pruned", "off", "run", "last"))
-        )
-
-
-def _pp_block(
-    policy: ParallelProbe, answers: np.ndarray, elig: np.ndarray, k0: int, g: int, st: _State
-) -> np.ndarray:
-    """Parallel-Probe decisions [A, kb] for checkpoints k0.. of the block; updates `st`."""
-    n_a, _b, kb = answers.shape
-    fires = np.zeros((n_a, kb), dtype=bool)
-    base = np.arange(n_a, dtype=np.int64)[:, None] * g
-    for c in range(kb):
-        p = k0 + c
-        a = answers[:, :, c]
-        e = elig[:, :, c] & ~st.pruned
-        valid = e & (a >= 0)
-        counts = np.bincount((base + a)[valid], minlength=n_a * g).reshape(n_a, g)
-        has = counts.sum(axis=1) > 0
-        win = np.where(has, np.argmax(counts, axis=1), -1)
-        same = (win == st.prev) & (win >= 0)
-        st.stable = np.where(same, st.stable + 1, 1)
-        st.prev = win
-        if p >= policy.warmup and policy.prune_patience > 0:
-            agrees = (a == win[:, None]) | ~e
-            st.off = np.where(agrees, 0, st.off + 1)
-            st.pruned |= st.off >= policy.prune_patience
-        if p >= policy.warmup:
-            fires[:, c] = (st.stable >= policy.conv) & has
-    return fires
-
-
-def _stability_block(k_needed: int, lead: np.ndarray, has: np.ndarray, st: _State) -> np.ndarray:
-    n_a, kb = lead.shape
-    fires = np.zeros((n_a, kb), dtype=bool)
-    for c in range(kb):
-        same = has[:, c] & (st.run > 0) & (lead[:, c] == st.last)
-        st.run = np.where(same, st.run + 1, has[:, c].astype(np.int64))
-        st.last = np.where(has[:, c], lead[:, c], -1)
-        fires[:, c] = st.run >= max(1, k_needed)
-    return fires
 
 
 def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -306,6 +131,37 @@ def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[st
     return {k: v.astype(np.int64) for k, v in out.items()}
 
 
+@overload
+def simulate_question(
+    prep: PreparedQuestion,
+    policy: Policy,
+    settings: SimSettings = ...,
+    iterations: np.ndarray | None = ...,
+    diagnostics: Literal[False] = ...,
+) -> QuestionResult: ...
+
+
+@overload
+def simulate_question(
+    prep: PreparedQuestion,
+    policy: Policy,
+    settings: SimSettings,
+    iterations: np.ndarray | None,
+    diagnostics: Literal[True],
+) -> tuple[QuestionResult, Diagnostics | None]: ...
+
+
+@overload
+def simulate_question(
+    prep: PreparedQuestion,
+    policy: Policy,
+    settings: SimSettings = ...,
+    iterations: np.ndarray | None = ...,
+    *,
+    diagnostics: Literal[True],
+) -> tuple[QuestionResult, Diagnostics | None]: ...
+
+
 def simulate_question(
     prep: PreparedQuestion,
     policy: Policy,
@@ -322,40 +178,47 @@ def simulate_question(
     notes = list(prep.notes)
     if settings.window != prep.window:
         notes.append(
-            f"features were built with window {prep.window}, not {settings.window}: using {prep.window}"
+            Note(
+                NoteCode.WINDOW_MISMATCH,
+                f"features were built with window {prep.window}, not {settings.window}: "
+                f"using {prep.window}",
+            )
         )
     if prep.n == 0 or settings.budget <= 0:
-        extra = [] if prep.n == 0 else ["budget 0: nothing sampled"]
+        extra = [] if prep.n == 0 else [Note(NoteCode.BUDGET_ZERO, "budget 0: nothing sampled")]
         res = _empty_result(prep, iters, notes + extra)
         return (res, None) if diagnostics else res
     if prep.n < settings.warmup:
         notes.append(
-            f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: "
-            "the warmup set is the whole pool"
+            Note(
+                NoteCode.SMALL_POOL,
+                f"pool has {prep.n} traces with an answer, fewer than warmup {settings.warmup}: "
+                "the warmup set is the whole pool",
+            )
         )
     if settings.budget > prep.n:
         notes.append(budget_note(settings.budget, prep.n))
     rows = bootstrap_rows(prep.n, settings.budget, iters, settings.seed, prep.qid)
 
-    if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency):
-        from analysis.stopping.sequential import simulate_sequential
-
+    if policy.sequential:
         res = simulate_sequential(prep, policy, rows, iters, notes)
         return (res, None) if diagnostics else res
 
-    voting = _voting_of(policy)
+    voting = policy.voting
     n_i, _b = rows.shape
     k = prep.n_checkpoints
     g = prep.n_groups
     lens = prep.lengths[rows]
-    never_stops = isinstance(policy, SelfConsistency | DeepConfOnline)
 
-    thr = None
+    thr = np.zeros(0)
     if voting.filter:
         thr = dco_thresholds(prep, rows, settings.warmup, voting.percentile)
         if not np.isfinite(thr).all():
             notes.append(
-                "non-finite DeepConf threshold in some iterations: no trace is eligible there"
+                Note(
+                    NoteCode.NONFINITE_THRESHOLD,
+                    "non-finite DeepConf threshold in some iterations: no trace is eligible there",
+                )
             )
         trunc = prep.truncation(rows, thr)
     else:
@@ -368,7 +231,7 @@ def simulate_question(
     lead_s = np.full(n_i, -1, dtype=np.int64)
     gamma = None
     diag = None
-    if not never_stops and k:
+    if not policy.never_stops and k:
         gamma, diag = _run_rule(
             prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s
         )
@@ -393,7 +256,6 @@ def simulate_question(
     pos = np.where(stopped, prep.grid[np.maximum(stop_k, 0)] if k else 0, last_p).astype(np.int64)
     tokens = np.where(stopped, np.minimum(cap, pos[:, None]).sum(axis=1), baseline).astype(np.int64)
     correct = (ans >= 0) & prep.group_correct[np.maximum(ans, 0)]
-    label = STOP_LABEL.get(type(policy), "budget")
     res = QuestionResult(
         qid=prep.qid,
         ground_truth=prep.ground_truth,
@@ -404,47 +266,40 @@ def simulate_question(
         baseline=baseline.astype(np.int64),
         position=pos,
         stop_index=stop_k,
-        stopped_by=np.where(stopped, label, "budget").astype(object),
+        stopped_by=np.where(stopped, policy.stop_label, "budget").astype(object),
         labels=prep.group_labels,
         n_pool=prep.n,
         gamma=gamma,
         notes=notes,
         group_correct=prep.group_correct,
     )
-    if isinstance(policy, SelfConsistency):
+    if policy.offline_votes:
         res.extra_votes = _deepconf_offline_votes(prep, rows)
     if diag is not None:
         diag.tokens_at = np.minimum(cap[:, :, None], prep.grid[None, None, :]).sum(axis=1)
     return (res, diag) if diagnostics else res
 
 
-def _run_rule(prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s):
+def _run_rule(
+    prep: PreparedQuestion,
+    policy: Policy,
+    voting: Voting,
+    settings: SimSettings,
+    rows: np.ndarray,
+    thr: np.ndarray,
+    trunc: np.ndarray,
+    diagnostics: bool,
+    notes: list[Note],
+    stop_k: np.ndarray,
+    lead_s: np.ndarray,
+) -> tuple[float | None, Diagnostics | None]:
     """Evaluate the checkpoint rule block by block; fills stop_k / lead_s in place."""
     n_i, b = rows.shape
     k = prep.n_checkpoints
     g = prep.n_groups
-    gamma = None
-    q_all = None
-    ref = -1
-    if isinstance(policy, Mars):
-        gamma, note = mars_gamma(prep, policy, settings)
-        if note:
-            notes.append(note)
-        q_all, model = learned_q(prep, settings.warmup)
-        if model is None:
-            notes.append("no q-model (empty warmup or grid): MARS cannot stop")
-        if policy.first_checkpoint_guard:
-            wf0 = prep.final[: min(settings.warmup, prep.n)]
-            ref = int(np.bincount(wf0, minlength=g).argmax()) if wf0.size else -1
+    setup = policy.rule_setup(prep, settings, notes)
     lens = prep.lengths[rows]
-    st = _State(
-        stable=np.zeros(n_i, np.int64),
-        prev=np.full(n_i, -1, np.int64),
-        pruned=np.zeros((n_i, b), bool),
-        off=np.zeros((n_i, b), np.int64),
-        run=np.zeros(n_i, np.int64),
-        last=np.full(n_i, -1, np.int64),
-    )
+    st = RuleState.start(n_i, b)
     active = np.arange(n_i)
     diag = None
     for k0, k1 in _blocks(k, diagnostics):
@@ -462,32 +317,9 @@ def _run_rule(prep, policy, voting, settings, rows, thr, trunc, diagnostics, not
         votes = checkpoint_votes(gi, mask, weights, g, k)[:, k0:k1]  # [A, kb, G+1]
         votes_g = votes[..., :g]
         lead, v_l, has = leaders(votes_g)
-        margin = threshold = None
-        if isinstance(policy, Mars):
-            answers = prep.groups[:, k0:k1][sub]
-            elig = answers >= 0 if mask is None else (answers >= 0) & mask
-            qew = q_all[:, k0:k1][sub].astype(np.float64) * elig
-            if weights is not None:
-                qew *= weights
-            qfull = checkpoint_votes(gi, mask, qew, g, k)[:, k0:k1]
-            fires, _l, margin, threshold = margin_rule(
-                votes_g, qfull[..., :g], qfull.sum(axis=-1), gamma
-            )
-            if k0 == 0 and ref >= 0:
-                fires[:, 0] &= lead[:, 0] == ref
-        elif isinstance(policy, ParallelProbe):
-            answers = prep.groups[:, k0:k1][sub]
-            elig = answers >= 0 if mask is None else (answers >= 0) & mask
-            fires = _pp_block(policy, answers, elig, k0, g, st)
-        elif isinstance(policy, Consensus):
-            tot = votes_g.sum(axis=-1)
-            share = np.zeros_like(tot)
-            np.divide(v_l, tot, out=share, where=has)
-            fires = has & (share >= policy.tau)
-        elif isinstance(policy, ProbeStability):
-            fires = _stability_block(policy.k, lead, has, st)
-        else:  # pragma: no cover - exhaustive over the checkpoint policies
-            raise TypeError(f"unknown policy {policy!r}")
+        blk = Block(prep, sub, k0, k1, gi, mask, weights, votes_g, lead, v_l, has)
+        out = policy.block_fires(blk, setup, st)
+        fires = out.fires
         first = _first_true(fires)
         hit = first >= 0
         idx = active[hit]
@@ -495,9 +327,6 @@ def _run_rule(prep, policy, voting, settings, rows, thr, trunc, diagnostics, not
         fk = first[hit]
         lead_s[idx] = np.where(has[hit, fk], lead[hit, fk], -1)
         if diagnostics:
-            tot = votes_g.sum(axis=-1)
-            share = np.zeros_like(tot)
-            np.divide(v_l, tot, out=share, where=has)
             n_el = (gi % (g + 1) != g) if mask is None else ((gi % (g + 1) != g) & mask)
             diag = Diagnostics(
                 prep.grid,
@@ -507,13 +336,13 @@ def _run_rule(prep, policy, voting, settings, rows, thr, trunc, diagnostics, not
                 fires,
                 None,
                 n_el.sum(axis=1),
-                margin,
-                threshold,
-                share,
+                out.margin,
+                out.threshold,
+                blk.share(),
             )
         keep = ~hit
         active = active[keep]
         st = st.take(keep)
         if not active.size:
             break
-    return gamma, diag
+    return setup.gamma, diag

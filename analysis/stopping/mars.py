@@ -18,6 +18,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from analysis.stopping.blas import single_thread_blas
+from analysis.stopping.prepare import PreparedQuestion
+from analysis.stopping.voting import leaders
 
 
 def flips_and_streaks(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,7 +126,7 @@ def fit_q_model(x: np.ndarray, y: np.ndarray) -> QModel:
     )
 
 
-def learned_q(prep, warmup: int) -> tuple[np.ndarray, QModel | None]:
+def learned_q(prep: PreparedQuestion, warmup: int) -> tuple[np.ndarray, QModel | None]:
     """q [n_pool, K] float32 for every pool trace from the model fitted on the warmup set
     (cached on the prepared question). Empty grid or empty warmup: no model, q = NaN."""
     key = ("q", warmup)
@@ -132,6 +134,7 @@ def learned_q(prep, warmup: int) -> tuple[np.ndarray, QModel | None]:
         return prep.cache[key]
     n_w = min(warmup, prep.n)
     k = prep.n_checkpoints
+    out: tuple[np.ndarray, QModel | None]
     if n_w == 0 or k == 0:
         out = (np.full((prep.n, k), np.nan, dtype=np.float32), None)
     else:
@@ -256,8 +259,6 @@ def margin_rule(
     `V_L - V_a > gamma (S_all + S_L) - (1 + gamma) Q_a` (same sums as the spec's c_j, grouped).
     Returns (fires, leader, margin, threshold) where margin/threshold are the binding check's
     two sides (the one with the least slack)."""
-    from analysis.stopping.voting import leaders
-
     g = votes.shape[-1]
     lead, v_l, has = leaders(votes)
     s_l = np.take_along_axis(qg, lead[..., None], axis=-1)[..., 0]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.mars.pool import QuestionPool
+from analysis.stopping.notes import Note, NoteCode, pool_note
 
 
 @dataclass
@@ -45,7 +46,7 @@ class PreparedQuestion:
     gidx: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 0), np.int32)
     )  # int32 [n, K] k*(G+1) + group (G = none)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # q-model, calibrated gamma, ... keyed by params
 
     @property
@@ -88,7 +89,7 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     """Restrict a QuestionPool to the simulator pool and derive what every policy needs.
 
     Never raises on odd data: problems become `notes` (shown by the UI)."""
-    notes: list[str] = list(pool.notes)
+    notes: list[Note] = [pool_note(n) for n in pool.notes]
     order = _first_appearance_order(pool)
     final_all = np.asarray(pool.final_group, dtype=np.int32)[order]
     keep = order[final_all >= 0]
@@ -111,8 +112,11 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     max_id = max(int(final.max(initial=-1)), int(groups.max(initial=-1)))
     if max_id >= n_groups:
         notes.append(
-            f"answer group ids go up to {max_id} but only {n_groups} labels exist; "
-            "the missing groups are shown unlabelled and count as wrong"
+            Note(
+                NoteCode.MISSING_LABELS,
+                f"answer group ids go up to {max_id} but only {n_groups} labels exist; "
+                "the missing groups are shown unlabelled and count as wrong",
+            )
         )
     # compact ids: only groups the pool uses, in id order (so "lowest id wins ties" is kept)
     used = np.unique(np.concatenate((final, groups[groups >= 0]))).astype(np.int64)
@@ -148,7 +152,10 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     finite = np.isfinite(low_v)
     if not finite.all():
         notes.append(
-            f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation"
+            Note(
+                NoteCode.NONFINITE_LOWS,
+                f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation",
+            )
         )
         low_w, low_v, row_of = low_w[finite], low_v[finite], row_of[finite]
     new_counts = np.bincount(row_of, minlength=n) if n else np.zeros(0, np.int64)
@@ -159,7 +166,11 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     low_keys = row_of * (m_u + 1) + (m_u - rank)
     if low_keys.size > 1 and not np.all(np.diff(low_keys) > 0):
         notes.append(
-            "record lows are not strictly decreasing in some traces; truncation uses them sorted"
+            Note(
+                NoteCode.UNSORTED_LOWS,
+                "record lows are not strictly decreasing in some traces; truncation uses them "
+                "sorted",
+            )
         )
         o = np.argsort(low_keys, kind="stable")
         low_keys, low_w = low_keys[o], low_w[o]
@@ -172,18 +183,27 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
     if bad:
         desc = ", ".join(f"{v} {k}" for k, v in bad.items())
         notes.append(
-            f"non-finite confidence features in the pool ({desc}): kept as the published simulator "
-            "would (NaN never passes a DeepConf threshold and blocks MARS stops)"
+            Note(
+                NoteCode.NONFINITE_FEATURES,
+                f"non-finite confidence features in the pool ({desc}): kept as the published "
+                "simulator would (NaN never passes a DeepConf threshold and blocks MARS stops)",
+            )
         )
     if n == 0:
         notes.append(
-            f"no trace has a final answer ({n_all} traces): nothing to sample; every iteration "
-            "answers nothing at zero tokens"
+            Note(
+                NoteCode.NO_ANSWER,
+                f"no trace has a final answer ({n_all} traces): nothing to sample; every "
+                "iteration answers nothing at zero tokens",
+            )
         )
     if k == 0 and n:
         notes.append(
-            "empty checkpoint grid (no probe at a multiple of the window): no rule can stop early; "
-            "every iteration votes on final answers"
+            Note(
+                NoteCode.EMPTY_GRID,
+                "empty checkpoint grid (no probe at a multiple of the window): no rule can stop "
+                "early; every iteration votes on final answers",
+            )
         )
     g1 = n_groups_eff + 1
     gidx = (

@@ -3,32 +3,37 @@ baseline). Written for clarity, one iteration and one checkpoint at a time, the 
 reads; shares only the q-model fit (`mars.learned_q`) with the vectorised engine. DeepConf
 truncation uses `QuestionPool.first_window_below` (binary search) instead of the engine's
 rank-keyed searchsorted, and the MARS thresholds are direct per-challenger sums.
+
+It asks a policy only for the facts every rule shares (voting, whether it never stops or is
+sequential, its stop label); each rule's decision is written out again here, on purpose: an
+oracle that called the policies' own `block_fires` would test the engine against itself.
+Kept in `analysis/` (not tests/) because bench/playground.py times the engine against it.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
-from analysis.stopping.engine import STOP_LABEL, QuestionResult
 from analysis.stopping.mars import GAMMA_GRID, learned_q
 from analysis.stopping.params import (
     DEFAULT_SETTINGS,
     AdaptiveConsistency,
     Consensus,
-    DeepConfOnline,
     EarlyStoppingSC,
     Mars,
     ParallelProbe,
     Policy,
     ProbeStability,
-    SelfConsistency,
     SimSettings,
-    Voting,
 )
 from analysis.stopping.prepare import PreparedQuestion
-from analysis.stopping.sequential import beta_prob, dirichlet_prob
+from analysis.stopping.result import QuestionResult
+from analysis.stopping.results import RunResult
+from analysis.stopping.rules import beta_prob, dirichlet_prob
 
 
 def _votes(ans: np.ndarray, elig: np.ndarray, w: np.ndarray, g: int) -> np.ndarray:
@@ -83,10 +88,6 @@ def _ref_calibrate(groups, q, weights, elig, final, g, ucb_z, gamma_min) -> floa
     return round(max(band, gamma_min), 2)
 
 
-def _voting(policy: Policy) -> Voting:
-    return Voting() if isinstance(policy, SelfConsistency) else policy.voting  # type: ignore[union-attr]
-
-
 def reference_question(
     prep: PreparedQuestion, policy: Policy, settings: SimSettings
 ) -> QuestionResult:
@@ -123,9 +124,7 @@ def reference_question(
             0,
             group_correct=prep.group_correct,
         )
-    voting = (
-        Voting() if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency) else _voting(policy)
-    )
+    voting = policy.voting
     q_all = None
     ref_answer = -1
     if isinstance(policy, Mars) and k:
@@ -157,16 +156,17 @@ def reference_question(
         rows = rng.choice(prep.n, size=settings.budget, replace=True)
         lens = prep.lengths[rows]
         fin = prep.final[rows]
-        if isinstance(policy, EarlyStoppingSC | AdaptiveConsistency):
+        if policy.sequential:
             seen: list[int] = []
             n_gen = len(rows)
             stopped = False
             for j in range(len(rows)):
                 seen.append(int(fin[j]))
                 if isinstance(policy, EarlyStoppingSC):
-                    w = policy.window
-                    fire = (j + 1) % w == 0 and len(set(seen[-w:])) == 1
+                    win = policy.window
+                    fire = (j + 1) % win == 0 and len(set(seen[-win:])) == 1
                 else:
+                    assert isinstance(policy, AdaptiveConsistency)
                     fire = _ac_fire(policy, seen)
                 if fire:
                     n_gen, stopped = j + 1, True
@@ -178,10 +178,9 @@ def reference_question(
             position[it] = n_gen
             if stopped:
                 stop_index[it] = n_gen
-                stopped_by[it] = STOP_LABEL[type(policy)]
+                stopped_by[it] = policy.stop_label
             continue
 
-        voting = _voting(policy)
         if voting.filter:
             thr = float(
                 np.percentile(prep.min_group[rows[: max(1, settings.warmup)]], voting.percentile)
@@ -200,7 +199,7 @@ def reference_question(
         pp_pruned = np.zeros(len(rows), dtype=bool)
         pp_off = np.zeros(len(rows), dtype=np.int64)
         run_len, prev_lead = 0, -1
-        never = isinstance(policy, SelfConsistency | DeepConfOnline)
+        never = policy.never_stops
         for p in range(0 if never else k):
             pos = int(grid[p])
             a = prep.groups[rows, p]
@@ -214,6 +213,7 @@ def reference_question(
             has = v.sum() > 0
             fire = False
             if isinstance(policy, Mars):
+                assert q_all is not None and gamma is not None
                 q = q_all[rows, p]
                 for_l = a == lead
                 fire = has and v[lead] > (q * (gamma * np.where(for_l, 2.0 * w, w) * e)).sum()
@@ -251,7 +251,7 @@ def reference_question(
                 tokens[it] = int(np.minimum(cap, pos).sum())
                 position[it] = pos
                 stop_index[it] = p
-                stopped_by[it] = STOP_LABEL[type(policy)]
+                stopped_by[it] = policy.stop_label
                 break
         if stop_at < 0:
             e = fin >= 0
@@ -267,7 +267,7 @@ def reference_question(
             tokens[it] = baseline[it]
             position[it] = int(grid[-1]) if k else 0
     correct = (answers >= 0) & prep.group_correct[np.maximum(answers, 0)]
-    extra = _ref_deepconf_votes(prep, settings) if isinstance(policy, SelfConsistency) else {}
+    extra = _ref_deepconf_votes(prep, settings) if policy.offline_votes else {}
     return QuestionResult(
         prep.qid,
         prep.ground_truth,
@@ -289,8 +289,6 @@ def reference_question(
 
 def _ref_deepconf_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[str, np.ndarray]:
     """The seven DeepConf offline votes, one iteration at a time."""
-    import warnings
-
     out: dict[str, np.ndarray] = {}
     g = prep.n_groups
     for it in range(settings.iterations):
@@ -345,8 +343,9 @@ def _ac_fire(policy: AdaptiveConsistency, seen: list[int]) -> bool:
     raise ValueError(policy.criterion)
 
 
-def reference_simulate(preps, policy: Policy, settings: SimSettings = DEFAULT_SETTINGS):
-    from analysis.stopping.results import RunResult
-
+def reference_simulate(
+    preps: Sequence[PreparedQuestion], policy: Policy, settings: SimSettings = DEFAULT_SETTINGS
+) -> RunResult:
+    """`simulate` of the loop oracle (no notes: they are the engine's)."""
     out = [reference_question(p, policy, settings) for p in preps]
     return RunResult(policy, settings, out)

@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.stopping.engine import QuestionResult
+from analysis.stopping.notes import Note
 from analysis.stopping.params import Policy, SimSettings
+from analysis.stopping.result import QuestionResult
 
 RESULTS_COLUMNS = [
     "question_id",
@@ -90,7 +91,7 @@ class RunResult:
     policy: Policy
     settings: SimSettings
     questions: list[QuestionResult]
-    notes: dict[int, list[str]] = field(default_factory=dict)
+    notes: dict[int, list[Note]] = field(default_factory=dict)
 
     def results_frame(self) -> pd.DataFrame:
         parts = []

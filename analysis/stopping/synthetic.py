@@ -49,7 +49,7 @@ def synthetic_pool(
     wins_l, vals_l, offs = [], [], [0]
     for j in range(n):
         n_win = max(int(lengths[j]) - window + 1, 1)
-        c = int(min(rng.integers(1, 6), n_win))
+        c = min(int(rng.integers(1, 6)), n_win)
         wins = (
             np.sort(rng.choice(np.arange(1, n_win), size=c - 1, replace=False))
             if c > 1

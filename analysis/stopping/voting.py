@@ -24,6 +24,7 @@ def group_votes(
     a2 = a.reshape(rows, b)
     valid = e.reshape(rows, b) & (a2 >= 0)
     idx = (np.arange(rows, dtype=np.int64)[:, None] * n_groups + a2)[valid]
+    out: np.ndarray
     if weights is None:
         out = np.bincount(idx, minlength=rows * n_groups).astype(np.float64)
     else:
@@ -62,6 +63,7 @@ def checkpoint_votes(
         gidx = np.where(mask, gidx, dummy)
     idx = gidx + (np.arange(n_i, dtype=np.int64) * (k * g1))[:, None, None]
     flat = idx.ravel()
+    out: np.ndarray
     if weights is None:
         out = np.bincount(flat, minlength=n_i * k * g1).astype(np.float64)
     else:

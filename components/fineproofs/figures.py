@@ -9,7 +9,7 @@ small whatever the collection size. All hover text built from data goes through 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -20,6 +20,7 @@ from components.common.formatting import fmt_num
 from components.common.safe_text import esc_hover
 from components.common.theme import (
     ALERT,
+    CASE_ACCENT,
     CHANGE_SCALE,
     FOCUS,
     FP_BAND,
@@ -52,6 +53,13 @@ def trace_label(problem_id: str, sample_index: int) -> str:
     return esc_hover(f"{str(problem_id)[:10]}·s{sample_index}", 40)
 
 
+def marked_label(label: str, n_cases: int) -> str:
+    """A row label with the casebook mark: a bookmark dot and the number of cases."""
+    if n_cases <= 0:
+        return label
+    return f"<span style='color:{CASE_ACCENT}'><b>● {int(n_cases)}</b></span> {label}"
+
+
 def overview_figure(
     cells: pl.DataFrame,
     traces: pl.DataFrame,
@@ -59,14 +67,21 @@ def overview_figure(
     axis: str = "ordinal",
     n_depth_bins: int = 10,
     selected: tuple[str, int] | None = None,
+    marked: Mapping[tuple[str, int], int] | None = None,
 ) -> go.Figure:
     """Rows = the given page of traces (in order), columns = prefix ordinal or depth bin.
 
     `cells` comes from `analysis.fineproofs.values.overview_cells`; `traces` is the same page of
     the per-trace summary (adds the endpoint grade as its own diamond column at the right).
+    `marked` maps (problem_id, sample_index) to its number of casebook cases: those rows get a
+    mark before their label and the count in their cells' hover.
     """
     n_rows = traces.height
-    labels = [trace_label(p, s) for p, s in traces.select("problem_id", "sample_index").rows()]
+    marked = marked or {}
+    labels = [
+        marked_label(trace_label(p, s), marked.get((p, s), 0))
+        for p, s in traces.select("problem_id", "sample_index").rows()
+    ]
     if axis == "ordinal":
         n_cols = int(cells["grid_col"].max() or 1) if cells.height else 1
         xs = cells["grid_col"].to_numpy().astype(np.float32)
@@ -99,6 +114,7 @@ def overview_figure(
         + fmt_num(v, "+.3f" if metric == "change" else ".3f")
         + (f" ± {2 * se:.3f} (2 SE)" if se is not None and se == se and metric == "value" else "")
         + (f"<br>{esc_hover(fl)}" if fl else "")
+        + (f"<br>● {marked[(p, s)]} case(s) in the casebook" if (p, s) in marked else "")
         for p, s, o, st, v, se, fl in zip(
             pid, smp, ords, cells["step"].to_list(), cells["val"].to_list(), cells["se"].to_list(),
             cells["flags"].to_list(), strict=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 
+import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.values import KEYS, overview_cells, select_traces
@@ -17,6 +18,7 @@ from components.common.selection import event_of, selected_points, selected_rows
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
+from components.fineproofs.cases import trace_case_counts
 from components.fineproofs.figures import overview_figure
 from components.fineproofs.shared import open_trace
 
@@ -29,6 +31,7 @@ SORTS = {
 PAGE_SIZES = (25, 50, 100)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
+CASES_COLUMN = "cases"
 TABLE_COLUMNS = (
     "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
     "largest_drop", "largest_drop_depth", "first_error_depth", "n_prefixes", "n_sig_drops",
@@ -120,8 +123,14 @@ def render_overview(src: SourceConfig) -> None:
     )
     cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
     sel = (FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read())
+    marked = trace_case_counts()
     fig = overview_figure(
-        cells, page_traces, metric=color, axis=axis, selected=sel if sel[0] else None
+        cells,
+        page_traces,
+        metric=color,
+        axis=axis,
+        selected=sel if sel[0] else None,
+        marked=marked,
     )
     st.plotly_chart(
         fig,
@@ -131,11 +140,21 @@ def render_overview(src: SourceConfig) -> None:
         config={"displayModeBar": False},
     )
     page_rows = page_traces.select(*KEYS).rows()
-    view = page_traces.select(*TABLE_COLUMNS)
-    st.caption("Or pick a row to open its trace:")
+    view = page_traces.select(*TABLE_COLUMNS).insert_column(
+        2, pl.Series(CASES_COLUMN, [marked.get(k) for k in page_rows], dtype=pl.Int64)
+    )
+    st.caption(
+        "Or pick a row to open its trace"
+        + (" (● = cases in the casebook on that trace):" if marked else ":")
+    )
     st.dataframe(
         view,
         key=TABLE_KEY,
+        column_config={
+            CASES_COLUMN: st.column_config.NumberColumn(
+                CASES_COLUMN, help="cases in the casebook on this trace or its steps", format="● %d"
+            )
+        },
         on_select=functools.partial(_on_table_select, page_rows),
         selection_mode="single-row",
         hide_index=True,

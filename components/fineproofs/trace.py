@@ -28,6 +28,12 @@ from components.common.selection import event_of, first_point_value
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept, query_pairs
 from components.fineproofs import cached as fc
+from components.fineproofs.cases import (
+    capture_step,
+    capture_trace,
+    step_cases_here,
+    trace_cases_here,
+)
 from components.fineproofs.figures import hist_heatmap_figure, value_curve_figure
 from components.fineproofs.shared import DATASET, open_trace, show_notes
 from components.fineproofs.text import (
@@ -122,8 +128,13 @@ def render_trace(src: SourceConfig) -> None:
     prefix = FineproofsKeys.PREFIX.read()
     if prefix is not None and prefix not in series["ordinal"].to_list():
         prefix = None
-    st.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
-    _trace_header(trace_row(summary, pid, sample), series.height)
+    info = trace_row(summary, pid, sample)
+    h1, h2 = st.columns([5, 1], vertical_alignment="center")
+    h1.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
+    with h2:
+        capture_trace(src, pid, sample, info, series.height)
+    _trace_header(info, series.height)
+    trace_cases_here(pid, sample)
     t1, t2 = st.columns(2)
     axis = (
         t1.segmented_control(
@@ -183,7 +194,11 @@ def render_trace(src: SourceConfig) -> None:
             rec.text, segs, table, color_by=color, selected=prefix, query=query_pairs()
         )
         if prefix is not None:
-            step_stats_panel(table.filter(pl.col("ordinal") == prefix).row(0, named=True))
+            step_stats_panel(
+                table.filter(pl.col("ordinal") == prefix).row(0, named=True),
+                src=src,
+                trace=(pid, sample),
+            )
         st.html(legend_html(color))
         if prefix is not None:
             st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
@@ -205,11 +220,18 @@ def render_trace(src: SourceConfig) -> None:
     )
 
 
-def step_stats_panel(r: dict[str, Any]) -> None:
-    """The selected step's statistics (set by clicking its text, a curve point or a deep link)."""
+def step_stats_panel(
+    r: dict[str, Any], *, src: SourceConfig | None = None, trace: tuple[str, int] | None = None
+) -> None:
+    """The selected step's statistics (set by clicking its text, a curve point or a deep link);
+    with `src` and `trace`, the control that labels the step in the casebook, and its cases."""
     with st.container(border=True, key="fp_step_stats"):
         of = f" of {r['num_steps']}" if r.get("num_steps") else ""
-        st.markdown(f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**")
+        head, ctl = st.columns([4, 1], vertical_alignment="center")
+        head.markdown(f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**")
+        if src is not None and trace is not None:
+            with ctl:
+                capture_step(src, trace[0], trace[1], r)
         m = st.columns(5)
         se = r.get("se")
         m[0].metric(
@@ -242,3 +264,5 @@ def step_stats_panel(r: dict[str, Any]) -> None:
         if lo is not None or hi is not None:
             bits.append(f"min {fmt_num(lo, '.2f')} · max {fmt_num(hi, '.2f')}")
         st.caption(" · ".join(bits))
+        if trace is not None:
+            step_cases_here(trace[0], trace[1], int(r["ordinal"]))

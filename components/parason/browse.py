@@ -9,13 +9,16 @@ import streamlit as st
 
 from analysis.parason.metrics import SORT_COLUMNS, filter_table
 from analysis.parason.tables import browse_frame
+from components.common.casebook import case_counts
 from components.common.downloads import file_stem
 from components.common.selection import event_of, selected_rows
 from components.common.url_state import bound_kept
-from components.parason.shared import open_trajectory, table_downloads
+from components.parason.cases import badge
+from components.parason.shared import DATASET, open_trajectory, table_downloads
 
 TABLE_KEY = "pa_table"
 COLUMNS = {
+    "cases": st.column_config.TextColumn("📌", width=48, help="cases in the casebook"),
     "uuid": st.column_config.TextColumn("uuid", width=80, help="first 8 characters"),
     "question": st.column_config.TextColumn("question (start)", width=250),
     "correctness": st.column_config.Column("correct", width=55),
@@ -50,7 +53,10 @@ def render_browse(filtered: pl.DataFrame, total: int, subset: str, counter: str)
     if view.height == 0:
         st.info("No trajectory matches these filters. Clear the search or widen the speedup range.")
         return
-    shown = browse_frame(view)
+    counts = case_counts(DATASET, "uuid")
+    shown = browse_frame(view).insert_column(
+        0, pl.Series("cases", [badge(counts.get(u, 0)) for u in view["uuid"].to_list()])
+    )
     st.dataframe(
         shown,
         key=TABLE_KEY,

@@ -16,9 +16,11 @@ from analysis.parason.tables import (
     resolve_uuid,
 )
 from cache.sources import SourceConfig
+from components.common.casebook import capture
 from components.common.formatting import fmt_quantity
 from components.common.guards import guard
 from components.parason import cached as pc
+from components.parason import cases as pcs
 from components.parason.dag_panel import COLLAPSE_AT, dag_view
 from components.parason.shared import DATASET, UUID, picker
 
@@ -75,6 +77,18 @@ def render_compare(src: SourceConfig, counter: str) -> None:
         st.info("No added branches in this pair.", icon=":material/info:")
     said = f"{len(added)} branches were added by the 8x expansion (magenta outline and '+'). "
     st.caption((said if added else "") + HOW_ADDED)
+    with guard("the pair's casebook control", dataset=DATASET):
+        capture(
+            DATASET,
+            DATASET,
+            pcs.pair_item(uid),
+            title=pcs.pair_title(row8.get("question")),
+            snapshot=pcs.pair_snapshot(a1.metrics, a8.metrics, len(added)),
+            source=src,
+            file=pcs.PAIR_FILE,
+            key=f"pa_pair_{uid}",
+            label="Add pair to casebook",
+        )
     st.dataframe(compare_frame(a1.metrics, a8.metrics), hide_index=True)
     c1, c8 = st.columns(2)
     widest = max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))

@@ -4,6 +4,8 @@ with tags highlighted (each part links to its node) and the stage table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 import streamlit as st
 
@@ -21,6 +23,7 @@ from analysis.parason.tables import (
     warnings_frame,
 )
 from cache.sources import SourceConfig
+from components.common.casebook import capture, cases_here
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import fmt_quantity
 from components.common.guards import guard
@@ -35,6 +38,7 @@ from components.common.theme import (
 )
 from components.common.url_state import query_pairs
 from components.parason import cached as pc
+from components.parason import cases as pcs
 from components.parason.dag import dag_html
 from components.parason.dag_panel import DAG_LEGEND, dag_view
 from components.parason.shared import DATASET, NODE, UUID, on_pick, picker
@@ -113,8 +117,29 @@ def added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8: Trajectory) ->
         return set()
 
 
-def _node_panel(traj: Trajectory, g, h, node: str | None) -> None:  # type: ignore[no-untyped-def]
-    st.markdown("**Selected node**")
+def _node_capture(case: CaseContext, g, node: str) -> None:  # type: ignore[no-untyped-def]
+    """The selected node's "Add node" control (a real node only, not a collapsed stage)."""
+    d = g.nodes[node]
+    label = str(d.get("label", node))
+    capture(
+        DATASET,
+        DATASET,
+        pcs.node_item(case.subset, case.uid, node),
+        title=pcs.node_title(case.subset, case.question, label),
+        snapshot=pcs.node_snapshot(node, d, case.counter),
+        source=case.src,
+        file=pcs.sft_file(case.subset),
+        key=f"pa_node_{case.subset}_{case.uid}_{node}",
+        label="Add node",
+    )
+
+
+def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> None:  # type: ignore[no-untyped-def]
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.markdown("**Selected node**", width="content")
+        if node is not None and node in g:
+            with guard("the node's casebook control", dataset=DATASET):
+                _node_capture(case, g, node)
     order = list(g.nodes)
     key = f"pa_node_{node or 'none'}"
     st.selectbox(
@@ -165,6 +190,63 @@ def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None: 
         st.html(text_html)
 
 
+@dataclass(frozen=True, slots=True)
+class CaseContext:
+    """What every capture on this tab shares: the source, subset, trajectory, counter and the
+    question (for the suggested titles)."""
+
+    src: SourceConfig
+    subset: str
+    uid: str
+    counter: str
+    question: object
+
+
+def _trajectory_capture(case: CaseContext, m: Metrics, correctness: object) -> None:
+    """The trajectory's "Add to casebook" control and, beside it, the cases already on it (the
+    node and stage cases of this trajectory included)."""
+    item = pcs.trajectory_item(case.subset, case.uid)
+    capture(
+        DATASET,
+        DATASET,
+        item,
+        title=pcs.trajectory_title(case.subset, case.question),
+        snapshot=pcs.trajectory_snapshot(m, correctness),
+        source=case.src,
+        file=pcs.sft_file(case.subset),
+        key=f"pa_traj_{case.subset}_{case.uid}",
+    )
+    cases_here(DATASET, item, key="pa_traj")
+
+
+def _stage_capture(case: CaseContext, m: Metrics) -> None:
+    """A stage picker and its "Add stage" control, above the stage table."""
+    stats = {s.stage: s for s in m.stage_stats}
+    pick_key = f"pa_stage_{case.subset}_{case.uid}"
+    picked = st.selectbox(
+        "Stage",
+        list(stats),
+        format_func=lambda i: pcs.stage_label(stats[i]),
+        key=pick_key,
+        label_visibility="collapsed",
+        width=300,
+    )
+    s = stats.get(picked) if picked is not None else None
+    if s is None:
+        return
+    capture(
+        DATASET,
+        DATASET,
+        pcs.stage_item(case.subset, case.uid, s),
+        title=pcs.stage_title(case.subset, case.question, s),
+        snapshot=pcs.stage_snapshot(s, case.counter),
+        source=case.src,
+        file=pcs.sft_file(case.subset),
+        key=f"{pick_key}_{s.stage}",
+        label="Add stage",
+    )
+
+
 def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.DataFrame) -> None:
     uid = UUID.read()
     if uid is None:
@@ -194,6 +276,12 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     a = analyse_row(row, counter)
     traj, m, g = a.traj, a.metrics, a.dag
     st.html(question_html(row, m, traj, uid))
+    case = CaseContext(src, subset, uid, m.counter, row.get("question"))
+    with (
+        st.container(horizontal=True, vertical_alignment="center"),
+        guard("the casebook controls", dataset=DATASET),
+    ):
+        _trajectory_capture(case, m, row.get("correctness"))
     metric_row(m)
     st.caption(f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
     if traj.warnings:
@@ -228,11 +316,14 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     else:
         left, right = st.columns([2, 3])
     with left, guard("the node text", dataset=DATASET):
-        _node_panel(traj, g, h, node)
+        _node_panel(traj, g, h, node, case)
     with right, guard("the text view", dataset=DATASET):
         _text_view(traj, g, node, added)
     with guard("the stage table", dataset=DATASET):
         frame = stage_frame(m)
         if frame.height:
-            st.markdown("**Stages**")
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.markdown("**Stages**", width="content")
+                with guard("the stage's casebook control", dataset=DATASET):
+                    _stage_capture(case, m)
             st.dataframe(frame, hide_index=True)

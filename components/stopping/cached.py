@@ -13,17 +13,19 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analysis.mars.store import feature_paths, load_features
 from analysis.stopping import (
     FrontierPoint,
+    Policy,
     PreparedQuestion,
     RunResult,
     SimSettings,
     point_of,
     prepare,
     simulate,
+    sweep,
 )
-from analysis.stopping.blas import single_thread_blas
-from analysis.stopping.params import Policy
+from cache.datasets import mars_reference_dir
 from cache.errors import DataError
 from cache.progress import ProgressFn
 from cache.sources import SourceConfig
@@ -32,8 +34,6 @@ from components.common.cached import file_stamp, resolve, st_progress
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _prepared(path: str, mtime: int, window: int) -> list[PreparedQuestion]:
-    from analysis.mars.store import load_features
-
     store = load_features(Path(path), window=window)
     return [prepare(store.pool(q)) for q in store.qids]
 
@@ -46,8 +46,6 @@ def _built(path: str, mtime: int, window: int) -> dict[str, bool]:
 def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[PreparedQuestion]:
     """Prepared pools of every question of a MARS file (raises DataError on bad sources).
     The first use of a file builds its feature table with a progress bar."""
-    from analysis.mars.store import feature_paths
-
     path = resolve("mars", relpath, src)
     mtime = file_stamp(path)
     flag = _built(str(path), mtime, window)
@@ -61,8 +59,7 @@ def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[Prepar
 @st.cache_resource(show_spinner=False, max_entries=256)
 def _run(path: str, mtime: int, policy: Policy, settings: SimSettings) -> RunResult:
     preps = _prepared(path, mtime, settings.window)  # `run` callers called `prepared` first
-    with single_thread_blas():
-        return simulate(preps, policy, settings)
+    return simulate(preps, policy, settings)
 
 
 def run(relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings) -> RunResult:
@@ -82,14 +79,37 @@ def _points(
 def points(
     relpath: str, src: SourceConfig, policies: Sequence[Policy], settings: SimSettings
 ) -> list[FrontierPoint]:
-    """Accuracy/savings points of `policies` (a sweep, or the other policies at their
-    defaults), cached by (file, stamp, policies, settings): a slider that leaves them unchanged
+    """Accuracy/savings points of `policies` (the other policies at their defaults), cached by (file, stamp, policies, settings): a slider that leaves them unchanged
     redraws the frontier without re-simulating."""
     if not policies:
         return []
     prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     return _points(str(path), file_stamp(path), tuple(policies), settings)
+
+
+def sweep_points(
+    relpath: str,
+    src: SourceConfig,
+    policy: Policy,
+    settings: SimSettings,
+    progress: ProgressFn | None = None,
+) -> list[FrontierPoint]:
+    """The frontier points of `policy` swept over its main parameter ([] when it has none):
+    `analysis.stopping.sweep` (the path bench/playground.py times), each point's run through
+    the cached `_run`, so a slider that leaves the sweep unchanged re-simulates nothing."""
+    if not policy.main.values:
+        return []
+    preps = prepared(relpath, src, settings.window)
+    path = resolve("mars", relpath, src)
+    key, stamp = str(path), file_stamp(path)
+    return sweep(
+        preps,
+        policy,
+        settings=settings,
+        progress=progress,
+        run=lambda pol: _run(key, stamp, pol, settings),
+    )
 
 
 def run_with_progress(
@@ -109,8 +129,6 @@ def reference_csvs(
     relpath: str, src: SourceConfig, method: str
 ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The source's repro_reference summaries for this file and method, or None if absent."""
-    from cache.datasets import mars_reference_dir
-
     base = mars_reference_dir(relpath, method)
     try:
         per_q = pd.read_csv(resolve("mars", f"{base}/summary_per_question.csv", src))

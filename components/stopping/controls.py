@@ -1,33 +1,25 @@
 """Playground controls: file pick, policy and its parameters, bootstrap settings.
 
-Every widget binds itself to the URL (`bound(key)`), so a link restores file, policy and
-parameters. Policies are built from the published defaults (`analysis.stopping.params`)."""
+Every widget binds itself to the URL (`bound(key)`; keys in `url_keys.PlaygroundKeys`), so a
+link restores file, policy and parameters. Policies are built from the published defaults
+(`analysis.stopping.params`); each policy describes its own parameter widgets
+(`ui_params()`, plain data) and this module only renders them."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
-from analysis.stopping import (
-    ALL_METHODS,
-    DCO,
-    AdaptiveConsistency,
-    Consensus,
-    DeepConfOnline,
-    EarlyStoppingSC,
-    Mars,
-    ParallelProbe,
-    Policy,
-    ProbeStability,
-    SimSettings,
-    policy_for_method,
-)
+from analysis.stopping import ALL_METHODS, Policy, SimSettings, policy_for_method
+from analysis.stopping.params import ParamSpec
 from cache.datasets import MARS_FILES
 from components.common.safe_text import md_text
-from components.common.url_state import Param, bound
+from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
+from components.common.url_state import bound, url_selectbox
 
-DEFAULT_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
+DEFAULT_FILE = DEFAULT_MARS_FILE
 PREVIEW_ITERATIONS = 8
 FRONTIER_BASELINES = ("offline", "dco")
 WINDOWS = (1024, 2048, 4096)
@@ -59,25 +51,18 @@ METHOD_LABELS = {
 }
 
 
-FILE = Param("file", DEFAULT_FILE, parse=str, choices=tuple(MARS_FILES))
-
-
 def pick_file() -> str:
-    """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key). Not a
-    bound widget: Streamlit drops a page's bound keys when navigating away, which would lose
-    `file` on the way to the MARS view."""
-    rels = list(MARS_FILES)
-    want = FILE.read()
-    rel = st.selectbox(
+    """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key), so a
+    link carries it to and from the MARS view."""
+    rel = url_selectbox(
         "MARS file (model · benchmark)",
-        rels,
-        index=rels.index(want if want in rels else DEFAULT_FILE),
-        format_func=lambda r: MARS_FILES[r][2],
-        key="pg_file",
+        list(MARS_FILES),
+        PlaygroundKeys.FILE,
+        fallback=DEFAULT_FILE,
+        fmt=lambda r: MARS_FILES[r][2],
     )
-    FILE.write(rel)
     st.caption(md_text(rel))
-    return rel
+    return str(rel)
 
 
 def pick_method() -> str:
@@ -98,72 +83,38 @@ def published_policy(method: str) -> Policy:
     return policy_for_method(method)
 
 
+def _widget(spec: ParamSpec, disabled: bool) -> Any:
+    if spec.toggle:
+        return st.toggle(spec.label, value=bool(spec.default), **bound(spec.key))
+    return st.slider(
+        spec.label,
+        spec.lo,
+        spec.hi,
+        spec.default,
+        spec.step,
+        disabled=disabled,
+        help=spec.help,
+        **bound(spec.key),
+    )
+
+
 def policy_params(method: str) -> Policy:
-    """Parameter widgets for the chosen method; returns the policy they define."""
+    """Parameter widgets for the chosen method (four to a row, the DeepConf percentile of a
+    composed rule on its own row); returns the policy they define."""
     pol = published_policy(method)
     cols = st.columns(4)
-    if isinstance(pol, Mars):
-        with cols[0]:
-            cal = st.toggle("Calibrate gamma per question", value=pol.calibrate, **bound("cal"))
-        with cols[1]:
-            gamma = st.slider(
-                "gamma (cost shrinkage)",
-                0.0,
-                1.0,
-                float(pol.gamma),
-                0.05,
-                disabled=cal,
-                help="fixed gamma when calibration is off",
-                **bound("gamma"),
-            )
-        with cols[2]:
-            z = st.slider("UCB z", 0.0, 3.0, float(pol.ucb_z), 0.1, disabled=not cal, **bound("z"))
-        with cols[3]:
-            gmin = st.slider(
-                "gamma min", 0.0, 1.0, float(pol.gamma_min), 0.05, disabled=not cal, **bound("gmin")
-            )
-        pol = replace(pol, calibrate=cal, gamma=gamma, ucb_z=z, gamma_min=gmin)
-        if pol.voting.filter:
-            pol = replace(pol, voting=replace(pol.voting, percentile=_percentile(cols)))
-    elif isinstance(pol, DeepConfOnline):
-        with cols[0]:
-            pct = st.slider("threshold percentile", 0, 100, 90, 5, **bound("pct"))
-        pol = replace(pol, percentile=float(pct))
-    elif isinstance(pol, ParallelProbe):
-        with cols[0]:
-            conv = st.slider("stable checkpoints to stop (conv)", 1, 12, pol.conv, **bound("conv"))
-        with cols[1]:
-            warm = st.slider("warm-up checkpoints", 0, 8, pol.warmup, **bound("ppw"))
-        with cols[2]:
-            prune = st.slider("prune patience", 0, 6, pol.prune_patience, **bound("prune"))
-        pol = replace(pol, conv=conv, warmup=warm, prune_patience=prune)
-    elif isinstance(pol, Consensus):
-        with cols[0]:
-            tau = st.slider("tau (leader share)", 0.5, 1.0, pol.tau, 0.01, **bound("tau"))
-        pol = replace(pol, tau=tau)
-        if pol.voting.filter:
-            pol = replace(pol, voting=replace(DCO, percentile=_percentile(cols)))
-    elif isinstance(pol, ProbeStability):
-        with cols[0]:
-            k = st.slider("stable checkpoints k", 1, 12, pol.k, **bound("k"))
-        pol = replace(pol, k=k)
-        if pol.voting.filter:
-            pol = replace(pol, voting=replace(DCO, percentile=_percentile(cols)))
-    elif isinstance(pol, EarlyStoppingSC):
-        with cols[0]:
-            w = st.slider("ESC window (traces)", 2, 16, pol.window, **bound("win"))
-        pol = replace(pol, window=w)
-    elif isinstance(pol, AdaptiveConsistency):
-        with cols[0]:
-            thr = st.slider("threshold", 0.5, 0.99, float(pol.threshold), 0.01, **bound("thr"))
-        pol = replace(pol, threshold=thr)
-    return pol
-
-
-def _percentile(_cols) -> float:
-    col = st.columns(4)[0]
-    with col:
-        return float(st.slider("DeepConf threshold percentile", 0, 100, 90, 5, **bound("pct")))
+    values: dict[str, Any] = {}
+    used = 0
+    for spec in pol.ui_params():
+        if spec.new_row:
+            slot = st.columns(4)[0]
+        else:
+            slot, used = cols[used], used + 1
+        gate = spec.enabled_when
+        disabled = gate is not None and bool(values.get(gate[0])) != gate[1]
+        with slot:
+            values[spec.field] = _widget(spec, disabled)
+    return pol.with_params(values) if values else pol
 
 
 def pick_others(method: str) -> list[str]:

@@ -7,17 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from analysis.stopping import ALL_METHODS, Diagnostics, FrontierPoint, QuestionResult
 from analysis.stopping.compare import pareto_front
+from components.common import theme
 from components.common.safe_text import esc_hover
 
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-# frontier markers: every policy can be on the chart at once (16+), so colour x symbol must not
-# repeat within that many (24 colours, 9 symbols; the sweep line keeps PALETTE[0])
-MARKER_COLORS = [c for c in qualitative.Dark24 if c.upper() != "#2E91E5"]
+PALETTE = theme.LINE_PALETTE
+MARKER_COLORS = theme.MARKER_COLORS  # 24 colours x 9 symbols: no look repeats among 16+ policies
 SYMBOLS = [
     "square",
     "diamond",
@@ -35,7 +33,7 @@ MARKER_STYLE: dict[str, tuple[str, str]] = {
     m: (SYMBOLS[i % len(SYMBOLS)], MARKER_COLORS[i % len(MARKER_COLORS)])
     for i, m in enumerate(ALL_METHODS)
 }
-FALLBACK_STYLE = ("circle-open", "#7f7f7f")
+FALLBACK_STYLE = ("circle-open", theme.MARKER_FALLBACK)
 
 
 def marker_style(method: str) -> tuple[str, str]:
@@ -75,8 +73,8 @@ def frontier_figure(
                 y=fy[o],
                 mode="lines+markers",
                 name="Pareto front",
-                line={"color": "rgba(46,160,44,0.35)", "width": 10},
-                marker={"size": 16, "color": "rgba(46,160,44,0.25)"},
+                line={"color": theme.PARETO_LINE, "width": 10},
+                marker={"size": 16, "color": theme.PARETO_MARKER},
                 hoverinfo="skip",
             )
         )
@@ -111,7 +109,7 @@ def frontier_figure(
                     "size": 12,
                     "symbol": symbol,
                     "color": color,
-                    "line": {"color": "white", "width": 1},
+                    "line": {"color": theme.MARKER_EDGE, "width": 1},
                 },
                 customdata=[esc_hover(name)],
                 hovertemplate="%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
@@ -126,8 +124,8 @@ def frontier_figure(
                 name="current setting",
                 marker={
                     "size": 18,
-                    "color": "rgba(0,0,0,0)",
-                    "line": {"color": "black", "width": 3},
+                    "color": theme.CURRENT_FILL,
+                    "line": {"color": theme.CURRENT_RING, "width": 3},
                 },
                 hovertemplate="current<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
@@ -160,7 +158,7 @@ def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
     )
     if cmp.empty:
         return fig
-    colors = np.where(cmp["lost"], "#d62728", "#2ca02c")
+    colors = np.where(cmp["lost"], theme.ALERT, theme.GAIN)
     fig.add_trace(
         go.Bar(
             x=cmp["qid"],
@@ -178,7 +176,7 @@ def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
             y=cmp["savings_pct"],
             mode="markers",
             name="savings (%)",
-            marker={"symbol": "square", "size": 10, "color": "#1f77b4"},
+            marker={"symbol": "square", "size": 10, "color": PALETTE[0]},
             hovertemplate="Q%{x}<br>savings %{y:.1f}%<extra></extra>",
         ),
         row=2,
@@ -249,14 +247,13 @@ def replay_figure(
         name = f"{label[:30]}{' ✓' if ok else ''}"
         series.append((1, name, share[:, gid] * 100, {"color": PALETTE[i % len(PALETTE)]}))
     if diag.margin is not None and diag.threshold is not None:
-        series.append((2, "margin", diag.margin[0], {"color": "#000000"}))
-        series.append((2, "threshold", diag.threshold[0], {"color": "#d62728", "dash": "dash"}))
-    else:
-        series.append((2, "leader share (%)", diag.share[0] * 100, {"color": "#000000"}))
+        series.append((2, "margin", diag.margin[0], {"color": theme.SIGNAL}))
+        series.append((2, "threshold", diag.threshold[0], {"color": theme.ALERT, "dash": "dash"}))
+    elif diag.share is not None:
+        series.append((2, "leader share (%)", diag.share[0] * 100, {"color": theme.SIGNAL}))
         if tau is not None:
-            series.append(
-                (2, "tau (%)", np.full(grid.shape, tau * 100), {"color": "#d62728", "dash": "dash"})
-            )
+            thr_line = np.full(grid.shape, tau * 100)
+            series.append((2, "tau (%)", thr_line, {"color": theme.ALERT, "dash": "dash"}))
     tokens = diag.tokens_at[0] / 1e6 if diag.tokens_at is not None else np.zeros_like(grid)
     for row, name, y, line in series:
         fig.add_trace(
@@ -279,7 +276,7 @@ def replay_figure(
             x=grid,
             y=tokens,
             name="tokens (M)",
-            marker_color="#7f7f7f",
+            marker_color=theme.TOKENS_BAR,
             hovertemplate="p=%{x:.0f}<br>%{y:.3f} M tokens<extra></extra>",
         ),
         row=3,
@@ -288,7 +285,7 @@ def replay_figure(
     stop = int(res.stop_index[0])
     if stop >= 0:
         for r in (1, 2, 3):
-            fig.add_vline(x=grid[stop], line_dash="dot", line_color="#d62728", row=r, col=1)
+            fig.add_vline(x=grid[stop], line_dash="dot", line_color=theme.ALERT, row=r, col=1)
         # inside the top panel, just below its top edge: above it (paper y = 1) the label sat
         # on the subplot title "vote share per answer"
         fig.add_annotation(
@@ -300,8 +297,8 @@ def replay_figure(
             xanchor="left" if stop < grid.shape[0] / 2 else "right",
             text=f" stop at {int(grid[stop])} ({esc_hover(str(res.stopped_by[0]))}) ",
             showarrow=False,
-            font={"color": "#d62728"},
-            bgcolor="rgba(255,255,255,0.85)",
+            font={"color": theme.ALERT},
+            bgcolor=theme.STOP_LABEL_BG,
             name="stop label",
         )
     n_tr = len(series) + 1

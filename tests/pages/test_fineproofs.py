@@ -8,6 +8,7 @@ import base64
 import html
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -17,8 +18,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis.fineproofs.utf16 import Utf16Index
+from cache.casebook.io import prm_labels
+from cache.casebook.model import make_case
+from cache.casebook.store import open_store
 from cache.fineproofs_io import load_trace
 from cache.sample.fineproofs import write_sample
+from components.common import casebook as cb
 from tests.pages.conftest import new_app
 
 PAGE = "pages/fineproofs.py"
@@ -332,3 +337,126 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
     # no prefix in the link: no panel
     at = _app({"view": "Trace", "problem": pid, "sample": str(sample)})
     assert not [m for m in at.markdown if m.value.startswith("**Selected step")]
+
+
+# ---------------------------------------------------------------- casebook capture
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
+    monkeypatch.setenv("RTE_DB_URL", url)
+    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
+    cb.reset_store()
+    yield url
+    cb.reset_store()
+
+
+def _stored(url: str) -> list:  # type: ignore[type-arg]  # list of Case
+    return open_store(url).list_cases(dataset="fineproofs")
+
+
+def _add_case(url: str, item: dict[str, str], title: str = "seen before") -> None:
+    open_store(url).add(
+        make_case(
+            "fineproofs",
+            "fineproofs",
+            query=[("problem", item["problem"])],
+            source={"kind": "sample"},
+            item=item,
+            title=title,
+            note="**bold** <i>x</i>",
+            author="ada",
+            snapshot={},
+        )  # fmt: skip
+    )
+
+
+def test_capture_a_trace_from_the_trace_tab(sample_fp: Path, db: str) -> None:
+    pid, sample = _astral_trace(sample_fp)
+    at = _app({"view": "Trace", "problem": pid, "sample": str(sample)})
+    key = f"cb_fp_trace_{pid}_{sample}"
+    assert at.text_input(key=f"{key}_title").value == f"Trace {pid} · sample {sample}"
+    at.text_input(key=f"{key}_title").set_value("value collapses at step 3")
+    at.multiselect(key=f"{key}_tags").select("value collapse")
+    at.selectbox(key=f"{key}_verdict").set_value("confirmed")
+    at.button(key=f"{key}_save").click().run()
+    assert not at.exception and not _errors(at), _errors(at)
+    (case,) = _stored(db)
+    assert (case.dataset, case.view, case.title) == (
+        "fineproofs",
+        "fineproofs",
+        "value collapses at step 3",
+    )
+    assert case.item == {"problem": pid, "sample": str(sample)}
+    assert case.tags == ("value collapse",) and case.verdict == "confirmed"
+    q = dict(case.query)
+    assert q["problem"] == pid and q["sample"] == str(sample)
+    assert case.source["file"] == "data/prefix_values.parquet" and case.source["kind"] == "sample"
+    info = pl.read_parquet(sample_fp / "data/prefix_values.parquet").filter(
+        (pl.col("problem_id") == pid) & (pl.col("sample_index") == sample)
+    )
+    snap = case.snapshot
+    assert snap["n_prefixes"] == info.height
+    assert {
+        "endpoint_grade",
+        "num_steps",
+        "largest_drop",
+        "first_error_step",
+        "total_decline",
+    } <= set(snap)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["endpoint grade"] == f"{snap['endpoint_grade']:.3f}"
+    # the new case is shown inline on the trace
+    assert any(e.label.endswith("1 case(s) on this item") for e in at.main.expander)
+
+
+def test_label_a_prefix_step_becomes_a_prm_label(sample_fp: Path, db: str) -> None:
+    pid, sample = _astral_trace(sample_fp)
+    at = _app({"view": "Trace", "problem": pid, "sample": str(sample), "prefix": "3"})
+    key = f"cb_fp_step_{pid}_{sample}_3"
+    assert at.selectbox(key=f"{key}_verdict").options == ["—", *cb.STEP_VERDICTS]
+    at.selectbox(key=f"{key}_verdict").set_value("first error")
+    at.text_area(key=f"{key}_note").set_value("the bound is used before it is shown")
+    at.button(key=f"{key}_save").click().run()
+    assert not at.exception and not _errors(at), _errors(at)
+    (case,) = _stored(db)
+    assert case.item == {"problem": pid, "sample": str(sample), "prefix": "3"}
+    assert dict(case.query)["prefix"] == "3"
+    row = at.dataframe[0].value.set_index("ordinal").loc[3]
+    snap = case.snapshot
+    assert snap["prefix"] == 3 and snap["step"] == row["step"]
+    assert snap["value"] == pytest.approx(row["value"]) and snap["n"] == row["n"]
+    assert {"change", "z", "se", "sig_drop", "recovery", "first_error", "flags"} <= set(snap)
+    labels = prm_labels([case])
+    assert labels.row(0) == (pid, sample, 3, "first error", "the bound is used before it is shown")
+    # inline: on the step panel and, as a case of this trace, under the trace header
+    assert sum(e.label.endswith("1 case(s) on this item") for e in at.main.expander) == 2
+
+
+def test_overview_marks_traces_with_cases(sample_fp: Path, db: str) -> None:
+    at = _app()
+    first = at.dataframe[0].value.iloc[0]
+    pid, sample = str(first["problem_id"]), int(first["sample_index"])
+    assert "cases" in at.dataframe[0].value.columns
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert not any("●" in t for t in fig["layout"]["yaxis"]["ticktext"])
+    _add_case(db, {"problem": pid, "sample": str(sample)})
+    _add_case(db, {"problem": pid, "sample": str(sample), "prefix": "2"})
+    at = _app()
+    assert not _errors(at), _errors(at)
+    table = at.dataframe[0].value
+    assert table["cases"].iloc[0] == 2 and table["cases"].iloc[1:].isna().all()
+    ticks = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis"]["ticktext"]
+    assert "● 2</b>" in ticks[0] and not any("●" in t for t in ticks[1:])
+
+
+def test_inline_cases_on_the_opened_trace_and_step(sample_fp: Path, db: str) -> None:
+    pid, sample = _astral_trace(sample_fp)
+    _add_case(db, {"problem": pid, "sample": str(sample), "prefix": "2"}, title="<b>step 2</b>")
+    at = _app({"view": "Trace", "problem": pid, "sample": str(sample), "prefix": "3"})
+    labels = [e.label for e in at.main.expander]
+    assert sum(lab.endswith("case(s) on this item") for lab in labels) == 1  # the trace's only
+    body = _html(at)
+    assert "&lt;b&gt;step 2&lt;/b&gt;" in body and "<strong>bold</strong>" in body
+    assert "<i>x</i>" not in body
+    at = _app({"view": "Trace", "problem": pid, "sample": str(sample), "prefix": "2"})
+    assert sum(e.label.endswith("case(s) on this item") for e in at.main.expander) == 2

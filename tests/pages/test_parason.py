@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -18,7 +19,10 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.parason.metrics import filter_table
 from analysis.parason.store import compute_table
+from cache.casebook.model import make_case
+from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
+from components.common import casebook as cb
 from components.parason import cached as pc
 from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
@@ -411,7 +415,8 @@ def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> No
     df = at.dataframe[0].value
     assert set(df["uuid"].str.len()) == {8}
     assert not df["question"].str.contains("$", regex=False).any()
-    assert list(df.columns[:6]) == ["uuid", "question", "correctness", "speedup", "T", "C"]
+    assert df.columns[0] == "cases"  # the casebook badge, then the key columns
+    assert list(df.columns[1:7]) == ["uuid", "question", "correctness", "speedup", "T", "C"]
     picker = _app({"view": "Trajectory"}).selectbox(key="pa_pick_none")
     assert all("$" not in o for o in picker.options)
 
@@ -424,3 +429,107 @@ def test_filter_bar_only_where_it_acts(view: str) -> None:
     at = _app({"view": "Charts", "q": "mississippi"})  # kept in the URL, applied in Charts
     assert at.slider(key="speedup") is not None
     assert "1 of " in " ".join(c.value for c in at.caption)
+
+
+# ---------------------------------------------------------------- casebook
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
+    monkeypatch.setenv("RTE_DB_URL", url)
+    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
+    cb.reset_store()
+    yield url
+    cb.reset_store()
+
+
+def _save_case(at: AppTest, key: str, title: str) -> AppTest:
+    at.text_input(key=f"cb_{key}_title").input(title)
+    at.button(key=f"cb_{key}_save").click().run()
+    assert not at.exception and not at.error, _errors(at)
+    return at
+
+
+def _stored(url: str) -> list:  # type: ignore[type-arg]  # Case list
+    return open_store(url).cases_for_item("parason")
+
+
+def test_capture_a_trajectory(db: str) -> None:
+    at = _app({"uuid": FOUR, "subset": "sft-8x", "counter": "words"})
+    key = f"pa_traj_sft-8x_{FOUR}"
+    assert at.text_input(key=f"cb_{key}_title").value.startswith("sft-8x · ")
+    _save_case(at, key, "8x fans out a lot")
+    [case] = _stored(db)
+    assert (case.dataset, case.view, case.title) == ("parason", "parason", "8x fans out a lot")
+    assert case.item == {"subset": "sft-8x", "uuid": FOUR}
+    q = dict(case.query)
+    assert q["uuid"] == FOUR and q["subset"] == "sft-8x" and q["counter"] == "words"
+    assert case.source["file"] == "sft-8x/train.parquet" and case.source["kind"] == "sample"
+    snap = case.snapshot
+    assert {"T", "C", "speedup", "acceleration", "blocks", "branches", "correctness"} <= set(snap)
+    assert snap["blocks"] == 4 and snap["speedup"] > 1 and snap["counter"]
+    assert snap["n_warnings"] == 0 and snap["warning_codes"] == ""
+    assert at.metric[2].value == f"{snap['speedup']:.2f}×"
+
+
+def test_capture_a_node_and_a_stage(db: str) -> None:
+    at = _app({"uuid": FOUR, "node": "b1t0"})
+    _save_case(at, f"pa_node_sft-1x_{FOUR}_b1t0", "the union step")
+    at.selectbox(key=f"pa_stage_sft-1x_{FOUR}").select(2).run()
+    _save_case(at, f"pa_stage_sft-1x_{FOUR}_2", "stage three")
+    node, stage = _stored(db)
+    assert node.item == {"subset": "sft-1x", "uuid": FOUR, "node": "b1t0"}
+    assert ("node", "b1t0") in node.query and ("uuid", FOUR) in node.query
+    assert node.snapshot["node"] == "b1t0" and node.snapshot["tokens"] > 0
+    assert node.snapshot["kind"]
+    assert stage.item == {"subset": "sft-1x", "uuid": FOUR, "stage": "2"}
+    assert stage.snapshot["stage_number"] == 3
+    assert {"block_speedup", "imbalance", "branches", "kind", "join"} <= set(stage.snapshot)
+    # no node control while no node is selected
+    at = _app({"uuid": FOUR})
+    assert not [t for t in at.text_input if (t.key or "").startswith("cb_pa_node_")]
+
+
+def test_capture_a_pair(db: str) -> None:
+    at = _app({"uuid": FOUR, "view": "1x vs 8x"})
+    _save_case(at, f"pa_pair_{FOUR}", "8x adds 12 trials")
+    [case] = _stored(db)
+    assert case.item == {"uuid": FOUR, "subset": "sft-1x vs sft-8x"}
+    assert case.snapshot["added_branches"] == 12
+    assert case.source["file"] == "sft-8x/train.parquet"
+    assert ("view", "1x vs 8x") in case.query
+
+
+def _case_on(url: str, item: dict[str, str], title: str) -> None:
+    open_store(url).add(
+        make_case(
+            "parason",
+            "parason",
+            query=[("uuid", item["uuid"])],
+            source={"kind": "sample", "file": "sft-1x/train.parquet"},
+            item=item,
+            title=title,
+            note="<script>alert(1)</script> **bold**",
+            author="ada",
+        )
+    )
+
+
+def test_browse_badge_counts_cases(db: str) -> None:
+    _case_on(db, {"subset": "sft-1x", "uuid": FOUR}, "one")
+    _case_on(db, {"subset": "sft-1x", "uuid": FOUR, "node": "b0t1"}, "two")
+    at = _app()
+    df = at.dataframe[0].value
+    marks = dict(zip(df["uuid"], df["cases"], strict=True))
+    assert marks[FOUR[:8]] == "📌 2"
+    assert sum(bool(v) for v in marks.values()) == 1
+    assert at.dataframe[0].proto.selection_mode  # still row-selectable (a row opens its uuid)
+
+
+def test_inline_cases_on_the_open_trajectory(db: str) -> None:
+    _case_on(db, {"subset": "sft-1x", "uuid": FOUR}, "look here <b>now</b>")
+    at = _app({"uuid": FOUR})
+    assert any("1 case(s) on this item" in e.label for e in at.expander)
+    html = _html(at)
+    assert "look here &lt;b&gt;now&lt;/b&gt;" in html and "<script>" not in html
+    at = _app({"uuid": FOUR, "subset": "sft-8x"})  # the 8x row has no case
+    assert not any("on this item" in e.label for e in at.expander)

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
+import shutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from analysis.stopping import ALL_METHODS
+from cache.datasets import mars_reference_dir
+from cache.sample.mars import SCHEMA, write_file
+from components.common.safe_text import md_text
+from components.stopping import view as pv
+from components.stopping.figures import MARKER_STYLE
 from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -14,8 +27,6 @@ REL = "DeepSeek-8B/aime25_deepseek.parquet"
 
 @pytest.fixture(scope="module")
 def local_mars(tmp_path_factory) -> Path:
-    from cache.sample.mars import write_file
-
     root = tmp_path_factory.mktemp("mars_local")
     write_file(root / REL, "aime", 24, seed=5, drop=0, n_questions=3)
     return root
@@ -38,8 +49,9 @@ def _metric(at, label: str) -> str:
 
 def test_renders_and_slider_updates_results(open_app) -> None:
     """A slider move updates the results. That only the fragment reran cannot be seen in
-    AppTest (every run is a full run): see test_full_run_counter_is_outside_the_fragment and
-    the browser test."""
+    AppTest: every `AppTest.run()` executes the whole page script (its script runner receives
+    no fragment id). tests/e2e/test_playground_e2e.py checks it on the websocket instead
+    (the server's `script_finished` status of each run)."""
     app = open_app(policy="sc-consensus", budget="32")
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
@@ -93,12 +105,6 @@ def test_bad_file_shows_a_message_not_a_traceback(open_app, tmp_path: Path, monk
 def _bad_file(path: Path) -> None:
     """q0 fine; q1 no final answer; q2 three traces (< warmup); q3 all traces < 2048 tokens
     (empty grid); q4 NaN confidences; a `<script>` answer to check escaping."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from cache.sample.mars import SCHEMA
-
     rng = np.random.default_rng(0)
     rows = []
 
@@ -163,10 +169,6 @@ def test_bad_input_is_explained(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch) -> None:
-    import shutil
-
-    import pandas as pd
-
     root = tmp_path / "src"
     shutil.copytree(local_mars, root)
     ref = root / "repro_reference/DeepSeek-8B/aime-2025/sc-pp"
@@ -194,76 +196,8 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     assert list(diff["accuracy_pct_ref"]) == [50.0, 100.0, 0.0]
 
 
-def test_figures_escape_answer_text_and_stay_small() -> None:
-
-    from analysis.stopping import Mars, SimSettings, prepare, replay
-    from analysis.stopping.synthetic import hand_pool
-    from components.stopping.figures import replay_figure
-
-    pool = hand_pool(
-        final=[0, 1, 0],
-        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
-        labels=["<b>7</b>", "<script>alert(1)</script>"],
-    )
-    prep = prepare(pool)
-    res, diag = replay(prep, Mars(), SimSettings(budget=16, iterations=4), 2)
-    fig = replay_figure(diag, res, "MARS margin vs threshold")
-    text = fig.to_json()
-    # to_json writes `<` as \u003c: look at the decoded strings, not the JSON text
-    strings = list(_strings(json.loads(text)))
-    assert not [s for s in strings if "<script>" in s or "<b>7" in s]
-    assert any("&lt;script&gt;" in s for s in strings)
-    assert len(text) < 2_000_000
-    assert len(fig.frames) == 3  # one frame per checkpoint for the Play control
-    # plain-text Play/Pause labels: the ⏸ glyph is missing from common fonts (a box)
-    buttons = fig.layout.updatemenus[0].buttons
-    assert [b.label for b in buttons] == ["Play", "Pause"]
-    assert diag.margin.shape == (1, 3) and diag.threshold.shape == (1, 3)
-
-
-def _strings(obj: object):  # type: ignore[no-untyped-def]
-    """Every string inside a decoded plotly JSON figure (labels, templates, customdata)."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from _strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _strings(v)
-
-
-def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
-    """An answer like `%{x}` must show as itself, not as the hovered x value; `<b>` escaped."""
-    from analysis.stopping import Mars, SimSettings, prepare, replay
-    from analysis.stopping.synthetic import hand_pool
-    from components.stopping.figures import replay_figure
-
-    pool = hand_pool(
-        final=[0, 1, 0],
-        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
-        labels=["%{x}<b>7</b>", "%{y:.2f} other"],
-    )
-    res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
-    fig = json.loads(replay_figure(diag, res, "MARS margin vs threshold").to_json())
-    answers = [
-        t for t in fig["data"] if t.get("type") == "scatter" and t.get("xaxis") in (None, "x")
-    ]
-    assert len(answers) == 2
-    for t in answers:
-        tmpl = t["hovertemplate"]
-        assert "%{x" not in tmpl.replace("p=%{x:.0f}", "")  # only our own placeholders
-        assert "%{y:.2f} other" not in tmpl and "<b>7" not in tmpl
-    labels = [v for t in answers for v in _strings(t.get("customdata", t.get("text")))]
-    assert any("%{x}&lt;b&gt;7&lt;/b&gt;" in v for v in labels)
-    assert any("%{y:.2f} other" in v for v in labels)
-    assert not [v for v in _strings(fig) if "<b>7" in v]
-
-
 def test_file_caption_is_markdown_safe(open_app) -> None:
     """The file path caption is markdown: `_` and `.` must not turn into emphasis/links."""
-    from components.common.safe_text import md_text
-
     app = open_app(policy="sc-pp", budget="16")
     assert not app.exception, app.exception
     assert md_text(REL) in [c.value for c in app.caption]
@@ -271,8 +205,6 @@ def test_file_caption_is_markdown_safe(open_app) -> None:
 
 def _mars_sample_copy(sample_root: Path, dest: Path) -> Path:
     """A local MARS source laid out like the Hub repo, holding the sample's DeepSeek-8B file."""
-    import shutil
-
     (dest / REL).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(sample_root / "mars" / REL, dest / REL)
     return dest
@@ -288,8 +220,6 @@ def _mars_sample_copy(sample_root: Path, dest: Path) -> Path:
 def test_bad_reference_csv_is_a_data_error(
     sample_root: Path, tmp_path: Path, monkeypatch, csv: str, bad: str
 ) -> None:
-    from cache.datasets import mars_reference_dir
-
     root = _mars_sample_copy(sample_root, tmp_path / "src")
     rel_csv = f"{mars_reference_dir(REL, 'sc-pp')}/summary_per_question.csv"
     (root / rel_csv).parent.mkdir(parents=True)
@@ -313,7 +243,6 @@ def test_bad_reference_csv_is_a_data_error(
 def test_a_failing_section_leaves_the_others(open_app, monkeypatch, section: str) -> None:
     """A bug in one results section shows a bug box there; the replay, reference diff and
     downloads still render."""
-    from components.stopping import view as pv
 
     def boom(*_a, **_k):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
@@ -334,8 +263,6 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     """The bundled sample ships the published simulator's summaries as its repro_reference
     (cache/sample/mars_reference): the full run of sc-mars-cal at the published setting must
     show no difference on any question, and the same overall row."""
-    import numpy as np
-
     assert (sample_root / "mars" / "repro_reference/DeepSeek-8B/aime-2025/sc-mars-cal").is_dir()
     at = new_app(timeout=300)
     at.query_params["policy"] = "sc-mars-cal"
@@ -420,8 +347,6 @@ def test_budget_above_the_pool_is_explained_on_the_sample(sample_root: Path) -> 
 
 
 def test_frontier_shows_every_policy_by_default_and_the_chosen_ones(open_app) -> None:
-    from analysis.stopping import ALL_METHODS
-
     app = open_app(policy="sc-consensus", budget="16")
     names = {t.get("name") for t in _frontier(app)["data"]}
     expected = set(ALL_METHODS) - {"offline", "dco", "sc-consensus"}
@@ -436,50 +361,8 @@ def test_frontier_shows_every_policy_by_default_and_the_chosen_ones(open_app) ->
     assert "DeepConf online (dco)" in names  # baselines stay
 
 
-def test_full_run_counter_is_outside_the_fragment(open_app) -> None:
-    """Why this does not assert a fragment-only rerun: AppTest cannot produce one. Every
-    `AppTest.run()` executes the whole page script (its LocalScriptRunner receives no fragment
-    id; a browser sends the fragment's id with a widget change inside an `st.fragment`), so a
-    slider move here always reruns everything. What AppTest can check is the diagnostic the
-    browser test relies on: `_pg_full_runs` counts full runs of the page (one per run here) and
-    is rendered outside the fragment. tests/e2e/test_playground_e2e.py asserts that it does not
-    move when a slider inside the fragment moves, and does move on a change outside it."""
-    app = open_app(policy="sc-consensus", budget="16")
-    n0 = app.session_state["_pg_full_runs"]
-    assert n0 >= 1
-
-    def shown(a) -> str:  # type: ignore[no-untyped-def]
-        return next(h.proto.body for h in a.get("html") if "pg-full-runs" in h.proto.body)
-
-    assert f">{n0}<" in shown(app)
-    next(s for s in app.slider if s.key == "tau").set_value(0.6).run()
-    assert app.session_state["_pg_full_runs"] == n0 + 1
-    assert f">{n0 + 1}<" in shown(app)
-
-
-def test_replay_stop_label_sits_inside_the_top_panel() -> None:
-    """The red "stop at …" label used to sit at paper y = 1, on the subplot title."""
-    from analysis.stopping import Consensus, SimSettings, prepare, replay
-    from analysis.stopping.synthetic import hand_pool
-    from components.stopping.figures import replay_figure
-
-    pool = hand_pool(final=[0, 0, 0], groups=[[0, 0, 0]] * 3)
-    res, diag = replay(prepare(pool), Consensus(tau=0.5), SimSettings(budget=8, iterations=2), 0)
-    assert res.stop_index[0] == 0
-    fig = json.loads(replay_figure(diag, res, "leader share", 0.5).to_json())
-    notes = fig["layout"]["annotations"]
-    label = next(a for a in notes if "stop at" in a["text"])
-    title = next(a for a in notes if a["text"] == "vote share per answer")
-    assert label["yref"] == "y domain" and label["yanchor"] == "top" and label["y"] < 1
-    assert title["yref"] == "paper" and title["yanchor"] == "bottom"  # the title sits above
-
-
 def _arr(v):  # type: ignore[no-untyped-def]
     """A plotly JSON array: a list, or plotly's binary form {"dtype", "bdata"}."""
-    import base64
-
-    import numpy as np
-
     if isinstance(v, dict):
         return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
     return np.asarray(v, dtype=float)
@@ -498,8 +381,6 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
     """DeepConf online never stops and its published savings are against the truncated cost
     (0 % by definition): the page says so next to the metrics, with the savings against the
     untruncated SC cost of the same sample; the replay still shows its vote at each checkpoint."""
-    import re
-
     at = new_app()
     at.query_params["policy"] = "dco"
     at.switch_page("pages/playground.py")
@@ -523,30 +404,6 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
     assert share.shape == (n_k,) and share.max() > 0
     assert not [a for a in fig["layout"]["annotations"] if "stop at" in a["text"]]
     assert any("never stops early" in c.value for c in at.caption)
-
-
-def test_untruncated_savings_match_the_result_files(sample_root: Path) -> None:
-    """X = mean over questions of mean_i (1 - dco tokens / SC tokens), SC at full budget being
-    the untruncated cost of the same bootstrap sample (read back from results.csv here)."""
-    from analysis.mars.store import load_features
-    from analysis.stopping import DeepConfOnline, SelfConsistency, SimSettings, prepare, simulate
-    from components.stopping.view import untruncated_savings_pct
-
-    store = load_features(sample_root / "mars" / REL, window=2048)
-    preps = [prepare(store.pool(q)) for q in store.qids[:4]]
-    settings = SimSettings(budget=64, iterations=3)
-    dco = simulate(preps, DeepConfOnline(), settings)
-    sc = simulate(preps, SelfConsistency(), settings)
-    d, s = dco.results_frame(), sc.results_frame()
-    assert (s["total_tokens"] == s["baseline_tokens"]).all()  # SC spends its whole baseline
-    assert (d["total_tokens"] == d["baseline_tokens"]).all()  # dco: 0 % published savings
-    frac = 1 - d["total_tokens"] / s["total_tokens"]
-    want = float(frac.groupby(d["question_id"]).mean().mean()) * 100
-    got = untruncated_savings_pct(dco, sc)
-    assert got == pytest.approx(want, abs=1e-9)
-    assert got > 0
-    other = simulate(preps, SelfConsistency(), SimSettings(budget=64, iterations=2))
-    assert untruncated_savings_pct(dco, other) is None  # samples do not line up: no number
 
 
 def test_empty_replay_is_an_info_box_not_an_empty_chart(tmp_path: Path, monkeypatch) -> None:
@@ -581,9 +438,6 @@ def _marker(app, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
 
 
 def test_frontier_markers_keep_their_look_across_policies(open_app) -> None:
-    from analysis.stopping import ALL_METHODS
-    from components.stopping.figures import MARKER_STYLE
-
     a = open_app(policy="sc-mars-cal", budget="16")
     b = open_app(policy="sc-pp", budget="16")
     assert not a.exception and not b.exception

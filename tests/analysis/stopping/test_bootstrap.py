@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.stopping import SelfConsistency, SimSettings, prepare, simulate, simulate_question
+from analysis.stopping import (
+    EarlyStoppingSC,
+    ParallelProbe,
+    SelfConsistency,
+    SimSettings,
+    prepare,
+    simulate,
+    simulate_question,
+)
 from analysis.stopping.bootstrap import bootstrap_rows
+from analysis.stopping.engine import BUDGET_NOTE, budget_note
 from analysis.stopping.synthetic import hand_pool
 
 
@@ -45,7 +54,7 @@ def test_tokens_are_sums_of_sampled_lengths_and_budget_may_exceed_pool() -> None
     for i in range(5):
         counts = np.bincount(prep.final[rows[i]], minlength=2)
         assert res.answers[i] == int(np.argmax(counts))
-    assert any("fewer than warmup" in n for n in res.notes)
+    assert any("fewer than warmup" in n.message for n in res.notes)
 
 
 def test_iteration_subset_equals_full_run_row() -> None:
@@ -73,19 +82,18 @@ def test_simulate_runs_every_question_and_reports_progress() -> None:
 
 def test_budget_above_the_pool_is_noted_not_refused() -> None:
     """Sampling is with replacement: a budget above the pool runs, and says so (once)."""
-    from analysis.stopping import EarlyStoppingSC, ParallelProbe
-    from analysis.stopping.engine import BUDGET_NOTE, budget_note
-
     prep = prepare(hand_pool(final=[0, 1, 0], groups=[[0], [1], [0]], lengths=[10, 20, 30]))
     for policy in (SelfConsistency(), ParallelProbe(), EarlyStoppingSC()):
         res = simulate_question(prep, policy, SimSettings(budget=8, iterations=2, warmup=2))
-        assert budget_note(8, 3) == "budget 8 > pool of 3 traces: sampled with replacement"
-        assert [n for n in res.notes if BUDGET_NOTE in n] == [budget_note(8, 3)], policy
+        assert budget_note(8, 3).message == "budget 8 > pool of 3 traces: sampled with replacement"
+        assert [n.message for n in res.notes if BUDGET_NOTE in n.message] == [
+            budget_note(8, 3).message
+        ], policy
         assert res.n_pool == 3 and res.baseline.shape == (2,)
     for budget in (2, 3):  # at or below the pool: no note
         res = simulate_question(prep, SelfConsistency(), SimSettings(budget=budget, iterations=2))
-        assert not [n for n in res.notes if BUDGET_NOTE in n]
+        assert not [n.message for n in res.notes if BUDGET_NOTE in n.message]
     # an empty pool has its own note ("no trace has a final answer"), not this one
     empty = prepare(hand_pool(final=[-1, -1], groups=[[0], [1]]))
     res = simulate_question(empty, SelfConsistency(), SimSettings(budget=8, iterations=2))
-    assert not [n for n in res.notes if BUDGET_NOTE in n]
+    assert not [n.message for n in res.notes if BUDGET_NOTE in n.message]

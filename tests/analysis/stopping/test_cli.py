@@ -9,13 +9,15 @@ import pandas as pd
 import pytest
 
 from analysis.__main__ import main
+from analysis.stopping import SimSettings, prepare, simulate
+from analysis.stopping.params import SelfConsistency
 from analysis.stopping.results import OVERALL_COLUMNS, PER_QUESTION_COLUMNS, RESULTS_COLUMNS
+from analysis.stopping.synthetic import hand_pool
+from cache.sample.mars import write_file
 
 
 @pytest.fixture(scope="module")
 def mars_dir(tmp_path_factory) -> Path:
-    from cache.sample.mars import write_file
-
     root = tmp_path_factory.mktemp("mars")
     write_file(
         root / "DeepSeek-8B/aime25_deepseek.parquet", "aime", 24, seed=5, drop=0, n_questions=4
@@ -129,10 +131,6 @@ def test_bad_paths_are_data_errors(tmp_path: Path, capsys) -> None:
 
 
 def test_results_frame_handles_empty_questions() -> None:
-    from analysis.stopping import SimSettings, prepare, simulate
-    from analysis.stopping.params import SelfConsistency
-    from analysis.stopping.synthetic import hand_pool
-
     run = simulate(
         [prepare(hand_pool(final=[-1, -1], groups=[[0], [1]]))],
         SelfConsistency(),

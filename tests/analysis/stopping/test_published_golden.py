@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from analysis.stopping import PUBLISHED_METHODS, SimSettings, policy_for_method, simulate
+from analysis.stopping.cli import load_prepared
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data/published_mars/DeepSeek-8B/aime-2025"
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -28,8 +29,6 @@ EXACT = ("voted_answer", "is_correct", "total_tokens", "baseline_tokens", "stopp
 @pytest.fixture(scope="module")
 def preps(sample_root: Path) -> list:
     """Prepared questions of the sample file, through the feature store (cached per session)."""
-    from analysis.stopping.cli import load_prepared
-
     return load_prepared(sample_root / "mars" / REL, SETTINGS.window)
 
 

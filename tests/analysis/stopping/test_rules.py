@@ -46,7 +46,7 @@ def test_all_null_question(policy) -> None:
     res = simulate_question(prep, policy, ST)
     assert res.answers.tolist() == [-1] * 6
     assert not res.correct.any() and res.tokens.sum() == 0
-    assert any("no trace has a final answer" in n for n in res.notes)
+    assert any("no trace has a final answer" in n.message for n in res.notes)
 
 
 @pytest.mark.parametrize("policy", _all_policies(), ids=lambda p: p.method)
@@ -63,7 +63,7 @@ def test_empty_grid_votes_final_answers(policy) -> None:
     expect = [int(np.argmax(np.bincount(prep.final[r], minlength=2))) for r in rows]
     if not getattr(policy, "voting", None) or not policy.voting.weighted:
         assert res.answers.tolist() == expect
-    assert any("empty checkpoint grid" in n for n in res.notes)
+    assert any("empty checkpoint grid" in n.message for n in res.notes)
 
 
 @pytest.mark.parametrize("policy", _all_policies(), ids=lambda p: p.method)
@@ -72,7 +72,7 @@ def test_nan_confidences_do_not_raise(policy) -> None:
     prep = prepare(hand_pool(final=[0, 0, 1], groups=[[0, 0, 0], [0, 0, 0], [1, 1, 1]], conf=conf))
     res = simulate_question(prep, policy, ST)
     assert res.answers.shape == (6,)
-    assert any("non-finite" in n for n in res.notes)
+    assert any("non-finite" in n.message for n in res.notes)
 
 
 def test_nan_q_blocks_every_mars_stop() -> None:
@@ -251,7 +251,7 @@ def test_calibration_needs_four_warmup_traces() -> None:
     prep = prepare(hand_pool(final=[0, 0, 1], groups=[[0, 0], [0, 0], [1, 1]]))
     res = simulate_question(prep, Mars(calibrate=True, calibration_q="oracle", gamma=0.7), ST)
     assert res.gamma == 1.0
-    assert any("calibration needs 4" in n for n in res.notes)
+    assert any("calibration needs 4" in n.message for n in res.notes)
 
 
 def test_calibration_conf_weights_use_float32_like_published() -> None:
