@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import networkx as nx
 import polars as pl
 import streamlit as st
 
@@ -117,7 +118,7 @@ def added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8: Trajectory) ->
         return set()
 
 
-def _node_capture(case: CaseContext, g, node: str) -> None:  # type: ignore[no-untyped-def]
+def _node_capture(case: CaseContext, g: nx.DiGraph, node: str) -> None:
     """The selected node's "Add node" control (a real node only, not a collapsed stage)."""
     d = g.nodes[node]
     label = str(d.get("label", node))

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.parason.metrics import filter_table
 from analysis.parason.store import compute_table
-from cache.casebook.model import make_case
+from cache.casebook.model import Case, make_case
 from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
 from components.common import casebook as cb
@@ -449,7 +449,7 @@ def _save_case(at: AppTest, key: str, title: str) -> AppTest:
     return at
 
 
-def _stored(url: str) -> list:  # type: ignore[type-arg]  # Case list
+def _stored(url: str) -> list[Case]:
     return open_store(url).cases_for_item("parason")
 
 

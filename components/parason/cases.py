@@ -1,0 +1,136 @@
+"""What a Parason case records: item keys, a suggested title and the snapshot of key figures, for
+a trajectory, a node, a stage (a `<Parallel>` block) and a 1x/8x pair; and the Browse badge.
+
+Why pure functions here: the tab modules stay about layout, and what a case keeps at capture time
+(so the casebook stays informative when the source is gone) is testable without a page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis.parason.metrics import Metrics, StageStats
+from analysis.parason.tables import items_summary, node_facts, plain_question
+
+PAIR = "sft-1x vs sft-8x"  # the `subset` item value of a 1x/8x pair case
+PAIR_FILE = "sft-8x/train.parquet"  # the pair's source file: the 8x row holds the added branches
+TITLE_QUESTION = 48  # characters of the question start in a suggested title
+
+
+def sft_file(subset: str) -> str:
+    """The subset's relpath in the dataset (what the case's source names)."""
+    return f"{subset}/train.parquet"
+
+
+def badge(n: int) -> str:
+    """The Browse table's case mark: "📌 2", empty when there is none."""
+    return f"📌 {n}" if n > 0 else ""
+
+
+def _question(question: object) -> str:
+    return plain_question(question, TITLE_QUESTION) or "(no question)"
+
+
+def trajectory_item(subset: str, uid: str) -> dict[str, str]:
+    return {"subset": subset, "uuid": uid}
+
+
+def trajectory_title(subset: str, question: object) -> str:
+    return f"{subset} · {_question(question)}"
+
+
+def trajectory_snapshot(m: Metrics, correctness: object) -> dict[str, Any]:
+    """T, C, speedup, acceleration, blocks and branches, correctness, warnings, the counter."""
+    return {
+        "T": round(m.T, 1),
+        "C": round(m.C, 1),
+        "speedup": round(m.speedup, 3),
+        "acceleration": round(m.acceleration_ratio, 4),
+        "parallel_ratio": round(m.parallel_ratio, 4),
+        "blocks": m.stages,
+        "branches": ", ".join(str(b) for b in m.branches),
+        "branches_max": m.branches_max,
+        "kind_mix": m.kind_mix,
+        "correctness": correctness if isinstance(correctness, bool) else None,
+        "answer": m.answer,
+        "warning_codes": ", ".join(m.warning_codes),
+        "n_warnings": m.n_warnings,
+        "counter": m.counter,
+    }
+
+
+def node_item(subset: str, uid: str, node: str) -> dict[str, str]:
+    return {"subset": subset, "uuid": uid, "node": node}
+
+
+def node_title(subset: str, question: object, label: str) -> str:
+    return f"{subset} · {label} · {_question(question)}"
+
+
+def node_snapshot(node: str, d: dict, counter: str) -> dict[str, Any]:
+    """The node's kind, tokens, whether it is on the critical path, its warnings, the counter."""
+    return {
+        "node": node,
+        "label": str(d.get("label", node)),
+        "kind": str(d.get("thread_kind") or d.get("kind") or ""),
+        "tokens": round(float(d.get("tokens", 0.0) or 0.0), 1),
+        "critical": bool(d.get("critical", False)),
+        "warnings": ", ".join(d.get("warnings") or ()),
+        "facts": " · ".join(node_facts(d)),
+        "counter": counter,
+    }
+
+
+def stage_label(s: StageStats) -> str:
+    """A stage as the stage picker shows it (1-based, as in the stage table)."""
+    return f"stage {s.stage + 1} · {s.kind} {s.join_type} · {s.branches} branches"
+
+
+def stage_item(subset: str, uid: str, s: StageStats) -> dict[str, str]:
+    """`stage` is the block index (0-based, as in the node ids `b<index>t<i>`)."""
+    return {"subset": subset, "uuid": uid, "stage": str(s.stage)}
+
+
+def stage_title(subset: str, question: object, s: StageStats) -> str:
+    return f"{subset} · stage {s.stage + 1} ({s.kind}) · {_question(question)}"
+
+
+def stage_snapshot(s: StageStats, counter: str) -> dict[str, Any]:
+    """The stage's number (as shown), kind, join, branches, token sums, block speedup, imbalance."""
+    return {
+        "stage_number": s.stage + 1,
+        "kind": s.kind,
+        "join": s.join_type,
+        "branches": s.branches,
+        "items": items_summary(s.item_kinds),
+        "s_b": round(s.s, 1),
+        "max_thread": round(max(s.thread_tokens, default=0.0), 1),
+        "sum_threads": round(sum(s.thread_tokens), 1),
+        "critical": round(s.critical, 1),
+        "block_speedup": round(s.block_speedup, 3),
+        "imbalance": None if s.imbalance is None else round(s.imbalance, 3),
+        "counter": counter,
+    }
+
+
+def pair_item(uid: str) -> dict[str, str]:
+    return {"uuid": uid, "subset": PAIR}
+
+
+def pair_title(question: object) -> str:
+    return f"1x vs 8x · {_question(question)}"
+
+
+def pair_snapshot(m1: Metrics, m8: Metrics, n_added: int) -> dict[str, Any]:
+    """Both expansions' headline figures and how many branches the 8x expansion added."""
+    out: dict[str, Any] = {"added_branches": n_added}
+    for tag, m in (("1x", m1), ("8x", m8)):
+        out |= {
+            f"T_{tag}": round(m.T, 1),
+            f"C_{tag}": round(m.C, 1),
+            f"speedup_{tag}": round(m.speedup, 3),
+            f"blocks_{tag}": m.stages,
+            f"branches_max_{tag}": m.branches_max,
+        }
+    out["counter"] = m8.counter
+    return out
