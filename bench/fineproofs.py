@@ -48,7 +48,7 @@ from components.fineproofs.figures import (  # noqa: E402
 from components.fineproofs.text import highlighted_html  # noqa: E402
 
 
-def _t(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+def _t(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]  # a tiny timing helper over any callable
     """Median wall time of `fn()` over `repeat` runs, and its last result."""
     times, out = [], None
     for _ in range(repeat):

@@ -69,7 +69,7 @@ def default_source(dataset: str, environ: dict[str, str] | None = None) -> Sourc
     if kind not in SOURCE_KINDS:
         kind = "local" if path else "sample"
     return SourceConfig(
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,  # type: ignore[arg-type]  # checked against SOURCE_KINDS just above
         repo_id=env.get(prefix + "REPO", "").strip() or info.default_repo,
         revision=env.get(prefix + "REVISION", "").strip() or "main",
         local_path=path,

@@ -116,9 +116,14 @@ def _nested_imports(path: Path) -> list[int]:
             continue
         for node in ast.walk(fn):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                here = lines[node.lineno - 1]
-                above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
-                if "#" not in here and not above.startswith("#"):
+                end = node.end_lineno or node.lineno
+                here = "".join(lines[node.lineno - 1 : end])
+                # the reason may stand above a group of consecutive imports
+                above = node.lineno - 2
+                while above >= 0 and lines[above].strip().startswith(("from ", "import ")):
+                    above -= 1
+                comment = above >= 0 and lines[above].strip().startswith("#")
+                if "#" not in here and not comment:
                     bad.append(node.lineno)
     return bad
 

@@ -33,7 +33,7 @@ _PREVIEW = 70
 
 
 def _num(x: object) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)  # type: ignore[arg-type]
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)  # type: ignore[arg-type]  # x is a JSON number here; mypy sees object
 
 
 def _fmt(x: object, spec: str = ".3f") -> str:

@@ -32,7 +32,7 @@ def collection_facts(summary: pl.DataFrame) -> CollectionFacts:
     return CollectionFacts(
         n_traces=summary.height,
         n_first_error=fe.len(),
-        median_first_error_depth=float("nan") if median is None else float(median),  # type: ignore[arg-type]
+        median_first_error_depth=float("nan") if median is None else float(median),  # type: ignore[arg-type]  # polars types a median loosely
         n_recovering=int((summary["n_recoveries"] > 0).sum()),
     )
 

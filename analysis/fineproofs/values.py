@@ -256,7 +256,7 @@ def normalise(df: pl.DataFrame, where: str = "data/prefix_values.parquet") -> No
     step_rel = pl.col("step").cast(pl.Float64) / pl.col("num_steps").cast(pl.Float64)
     ord_rel = pl.col("ordinal").cast(pl.Float64) / pl.col("n_prefixes").cast(pl.Float64)
     if roles.has("depth") and out["depth_raw"].drop_nulls().max() is not None:
-        if float(out["depth_raw"].drop_nulls().max()) <= 1.0:  # type: ignore[arg-type]
+        if float(out["depth_raw"].drop_nulls().max()) <= 1.0:  # type: ignore[arg-type]  # polars types a column max loosely
             rel = depth
         else:
             rel = depth / pl.col("num_steps").cast(pl.Float64)

@@ -193,7 +193,7 @@ def critical_path(g: nx.DiGraph, weight: str = "tokens") -> tuple[list[str], flo
     end = max(dist, key=lambda k: dist[k])
     path = [end]
     while best_pred[path[-1]] is not None:
-        path.append(best_pred[path[-1]])  # type: ignore[arg-type]
+        path.append(best_pred[path[-1]])  # type: ignore[arg-type]  # best_pred holds a node for every node on the path
     path.reverse()
     return path, dist[end]
 

@@ -14,7 +14,7 @@ def _as_float(v: object) -> float | None:
     if v is None or isinstance(v, bool | str):
         return None
     try:
-        return float(v)  # type: ignore[arg-type]
+        return float(v)  # type: ignore[arg-type]  # any numeric-like value; failures are caught
     except (TypeError, ValueError):
         return None
 

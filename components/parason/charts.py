@@ -110,7 +110,7 @@ def speedup_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
     _ring_selected(fig, df, selected, "T", "speedup")
     t = df["T"].cast(pl.Float64, strict=False)
     t = t.filter(t.is_finite() & (t > 0))
-    ticks = log_ticks(float(t.min()), float(t.max())) if t.len() else []  # type: ignore[arg-type]
+    ticks = log_ticks(float(t.min()), float(t.max())) if t.len() else []  # type: ignore[arg-type]  # polars types a column min/max loosely
     fig.update_xaxes(title="tokens T", type="log", minor=dict(showgrid=False))
     if ticks:
         fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:,.0f}" for v in ticks])
@@ -125,7 +125,7 @@ def shared_bins(values: pl.Series, n: int = 30) -> dict | None:
     v = v.filter(v.is_finite())
     if v.len() == 0:
         return None
-    lo, hi = float(v.min()), float(v.max())  # type: ignore[arg-type]
+    lo, hi = float(v.min()), float(v.max())  # type: ignore[arg-type]  # polars types a column min/max loosely
     size = (hi - lo) / n if hi > lo else 1.0
     return dict(start=lo, end=hi + size * 1e-6, size=size)
 

@@ -135,7 +135,7 @@ def _node_capture(case: CaseContext, g: nx.DiGraph, node: str) -> None:
     )
 
 
-def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> None:  # type: ignore[no-untyped-def]
+def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> None:  # type: ignore[no-untyped-def]  # networkx graphs are untyped
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown("**Selected node**", width="content")
         if node is not None and node in g:
@@ -171,7 +171,7 @@ def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> 
         st.caption("No node selected. Click a node in the DAG or pick one above.")
 
 
-def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None:  # type: ignore[no-untyped-def]
+def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None:  # type: ignore[no-untyped-def]  # networkx graphs are untyped
     st.markdown(
         "**Whole trajectory** (tags highlighted; the selected node is outlined; "
         "click any part to select its node)"
