@@ -52,11 +52,12 @@ def _filters(store: CaseStore) -> dict[str, object]:
     who = c4.selectbox(
         "Author", [None, *authors], format_func=lambda a: a or "anyone", **bound("author")
     )
-    c5, c6, c7, c8 = st.columns([3, 1.3, 1, 1], vertical_alignment="bottom")
+    c5, c6 = st.columns([3, 1.3], vertical_alignment="bottom")
     text = c5.text_input("Search title, note and tags", **bound("q"))
     sort = c6.selectbox("Sort by", list(SORTS), format_func=SORTS.__getitem__, **bound("sort"))
-    desc = c7.toggle("Newest first", value=True, **bound("desc"))
-    deleted = c8.toggle("Show deleted", value=False, **bound("deleted"))
+    with st.container(horizontal=True):
+        desc = st.toggle("Descending", value=True, **bound("desc"))
+        deleted = st.toggle("Show deleted cases", value=False, **bound("deleted"))
     return {
         "dataset": dataset,
         "tags": tags,
@@ -218,10 +219,9 @@ def case_panel(store: CaseStore, case: Case) -> None:
 
 def render(store: CaseStore) -> None:
     _undo_bar(store)
-    if not readonly():
-        author_input("cb_page")
-        if not author():
-            st.caption("Set your name above so your cases and edits carry it.")
+    if not readonly() and not author():
+        with st.columns([2, 3])[0]:
+            author_input("cb_page")
     filters = _filters(store)
     cases = store.list_cases(**filters)  # type: ignore[arg-type]  # values from the widgets above
     if not cases:
@@ -242,7 +242,16 @@ def render(store: CaseStore) -> None:
         selection_mode="single-row",
         key=TABLE_KEY,
         height=min(420, 38 + 35 * len(cases)),
-        column_config={"updated": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+        column_config={
+            "title": st.column_config.TextColumn(width="medium"),
+            "item": st.column_config.TextColumn(width="medium"),
+            "tags": st.column_config.TextColumn(width="medium"),
+            "dataset": st.column_config.TextColumn(width="small"),
+            "verdict": st.column_config.TextColumn(width="small"),
+            "author": st.column_config.TextColumn(width="small"),
+            "updated": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm", width="small"),
+            "deleted": st.column_config.CheckboxColumn(width="small"),
+        },
     )
     rows = selected_rows(event)
     if rows and rows[0] < len(cases):

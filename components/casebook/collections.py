@@ -34,27 +34,33 @@ def _order(store: CaseStore, col: Collection) -> None:
             "This collection is empty: open a case in the Cases tab and use “Add to collection”."
         )
         return
+    ro = readonly()
     for pos, case in enumerate(live):
-        c0, c1, c2, c3, c4 = st.columns([0.4, 6, 0.5, 0.5, 0.5], vertical_alignment="center")
-        c0.markdown(f"**{pos + 1}.**")
-        gone = " *(deleted: skipped when presenting)*" if case.deleted else ""
-        c1.markdown(
-            f"{md_text(case_title(case), 140)} · {DATASET_LABELS.get(case.dataset, case.dataset)}"
-            f"{gone}"
-        )
-        ro = readonly()
-        if c2.button("↑", key=f"cb_up_{col.id}_{case.id}", disabled=ro or pos == 0, help="Move up"):
-            store.move_in_collection(col.id, case.id, pos - 1)
-            st.rerun()
-        if c3.button(
-            "↓", key=f"cb_down_{col.id}_{case.id}", disabled=ro or pos == len(live) - 1,
-            help="Move down",
-        ):  # fmt: skip
-            store.move_in_collection(col.id, case.id, pos + 1)
-            st.rerun()
-        if c4.button("✕", key=f"cb_rm_{col.id}_{case.id}", disabled=ro, help="Remove"):
-            store.remove_from_collection(col.id, case.id)
-            st.rerun()
+        with st.container(horizontal=True, vertical_alignment="center", key=f"cb_row_{pos}"):
+            gone = " *(deleted: skipped when presenting)*" if case.deleted else ""
+            st.markdown(
+                f"**{pos + 1}.** {md_text(case_title(case), 140)} · "
+                f"{DATASET_LABELS.get(case.dataset, case.dataset)}{gone}",
+                width="stretch",
+            )
+            if st.button(
+                "Up", key=f"cb_up_{col.id}_{case.id}", icon=":material/arrow_upward:",
+                disabled=ro or pos == 0, type="tertiary",
+            ):  # fmt: skip
+                store.move_in_collection(col.id, case.id, pos - 1)
+                st.rerun()
+            if st.button(
+                "Down", key=f"cb_down_{col.id}_{case.id}", icon=":material/arrow_downward:",
+                disabled=ro or pos == len(live) - 1, type="tertiary",
+            ):  # fmt: skip
+                store.move_in_collection(col.id, case.id, pos + 1)
+                st.rerun()
+            if st.button(
+                "Remove", key=f"cb_rm_{col.id}_{case.id}", icon=":material/close:",
+                disabled=ro, type="tertiary",
+            ):  # fmt: skip
+                store.remove_from_collection(col.id, case.id)
+                st.rerun()
 
 
 def render(store: CaseStore) -> None:
@@ -74,19 +80,18 @@ def render(store: CaseStore) -> None:
     if col.description:
         st.caption(md_text(col.description, 500))
     live = [c for c in (store.get(i) for i in col.case_ids) if c is not None and not c.deleted]
-    c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="center")
-    if c1.button(
+    bar = st.container(horizontal=True, vertical_alignment="center")
+    if bar.button(
         "Present", key="cb_present", type="primary", disabled=not live,
         icon=":material/slideshow:",
     ):  # fmt: skip
         go_to(col.id, live, 1)
-    if c2.button("Delete collection", key="cb_del_col", disabled=readonly()):
+    if bar.button("Delete collection", key="cb_del_col", disabled=readonly()):
         store.delete_collection(col.id)
         CasebookKeys.COLLECTION.write(None)
         st.rerun()
-    c3.caption(
-        f"Share the presentation: `casebook?present={md_text(col.id)}` "
-        "(◀ ▶ arrow keys step through it)."
+    st.caption(
+        f"Share the presentation: `casebook?present={col.id}` (the ◀ ▶ arrow keys step through it)."
     )
     _order(store, col)
     st.subheader("Export this collection")

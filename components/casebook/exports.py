@@ -19,9 +19,9 @@ def export_buttons(cases: Sequence[Case], stem: str, key: str, title: str = "") 
     """A row of downloads for `cases`, each named `<stem>.<ext>`."""
     cases = list(cases)
     name = file_stem(stem)
-    cols = st.columns(5)
-    for col, fmt in zip(cols, ("jsonl", "csv", "parquet"), strict=False):
-        with col:
+    row = st.container(horizontal=True)
+    for fmt in ("jsonl", "csv", "parquet"):
+        with row:
             download_file(
                 lambda fmt=fmt: export_cases(cases, fmt),  # type: ignore[misc]  # bound per fmt
                 name,
@@ -30,7 +30,7 @@ def export_buttons(cases: Sequence[Case], stem: str, key: str, title: str = "") 
                 label=f"Download {'Parquet' if fmt == 'parquet' else fmt.upper()}",
                 mime=MIME[fmt],
             )
-    with cols[3]:
+    with row:
         download_file(
             lambda: report_html(cases, title or f"Casebook: {len(cases)} case(s)").encode(),
             f"{name}_report",
@@ -40,7 +40,7 @@ def export_buttons(cases: Sequence[Case], stem: str, key: str, title: str = "") 
             mime="text/html",
         )
     labelled = [c for c in cases if c.dataset == "fineproofs" and c.verdict]
-    with cols[4]:
+    with row:
         download_file(
             lambda: parquet_bytes(prm_labels(cases)),
             f"{name}_fineproofs_step_labels",

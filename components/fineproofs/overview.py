@@ -140,8 +140,10 @@ def render_overview(src: SourceConfig) -> None:
         config={"displayModeBar": False},
     )
     page_rows = page_traces.select(*KEYS).rows()
+    # text, not a number: an empty cell reads better than "None" for a trace without cases
+    badges = [f"● {marked[k]}" if k in marked else "" for k in page_rows]
     view = page_traces.select(*TABLE_COLUMNS).insert_column(
-        2, pl.Series(CASES_COLUMN, [marked.get(k) for k in page_rows], dtype=pl.Int64)
+        2, pl.Series(CASES_COLUMN, badges, dtype=pl.String)
     )
     st.caption(
         "Or pick a row to open its trace"
@@ -151,8 +153,8 @@ def render_overview(src: SourceConfig) -> None:
         view,
         key=TABLE_KEY,
         column_config={
-            CASES_COLUMN: st.column_config.NumberColumn(
-                CASES_COLUMN, help="cases in the casebook on this trace or its steps", format="● %d"
+            CASES_COLUMN: st.column_config.TextColumn(
+                CASES_COLUMN, help="cases in the casebook on this trace or its steps"
             )
         },
         on_select=functools.partial(_on_table_select, page_rows),

@@ -38,7 +38,7 @@ BOX_ID = "fp-trace-text"
 
 
 def _lerp(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[int, int, int]:
-    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]  # zip of two 3-tuples gives a 3-tuple
 
 
 def value_colour(v: float | None) -> str:

@@ -129,9 +129,11 @@ def render_trace(src: SourceConfig) -> None:
     if prefix is not None and prefix not in series["ordinal"].to_list():
         prefix = None
     info = trace_row(summary, pid, sample)
-    h1, h2 = st.columns([5, 1], vertical_alignment="center")
-    h1.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False)
-    with h2:
+    # a flex row: the control keeps its full label and wraps below the title when narrow
+    with st.container(
+        horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"
+    ):
+        st.subheader(f"Trace {md_text(pid)} · sample {sample}", anchor=False, width="content")
         capture_trace(src, pid, sample, info, series.height)
     _trace_header(info, series.height)
     trace_cases_here(pid, sample)
@@ -227,10 +229,13 @@ def step_stats_panel(
     with `src` and `trace`, the control that labels the step in the casebook, and its cases."""
     with st.container(border=True, key="fp_step_stats"):
         of = f" of {r['num_steps']}" if r.get("num_steps") else ""
-        head, ctl = st.columns([4, 1], vertical_alignment="center")
-        head.markdown(f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**")
-        if src is not None and trace is not None:
-            with ctl:
+        with st.container(
+            horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"
+        ):
+            st.markdown(
+                f"**Selected step · prefix {r['ordinal']} · step {r['step']}{of}**", width="content"
+            )
+            if src is not None and trace is not None:
                 capture_step(src, trace[0], trace[1], r)
         m = st.columns(5)
         se = r.get("se")

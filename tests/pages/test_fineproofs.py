@@ -444,7 +444,7 @@ def test_overview_marks_traces_with_cases(sample_fp: Path, db: str) -> None:
     at = _app()
     assert not _errors(at), _errors(at)
     table = at.dataframe[0].value
-    assert table["cases"].iloc[0] == 2 and table["cases"].iloc[1:].isna().all()
+    assert table["cases"].iloc[0] == "● 2" and set(table["cases"].iloc[1:]) == {""}
     ticks = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis"]["ticktext"]
     assert "● 2</b>" in ticks[0] and not any("●" in t for t in ticks[1:])
 

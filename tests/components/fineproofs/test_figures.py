@@ -15,7 +15,9 @@ from components.fineproofs.figures import (
     ROW_PX,
     bar_figure,
     depth_distribution_figure,
+    marked_label,
     overview_figure,
+    trace_label,
     value_curve_figure,
 )
 from components.fineproofs.text import highlighted_html
@@ -139,3 +141,21 @@ def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
     bars = bar_figure(list(range(20)), [f"{i / 20:.2f}–{(i + 1) / 20:.2f}" for i in range(20)])
     assert bars.layout.xaxis.tickangle == 0 and len(bars.layout.xaxis.ticktext) <= 6
     assert bars.layout.yaxis.title.text == "count"
+
+
+def test_overview_marks_rows_with_cases_and_keeps_labels_escaped() -> None:
+    cells = pl.DataFrame(
+        {"grid_row": [0, 1], "problem_id": ["<b>a</b>", "bbbb"], "sample_index": [0, 1],
+         "grid_col": [1, 1], "val": [0.5, 0.4], "step": [1, 1], "rel_depth": [1.0, 1.0],
+         "se": [0.1, 0.1], "flags": ["", ""], "ordinal": [1, 1]}
+    )  # fmt: skip
+    traces = pl.DataFrame(
+        {"problem_id": ["<b>a</b>", "bbbb"], "sample_index": [0, 1], "endpoint": [0.5, 0.4]}
+    )
+    fig = overview_figure(cells, traces, marked={("<b>a</b>", 0): 3})
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert ticks[0].endswith(trace_label("<b>a</b>", 0)) and "● 3</b>" in ticks[0]
+    assert "<b>a</b>" not in ticks[0] and ticks[1] == trace_label("bbbb", 1)
+    hover = [str(h) for t in fig.data if t.hovertext is not None for h in t.hovertext]
+    assert sum("3 case(s) in the casebook" in h for h in hover) == 1
+    assert marked_label("x", 0) == "x"
