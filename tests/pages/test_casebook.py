@@ -58,7 +58,7 @@ def test_a_case_is_listed_and_opened_safely(db: str, sample_root: Path) -> None:
     assert at.dataframe[0].value["title"].to_list() == ["DCO stops on the wrong answer"]
     html = _html(at)
     assert "<strong>Look</strong>" in html and "&lt;script&gt;" in html and "<script>" not in html
-    assert any("Open the view" == b.label for b in at.button)
+    assert any(b.label == "Open the view" for b in at.button)
 
 
 def test_filters_narrow_the_list(db: str, sample_root: Path) -> None:
@@ -85,11 +85,15 @@ def test_collection_created_and_listed(db: str, sample_root: Path) -> None:
     s.add_to_collection(col.id, case.id)
     at = run_page("pages/casebook.py", collection=col.id)
     assert not at.exception
-    assert any("Friday demo" in str(sb.value) or "Friday demo" in str(sb.options) for sb in at.selectbox)
+    assert any(
+        "Friday demo" in str(sb.value) or "Friday demo" in str(sb.options) for sb in at.selectbox
+    )
     assert any(b.label == "Present" and not b.disabled for b in at.button)
 
 
-def test_readonly_disables_writes(db: str, sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readonly_disables_writes(
+    db: str, sample_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = _case(db)
     monkeypatch.setenv("RTE_CASEBOOK", "readonly")
     cb.reset_store()
