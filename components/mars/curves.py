@@ -8,10 +8,12 @@ import streamlit as st
 
 from analysis.mars.summaries import sample_traces
 from cache.sources import SourceConfig
+from components.common.guards import guard
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cached as mc
+from components.mars import cases as mcs
 from components.mars import figures as mf
 
 CURVES_KEY = "mars_curves"
@@ -82,3 +84,26 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     if picked is not None:
         MarsKeys.TRACE.write(picked)
         st.info(f"Trace {picked} selected: open the **Single trace** tab to zoom in.")
+    with guard("the selected trace's casebook control", dataset=mcs.DATASET):
+        _selected_trace_capture(rel, src, feats, qid, picked)
+
+
+def _selected_trace_capture(
+    rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int, picked: int | None
+) -> None:
+    """The selected trace (just clicked, or named in the URL): its casebook control and the
+    cases already on it."""
+    trace = picked if picked is not None else MarsKeys.TRACE.read()
+    rows = feats.filter(pl.col("trace_idx") == trace) if trace is not None else feats.clear()
+    if not rows.height:
+        return
+    f = rows.row(0, named=True)
+    ref = mcs.TraceRef(rel, src, qid, int(trace))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(
+            f"Selected: trace {ref.trace} ({mcs.trace_verdict(f)}, "
+            f"{(f.get('length') or 0) / 1000:.1f}k tokens)",
+            width="content",
+        )
+        mcs.capture_trace(ref, f, where="curves")
+    mcs.trace_cases_here(ref, where="curves")

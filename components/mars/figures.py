@@ -9,6 +9,7 @@ dataset text (answers, raw_text, labels) goes through `esc_hover`/`esc` before p
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -550,10 +551,17 @@ def text_colors(values: np.ndarray, scale: str = theme.GRID_SCALE) -> list[str]:
     return out
 
 
-def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10) -> go.Figure:
+def overview_grid(
+    ov: pl.DataFrame,
+    selected: int | None = None,
+    cols: int = 10,
+    marked: Mapping[int, int] | None = None,
+) -> go.Figure:
     """The questions as clickable squares: fill = pass@1 (label text black or white by the
     fill's luminance), a black ring = the majority vote is wrong (no ring: right), a blue frame
-    around the selected question."""
+    around the selected question, and an inner ring (casebook accent) on the questions in
+    `marked` (qid -> number of cases)."""
+    marked = marked or {}
     n = ov.height
     q = ov["qid"].to_numpy()
     xs = (np.arange(n) % cols).astype(np.float32)
@@ -568,6 +576,7 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
             f"({'right' if r['majority_correct'] else 'wrong'})"
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
             f"<br>median length right {fmt_kilo(r['median_len_correct'])} · wrong {fmt_kilo(r['median_len_wrong'])}"
+            + (f"<br>{marked[r['qid']]} case(s) in the casebook" if r["qid"] in marked else "")
         )
     fig = go.Figure()
     if selected is not None and selected in set(q.tolist()):
@@ -617,6 +626,32 @@ def overview_grid(ov: pl.DataFrame, selected: int | None = None, cols: int = 10)
             name="questions",
         )
     )
+    ringed = np.flatnonzero(np.isin(q, np.fromiter(marked, dtype=np.int64, count=len(marked))))
+    # inside the square's edge, so it never hides the black ring or the selection frame; a
+    # white halo under the accent keeps it readable on dark fills
+    for name, colour, width in (
+        ("has cases (halo)", theme.MARKER_EDGE, 6.0),
+        ("has cases", theme.CASE_ACCENT, 3.0),
+    ):
+        if not len(ringed):
+            break
+        fig.add_trace(
+            go.Scatter(
+                x=xs[ringed],
+                y=ys[ringed],
+                mode="markers",
+                marker={
+                    "symbol": "square-open",
+                    "size": 36,
+                    "color": colour,
+                    "line": {"width": width},
+                },
+                customdata=[int(v) for v in q[ringed]],
+                hoverinfo="skip",
+                showlegend=False,
+                name=name,
+            )
+        )
     rows = int(np.ceil(n / cols)) if n else 1
     fig.update_layout(
         height=70 * rows + 40,

@@ -20,6 +20,7 @@ from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
 from components.common.url_state import url_selectbox
 from components.mars import cached as mc
+from components.mars import cases as mcs
 from components.mars import figures as mf
 
 DATASET = "mars"
@@ -65,10 +66,13 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         st.caption(
             "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
             "marks a question whose majority vote of final answers is wrong; no ring: the "
-            "majority is right. Blue frame: the open question. Hover for answers and lengths."
+            "majority is right. Blue frame: the open question. An **inner blue ring**: the "
+            "question has cases in the casebook (ringed = has cases). Hover for answers and "
+            "lengths."
         )
+        marked = mcs.qid_case_counts(rel)
         st.plotly_chart(
-            mf.overview_grid(ov, selected=current if current in qids else None),
+            mf.overview_grid(ov, selected=current if current in qids else None, marked=marked),
             on_select=_on_grid_select,
             selection_mode="points",
             key=GRID_KEY,
@@ -115,8 +119,9 @@ def _q_label(ov: pl.DataFrame, q: int) -> str:
     return f"Q{q} · pass@1 {acc} · majority {mark} · {r['n_traces']} traces"
 
 
-def question_header(store: MarsFeatureStore, qid: int) -> pl.DataFrame:
-    """Headline numbers, ground truth and data notes of a question; its traces, by trace_idx."""
+def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConfig) -> pl.DataFrame:
+    """Headline numbers, ground truth (beside it the question's casebook control, under it the
+    cases already on it) and data notes of a question; its traces, by trace_idx."""
     feats = store.question(qid).sort("trace_idx")
     groups = store.question_groups(qid)
     gt = groups["ground_truth"][0] if groups.height else ""
@@ -127,7 +132,15 @@ def question_header(store: MarsFeatureStore, qid: int) -> pl.DataFrame:
     c[2].metric("distinct final answers", stats.n_distinct)
     c[3].metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k")
     c[4].metric("no final answer", stats.n_no_answer)
-    st.html(f"<div style='margin:-6px 0 6px'>Ground truth: <code>{esc(gt)}</code></div>")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.html(
+            f"<div style='margin:0'>Ground truth: <code>{esc(gt)}</code></div>",
+            width="content",
+        )
+        with guard("the question's casebook control", dataset=DATASET):
+            mcs.capture_question(rel, src, qid, mc.overview(rel, src), feats)
+    with guard("the question's cases", dataset=DATASET):
+        mcs.question_cases_here(rel, qid)
     with guard("the data notes", dataset=DATASET):
         show_notes(store.question_notes(qid), f"question {qid} and the file")
     return feats

@@ -14,11 +14,13 @@ from analysis.mars.summaries import probe_table
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.formatting import fmt_num
+from components.common.guards import guard
 from components.common.safe_text import esc
 from components.common.selection import selected_rows
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cached as mc
+from components.mars import cases as mcs
 from components.mars import figures as mf
 
 ZOOM_SMOOTHING = (1, 16, 64, 256)
@@ -77,15 +79,25 @@ def render_single_trace(
     m[3].metric("lowest group", _num(f["min_group"]))
     m[4].metric("bottom 10%", _num(f["bottom_10"]))
     verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
-    st.html(f"<div>Final answer ({verdict}): <code>{esc(f['final_answer'])}</code></div>")
+    ref = mcs.TraceRef(rel, src, qid, int(trace))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.html(
+            f"<div>Final answer ({verdict}): <code>{esc(f['final_answer'])}</code></div>",
+            width="content",
+        )
+        with guard("the trace's casebook control", dataset=mcs.DATASET):
+            mcs.capture_trace(ref, f, where="zoom")
+    with guard("the trace's cases", dataset=mcs.DATASET):
+        mcs.trace_cases_here(ref, where="zoom")
     if f["flags"]:
         st.warning(f"Data flags on this trace: {', '.join(flag_names(int(f['flags'])))}")
-    show_probe_texts(probes)
+    show_probe_texts(probes, ref)
 
 
-def show_probe_texts(probes: pl.DataFrame) -> None:
+def show_probe_texts(probes: pl.DataFrame, ref: mcs.TraceRef | None = None) -> None:
     """The probe table (raw_text shortened in the cell) and, under it, the full escaped
-    raw_text of the selected row (the first probe until a row is picked)."""
+    raw_text of the selected row (the first probe until a row is picked), with the row's
+    casebook control beside its header when `ref` names the trace."""
     if not probes.height:
         st.info("This trace has no probes.")
         return
@@ -104,9 +116,16 @@ def show_probe_texts(probes: pl.DataFrame) -> None:
     st.caption("Select a row to read its probe text in full.")
     answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
     text = esc(r["raw_text"]) or "(no text)"
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.html(
+            "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
+            f"<b>{esc(r['position'])}</b>, answer {answer}:</div>",
+            width="content",
+        )
+        if ref is not None:
+            with guard("the probe's casebook control", dataset=mcs.DATASET):
+                mcs.capture_probe(ref, r)
     st.html(
-        "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
-        f"<b>{esc(r['position'])}</b>, answer {answer}:</div>"
         "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;"
         f"background:{theme.PANEL_BG};border:1px solid {theme.PANEL_BORDER};border-radius:6px;"
         f"padding:8px 10px;margin:0'>{text}</pre>"

@@ -21,7 +21,7 @@ TABS_KEY = "view"
 
 
 def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: int) -> None:
-    feats = question_header(store, qid)
+    feats = question_header(store, qid, rel, src)
     tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default="Curves")
     for tab, name in zip(tabs, TABS, strict=True):
         if not tab.open:

@@ -4,6 +4,7 @@ full of bad data that must give notes, never a traceback."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -11,7 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 import streamlit as st
 
+from cache.casebook.model import make_case
+from cache.casebook.store import open_store
 from cache.sample.mars import SCHEMA, write_file
+from components.common import casebook as cb
 from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.conftest import new_app, run_page
@@ -317,3 +321,112 @@ def test_a_single_long_answer_note_reads_in_the_singular(tmp_path: Path, monkeyp
     notes = " ".join(w.value for w in at.warning)
     assert "1 final answer is a long text span" in notes
     assert "1 final answers" not in notes and "1 traces" not in notes
+
+
+# ---------------------------------------------------------------- casebook
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
+    monkeypatch.setenv("RTE_DB_URL", url)
+    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
+    cb.reset_store()
+    yield url
+    cb.reset_store()
+
+
+def _save_case(at, key: str, title: str):  # type: ignore[no-untyped-def]
+    at.text_input(key=f"cb_{key}_title").input(title)
+    at.button(key=f"cb_{key}_save").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _grid(at) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    return next(s for s in _charts(at) if any(t.get("name") == "questions" for t in s["data"]))
+
+
+def test_capture_a_question(open_page, db: str, local_mars: Path) -> None:
+    at = open_page(qid="2", n="15")
+    key = f"mars_q_{REL}_2"
+    assert at.text_input(key=f"cb_{key}_title").value.startswith("DeepSeek-R1-0528-Qwen3-8B")
+    _save_case(at, key, "majority drifts")
+    [case] = open_store(db).cases_for_item("mars")
+    assert (case.dataset, case.view, case.title) == ("mars", "mars", "majority drifts")
+    assert case.item == {"file": REL, "qid": "2"}
+    q = dict(case.query)
+    assert q["qid"] == "2" and q["n"] == "15"
+    assert case.source["file"] == REL and case.source["kind"] == "local"
+    assert case.source["local_path"] == str(local_mars)
+    snap = case.snapshot
+    assert snap["n_traces"] == 20
+    assert f"{snap['pass_at_1']:.0%}" == next(m for m in at.metric if m.label == "pass@1").value
+    assert {
+        "majority_answer",
+        "majority_correct",
+        "n_distinct_answers",
+        "median_length",
+        "median_length_right",
+        "median_length_wrong",
+        "ground_truth",
+    } <= set(snap)
+    assert isinstance(snap["majority_correct"], bool)
+
+
+def test_capture_a_trace_and_a_probe(open_page, db: str) -> None:
+    at = open_page(qid="1", view="Single trace", trace="3")
+    _save_case(at, f"mars_zoom_trace_{REL}_1_3", "drops late")
+    probes = at.dataframe[-1].value
+    pos = int(probes["position"].iloc[0])  # the first probe until a row is picked
+    _save_case(at, f"mars_probe_{REL}_1_3_{pos}", "settles early")
+    trace, probe = open_store(db).cases_for_item("mars", file=REL, qid=1)
+    assert trace.item == {"file": REL, "qid": "1", "trace": "3"}
+    assert ("trace", "3") in trace.query and ("view", "Single trace") in trace.query
+    assert {"final_answer", "final_correct", "length", "mean_conf", "tail_conf"} <= set(
+        trace.snapshot
+    )
+    assert trace.snapshot["lowest_group_conf"] is not None
+    length = next(m for m in at.metric if m.label == "length").value
+    assert f"{trace.snapshot['length']:,}" == length
+    assert probe.item == {"file": REL, "qid": "1", "trace": "3", "probe": str(pos)}
+    assert probe.snapshot["position"] == pos
+    assert {"answer", "correct", "avg_conf"} <= set(probe.snapshot)
+    assert probe.snapshot["avg_conf"] == pytest.approx(float(probes["avg_conf"].iloc[0]), 1e-3)
+
+
+def test_capture_the_trace_picked_in_the_curves_tab(open_page, db: str) -> None:
+    at = open_page(qid="0", trace="5")
+    _save_case(at, f"mars_curves_trace_{REL}_0_5", "from the curves")
+    [case] = open_store(db).cases_for_item("mars")
+    assert case.item == {"file": REL, "qid": "0", "trace": "5"}
+    # no trace in the URL: no trace control on the Curves tab
+    at = open_page(qid="0")
+    assert not [t for t in at.text_input if "_trace_" in (t.key or "")]
+
+
+def test_the_grid_rings_questions_with_cases_of_this_file_only(open_page, db: str) -> None:
+    s = open_store(db)
+    s.add(make_case("mars", "mars", item={"file": REL, "qid": "1", "trace": "2"}, title="t"))
+    s.add(make_case("mars", "mars", item={"file": REL, "qid": "3"}, title="q"))
+    s.add(make_case("mars", "mars", item={"file": "Qwen3-8B/x.parquet", "qid": "2"}, title="o"))
+    at = open_page(qid="0")
+    assert not at.exception, at.exception
+    ring = [t for t in _grid(at)["data"] if t.get("name") == "has cases"]
+    assert ring and sorted(ring[0]["customdata"]) == [1, 3]
+    assert any("ringed = has cases" in c.value for c in at.caption)
+
+
+def test_inline_cases_on_the_open_question_and_trace(open_page, db: str) -> None:
+    s = open_store(db)
+    s.add(make_case("mars", "mars", item={"file": REL, "qid": "1"}, title="<b>q case</b>"))
+    s.add(make_case("mars", "mars", item={"file": REL, "qid": "1", "trace": "3"}, title="t case"))
+    at = open_page(qid="1", view="Single trace", trace="3")
+    assert not at.exception, at.exception
+    labels = [e.label for e in at.expander]
+    assert any("2 case(s) on this item" in x for x in labels), labels  # the question's
+    assert any("1 case(s) on this item" in x for x in labels), labels  # the trace's
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "&lt;b&gt;q case&lt;/b&gt;" in bodies and "t case" in bodies
+    # another question shows none of them
+    other = open_page(qid="2")
+    assert not [e for e in other.expander if "on this item" in e.label]

@@ -238,3 +238,35 @@ def test_overview_grid_rings_and_text_contrast() -> None:
     sel = mf.overview_grid(ov, selected=1)
     assert len(sel.data) == 2 and list(sel.data[0].customdata) == [1]
     assert list(sel.data[-1].marker.line.width) == widths  # the ring still tells right/wrong
+
+
+def test_overview_grid_rings_the_questions_with_cases() -> None:
+    ov = pl.DataFrame(
+        {
+            "qid": [0, 1, 2],
+            "n_traces": [10, 10, 10],
+            "pass_at_1": [0.0, 0.5, 1.0],
+            "majority_answer": ["1", "2", "3"],
+            "majority_correct": [False, True, True],
+            "n_answers": [2, 2, 1],
+            "n_null": [0, 0, 0],
+            "median_len_correct": [None, 1000.0, 900.0],
+            "median_len_wrong": [800.0, 1200.0, None],
+        }
+    )
+    plain = mf.overview_grid(ov)
+    assert [t.name for t in plain.data] == ["questions"]
+    fig = mf.overview_grid(ov, selected=0, marked={2: 3, 0: 1, 99: 1})
+    assert [t.name for t in fig.data] == [
+        "selected",
+        "questions",
+        "has cases (halo)",
+        "has cases",
+    ]
+    ring = fig.data[-1]
+    assert list(ring.customdata) == [0, 2]  # 99 is not in this file's grid
+    assert ring.marker.color == theme.CASE_ACCENT and ring.marker.symbol == "square-open"
+    assert ring.hoverinfo == "skip"  # a click goes to the square under it
+    sq = fig.data[1]
+    assert "3 case(s)" in sq.hovertext[2] and "case" not in sq.hovertext[1]
+    assert list(sq.marker.line.width) == list(plain.data[0].marker.line.width)
