@@ -56,7 +56,7 @@ METHODS = [
 ]
 
 
-def sample_pools():  # type: ignore[no-untyped-def]
+def sample_pools():  # type: ignore[no-untyped-def]  # returns the pools as built by the sample loader
     rel = "DeepSeek-8B/aime25_deepseek.parquet"
     path = sample_root("mars") / rel
     if not path.is_file():
@@ -68,7 +68,7 @@ def sample_pools():  # type: ignore[no-untyped-def]
     return f"sample {rel}", [store.pool(q) for q in store.qids]
 
 
-def synthetic_pools():  # type: ignore[no-untyped-def]
+def synthetic_pools():  # type: ignore[no-untyped-def]  # returns the pools as built by the synthetic generator
     return "synthetic 30 x 4096", [synthetic_pool(q, n=4096, seed=1) for q in range(30)]
 
 

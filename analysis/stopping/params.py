@@ -128,7 +128,7 @@ class PolicyRules:
         if not self.main.name:
             return self
         cast = type(getattr(self, self.main.name))
-        return replace(self, **{self.main.name: cast(value)})  # type: ignore[type-var]
+        return replace(self, **{self.main.name: cast(value)})  # type: ignore[type-var]  # replace() on the concrete policy dataclass
 
     def ui_params(self) -> tuple[ParamSpec, ...]:
         """The playground's parameter widgets for this policy, defaults from this instance."""
@@ -137,10 +137,10 @@ class PolicyRules:
     def with_params(self: P, values: dict[str, Any]) -> P:
         """The policy with the widget values of `ui_params` (keyed by field) applied."""
         own = {k: v for k, v in values.items() if "." not in k}
-        pol = replace(self, **{k: type(getattr(self, k))(v) for k, v in own.items()})  # type: ignore[type-var]
+        pol = replace(self, **{k: type(getattr(self, k))(v) for k, v in own.items()})  # type: ignore[type-var]  # replace() on the concrete policy dataclass
         if "voting.percentile" in values:
             voting = replace(self.voting, percentile=float(values["voting.percentile"]))
-            pol = replace(pol, voting=voting)  # type: ignore[type-var]
+            pol = replace(pol, voting=voting)  # type: ignore[type-var]  # replace() on the concrete policy dataclass
         return pol
 
     def _percentile_spec(self) -> tuple[ParamSpec, ...]:
@@ -621,7 +621,7 @@ def policy_for_method(
     if method.startswith("ac-") and method[3:] in AC_DEFAULT_THRESHOLD:
         crit = method[3:]
         thr = AC_DEFAULT_THRESHOLD[crit] if ac_threshold is None else float(ac_threshold)
-        return AdaptiveConsistency(criterion=crit, threshold=thr, top_k=int(ac_top_k))  # type: ignore[arg-type]
+        return AdaptiveConsistency(criterion=crit, threshold=thr, top_k=int(ac_top_k))  # type: ignore[arg-type]  # crit is validated against the criteria above
     raise ValueError(f"unknown method {method!r}; known: {', '.join(ALL_METHODS)}")
 
 

@@ -184,8 +184,11 @@ def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # typ
     page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
     page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
     wait_for_app(page)
+    # elements below the fold mount once scrolled to (with warm caches the page is short-lived
+    # at the top and the table is not mounted yet)
+    page.get_by_text("Per question, next to self-consistency").scroll_into_view_if_needed()
     cells = _perq_table(page).locator('[role="gridcell"]', has_text="mars?file")
-    page.locator('[role="gridcell"]', has_text="mars?file").first.wait_for(timeout=60_000)
+    cells.first.wait_for(state="attached", timeout=60_000)
     hrefs = [c.inner_text().strip() for c in cells.all()]
     assert hrefs
     target = urlparse(urljoin(page.url, hrefs[1]))

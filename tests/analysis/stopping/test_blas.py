@@ -1,0 +1,44 @@
+"""The single-thread BLAS switch is scoped: nested and overlapping sections (the app runs
+sessions in threads) leave the process's thread counts as they were."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from analysis.stopping.blas import single_thread_blas, thread_counts
+
+
+def test_nested_and_overlapping_sections_restore_the_counts() -> None:
+    before = thread_counts()
+    with single_thread_blas():
+        assert all(n == 1 for n in thread_counts())
+        with single_thread_blas():
+            assert all(n == 1 for n in thread_counts())
+        assert all(n == 1 for n in thread_counts())  # the outer section is still open
+    assert thread_counts() == before
+
+    started = threading.Event()
+
+    def worker() -> None:
+        with single_thread_blas():
+            started.set()
+            time.sleep(0.05)
+
+    t = threading.Thread(target=worker)
+    with single_thread_blas():
+        t.start()
+        started.wait(5)
+    # the main section left first, while the worker's was open: still 1 there
+    t.join(5)
+    assert thread_counts() == before
+
+
+def test_an_exception_inside_still_restores() -> None:
+    before = thread_counts()
+    try:
+        with single_thread_blas():
+            raise ValueError("x")
+    except ValueError:
+        pass
+    assert thread_counts() == before

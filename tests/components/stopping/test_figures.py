@@ -1,0 +1,81 @@
+"""Figure builders of the playground: escaped answer text, small JSON, labels in place."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from analysis.stopping import Consensus, Mars, SimSettings, prepare, replay
+from analysis.stopping.synthetic import hand_pool
+from components.stopping.figures import replay_figure
+
+
+def _strings(obj: object) -> Iterator[str]:
+    """Every string inside a decoded plotly JSON figure (labels, templates, customdata)."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def test_figures_escape_answer_text_and_stay_small() -> None:
+    pool = hand_pool(
+        final=[0, 1, 0],
+        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+        labels=["<b>7</b>", "<script>alert(1)</script>"],
+    )
+    prep = prepare(pool)
+    res, diag = replay(prep, Mars(), SimSettings(budget=16, iterations=4), 2)
+    fig = replay_figure(diag, res, "MARS margin vs threshold")
+    text = fig.to_json()
+    # to_json writes `<` as \u003c: look at the decoded strings, not the JSON text
+    strings = list(_strings(json.loads(text)))
+    assert not [s for s in strings if "<script>" in s or "<b>7" in s]
+    assert any("&lt;script&gt;" in s for s in strings)
+    assert len(text) < 2_000_000
+    assert len(fig.frames) == 3  # one frame per checkpoint for the Play control
+    # plain-text Play/Pause labels: the ⏸ glyph is missing from common fonts (a box)
+    buttons = fig.layout.updatemenus[0].buttons
+    assert [b.label for b in buttons] == ["Play", "Pause"]
+    assert diag is not None and diag.margin is not None and diag.threshold is not None
+    assert diag.margin.shape == (1, 3) and diag.threshold.shape == (1, 3)
+
+
+def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
+    """An answer like `%{x}` must show as itself, not as the hovered x value; `<b>` escaped."""
+    pool = hand_pool(
+        final=[0, 1, 0],
+        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+        labels=["%{x}<b>7</b>", "%{y:.2f} other"],
+    )
+    res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
+    fig = json.loads(replay_figure(diag, res, "MARS margin vs threshold").to_json())
+    answers = [
+        t for t in fig["data"] if t.get("type") == "scatter" and t.get("xaxis") in (None, "x")
+    ]
+    assert len(answers) == 2
+    for t in answers:
+        tmpl = t["hovertemplate"]
+        assert "%{x" not in tmpl.replace("p=%{x:.0f}", "")  # only our own placeholders
+        assert "%{y:.2f} other" not in tmpl and "<b>7" not in tmpl
+    labels = [v for t in answers for v in _strings(t.get("customdata", t.get("text")))]
+    assert any("%{x}&lt;b&gt;7&lt;/b&gt;" in v for v in labels)
+    assert any("%{y:.2f} other" in v for v in labels)
+    assert not [v for v in _strings(fig) if "<b>7" in v]
+
+
+def test_replay_stop_label_sits_inside_the_top_panel() -> None:
+    """The red "stop at …" label used to sit at paper y = 1, on the subplot title."""
+    pool = hand_pool(final=[0, 0, 0], groups=[[0, 0, 0]] * 3)
+    res, diag = replay(prepare(pool), Consensus(tau=0.5), SimSettings(budget=8, iterations=2), 0)
+    assert res.stop_index[0] == 0
+    fig = json.loads(replay_figure(diag, res, "leader share", 0.5).to_json())
+    notes = fig["layout"]["annotations"]
+    label = next(a for a in notes if "stop at" in a["text"])
+    title = next(a for a in notes if a["text"] == "vote share per answer")
+    assert label["yref"] == "y domain" and label["yanchor"] == "top" and label["y"] < 1
+    assert title["yref"] == "paper" and title["yanchor"] == "bottom"  # the title sits above
