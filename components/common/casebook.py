@@ -105,8 +105,9 @@ def author() -> str:
     return logged_in_name() or str(st.session_state.get(AUTHOR_KEY, "")).strip()
 
 
-def author_input(key: str) -> None:
-    """Ask for a name once per session (not shown when a user is logged in)."""
+def author_input(key: str, in_form: bool = False) -> None:
+    """Ask for a name once per session (not shown when a user is logged in). Inside a form the
+    name is taken when the form is submitted (forms allow no change callbacks)."""
     if logged_in_name():
         st.caption(f"Author: {md_text(logged_in_name())}")
         return
@@ -114,14 +115,16 @@ def author_input(key: str) -> None:
         "Your name (kept for this browser session)",
         key=f"{key}_author",
         value=st.session_state.get(AUTHOR_KEY, ""),
-        on_change=_remember_author,
-        args=(f"{key}_author",),
+        on_change=None if in_form else _remember_author,
+        args=None if in_form else (f"{key}_author",),
         max_chars=200,
     )
 
 
 def _remember_author(widget_key: str) -> None:
-    st.session_state[AUTHOR_KEY] = str(st.session_state.get(widget_key, "")).strip()
+    name = str(st.session_state.get(widget_key, "")).strip()
+    if name:
+        st.session_state[AUTHOR_KEY] = name
 
 
 def source_identity(source: SourceConfig, file: str | None) -> dict[str, str]:
@@ -161,6 +164,7 @@ def _save(
 ) -> None:
     """Form callback: store the case; on failure keep the form's values and say why."""
     s = st.session_state
+    _remember_author(f"{key}_author")
     title = str(s.get(f"{key}_title", "")).strip()
     try:
         case = make_case(
@@ -209,39 +213,39 @@ def capture(
         help="Read-only casebook (RTE_CASEBOOK=readonly)" if disabled else None,
     ):
         st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
-        if f"{key}_title" not in st.session_state:
-            st.session_state[f"{key}_title"] = title
-        st.text_input("Title", key=f"{key}_title", max_chars=300)
-        st.multiselect(
-            "Tags",
-            list(TAG_SUGGESTIONS.get(dataset, ())),
-            key=f"{key}_tags",
-            accept_new_options=True,
-            placeholder="Pick or type tags",
-        )
-        st.selectbox(
-            "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
-            key=f"{key}_verdict",
-        )  # fmt: skip
-        st.text_area(
-            "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
-        )
-        author_input(key)
-        st.button(
-            "Save case",
-            key=f"{key}_save",
-            type="primary",
-            on_click=_save,
-            args=(
-                key,
-                dataset,
-                view,
-                item_s,
-                _plain(snapshot),
-                source_identity(source, file),
-                query_pairs(),
-            ),
-        )
+        # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
+        with st.form(f"{key}_form", border=False, enter_to_submit=False):
+            st.text_input("Title", value=title, key=f"{key}_title", max_chars=300)
+            st.multiselect(
+                "Tags",
+                list(TAG_SUGGESTIONS.get(dataset, ())),
+                key=f"{key}_tags",
+                accept_new_options=True,
+                placeholder="Pick or type tags",
+            )
+            st.selectbox(
+                "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
+                key=f"{key}_verdict",
+            )  # fmt: skip
+            st.text_area(
+                "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
+            )
+            author_input(key, in_form=True)
+            st.form_submit_button(
+                "Save case",
+                key=f"{key}_save",
+                type="primary",
+                on_click=_save,
+                args=(
+                    key,
+                    dataset,
+                    view,
+                    item_s,
+                    _plain(snapshot),
+                    source_identity(source, file),
+                    query_pairs(),
+                ),
+            )
         err = st.session_state.get(f"{key}_error")
         if isinstance(err, DataError):
             show_error(err)

@@ -36,10 +36,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(cache_dir: Path) -> Iterator[str]:
+def streamlit_server(cache_dir: Path, **extra_env: str) -> Iterator[str]:
     """Start `streamlit run app.py` on a free loopback port; yield its base URL."""
     port = _free_port()
-    env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1")
+    env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **extra_env)
     log_path = cache_dir / f"streamlit-e2e-{port}.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
