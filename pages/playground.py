@@ -53,6 +53,7 @@ def lab() -> None:
         pv.show_notes(cur)
     with guard("the summary", dataset="mars"):
         pv.show_summary(cur, sc)
+        pv.show_run_cases(rel, src, cur, sc)
     with guard("the frontier", dataset="mars"):
         pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
     picked = None

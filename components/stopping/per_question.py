@@ -1,6 +1,6 @@
 """The per-question section: each question's accuracy and savings next to self-consistency.
 A selected row or chart point picks the question the replay shows; the link column opens the
-question in the MARS view."""
+question in the MARS view; the cases column marks questions with casebook cases on this file."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from analysis.stopping import RunResult
 from analysis.stopping.compare import per_question_comparison
 from components.common.links import view_href
 from components.common.selection import selected_points, selected_rows
+from components.stopping.cases import case_mark, qid_case_counts
 from components.stopping.figures import per_question_figure
 
 TABLE_COLUMNS = [
     "flag",
     "qid",
+    "cases",
     "accuracy_pct",
     "sc_accuracy_pct",
     "delta_pct",
@@ -65,6 +67,8 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     chart_q = int(pts[0]["x"]) if pts and pts[0].get("x") is not None else None
     table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))
     table["open"] = [view_href("mars", file=rel, qid=int(q)) for q in table["qid"]]
+    counts = qid_case_counts(rel)
+    table["cases"] = [case_mark(counts.get(int(q), 0)) for q in table["qid"]]
     table["ground_truth"] = table["ground_truth"].map(lambda t: str(t)[:60])
     sel = st.dataframe(
         table[TABLE_COLUMNS],
@@ -74,6 +78,9 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
+            "cases": st.column_config.TextColumn(
+                "cases", help="casebook cases on this question of the file", width="small"
+            ),
             "accuracy_pct": st.column_config.NumberColumn("accuracy %", format="%.1f"),
             "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
             "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),

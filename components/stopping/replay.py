@@ -1,5 +1,5 @@
 """The replay section: one bootstrap iteration of one question, checkpoint by checkpoint
-(votes, the rule's signal, tokens spent, where it stopped)."""
+(votes, the rule's signal, tokens spent, where it stopped), with its casebook control."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from components.common.formatting import fmt_num, fmt_quantity
 from components.common.safe_text import esc
 from components.common.url_keys import PlaygroundKeys
 from components.stopping import cached as pc
+from components.stopping.cases import replay_snapshot, show_replay_cases
 from components.stopping.figures import replay_figure
 
 QID = PlaygroundKeys.QID
@@ -58,6 +59,8 @@ def show_replay(
         + (f"; gamma {fmt_num(res.gamma)}" if res.gamma is not None else "")
         + "</p>"
     )
+    snap = replay_snapshot(res, diag, policy.share_threshold())
+    show_replay_cases(rel, src, policy, settings, qid, it, snap)
     if diag is None or diag.votes.shape[-1] == 0 or diag.grid.shape[0] == 0:
         st.info(
             f"Nothing to replay for Q{qid}: no checkpoint (every sampled trace ended before "

@@ -1,10 +1,11 @@
-"""Sections of the stopping playground, one module each (summary and notes, frontier,
-per-question table, replay, reference diff and downloads); the page calls them through this
-module so each section can be swapped (tests put a failing one in). Computation lives in
-`analysis.stopping`; runs come through `components.stopping.cached`."""
+"""Sections of the stopping playground, one module each (summary and notes, the run's casebook
+control, frontier, per-question table, replay, reference diff and downloads); the page calls
+them through this module so each section can be swapped (tests put a failing one in).
+Computation lives in `analysis.stopping`; runs come through `components.stopping.cached`."""
 
 from __future__ import annotations
 
+from components.stopping.cases import show_run_cases
 from components.stopping.frontier import show_frontier
 from components.stopping.per_question import show_per_question
 from components.stopping.reference import show_downloads, show_reference
@@ -21,6 +22,7 @@ __all__ = [
     "show_per_question",
     "show_reference",
     "show_replay",
+    "show_run_cases",
     "show_summary",
     "untruncated_savings_pct",
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from components.common import casebook
 
 APP_PATH = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -21,3 +25,14 @@ def run_page(page: str, **params: str) -> AppTest:
         at.query_params[key] = value
     at.switch_page(page)
     return at.run()
+
+
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh casebook database (SQLite in the test's folder) for the app under test."""
+    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
+    monkeypatch.setenv("RTE_DB_URL", url)
+    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
+    casebook.reset_store()
+    yield url
+    casebook.reset_store()

@@ -13,16 +13,6 @@ from components.common import casebook as cb
 from tests.pages.conftest import new_app, run_page
 
 
-@pytest.fixture()
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
-    monkeypatch.setenv("RTE_DB_URL", url)
-    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
-    cb.reset_store()
-    yield url
-    cb.reset_store()
-
-
 def _case(url: str, **kw: object):
     s = open_store(url)
     case = make_case(

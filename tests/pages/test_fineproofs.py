@@ -8,7 +8,6 @@ import base64
 import html
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -340,16 +339,6 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
 
 
 # ---------------------------------------------------------------- casebook capture
-@pytest.fixture()
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
-    monkeypatch.setenv("RTE_DB_URL", url)
-    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
-    cb.reset_store()
-    yield url
-    cb.reset_store()
-
-
 def _stored(url: str) -> list:  # type: ignore[type-arg]  # list of Case
     return open_store(url).list_cases(dataset="fineproofs")
 

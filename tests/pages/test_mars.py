@@ -4,7 +4,6 @@ full of bad data that must give notes, never a traceback."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,7 +14,6 @@ import streamlit as st
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.sample.mars import SCHEMA, write_file
-from components.common import casebook as cb
 from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.conftest import new_app, run_page
@@ -324,16 +322,6 @@ def test_a_single_long_answer_note_reads_in_the_singular(tmp_path: Path, monkeyp
 
 
 # ---------------------------------------------------------------- casebook
-@pytest.fixture()
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
-    monkeypatch.setenv("RTE_DB_URL", url)
-    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
-    cb.reset_store()
-    yield url
-    cb.reset_store()
-
-
 def _save_case(at, key: str, title: str):  # type: ignore[no-untyped-def]
     at.text_input(key=f"cb_{key}_title").input(title)
     at.button(key=f"cb_{key}_save").click().run()

@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -22,7 +21,6 @@ from analysis.parason.store import compute_table
 from cache.casebook.model import Case, make_case
 from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
-from components.common import casebook as cb
 from components.parason import cached as pc
 from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
@@ -432,16 +430,6 @@ def test_filter_bar_only_where_it_acts(view: str) -> None:
 
 
 # ---------------------------------------------------------------- casebook
-@pytest.fixture()
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
-    monkeypatch.setenv("RTE_DB_URL", url)
-    monkeypatch.delenv("RTE_CASEBOOK", raising=False)
-    cb.reset_store()
-    yield url
-    cb.reset_store()
-
-
 def _save_case(at: AppTest, key: str, title: str) -> AppTest:
     at.text_input(key=f"cb_{key}_title").input(title)
     at.button(key=f"cb_{key}_save").click().run()

@@ -1,4 +1,5 @@
-"""AppTest of the stopping playground: it renders, sliders rerun the results, deep links restore."""
+"""AppTest of the stopping playground: it renders, sliders rerun the results, deep links restore,
+runs and replayed iterations go to the casebook."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis.stopping import ALL_METHODS
+from cache.casebook.model import make_case
+from cache.casebook.store import open_store
 from cache.datasets import mars_reference_dir
 from cache.sample.mars import SCHEMA, write_file
 from components.common.safe_text import md_text
@@ -472,3 +475,135 @@ def test_dco_composed_policies_explain_their_accounting(open_app) -> None:  # ty
     assert "truncated" in captions and "Against untruncated SC" in captions
     plain = open_app(policy="sc-mars")
     assert "Against untruncated SC" not in " ".join(c.value for c in plain.caption)
+
+
+# ---------------------------------------------------------------- casebook
+def _save_case(app, prefix: str, title: str):  # type: ignore[no-untyped-def]
+    """Fill the title of the popover whose keys start with `prefix` and press "Save case"."""
+    box = next(t for t in app.text_input if t.key.startswith(prefix) and t.key.endswith("_title"))
+    box.set_value(title)
+    save = next(b for b in app.button if b.key == box.key.removesuffix("_title") + "_save")
+    assert save.label == "Save case"
+    save.click().run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    return app
+
+
+def _expanders(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [e.label for e in app.expander]
+
+
+def test_a_run_is_captured_with_its_parameters(open_app, db: str) -> None:
+    app = open_app(policy="sc-consensus", budget="16", tau="0.5")
+    assert not app.exception, app.exception
+    assert not any("case(s) on this item" in x for x in _expanders(app))  # none stored yet
+    acc = float(_metric(app, "accuracy").rstrip("%"))
+    savings = float(_metric(app, "mean token savings").rstrip("%"))
+    _save_case(app, "cb_pg_run_", "consensus at 0.5 stops early")
+    cases = open_store(db).cases_for_item("playground", file=REL)
+    assert len(cases) == 1
+    case = cases[0]
+    assert (case.dataset, case.view, case.title) == (
+        "playground",
+        "playground",
+        "consensus at 0.5 stops early",
+    )
+    params = "tau=0.5 budget=16 iters=8 warmup=16 window=2048 seed=42"
+    assert case.item == {"file": REL, "policy": "sc-consensus", "params": params}
+    query = dict(case.query)
+    assert query["policy"] == "sc-consensus" and query["budget"] == "16" and query["tau"] == "0.5"
+    assert case.source["kind"] == "local" and case.source["file"] == REL
+    snap = case.snapshot
+    assert snap["accuracy_pct"] == pytest.approx(acc, abs=0.06)
+    assert snap["token_savings_pct"] == pytest.approx(savings, abs=0.06)
+    assert snap["sc_accuracy_pct"] is not None and "untruncated_savings_pct" not in snap
+    assert snap["questions_lost_vs_sc"] == sum(_perq(app)["flag"] != "")
+    assert (snap["budget"], snap["iterations"], snap["warmup"], snap["window"], snap["seed"]) == (
+        16,
+        8,
+        16,
+        2048,
+        42,
+    )
+    # the run's cases show inline by the summary; another tau is another run, without them
+    assert "case(s) on this item" in " ".join(_expanders(app))
+    other = open_app(policy="sc-consensus", budget="16", tau="0.6")
+    assert not any("case(s) on this item" in x for x in _expanders(other))
+
+
+def test_dco_run_snapshot_has_untruncated_savings(open_app, db: str) -> None:
+    app = open_app(policy="dco", budget="16")
+    _save_case(app, "cb_pg_run_", "dco run")
+    (case,) = open_store(db).cases_for_item("playground", policy="dco")
+    assert case.item["params"] == "pct=90 budget=16 iters=8 warmup=16 window=2048 seed=42"
+    assert "untruncated_savings_pct" in case.snapshot
+
+
+def test_a_replayed_iteration_is_captured_and_marked(open_app, db: str) -> None:
+    app = open_app(policy="sc-consensus", budget="16", tau="0.5", qid="1")
+    assert not app.exception, app.exception
+    assert set(_perq(app)["cases"]) == {""}  # no marks yet
+    next(s for s in app.slider if s.key == "replay_it").set_value(2).run()
+    _save_case(app, "cb_pg_replay_", "Q1 iteration 2")
+    (case,) = open_store(db).cases_for_item("playground", file=REL, qid="1")
+    assert case.item == {
+        "file": REL,
+        "policy": "sc-consensus",
+        "params": "tau=0.5 budget=16 iters=8 warmup=16 window=2048 seed=42",
+        "qid": "1",
+        "iteration": "2",
+    }
+    assert dict(case.query)["qid"] == "1"
+    snap = case.snapshot
+    assert {"answer", "correct", "stop_position", "tokens", "stopped_by"} <= set(snap)
+    assert isinstance(snap["correct"], bool) and snap["tokens"] > 0
+    html = "\n".join(h.proto.body for h in app.get("html"))
+    line = next(x for x in html.split("\n") if "Q1, iteration 2" in x)
+    assert f"({snap['stopped_by']})" in line or snap["stop_position"] is None
+    if snap["stop_position"] is not None:  # the rule's signal at the stop
+        assert snap["leader_share_at_stop"] >= 0.5 and snap["tau"] == 0.5
+    # the per-question table marks the question; "open ↗" still links to the MARS view
+    table = _perq(app)
+    marks = dict(zip(table["qid"], table["cases"], strict=True))
+    assert marks == {0: "", 1: "● 1", 2: ""}
+    assert table["open"].str.contains("mars").all()
+    # the replayed question shows its cases inline
+    assert any(x.endswith("1 case(s) on this item") for x in _expanders(app))
+
+
+def test_marks_and_inline_cases_from_a_stored_case(open_app, db: str) -> None:
+    """A case stored elsewhere (another session, an import) on Q2 of this file is marked in
+    the table and shown inline when the replay opens Q2, not on other questions or files."""
+    open_store(db).add(
+        make_case(
+            "playground",
+            "playground",
+            query=[("file", REL), ("qid", "2")],
+            source={"kind": "local", "file": REL},
+            item={"file": REL, "policy": "sc-pp", "params": "x", "qid": "2", "iteration": "0"},
+            title="<b>stored</b> case",
+            note="a note",
+        )
+    )
+    open_store(db).add(
+        make_case(
+            "playground",
+            "playground",
+            query=[],
+            source={"kind": "local", "file": "other.parquet"},
+            item={"file": "other.parquet", "qid": "0"},
+            title="other file",
+        )
+    )
+    app = open_app(policy="sc-pp", budget="16", qid="2")
+    assert not app.exception, app.exception
+    table = _perq(app)
+    assert dict(zip(table["qid"], table["cases"], strict=True)) == {0: "", 1: "", 2: "● 1"}
+    assert any(x.endswith("1 case(s) on this item") for x in _expanders(app))
+    html = "\n".join(h.proto.body for h in app.get("html"))
+    assert "&lt;b&gt;stored&lt;/b&gt; case" in html and "<b>stored</b>" not in html
+    assert "other file" not in html
+    # another question: no inline cases
+    next(s for s in app.selectbox if s.key == "replay_q").set_value(0).run()
+    assert not any("case(s) on this item" in x for x in _expanders(app))
