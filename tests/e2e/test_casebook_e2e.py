@@ -29,7 +29,12 @@ def cb_url(sample_root: Path, cache_dir: Path, db_url: str) -> Iterator[str]:
 
 
 # the capture control's label on each view (next to the item it concerns)
-LABELS = {"parason": "Add to casebook", "mars": "Add question", "fineproofs": "Add to casebook"}
+LABELS = {
+    "parason": "Add to casebook",
+    "mars": "Add question",
+    "playground": "Add run",
+    "fineproofs": "Add to casebook",
+}
 
 
 def _views(sample_root: Path) -> dict[str, str]:
@@ -41,6 +46,7 @@ def _views(sample_root: Path) -> dict[str, str]:
     return {
         "parason": f"parason?uuid={uuid}",
         "mars": "mars?qid=3",
+        "playground": "playground?policy=sc-consensus",
         "fineproofs": f"fineproofs?problem={fp[0]}&sample={fp[1]}",
     }
 
@@ -48,7 +54,9 @@ def _views(sample_root: Path) -> dict[str, str]:
 def _capture(page, base: str, path: str, title: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{base}/{path}")
     wait_for_app(page, timeout=120_000)
-    page.get_by_role("button", name=LABELS[path.split("?")[0]]).first.click()
+    button = page.get_by_role("button", name=LABELS[path.split("?")[0]]).first
+    button.wait_for(timeout=180_000)  # the playground's run finishes inside its fragment
+    button.click()
     body = page.locator('[data-testid="stPopoverBody"]').last
     title_box = body.get_by_label("Title")
     title_box.fill(title)

@@ -19,7 +19,8 @@ def test_present_items_are_found(sample_root: Path) -> None:
     assert missing("mars", mars, {"file": mars["file"], "qid": "3"}) == ""
     assert missing("playground", mars, {"file": mars["file"], "qid": "3"}) == ""
     pid, sample = pl.read_parquet(
-        sample_root / "fineproofs/data/prefix_values.parquet", columns=["problem_id", "sample_index"]
+        sample_root / "fineproofs/data/prefix_values.parquet",
+        columns=["problem_id", "sample_index"],
     ).row(0)
     assert missing("fineproofs", SAMPLE, {"problem": pid, "sample": str(sample)}) == ""
 
