@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -313,3 +314,28 @@ def case_counts(dataset: str, key: str) -> dict[str, int]:
     except DataError as exc:
         st.caption(f"Casebook badges are hidden: {md_text(exc.message, 160)}")
         return {}
+
+
+def count_by_key(cases: Iterable[Case], key: str, **match: str) -> dict[int, int]:
+    """int(item[key]) -> number of cases whose item also holds every `match` value (e.g. the
+    questions of one MARS file: `count_by_key(cases, "qid", file=rel)`)."""
+    counts: Counter[int] = Counter()
+    for c in cases:
+        if any(c.item.get(k) != v for k, v in match.items()):
+            continue
+        try:
+            counts[int(c.item.get(key, ""))] += 1
+        except ValueError:
+            continue
+    return dict(counts)
+
+
+def qid_counts(dataset: str, rel: str, what: str = "marks") -> dict[int, int]:
+    """qid -> number of `dataset` cases on that question of the file `rel`. When the casebook
+    cannot be read, a caption says so and the view goes on without its marks."""
+    try:
+        cases = store().cases_for_item(dataset, file=rel)
+    except DataError as exc:
+        st.caption(f"Casebook {what} are hidden: {md_text(exc.message, 160)}")
+        return {}
+    return count_by_key(cases, "qid", file=rel)

@@ -10,20 +10,15 @@ snapshot escapes it.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
-import streamlit as st
 
-from cache.casebook.model import Case
 from cache.datasets import MARS_FILES
-from cache.errors import DataError
 from cache.sources import SourceConfig
-from components.common.casebook import capture, cases_here, store
-from components.common.safe_text import md_text
+from components.common.casebook import capture, cases_here, qid_counts
 
 DATASET = "mars"
 VIEW = "mars"
@@ -156,28 +151,9 @@ def probe_snapshot(r: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- rings
-def count_by_qid(cases: Iterable[Case], rel: str) -> dict[int, int]:
-    """qid -> number of cases (question, trace and probe cases) on `rel`."""
-    counts: Counter[int] = Counter()
-    for c in cases:
-        if c.item.get("file") != rel:
-            continue
-        try:
-            counts[int(c.item.get("qid", ""))] += 1
-        except ValueError:
-            continue
-    return dict(counts)
-
-
 def qid_case_counts(rel: str) -> dict[int, int]:
-    """The open file's questions with cases; when the casebook cannot be read, a caption says
-    so and the grid goes on without rings."""
-    try:
-        cases = store().cases_for_item(DATASET, file=rel)
-    except DataError as exc:
-        st.caption(f"Casebook rings are hidden: {md_text(exc.message, 160)}")
-        return {}
-    return count_by_qid(cases, rel)
+    """The open file's questions with cases (see `casebook.qid_counts`)."""
+    return qid_counts(DATASET, rel, "rings")
 
 
 # ---------------------------------------------------------------- controls

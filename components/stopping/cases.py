@@ -9,8 +9,6 @@ question's inline cases are every playground case on that question of the file."
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -19,12 +17,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from analysis.stopping import Diagnostics, Policy, QuestionResult, RunResult, SimSettings
 from analysis.stopping.compare import per_question_comparison
-from cache.casebook.model import Case
 from cache.datasets import MARS_FILES
-from cache.errors import DataError
 from cache.sources import SourceConfig
-from components.common.casebook import capture, cases_here, store
-from components.common.safe_text import md_text
+from components.common.casebook import capture, cases_here, qid_counts
 from components.stopping.summary import stopped_early, untruncated_savings_pct
 
 DATASET = "playground"
@@ -215,28 +210,9 @@ def show_replay_cases(
 
 
 # ---------------------------------------------------------------- per-question marks
-def count_by_qid(cases: Iterable[Case], rel: str) -> dict[int, int]:
-    """qid -> number of playground cases on that question of `rel`."""
-    counts: Counter[int] = Counter()
-    for c in cases:
-        if c.item.get("file") != rel:
-            continue
-        try:
-            counts[int(c.item.get("qid", ""))] += 1
-        except ValueError:
-            continue
-    return dict(counts)
-
-
 def qid_case_counts(rel: str) -> dict[int, int]:
-    """The file's questions with cases; when the casebook cannot be read, a caption says so and
-    the table goes on without marks."""
-    try:
-        cases = store().cases_for_item(DATASET, file=rel)
-    except DataError as exc:
-        st.caption(f"Casebook marks are hidden: {md_text(exc.message, 160)}")
-        return {}
-    return count_by_qid(cases, rel)
+    """The open file's questions with cases (see `casebook.qid_counts`)."""
+    return qid_counts(DATASET, rel, "marks")
 
 
 def case_mark(n: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cache.casebook.model import make_case
+from components.common.casebook import count_by_key
 from components.mars import cases as mcs
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -75,4 +76,4 @@ def test_rings_count_the_cases_of_one_file_only() -> None:
         make_case("mars", "mars", item=mcs.probe_item(REL, 3, 0, 2048)),
         make_case("mars", "mars", item=mcs.question_item("Qwen3-8B/other.parquet", 2)),
     ]
-    assert mcs.count_by_qid(cases, REL) == {1: 2, 3: 1}
+    assert count_by_key(cases, "qid", file=REL) == {1: 2, 3: 1}
