@@ -447,7 +447,8 @@ class _Parser:
             self.warn("empty_trajectory", 0)
         prompt_end = _prompt_end(text)
         pos = 0
-        on_tag = self.on_tag
+        text_part = self.text_part
+        opens, closes = _OPEN_HANDLERS, _CLOSE_HANDLERS
         for m in TAG_RE.finditer(text):
             s, e = m.span()
             if s < prompt_end:
@@ -457,9 +458,16 @@ class _Parser:
                 self.part(pos, prompt_end, "prompt", "prompt")
                 pos = prompt_end
             if s > pos:
-                self.text_part(pos, s)
+                text_part(pos, s)
             pos = e
-            on_tag(s, e, m)
+            # the dispatch of `on_tag`, inlined: this loop runs once per tag of every row
+            close, name, chat = m.group(1, 2, 3)
+            if chat is not None or self.after_think:
+                self.on_tag(s, e, m)
+            elif close:
+                closes.get(name, _Parser.close_think)(self, s, e, name, m.group(0))
+            else:
+                opens.get(name, _Parser.open_think)(self, s, e, name, m.group(0))
         if pos < prompt_end:
             self.part(pos, prompt_end, "prompt", "prompt")
             pos = prompt_end
@@ -507,8 +515,10 @@ class _Parser:
 
     # ---- tag handlers: (self, start, end, tag name, tag text) ------------------------------
     def open_thread(self, s: int, e: int, name: str, tag: str) -> None:
+        stack = self.stack
         for kind in (_ITEM, _OUTLINES, _THREAD, _CONCL):  # a previous thread never closed, ...
-            self.pop_if(s, kind)
+            if stack[-1][0] == kind:
+                self.pop(s)
         if self.stack[-1][0] == _ROOT:
             self.warn("missing_parallel", s, "<Thread>")
             self.open_block(s, implicit=True)
