@@ -15,7 +15,13 @@ from cache.casebook.model import Case, deep_link, normalize_tags
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
 from components.casebook.exports import export_buttons
-from components.casebook.shared import DATASET_LABELS, UNDO_KEY, case_title, open_case
+from components.casebook.shared import (
+    DATASET_LABELS,
+    UNDO_KEY,
+    case_title,
+    open_case,
+    snapshot_table,
+)
 from components.common.casebook import (
     STEP_VERDICTS,
     TAG_SUGGESTIONS,
@@ -175,12 +181,6 @@ def _add_to_collection(store: CaseStore, case: Case) -> None:
         else:
             store.add_to_collection(pick.id, case.id)
             st.toast(f"Added to “{md_text(pick.name)}”.", icon=":material/playlist_add:")
-
-
-def snapshot_table(case: Case) -> None:
-    if case.snapshot:
-        rows = [{"figure": k, "at capture": str(v)} for k, v in case.snapshot.items()]
-        st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def case_panel(store: CaseStore, case: Case) -> None:

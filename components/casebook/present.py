@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from cache.casebook.locate import missing
 from cache.casebook.model import Case, Collection
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
-from components.casebook.shared import case_title, open_case
+from components.casebook.shared import case_title, open_case, snapshot_table
 from components.common.casebook import store
 from components.common.guards import show_error
 from components.common.links import VIEWS
@@ -72,15 +73,7 @@ def banner() -> None:
     step = min(STEP.read(), len(cases))
     case = cases[step - 1]
     with st.container(border=True, key="present_banner"):
-        left, mid, right, done = st.columns([1, 6, 1, 1], vertical_alignment="center")
-        prev = left.button(
-            "◀ Previous", key="present_prev", disabled=step <= 1, shortcut="ArrowLeft"
-        )
-        nxt = right.button(
-            "Next ▶", key="present_next", disabled=step >= len(cases), shortcut="ArrowRight"
-        )
-        stop = done.button("End", key="present_end", shortcut="Escape")
-        mid.html(
+        st.html(
             f"<div style='font-size:0.8rem;color:{CASE_ACCENT}'>Presenting “{esc(col.name)}” · "
             f"step {step} of {len(cases)}</div>"
             f"<div style='font-size:1.25rem;font-weight:600'>{esc(case_title(case))}</div>"
@@ -90,6 +83,24 @@ def banner() -> None:
                 else ""
             )
         )
+        gone = missing(case.dataset, case.source, case.item)
+        if gone:
+            st.warning(
+                f"This step cannot be shown as it was captured: {md_text(gone, 300)}. "
+                "Its figures at capture time:",
+                icon=":material/link_off:",
+            )
+            snapshot_table(case)
+        with st.container(horizontal=True):
+            prev = st.button(
+                "Previous", key="present_prev", icon=":material/arrow_back:",
+                disabled=step <= 1, shortcut="ArrowLeft",
+            )  # fmt: skip
+            nxt = st.button(
+                "Next", key="present_next", icon=":material/arrow_forward:", type="primary",
+                disabled=step >= len(cases), shortcut="ArrowRight",
+            )  # fmt: skip
+            stop = st.button("End", key="present_end", shortcut="Escape")
     if prev:
         go_to(col.id, cases, step - 1)
     if nxt:

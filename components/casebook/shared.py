@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import polars as pl
 import streamlit as st
 
 from cache.casebook.model import Case, default_title
@@ -40,3 +41,9 @@ def open_case(case: Case, **extra: str) -> None:
         st.error(f"This case was captured in a view this version does not have ({case.view}).")
         return
     st.switch_page(view.script, query_params=view_query(case, **extra))
+
+
+def snapshot_table(case: Case) -> None:
+    if case.snapshot:
+        rows = [{"figure": k, "at capture": str(v)} for k, v in case.snapshot.items()]
+        st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch")

@@ -106,3 +106,40 @@ def test_a_corrupt_database_is_a_message_not_a_traceback(
     home = new_app().run()
     assert not home.exception
     cb.reset_store()
+
+
+def test_present_mode_banner_over_the_saved_view(db: str, sample_root: Path) -> None:
+    first = _case(db, title="first step")
+    second = _case(db, title="second step")
+    s = open_store(db)
+    col = s.create_collection("demo")
+    for c in (first, second):
+        s.add_to_collection(col.id, c.id)
+    at = run_page("pages/mars.py", **dict(first.query), present=col.id, step="1")
+    assert not at.exception
+    html = _html(at)
+    assert "step 1 of 2" in html and "first step" in html and "<strong>Look</strong>" in html
+    prev = next(b for b in at.button if b.label == "Previous")
+    assert prev.disabled
+    assert not next(b for b in at.button if b.label == "Next").disabled
+
+
+def test_present_mode_says_when_a_step_is_gone(db: str, sample_root: Path) -> None:
+    s = open_store(db)
+    gone = make_case(
+        "mars", "mars",
+        query=[("qid", "3")],
+        source={"kind": "sample", "file": "DeepSeek-8B/aime25_deepseek.parquet"},
+        item={"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": "99999"},
+        title="a question that is no longer there",
+        snapshot={"pass@1": 0.5},
+    )  # fmt: skip
+    s.add(gone)
+    col = s.create_collection("gone")
+    s.add_to_collection(col.id, gone.id)
+    at = run_page("pages/mars.py", qid="3", present=col.id, step="1")
+    assert not at.exception
+    assert any("cannot be shown as it was captured" in w.value for w in at.warning)
+    assert any(
+        "pass@1" in df.value["figure"].to_list() for df in at.dataframe if "figure" in df.value
+    )
