@@ -18,7 +18,7 @@ from components.parason.shared import DATASET, open_trajectory, table_downloads
 
 TABLE_KEY = "pa_table"
 COLUMNS = {
-    "cases": st.column_config.TextColumn("📌", width=48, help="cases in the casebook"),
+    "cases": st.column_config.TextColumn("cases", width=52, help="cases in the casebook"),
     "uuid": st.column_config.TextColumn("uuid", width=80, help="first 8 characters"),
     "question": st.column_config.TextColumn("question (start)", width=250),
     "correctness": st.column_config.Column("correct", width=55),

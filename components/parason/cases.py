@@ -23,8 +23,8 @@ def sft_file(subset: str) -> str:
 
 
 def badge(n: int) -> str:
-    """The Browse table's case mark: "📌 2", empty when there is none."""
-    return f"📌 {n}" if n > 0 else ""
+    """The Browse table's case mark: "● 2", empty when there is none (as in the other views)."""
+    return f"● {n}" if n > 0 else ""
 
 
 def _question(question: object) -> str:

@@ -508,7 +508,7 @@ def test_browse_badge_counts_cases(db: str) -> None:
     at = _app()
     df = at.dataframe[0].value
     marks = dict(zip(df["uuid"], df["cases"], strict=True))
-    assert marks[FOUR[:8]] == "📌 2"
+    assert marks[FOUR[:8]] == "● 2"
     assert sum(bool(v) for v in marks.values()) == 1
     assert at.dataframe[0].proto.selection_mode  # still row-selectable (a row opens its uuid)
 

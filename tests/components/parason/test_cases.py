@@ -9,7 +9,7 @@ from components.parason import cases as pcs
 
 
 def test_badge_is_empty_without_cases() -> None:
-    assert pcs.badge(0) == "" and pcs.badge(2) == "📌 2"
+    assert pcs.badge(0) == "" and pcs.badge(2) == "● 2"
 
 
 def test_titles_are_plain_and_short() -> None:
