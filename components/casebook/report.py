@@ -15,17 +15,24 @@ from urllib.parse import urljoin
 from cache.casebook.model import Case, deep_link, default_title
 from components.common.formatting import fmt_num
 from components.common.safe_text import esc, md_html
-from components.common.theme import CASE_ACCENT, CASE_META_FG, CASE_TAG_BG
+from components.common.theme import (
+    CASE_ACCENT,
+    CASE_META_FG,
+    CASE_TAG_BG,
+    REPORT_CASE_BG,
+    REPORT_RULE,
+    REPORT_TEXT,
+)
 
 _STYLE = f"""
 body{{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:960px;margin:2rem auto;
-padding:0 1rem;color:#1f2328;line-height:1.45}}
+padding:0 1rem;color:{REPORT_TEXT};line-height:1.45}}
 h1{{font-size:1.6rem;margin-bottom:.2rem}} .sub{{color:{CASE_META_FG};margin-top:0}}
-.case{{border-left:4px solid {CASE_ACCENT};padding:.4rem 1rem;margin:1.2rem 0;background:#fafbfc}}
+.case{{border-left:4px solid {CASE_ACCENT};padding:.4rem 1rem;margin:1.2rem 0;background:{REPORT_CASE_BG}}}
 .case h2{{font-size:1.15rem;margin:.2rem 0}} .meta{{color:{CASE_META_FG};font-size:.85rem}}
 .tag{{background:{CASE_TAG_BG};border-radius:10px;padding:0 8px;margin-right:4px;font-size:.8rem}}
 table.fig{{border-collapse:collapse;font-size:.85rem;margin:.4rem 0}}
-table.fig td{{border:1px solid #e1e4e8;padding:2px 8px}} .note{{overflow-wrap:anywhere}}
+table.fig td{{border:1px solid {REPORT_RULE};padding:2px 8px}} .note{{overflow-wrap:anywhere}}
 .note pre{{white-space:pre-wrap}} a{{color:{CASE_ACCENT}}}
 """
 

@@ -29,6 +29,7 @@ INFO_BG, INFO_FG = "#e8f0fe", "#1a4d99"  # an informational badge
 CASE_ACCENT = "#3566b8"  # the bar beside a case, badges
 CASE_TAG_BG = "#eef2f7"
 CASE_META_FG = "#666666"
+REPORT_TEXT, REPORT_CASE_BG, REPORT_RULE = "#1f2328", "#fafbfc", "#e1e4e8"  # the HTML report
 
 # ------------------------------------------------------------------ Parason
 KIND_COLOURS = {
