@@ -589,13 +589,18 @@ class _Parser:
         self.part(s, e, "tag", blk.fork)
         self.stack.append([_OUTLINES, blk, blk.fork])
 
-    def close_outlines(self, s: int, e: int, name: str, tag: str) -> None:
-        self.pop_if(s, _ITEM)
-        if self.stack[-1][0] != _OUTLINES:
-            self.stray(s, e, "stray_close", "</Outlines>")
+    def close_frame(self, s: int, e: int, kind: int, tag: str) -> None:
+        """Close the innermost frame when it is of `kind` (the tag is charged to its node);
+        otherwise the closing tag is stray."""
+        if self.stack[-1][0] != kind:
+            self.stray(s, e, "stray_close", tag)
             return
         self.part(s, e, "tag", self.stack[-1][2])
         self.pop(e, explicit=True)
+
+    def close_outlines(self, s: int, e: int, name: str, tag: str) -> None:
+        self.pop_if(s, _ITEM)
+        self.close_frame(s, e, _OUTLINES, "</Outlines>")
 
     def open_conclusion(self, s: int, e: int, name: str, tag: str) -> None:
         top = self.stack[-1][0]
@@ -617,11 +622,7 @@ class _Parser:
         self.stack.append([_CONCL, blk, blk.join])
 
     def close_conclusion(self, s: int, e: int, name: str, tag: str) -> None:
-        if self.stack[-1][0] != _CONCL:
-            self.stray(s, e, "stray_close", "</Conclusion>")
-            return
-        self.part(s, e, "tag", self.stack[-1][2])
-        self.pop(e, explicit=True)
+        self.close_frame(s, e, _CONCL, "</Conclusion>")
 
     def open_think(self, s: int, e: int, name: str, tag: str) -> None:
         if self.stack[-1][0] != _ROOT or self.think_open is not None or self.blocks:

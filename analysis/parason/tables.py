@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import polars as pl
 
-from analysis.parason.metrics import Metrics, added_branches
+from analysis.parason.metrics import Metrics, StageStats, added_branches
 from analysis.parason.parse import WARNING_CODES, Trajectory
 
 SPEEDUP_CAP = 1000.0
@@ -141,22 +142,44 @@ def items_summary(kinds: Sequence[str]) -> str:
     return " ".join(f"{n}×{k}" for k, n in counts.items())
 
 
+def stage_figures(s: StageStats) -> dict[str, Any]:
+    """One stage's figures: number (1-based, as shown), kind, join, branches, item kinds, token
+    sums, critical cost, block speedup, imbalance. The stage table and case snapshots use it."""
+    return {
+        "stage_number": s.stage + 1,
+        "kind": s.kind,
+        "join": s.join_type,
+        "branches": s.branches,
+        "items": items_summary(s.item_kinds),
+        "s_b": round(s.s, 1),
+        "max_thread": round(max(s.thread_tokens, default=0.0), 1),
+        "sum_threads": round(sum(s.thread_tokens), 1),
+        "critical": round(s.critical, 1),
+        "block_speedup": round(s.block_speedup, 3),
+        "imbalance": None if s.imbalance is None else round(s.imbalance, 3),
+    }
+
+
+# stage table column <- figure key (the critical cost is in the snapshot, not the table)
+_STAGE_COLUMNS = {
+    "stage": "stage_number",
+    "kind": "kind",
+    "join": "join",
+    "branches": "branches",
+    "items": "items",
+    "s_b (non-thread)": "s_b",
+    "max thread": "max_thread",
+    "sum threads": "sum_threads",
+    "block speedup": "block_speedup",
+    "imbalance": "imbalance",
+}
+
+
 def stage_frame(m: Metrics) -> pl.DataFrame:
     """One row per stage: kind, join, branches, item kinds, token sums, block speedup, imbalance."""
     rows = [
-        {
-            "stage": s.stage + 1,
-            "kind": s.kind,
-            "join": s.join_type,
-            "branches": s.branches,
-            "items": items_summary(s.item_kinds),
-            "s_b (non-thread)": round(s.s, 1),
-            "max thread": round(max(s.thread_tokens, default=0.0), 1),
-            "sum threads": round(sum(s.thread_tokens), 1),
-            "block speedup": round(s.block_speedup, 3),
-            "imbalance": None if s.imbalance is None else round(s.imbalance, 3),
-        }
-        for s in m.stage_stats
+        {col: f[key] for col, key in _STAGE_COLUMNS.items()}
+        for f in (stage_figures(s) for s in m.stage_stats)
     ]
     return pl.DataFrame(rows) if rows else pl.DataFrame()
 

@@ -10,7 +10,6 @@ import polars as pl
 import streamlit as st
 
 from cache.casebook.errors import EditConflict
-from cache.casebook.locate import missing
 from cache.casebook.model import Case, deep_link, normalize_tags
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
@@ -19,6 +18,7 @@ from components.casebook.shared import (
     DATASET_LABELS,
     UNDO_KEY,
     case_title,
+    item_missing,
     open_case,
     snapshot_table,
 )
@@ -191,7 +191,7 @@ def case_panel(store: CaseStore, case: Case) -> None:
         snapshot_table(case)
         b1, b2, b3 = st.columns(3)
         if b1.button("Open the view", key=f"cb_open_{case.id}", type="primary"):
-            problem = missing(case.dataset, case.source, case.item)
+            problem = item_missing(case)
             if problem:
                 st.warning(
                     f"This case cannot be reopened as it was: {md_text(problem, 300)}. "

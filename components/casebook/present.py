@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from cache.casebook.locate import missing
 from cache.casebook.model import Case, Collection
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
-from components.casebook.shared import case_title, open_case, snapshot_table
+from components.casebook.shared import case_title, item_missing, open_case, snapshot_table
 from components.common.casebook import store
 from components.common.guards import show_error
 from components.common.links import VIEWS
@@ -83,7 +82,7 @@ def banner() -> None:
                 else ""
             )
         )
-        gone = missing(case.dataset, case.source, case.item)
+        gone = item_missing(case)
         if gone:
             st.warning(
                 f"This step cannot be shown as it was captured: {md_text(gone, 300)}. "

@@ -7,6 +7,7 @@ from collections import defaultdict
 import polars as pl
 import streamlit as st
 
+from cache.casebook.locate import missing
 from cache.casebook.model import Case, default_title
 from components.common.links import VIEWS
 
@@ -47,3 +48,18 @@ def snapshot_table(case: Case) -> None:
     if case.snapshot:
         rows = [{"figure": k, "at capture": str(v)} for k, v in case.snapshot.items()]
         st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch")
+
+
+@st.cache_data(show_spinner=False, ttl=60, max_entries=512)
+def _missing(
+    dataset: str, source: tuple[tuple[str, str], ...], item: tuple[tuple[str, str], ...]
+) -> str:
+    return missing(dataset, dict(source), dict(item))
+
+
+def item_missing(case: Case) -> str:
+    """Why the case's view cannot be restored ("" when it can). Cached for a minute: the
+    present banner asks on every rerun of the view under it."""
+    return _missing(
+        case.dataset, tuple(sorted(case.source.items())), tuple(sorted(case.item.items()))
+    )

@@ -23,7 +23,7 @@ from cache.casebook.store import CaseStore, default_url, open_store
 from cache.errors import DataError
 from cache.sources import SourceConfig
 from components.common.guards import show_error
-from components.common.links import VIEWS
+from components.common.links import view_href
 from components.common.safe_text import esc, md_html, md_text
 from components.common.theme import CASE_ACCENT, CASE_META_FG, CASE_TAG_BG
 from components.common.url_state import query_pairs
@@ -296,14 +296,7 @@ def cases_here(dataset: str, item: Mapping[str, object], *, key: str) -> None:
     if not cases:
         return
     with st.expander(f":material/bookmark: {len(cases)} case(s) on this item", expanded=False):
-        st.html(
-            "".join(
-                case_html(
-                    c, f"{VIEWS['casebook'].url_path}?case={c.id}" if "casebook" in VIEWS else None
-                )
-                for c in cases
-            )
-        )
+        st.html("".join(case_html(c, view_href("casebook", case=c.id)) for c in cases))
 
 
 def case_counts(dataset: str, key: str) -> dict[str, int]:

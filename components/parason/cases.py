@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.parason.metrics import Metrics, StageStats
-from analysis.parason.tables import items_summary, node_facts, plain_question
+from analysis.parason.tables import node_facts, plain_question, stage_figures
 
 PAIR = "sft-1x vs sft-8x"  # the `subset` item value of a 1x/8x pair case
 PAIR_FILE = "sft-8x/train.parquet"  # the pair's source file: the 8x row holds the added branches
@@ -96,21 +96,8 @@ def stage_title(subset: str, question: object, s: StageStats) -> str:
 
 
 def stage_snapshot(s: StageStats, counter: str) -> dict[str, Any]:
-    """The stage's number (as shown), kind, join, branches, token sums, block speedup, imbalance."""
-    return {
-        "stage_number": s.stage + 1,
-        "kind": s.kind,
-        "join": s.join_type,
-        "branches": s.branches,
-        "items": items_summary(s.item_kinds),
-        "s_b": round(s.s, 1),
-        "max_thread": round(max(s.thread_tokens, default=0.0), 1),
-        "sum_threads": round(sum(s.thread_tokens), 1),
-        "critical": round(s.critical, 1),
-        "block_speedup": round(s.block_speedup, 3),
-        "imbalance": None if s.imbalance is None else round(s.imbalance, 3),
-        "counter": counter,
-    }
+    """The stage's figures (`tables.stage_figures`) and the token counter."""
+    return {**stage_figures(s), "counter": counter}
 
 
 def pair_item(uid: str) -> dict[str, str]:
