@@ -57,3 +57,9 @@ def first_point_value(event: Any) -> Any:
     """The customdata of the first clicked point that carries one, or None."""
     values = point_values(event)
     return values[0] if values else None
+
+
+def picked_value(key: str, event: str = "pick") -> str | None:
+    """The value a bidirectional component (e.g. `click_text`) sent with `event`, in a callback."""
+    value = _get(st.session_state.get(key), event)
+    return value if isinstance(value, str) else None

@@ -1,0 +1,104 @@
+"""Clickable text without a page reload: a small bidirectional Streamlit component (no CDN).
+
+A view renders its own, already escaped HTML; every element with a `data-pick="<value>"`
+attribute becomes clickable (mouse, or Enter/Space when focused). A click sends the value back to
+Python as a one-shot trigger, so the script reruns in place: no new session, no jump to the top,
+and the scroll position of the text is kept. Elements may keep an `href` to the same state as a
+fallback; the component cancels the navigation when its script runs.
+
+The HTML must come from `components.common.safe_text` helpers: the component renders it as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from components.common.selection import picked_value
+
+PICK_EVENT = "pick"
+
+_JS = """
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  let root = parentElement.querySelector(".rte-click-root");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "rte-click-root";
+    parentElement.appendChild(root);
+  }
+  const payload = data || {};
+  if (root.dataset.version !== String(payload.version)) {
+    const scrollers = Array.from(root.querySelectorAll("[data-keep-scroll]"));
+    const kept = scrollers.map((el) => el.scrollTop);
+    root.innerHTML = payload.html || "";
+    root.dataset.version = String(payload.version);
+    root.querySelectorAll("[data-keep-scroll]").forEach((el, i) => {
+      if (i < kept.length) el.scrollTop = kept[i];
+    });
+    const chosen = root.querySelector("[data-picked]");
+    if (chosen && payload.reveal) chosen.scrollIntoView({ block: "nearest" });
+  }
+  root.querySelectorAll("[data-pick]").forEach((el) => {
+    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+    el.setAttribute("role", el.getAttribute("role") || "button");
+  });
+  const pick = (event) => {
+    const el = event.target.closest("[data-pick]");
+    if (!el || !root.contains(el)) return;
+    event.preventDefault();
+    setTriggerValue("pick", el.getAttribute("data-pick"));
+  };
+  root.onclick = pick;
+  root.onkeydown = (event) => {
+    if (event.key === "Enter" || event.key === " ") pick(event);
+  };
+}
+"""
+
+_CSS = """
+.rte-click-root [data-pick] { cursor: pointer; }
+.rte-click-root [data-pick]:focus-visible { outline: 2px solid var(--st-primary-color); }
+"""
+
+_COMPONENT: Any = None
+
+
+def _component() -> Any:
+    """Register the component once per process (a second registration only logs a warning)."""
+    global _COMPONENT
+    if _COMPONENT is None:
+        _COMPONENT = st.components.v2.component("rte_click_text", js=_JS, css=_CSS)
+    return _COMPONENT
+
+
+def click_text(
+    html: str,
+    *,
+    key: str,
+    height: int | None = None,
+    on_pick: Callable[[str], None] | None = None,
+    reveal: bool = False,
+) -> str | None:
+    """Render escaped `html`; return the `data-pick` value clicked on this rerun, else None.
+
+    With `on_pick`, the value is handed over in a callback *before* the script reruns, so
+    everything drawn above the text (a panel, a chart) already shows the new selection.
+    `reveal` scrolls the element marked `data-picked` into view when the HTML changes.
+    """
+
+    def _callback() -> None:
+        value = picked_value(key, PICK_EVENT)
+        if value is not None and on_pick is not None:
+            on_pick(value)
+
+    result = _component()(
+        key=key,
+        data={"html": html, "version": hash(html), "reveal": reveal},
+        height=height if height is not None else "content",
+        on_pick_change=_callback,
+    )
+    value = getattr(result, PICK_EVENT, None)
+    return value if isinstance(value, str) else None
