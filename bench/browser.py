@@ -1,0 +1,114 @@
+"""Shared pieces of the browser benchmarks: a `streamlit run app.py` server, Debian's Chromium
+through Playwright, and "the page has settled" (script finished, charts drawn).
+
+Used by `bench/first_paint.py` and `bench/load.py`; the test suite has its own fixtures.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("RTE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-dev-shm-usage",
+]
+
+# the script has finished, nothing is loading, and every visible chart has drawn its SVG
+SETTLED_JS = """() => {
+  if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    .filter((el) => el.offsetParent !== null);
+  return charts.every((el) => el.querySelector('.main-svg'));
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def streamlit_server(cache_dir: Path, log: Path | None = None, **env: str) -> Iterator[str]:
+    """Start the app on a free loopback port (offline), yield its base URL, stop it after."""
+    port = free_port()
+    full_env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **env)
+    log_path = log or cache_dir / f"streamlit-bench-{port}.log"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=REPO,
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                try:
+                    urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
+                    break
+                except OSError:
+                    if proc.poll() is not None:
+                        raise RuntimeError(f"the server exited; see {log_path}") from None
+                    time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def server_pid(url: str) -> int | None:
+    """The pid of the process listening on the URL's port (for its resident memory)."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
+    marker = "pid="
+    if marker not in out.stdout:
+        return None
+    return int(out.stdout.split(marker, 1)[1].split(",", 1)[0])
+
+
+def launch(playwright: Any) -> Any:
+    """Debian's Chromium, headless."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+def wait_settled(page: Any, timeout_ms: float = 60_000) -> None:
+    """Block until the script finished and every visible chart is drawn."""
+    page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=50)
