@@ -31,6 +31,27 @@ class SourceNotFound(DataError):
     title = "File not found"
 
 
+class SourceRefused(SourceNotFound):
+    """The server's allowlist (RTE_ALLOWED_ROOTS / RTE_ALLOWED_REPOS) does not include a source.
+
+    A `SourceNotFound` so the views offer the same way back; its message never says whether the
+    refused path exists."""
+
+    title = "Source not allowed"
+
+
+class CacheUnwritable(DataError):
+    """The cache folder (or the HF cache) is read-only or full: nothing new can be stored."""
+
+    title = "Cache not writable"
+
+
+class BuildFailed(DataError):
+    """A derived-table build stopped part-way (a worker was killed, another build never ended)."""
+
+    title = "Build interrupted"
+
+
 class HubUnavailable(DataError):
     """The Hugging Face Hub could not be reached, or the repo/revision does not exist."""
 

@@ -1,11 +1,22 @@
-"""Where the explorer keeps files outside the repo: derived tables and the generated sample."""
+"""Where the explorer keeps files outside the repo: derived tables and the generated sample.
+
+Folders are created when missing, but a read-only cache folder is not an error here: reading what
+is already there keeps working, and the write that needs the folder reports it
+(`cache.errors.CacheUnwritable`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 CACHE_ENV = "RTE_CACHE_DIR"
+
+
+def _ensure(path: Path) -> Path:
+    with contextlib.suppress(OSError):  # read-only or full: the first write names the problem
+        path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def cache_root() -> Path:
@@ -16,14 +27,11 @@ def cache_root() -> Path:
     else:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         root = Path(xdg).expanduser() / "reasoning-trace-explorer"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return _ensure(root)
 
 
 def derived_dir() -> Path:
-    path = cache_root() / "derived"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _ensure(cache_root() / "derived")
 
 
 def sample_dir() -> Path:

@@ -9,10 +9,15 @@ Sources:
 Presets come from the environment so a deployment can point at mounted data:
 ``RTE_<DATASET>_SOURCE`` (sample|hub|local), ``RTE_<DATASET>_REPO``, ``RTE_<DATASET>_REVISION``,
 ``RTE_<DATASET>_PATH``; e.g. ``RTE_MARS_SOURCE=local RTE_MARS_PATH=/mnt/mars``.
+
+A shared server limits what visitors may open with ``RTE_ALLOWED_ROOTS`` and
+``RTE_ALLOWED_REPOS`` (`cache.access`); every local folder, file and Hub repo is checked here, the
+one place that opens them, before anything says whether it exists.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import socket
@@ -23,8 +28,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
+from cache.access import check_inside_roots, check_local_path, check_repo, is_inside_roots
 from cache.datasets import DATASETS, DatasetInfo
-from cache.errors import HubUnavailable, SourceNotFound
+from cache.errors import CacheUnwritable, HubUnavailable, SourceNotFound
+from cache.paths import cache_root
 from cache.progress import ProgressFn
 from cache.sample import ensure_sample
 
@@ -86,10 +93,11 @@ def resolve_file(
     info = dataset_info(dataset)
     relpath = _clean_relpath(relpath)
     if source.kind == "sample":
-        root = ensure_sample(dataset, progress=progress)
+        root = _sample(dataset, progress)
         return _existing(root, relpath, info, "the bundled sample", hint_rebuild=True)
     if source.kind == "local":
-        return _existing(_local_root(source), relpath, info, f"folder {source.local_path}")
+        root = _local_root(source)
+        return _existing(root, relpath, info, f"folder {source.local_path}", checked=True)
     if source.kind == "hub":
         return _hub_download(info, relpath, source)
     raise SourceNotFound(f"unknown source kind {source.kind!r}", "choose sample, hub or local")
@@ -98,10 +106,23 @@ def resolve_file(
 def dataset_root(dataset: str, source: SourceConfig) -> Path | None:
     """The local folder that mirrors the repo, when there is one (sample, local, cached Hub)."""
     if source.kind == "sample":
-        return ensure_sample(dataset)
+        return _sample(dataset, None)
     if source.kind == "local":
         return _local_root(source)
     return _hub_snapshot_dir(dataset_info(dataset), source)
+
+
+def _sample(dataset: str, progress: ProgressFn | None) -> Path:
+    """The bundled sample, built on first use; a read-only or full cache folder says so."""
+    try:
+        return ensure_sample(dataset, progress=progress)
+    except OSError as exc:
+        raise CacheUnwritable(
+            f"the {dataset} sample cannot be generated in {cache_root()}: "
+            f"{exc.strerror or type(exc).__name__}",
+            "point RTE_CACHE_DIR at a writable folder with ~100 MB free, "
+            "or run `python -m cache sample` once where it is writable",
+        ) from None
 
 
 def available_files(dataset: str, source: SourceConfig, pattern: str = "*") -> list[str]:
@@ -110,8 +131,9 @@ def available_files(dataset: str, source: SourceConfig, pattern: str = "*") -> l
     if root is None or not root.exists():
         return []
     found = []
+    confined = source.kind == "local"
     for p in root.rglob("*"):
-        if p.is_file() or p.is_symlink():
+        if (p.is_file() or p.is_symlink()) and (not confined or is_inside_roots(p)):
             rel = p.relative_to(root).as_posix()
             if fnmatch.fnmatch(rel, pattern):
                 found.append(rel)
@@ -132,13 +154,20 @@ def _local_root(source: SourceConfig) -> Path:
         raise SourceNotFound(
             "no local folder given", "enter the folder that mirrors the Hub repo in the sidebar"
         )
-    root = Path(source.local_path).expanduser()
-    if not root.exists():
+    root = check_local_path(source.local_path)  # refused before any existence check
+    try:
+        exists, is_dir = root.exists(), root.is_dir()
+    except OSError as exc:  # a name too long for the file system, a permission denied, ...
+        raise SourceNotFound(
+            f"folder {source.local_path[:200]} cannot be opened ({exc.strerror})",
+            "check the path, or switch back to the bundled sample in the sidebar",
+        ) from None
+    if not exists:
         raise SourceNotFound(
             f"folder {source.local_path} does not exist",
             "check the path, or switch back to the bundled sample in the sidebar",
         )
-    if not root.is_dir():
+    if not is_dir:
         raise SourceNotFound(
             f"{source.local_path} is a file, not a folder", "give the repo's root folder"
         )
@@ -146,9 +175,16 @@ def _local_root(source: SourceConfig) -> Path:
 
 
 def _existing(
-    root: Path, relpath: str, info: DatasetInfo, where: str, hint_rebuild: bool = False
+    root: Path,
+    relpath: str,
+    info: DatasetInfo,
+    where: str,
+    hint_rebuild: bool = False,
+    checked: bool = False,
 ) -> Path:
     path = root / relpath
+    if checked:  # a symlink inside an allowed folder may still point out of it
+        check_inside_roots(path)
     if path.is_file():
         return path
     expected = ", ".join(info.files)
@@ -170,6 +206,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
 
     repo = source.repo_id or info.default_repo
     rev = source.revision or "main"
+    check_repo(repo, rev)
     back = "switch to the bundled sample in the sidebar"
     # huggingface_hub retries a refused connection for ~20 s; probe once, then use the cache only
     local_only = not hub_offline() and not hub_reachable()
@@ -206,12 +243,34 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
         raise HubUnavailable(
             f"{repo} is gated", f"log in with `hf auth login` after accepting its terms, or {back}"
         ) from None
-    except (hf_errors.HfHubHTTPError, OSError, ValueError) as exc:
+    except OSError as exc:
+        if exc.errno in _UNWRITABLE:
+            raise _hf_cache_unwritable(exc) from None
+        raise HubUnavailable(
+            f"the Hub could not serve {relpath} from {repo}@{rev}: {type(exc).__name__}", back
+        ) from None
+    except (hf_errors.HfHubHTTPError, ValueError) as exc:
         raise HubUnavailable(
             f"the Hub could not serve {relpath} from {repo}@{rev}: {type(exc).__name__}", back
         ) from None
     except Exception as exc:  # network stacks raise their own families (httpx, ssl, ...)
         raise HubUnavailable(f"the Hub is unreachable ({type(exc).__name__})", back) from None
+
+
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+
+
+def _hf_cache_unwritable(exc: OSError) -> CacheUnwritable:
+    from huggingface_hub import (
+        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    )
+
+    why = "is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "is not writable"
+    return CacheUnwritable(
+        f"the Hugging Face cache {constants.HF_HUB_CACHE} {why}, so nothing can be downloaded",
+        "set HF_HOME (or HF_HUB_CACHE) to a writable folder with space; files already in the "
+        "cache and the bundled sample keep working",
+    )
 
 
 # endpoint -> (checked at, reachable). Process-wide on purpose: reachability is a fact about the
@@ -261,6 +320,7 @@ def _hub_snapshot_dir(info: DatasetInfo, source: SourceConfig) -> Path | None:
     )
 
     repo = source.repo_id or info.default_repo
+    check_repo(repo, source.revision or "main")
     repo_dir = Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}"
     rev = source.revision or "main"
     ref = repo_dir / "refs" / rev
@@ -285,6 +345,7 @@ def fetch_files(
     info = dataset_info(dataset)
     repo = source.repo_id or info.default_repo
     rev = source.revision or "main"
+    check_repo(repo, rev)
     hint = "check the network, the repo id and HF_HUB_OFFLINE; the bundled sample always works"
     if hub_offline() or not hub_reachable():
         why = "HF_HUB_OFFLINE is set" if hub_offline() else "the Hub is unreachable"
@@ -297,6 +358,10 @@ def fetch_files(
             if progress:
                 progress(i / max(len(wanted), 1), name)
             last = Path(hf_hub_download(repo, name, repo_type="dataset", revision=rev))
+    except OSError as exc:
+        if exc.errno in _UNWRITABLE:
+            raise _hf_cache_unwritable(exc) from None
+        raise HubUnavailable(f"could not fetch {repo}@{rev}: {type(exc).__name__}", hint) from None
     except Exception as exc:
         raise HubUnavailable(f"could not fetch {repo}@{rev}: {type(exc).__name__}", hint) from None
     if progress:

@@ -2,26 +2,39 @@
 source files and the version of their derivation, written atomically.
 
 A changed source (size or mtime) or a bumped `version` gives a new key, so stale tables are simply
-never read again (`python -m cache clear` removes them). Writes go to a temp file in the same
-folder and are renamed into place, so a crash or a concurrent session never leaves a half file.
+never read again (`python -m cache clear` removes them). Writes go to a temp file with a unique
+name in the same folder and are renamed into place, so a crash, a killed process or a concurrent
+session never leaves a half file under a table's name.
+
+Builds are shared: sessions and replicas that use one cache folder take a file lock per table
+(`derived/locks/`), so the same table is built once. The others wait, see the builder's progress
+(it is mirrored in a small file beside the lock) and then read the finished table. The lock is
+the operating system's (flock): a builder that dies releases it, and the next one builds again.
+A read-only or full cache folder raises `CacheUnwritable`; finished tables stay readable.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeAlias
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+from filelock import FileLock, Timeout
 
-from cache.paths import derived_dir
-from cache.progress import ProgressFn
+from cache.errors import BuildFailed, CacheUnwritable
+from cache.paths import cache_root, derived_dir
+from cache.progress import ProgressFn, no_progress
 
 Table: TypeAlias = pl.DataFrame | pa.Table
 
@@ -75,6 +88,113 @@ def atomic_write_parquet(table: Table, dest: Path) -> Path:
     return dest
 
 
+WAIT_ENV = "RTE_BUILD_WAIT"  # seconds a session waits for another's build before giving up
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+_STALE_TEMP_S = 3600.0  # temp files this old are leftovers of a killed writer
+
+
+def _unwritable(exc: OSError, what: str) -> CacheUnwritable:
+    why = "is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "is not writable"
+    return CacheUnwritable(
+        f"{what} cannot be stored: the cache folder {cache_root()} {why}",
+        "free some space or point RTE_CACHE_DIR at a writable folder; views whose tables are "
+        "already built keep working",
+    )
+
+
+def _lock_paths(dest: Path) -> tuple[Path, Path]:
+    locks = dest.parent / "locks"
+    return locks / f"{dest.stem}.lock", locks / f"{dest.stem}.progress"
+
+
+def _mirrored(progress: ProgressFn | None, sidecar: Path) -> ProgressFn:
+    """The builder's hook, also written (twice a second at most) where waiters can read it."""
+    hook = progress or no_progress
+    last = [0.0]
+
+    def inner(fraction: float, message: str = "") -> None:
+        hook(fraction, message)
+        now = time.monotonic()
+        if now - last[0] >= 0.5:
+            last[0] = now
+            with contextlib.suppress(OSError):  # a courtesy; the build goes on without it
+                sidecar.write_text(json.dumps([float(fraction), str(message)[:200]]))
+
+    return inner
+
+
+def _read_mirror(sidecar: Path) -> tuple[float, str] | None:
+    try:
+        fraction, message = json.loads(sidecar.read_text())
+        return float(fraction), str(message)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+@contextmanager
+def _build_lock(dest: Path, progress: ProgressFn | None) -> Iterator[bool]:
+    """Hold the table's build lock. Yields False when the table appeared while waiting (another
+    process built it: nothing to do), True when this process must build it."""
+    lock_path, sidecar = _lock_paths(dest)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(lock_path))
+        acquired = _acquire(lock, dest, sidecar, progress)
+    except OSError as exc:
+        if exc.errno in _UNWRITABLE:
+            raise _unwritable(exc, f"the table {dest.name.split('-v')[0]}") from None
+        raise
+    if not acquired:
+        yield False
+        return
+    try:
+        yield not dest.exists()
+    finally:
+        sidecar.unlink(missing_ok=True)
+        lock.release()
+
+
+def _acquire(lock: FileLock, dest: Path, sidecar: Path, progress: ProgressFn | None) -> bool:
+    try:
+        lock.acquire(timeout=0)
+        return True
+    except Timeout:
+        pass
+    hook = progress or no_progress
+    name = dest.name.split("-v")[0]
+    limit = float(os.environ.get(WAIT_ENV) or 1800)
+    start = time.monotonic()
+    hook(0.0, f"another session is building {name}; waiting for it")
+    while True:
+        try:
+            lock.acquire(timeout=0.5)
+            return True
+        except Timeout:
+            pass
+        if dest.exists():  # finished; its builder is tidying up
+            return False
+        waited = time.monotonic() - start
+        seen = _read_mirror(sidecar)
+        fraction, message = seen if seen else (0.0, "")
+        hook(fraction, f"another session is building {name} ({waited:.0f} s) {message}".strip())
+        if waited > limit:
+            raise BuildFailed(
+                f"another process has been building {name} for {waited / 60:.0f} min",
+                f"it may be stuck: restart the server, or raise {WAIT_ENV} (seconds)",
+            )
+
+
+def _sweep_temps(dest: Path) -> None:
+    """Remove old temp files of this table (a writer killed mid-write leaves one)."""
+    now = time.time()
+    for tmp in dest.parent.glob(f".{dest.name}.*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > _STALE_TEMP_S:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
 def derived_table(
     name: str,
     version: int,
@@ -86,18 +206,28 @@ def derived_table(
 ) -> Path:
     """Path of the derived parquet for (name, version, sources, params), building it if absent.
 
-    `build(progress)` returns the table; it may raise `cache.errors.DataError`.
+    `build(progress)` returns the table; it may raise `cache.errors.DataError`. Concurrent
+    callers (threads, sessions, replicas) build it once; the others wait and read it.
     """
     dest = table_path(name, version, sources, params)
     if dest.exists():
         return dest
-    table = build(progress)
-    atomic_write_parquet(table, dest)
-    partial = derived_dir() / "partial" / dest.stem
-    if partial.exists():
-        for f in partial.iterdir():
-            f.unlink(missing_ok=True)
-        partial.rmdir()
+    with _build_lock(dest, progress) as must_build:
+        if not must_build:
+            return dest
+        _sweep_temps(dest)
+        try:
+            table = build(_mirrored(progress, _lock_paths(dest)[1]))
+            atomic_write_parquet(table, dest)
+        except OSError as exc:
+            if exc.errno in _UNWRITABLE:
+                raise _unwritable(exc, f"the table {name}") from None
+            raise
+        partial = derived_dir() / "partial" / dest.stem
+        if partial.exists():
+            for f in partial.iterdir():
+                f.unlink(missing_ok=True)
+            partial.rmdir()
     return dest
 
 
