@@ -3,10 +3,13 @@ front of (savings, accuracy) points, and ours vs the published reference summari
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from analysis.stopping.results import RunResult, question_summary
+from analysis.stopping.ties import TieCheck
 from cache.errors import SchemaError
 
 
@@ -101,3 +104,102 @@ def reference_comparison(
     for c in cols:
         m[f"d_{c}"] = m[c] - m[f"{c}_ref"]
     return m.sort_values("question_id").reset_index(drop=True)
+
+
+DIFF_TOLERANCE = 1e-6
+# a per-question gamma column a reference may carry (the published CSVs do not; its runner
+# only prints "warmup_gamma=..." per question)
+REFERENCE_GAMMA_COLUMNS = ("gamma", "warmup_gamma", "mean_gamma")
+TIE_WHY = (
+    "tie for first place in {n} of {i} iterations: the published simulator breaks ties by "
+    "Python set order, ours by the lowest group id"
+)
+
+
+def _reference_gamma(ref: pd.DataFrame | None) -> dict[int, float]:
+    if ref is None:
+        return {}
+    for col in REFERENCE_GAMMA_COLUMNS:
+        if col in ref.columns and pd.api.types.is_numeric_dtype(ref[col]):
+            qids = pd.to_numeric(ref["question_id"], errors="coerce")
+            return {
+                int(q): float(v)
+                for q, v in zip(qids, ref[col], strict=True)
+                if pd.notna(q) and pd.notna(v)
+            }
+    return {}
+
+
+def explain_reference(
+    diff: pd.DataFrame,
+    checks: Mapping[int, TieCheck],
+    ref: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The reference diff with, per question, whether it differs, how many iterations a tie
+    for first place decided, whether breaking ties the other way reproduces the reference, the
+    calibrated gamma beside the reference's (when known) and a short `why`.
+
+    `status` is "same", "tie" (every difference is explained by a tie: expected) or "differs".
+    The reference's gamma is its own column when it has one, else the gamma of our run with
+    ties broken the other way when that run reproduces the reference, else unknown (NaN)."""
+    out = diff.copy()
+    cols = [c[2:] for c in out.columns if c.startswith("d_")]
+    ref_gamma = _reference_gamma(ref)
+    differs, n_tied, explains, why, status = [], [], [], [], []
+    gam, gam_ref = [], []
+    for _, row in out.iterrows():
+        q = int(row["question_id"])
+        d = [row[f"d_{c}"] for c in cols]
+        one_sided = any(pd.isna(v) for v in d)
+        diff_here = one_sided or any(abs(float(v)) > DIFF_TOLERANCE for v in d if pd.notna(v))
+        chk = checks.get(q)
+        alt_ok = False
+        if chk is not None and not one_sided:
+            alt_ok = all(
+                abs(float(chk.alt_summary.get(c, np.nan)) - float(row[f"{c}_ref"]))
+                <= DIFF_TOLERANCE
+                for c in cols
+            )
+        g_ours = chk.gamma if chk is not None else None
+        g_ref = ref_gamma.get(q)
+        if g_ref is None and chk is not None and alt_ok and chk.alt_gamma is not None:
+            g_ref = chk.alt_gamma
+        reasons = []
+        if one_sided:
+            reasons.append("the question is missing on one side")
+        elif diff_here and chk is not None and chk.n_tied:
+            reasons.append(TIE_WHY.format(n=chk.n_tied, i=chk.tied.shape[0]))
+            reasons.append(
+                "with ties broken the other way our numbers equal the reference"
+                if alt_ok
+                else "breaking them the other way does not reproduce the reference (ties "
+                "broken both ways within the question, or another cause)"
+            )
+        elif diff_here:
+            reasons.append("not explained by a tie")
+        if (
+            chk is not None
+            and g_ours is not None
+            and chk.alt_gamma is not None
+            and abs(chk.alt_gamma - g_ours) > 1e-9
+        ):
+            reasons.append(
+                "the gamma calibration's warmup vote has a tie: with ties broken the other "
+                f"way gamma = {chk.alt_gamma:.2f} (ours {g_ours:.2f})"
+            )
+        differs.append(diff_here)
+        n_tied.append(chk.n_tied if chk is not None else np.nan)
+        explains.append(alt_ok and diff_here)
+        status.append("same" if not diff_here else ("tie" if alt_ok else "differs"))
+        why.append("; ".join(reasons))
+        gam.append(np.nan if g_ours is None else g_ours)
+        gam_ref.append(np.nan if g_ref is None else g_ref)
+    out["status"] = status
+    out["differs"] = differs
+    out["tied_iterations"] = n_tied
+    out["tie_explains"] = explains
+    if any(pd.notna(v) for v in gam) or any(pd.notna(v) for v in gam_ref):
+        out["gamma"] = gam
+        out["gamma_ref"] = gam_ref
+    out["why"] = why
+    return out

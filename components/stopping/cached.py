@@ -25,6 +25,7 @@ from analysis.stopping import (
     simulate,
     sweep,
 )
+from analysis.stopping.ties import TieCheck, tie_check
 from cache.datasets import mars_reference_dir
 from cache.errors import DataError
 from cache.progress import ProgressFn
@@ -122,6 +123,27 @@ def run_with_progress(
         out.append(run(relpath, src, pol, settings))
     hook(1.0, "done")
     return out
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _tie_checks(
+    path: str, mtime: int, policy: Policy, settings: SimSettings, qids: tuple[int, ...]
+) -> dict[int, TieCheck]:
+    preps = {p.qid: p for p in _prepared(path, mtime, settings.window)}
+    ours = {r.qid: r for r in _run(path, mtime, policy, settings).questions}
+    return {q: tie_check(preps[q], policy, settings, ours.get(q)) for q in qids if q in preps}
+
+
+def tie_checks(
+    relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings, qids: Sequence[int]
+) -> dict[int, TieCheck]:
+    """Per question in `qids`: the run with ties broken the other way, compared iteration by
+    iteration with ours (`analysis.stopping.ties`), cached like the runs."""
+    if not qids:
+        return {}
+    prepared(relpath, src, settings.window)
+    path = resolve("mars", relpath, src)
+    return _tie_checks(str(path), file_stamp(path), policy, settings, tuple(sorted(set(qids))))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.stopping import Policy, RunResult
-from analysis.stopping.compare import reference_comparison
+from analysis.stopping.compare import DIFF_TOLERANCE, explain_reference, reference_comparison
+from analysis.stopping.params import DEFAULT_SETTINGS
 from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components.common import theme
@@ -16,6 +17,59 @@ from components.common.safe_text import md_text
 from components.stopping import cached as pc
 
 REFERENCE_TITLE = "Against the published reference"
+REFERENCE_ITERATIONS = DEFAULT_SETTINGS.iterations
+
+
+STATUS_TEXT = {
+    "same": "same",
+    "tie": "tie (expected)",
+    "differs": "differs",
+    "preview": "preview (expected)",
+}
+
+
+def reference_table(
+    rel: str, src: SourceConfig, cur: RunResult, per_q: pd.DataFrame, full: bool
+) -> pd.DataFrame:
+    """Ours against the reference per question, each difference explained when a tie for
+    first place decided it (full runs only: the quick preview runs fewer iterations than the
+    reference, so every difference there is expected and none is checked)."""
+    source = f"{mars_reference_dir(rel, cur.policy.method)}/summary_per_question.csv"
+    diff = reference_comparison(cur.per_question_frame(), per_q, source=source)
+    if not full:
+        out = explain_reference(diff, {}, per_q)
+        out.loc[out["differs"], "status"] = "preview"
+        out.loc[out["differs"], "why"] = (
+            f"quick preview: {cur.settings.iterations} iterations, the reference ran "
+            f"{REFERENCE_ITERATIONS}"
+        )
+        return out
+    dcols = [c for c in diff.columns if c.startswith("d_")]
+    off = diff[dcols].abs().gt(DIFF_TOLERANCE).any(axis=1) | diff[dcols].isna().any(axis=1)
+    qids = [int(q) for q in diff.loc[off, "question_id"]]
+    if cur.policy.method.endswith("-cal"):  # the gamma beside the reference's, every question
+        qids = [int(q) for q in diff["question_id"]]
+    checks = pc.tie_checks(rel, src, cur.policy, cur.settings, qids)
+    return explain_reference(diff, checks, per_q)
+
+
+def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
+    """Red: a difference no tie explains. Blue: a difference a tie explains (expected). Nothing
+    in the quick preview (every difference there is expected)."""
+    status = table["status"]
+
+    def row_style(row: pd.Series) -> list[str]:
+        bg = {"differs": theme.DIFF_BG, "tie": theme.INFO_BG}.get(str(status.loc[row.name]))
+        g, g_ref = row.get("gamma"), row.get("gamma_ref")
+        gamma_off = bool(pd.notna(g) and pd.notna(g_ref) and abs(g - g_ref) > 1e-9)
+        out = []
+        for c, v in row.items():
+            off = c in dcols and isinstance(v, float) and (pd.isna(v) or abs(v) > DIFF_TOLERANCE)
+            off = off or (c == "gamma_ref" and gamma_off)
+            out.append(f"background-color: {bg}" if bg and off else "")
+        return out
+
+    return table.style.format(precision=2, na_rep="–").apply(row_style, axis=1)
 
 
 def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> None:
@@ -35,20 +89,51 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
             "file (budget 512, 64 iterations, warmup 16, seed 42; -cal with z = 1, gamma min 0.5), "
             "run through a transcription of its logic; see cache/sample/mars\\_reference/NOTE.md."
         )
+    table = reference_table(rel, src, cur, per_q, full)
+    n_diff = int(table["differs"].sum())
+    n_tie = int((table["status"] == "tie").sum())
     if not full:
         st.info(
-            "The reference uses the published setting: turn off the quick preview to compare like with like."
+            "Quick preview: the reference ran the published setting (64 iterations), this preview "
+            f"{cur.settings.iterations}, so differences are expected and are not marked: turn "
+            "off the quick preview to compare like with like.",
+            icon=":material/info:",
         )
-    source = f"{mars_reference_dir(rel, cur.policy.method)}/summary_per_question.csv"
-    diff = reference_comparison(cur.per_question_frame(), per_q, source=source)
-    dcols = [c for c in diff.columns if c.startswith("d_")]
-    styled = diff.style.format(precision=2).map(
-        lambda v: (
-            f"background-color: {theme.DIFF_BG}" if isinstance(v, float) and abs(v) > 1e-6 else ""
-        ),
-        subset=dcols,
+    elif n_diff:
+        st.caption(
+            f"{n_diff} question(s) differ from the reference; {n_tie} of them only through votes "
+            "tied for first place (blue, expected: the published simulator breaks a tie by Python "
+            "set order, which depends on the hash seed; ours takes the lowest group id). Red: a "
+            "difference no tie explains. “tied iterations” counts iterations whose outcome "
+            "changes when ties are broken the other way."
+        )
+    else:
+        st.caption("Every question matches the reference.")
+    shown = table.drop(columns=["differs", "tie_explains"])
+    shown["status"] = shown["status"].map(STATUS_TEXT).fillna(shown["status"])
+    dcols = [c for c in shown.columns if c.startswith("d_")]
+    st.dataframe(
+        _paint(shown, dcols),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "question_id": st.column_config.NumberColumn("qid", width="small"),
+            "tied_iterations": st.column_config.NumberColumn(
+                "tied iterations",
+                help="iterations whose answer, cost or stop changes when ties for first place "
+                "are broken the other way",
+            ),
+            "gamma": st.column_config.NumberColumn("gamma (ours)", format="%.2f"),
+            "gamma_ref": st.column_config.NumberColumn(
+                "gamma (reference)",
+                format="%.2f",
+                help="the reference's calibrated gamma: its own column when the CSV has one, "
+                "else inferred (our run with ties broken the other way, when that run "
+                "reproduces the reference); blank when unknown",
+            ),
+            "why": st.column_config.TextColumn("why", width="large"),
+        },
     )
-    st.dataframe(styled, hide_index=True, width="stretch")
     if not overall.empty:
         st.dataframe(
             pd.concat(

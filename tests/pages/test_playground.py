@@ -195,8 +195,13 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     assert any("turn off the quick preview" in i.value for i in at.info)
     frames = [d.value for d in at.dataframe]
     diff = next(f for f in frames if "d_accuracy_pct" in getattr(f, "columns", []))
+    diff = getattr(diff, "data", diff)
     assert list(diff["question_id"]) == [0, 1, 2]
     assert list(diff["accuracy_pct_ref"]) == [50.0, 100.0, 0.0]
+    # the preview runs 8 iterations, the reference 64: a difference is expected, never an error
+    assert set(diff["status"]) <= {"same", "preview (expected)"}
+    assert "preview (expected)" in set(diff["status"])
+    assert all("quick preview: 8 iterations" in w for w in diff.loc[diff["status"] != "same", "why"])
 
 
 def test_file_caption_is_markdown_safe(open_app) -> None:
@@ -284,6 +289,10 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     dcols = [c for c in diff.columns if c.startswith("d_")]
     assert {"d_accuracy_pct", "d_token_savings_pct"} <= set(dcols)
     assert np.abs(diff[dcols].to_numpy(dtype=float)).max() < 1e-9
+    assert set(diff["status"]) == {"same"} and set(diff["why"]) == {""}
+    # the calibrated gamma of every question, beside the reference's (unknown: no column)
+    assert diff["gamma"].between(0.5, 1.0).all()
+    assert any("Every question matches the reference" in c.value for c in at.caption)
     overall = next(f for f in frames if "source" in getattr(f, "columns", []))
     ours = overall[overall["source"] == "ours"].drop(columns="source").to_numpy(dtype=float)
     ref = overall[overall["source"] == "reference"].drop(columns="source").to_numpy(dtype=float)
