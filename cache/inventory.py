@@ -1,5 +1,8 @@
 """What a source holds for a dataset, for the home page and `python -m cache info`: files, rows,
-columns and types, sizes, and the derived tables cached on disk. Reads footers only."""
+columns and types, sizes, and the derived tables cached on disk. Reads footers only.
+
+A file is "ok" only when the view that reads it would accept its columns
+(`cache.schemas.check_view_columns`); otherwise it is an "error" saying what is missing."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from cache.datasets import DATASETS
 from cache.errors import DataError
 from cache.paths import derived_dir
 from cache.scan import parquet_info
+from cache.schemas import check_view_columns
 from cache.sources import SourceConfig, available_files, dataset_root
 
 
@@ -60,9 +64,16 @@ def inventory(dataset: str, source: SourceConfig) -> Inventory:
         if rel.endswith(".parquet"):
             try:
                 meta = parquet_info(path)
-                entries.append(FileEntry(rel, "ok", meta.rows, size, meta.columns))
             except DataError as exc:
                 entries.append(FileEntry(rel, "error", None, size, problem=exc.message))
+                continue
+            try:
+                check_view_columns(dataset, rel, meta.columns)
+                entries.append(FileEntry(rel, "ok", meta.rows, size, meta.columns))
+            except DataError as exc:
+                entries.append(
+                    FileEntry(rel, "error", meta.rows, size, meta.columns, problem=exc.message)
+                )
         else:
             entries.append(FileEntry(rel, "ok", None, size))
     extra = {g: len(available_files(dataset, source, g)) for g in info.file_globs} if root else {}

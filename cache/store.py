@@ -89,7 +89,7 @@ def atomic_write_parquet(table: Table, dest: Path) -> Path:
 
 
 WAIT_ENV = "RTE_BUILD_WAIT"  # seconds a session waits for another's build before giving up
-_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR)
 _STALE_TEMP_S = 3600.0  # temp files this old are leftovers of a killed writer
 
 

@@ -7,8 +7,7 @@ import streamlit as st
 from cache.datasets import DATASETS
 from cache.inventory import inventory
 from cache.paths import cache_root
-from cache.sample import sample_root
-from components.common.cached import resolve, st_progress
+from components.common.cached import resolve
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
@@ -27,13 +26,10 @@ st.markdown(
 for name, info in DATASETS.items():
     with st.container(border=True), guard(f"the {info.title} summary", dataset=name):
         source = current_source(name)
-        if source.kind == "sample" and not sample_root(name).is_dir():
-            with st_progress(f"Generating the {info.title} sample (first run only)…") as bar:
-                from cache.sources import resolve_file
-
-                resolve_file(name, info.files[0], source, progress=bar)
-        elif source.kind == "local":
-            resolve(name, info.files[0], source)  # a clear message when the folder is wrong
+        if source.kind == "sample":
+            resolve(name, info.files[0], source)  # generates the sample with a bar on first use
+        # a wrong or refused folder or repo raises here with a clear message; a folder that
+        # holds only some of the files is a card saying which ones ("1 / 9 files")
         dataset_card(inventory(name, source))
 
 st.caption(

@@ -1,52 +1,86 @@
 """Sidebar: pick the data source of each dataset (sample, Hub, local folder).
 
 Defaults come from the environment presets (`cache.sources.default_source`); choices live in
-`st.session_state` so every page sees the same source.
+`st.session_state` (and the URL) so every page sees the same source. Under `RTE_PROFILE=locked`
+(a shared server) the presets are the only sources: the sidebar shows them read-only and the
+URL's `src_*` keys are ignored. Which folders and repos may be opened at all is decided in
+`cache.access`, when a source is resolved.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from cache.access import locked
 from cache.datasets import DATASETS
 from cache.sources import SOURCE_KINDS, SOURCE_LABELS, SourceConfig, default_source
+from components.common.safe_text import md_text
 from components.common.url_state import bound
+
+_KIND_BY_LABEL = {label: kind for kind, label in SOURCE_LABELS.items()}
+FIELDS = ("kind", "repo", "rev", "path")
 
 
 def _k(dataset: str, field: str) -> str:
     return f"src_{dataset}_{field}"
 
 
-def current_source(dataset: str) -> SourceConfig:
-    """The source the user chose for a dataset (the environment preset until they change it)."""
-    preset = default_source(dataset)
+def _chosen(dataset: str, field: str) -> str:
+    """The user's choice for one field: the widget's state once the widget exists, else the URL.
+
+    Why the URL: on the first run of a deep link or a reload, a URL-bound widget only takes its
+    value from the URL when it is drawn, after the sidebar's header and before the page, so
+    reading only the session state would name the preset instead of the source in use."""
+    key = _k(dataset, field)
     s = st.session_state
-    kind = s.get(_k(dataset, "kind")) or preset.kind
+    if key in s:
+        return str(s[key] or "").strip()
+    raw = (st.query_params.get(key) or "").strip()
+    if field == "kind":
+        return _KIND_BY_LABEL.get(raw, raw if raw in SOURCE_KINDS else "")
+    return raw
+
+
+def current_source(dataset: str) -> SourceConfig:
+    """The source in use for a dataset: the environment preset until the user changes it (and
+    always the preset on a locked server)."""
+    preset = default_source(dataset)
+    if locked():
+        return preset
+    kind = _chosen(dataset, "kind") or preset.kind
     return SourceConfig(
         kind=kind if kind in SOURCE_KINDS else preset.kind,
-        repo_id=(s.get(_k(dataset, "repo")) or "").strip() or preset.repo_id,
-        revision=(s.get(_k(dataset, "rev")) or "").strip() or preset.revision,
-        local_path=(s.get(_k(dataset, "path")) or "").strip() or preset.local_path,
+        repo_id=_chosen(dataset, "repo") or preset.repo_id,
+        revision=_chosen(dataset, "rev") or preset.revision,
+        local_path=_chosen(dataset, "path") or preset.local_path,
     )
 
 
 def use_sample(dataset: str) -> None:
-    """Callback: switch one dataset back to the bundled sample."""
-    st.session_state[_k(dataset, "kind")] = "sample"
+    """Callback: switch one dataset back to the bundled sample (not on a locked server)."""
+    if not locked():
+        st.session_state[_k(dataset, "kind")] = "sample"
+
+
+def header(dataset: str) -> str:
+    """The sidebar header of a dataset: its title and the kind of source in use."""
+    return f"{DATASETS[dataset].title} · {SOURCE_LABELS[current_source(dataset).kind]}"
 
 
 def render_source_sidebar() -> None:
-    """Draw the per-dataset source controls in the sidebar.
+    """Draw the per-dataset source controls in the sidebar (read-only on a locked server).
 
     They are bound to the URL (only values that differ from the preset appear there), so a link
     or a reload keeps the chosen source: `?src_mars_kind=Local+folder&src_mars_path=/data/mars`.
     """
+    if locked():
+        _render_locked()
+        return
     with st.sidebar:
         st.caption("DATA SOURCES")
         for name, info in DATASETS.items():
             preset = default_source(name)
-            src = current_source(name)
-            with st.expander(f"{info.title} · {src.kind}", expanded=False):
+            with st.expander(header(name), expanded=False):
                 st.radio(
                     "Source",
                     SOURCE_KINDS,
@@ -76,3 +110,14 @@ def render_source_sidebar() -> None:
                         help="e.g. " + ", ".join(info.files[:3]),
                         **bound(_k(name, "path")),
                     )
+
+
+def _render_locked() -> None:
+    """The configured sources as text: nothing to change, nothing taken from the URL."""
+    with st.sidebar:
+        st.caption("DATA SOURCES (set by this server)")
+        for name in DATASETS:
+            with st.expander(header(name), expanded=False):
+                st.caption(md_text(current_source(name).describe(), 300))
+        if any(_k(d, f) in st.query_params for d in DATASETS for f in FIELDS):
+            st.caption("This server ignores the source settings in the link.")
