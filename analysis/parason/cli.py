@@ -83,10 +83,15 @@ def run(args: argparse.Namespace) -> int:
                     out.write(
                         f"{subset}\t{rec['uuid']}\tstages={rec['stages']}\tbranches={rec['branches']}"
                         f"\tkinds={kinds or '-'}\tT={_fmt(rec['T'])}\tC={_fmt(rec['C'])}"
-                        f"\tspeedup={rec['speedup']:.2f}\twarnings={','.join(rec['warning_codes']) or '-'}\n"
+                        f"\tspeedup={_speedup(rec['speedup'])}\twarnings={','.join(rec['warning_codes']) or '-'}\n"
                     )
                 n += 1
     return 0
+
+
+def _speedup(value: float | None) -> str:
+    """T/C with two decimals, or "undefined" (T = 0: no response, or empty reasoning)."""
+    return "undefined" if value is None else f"{value:.2f}"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

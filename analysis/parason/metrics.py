@@ -9,7 +9,13 @@ tokens of thread i including anything nested in it):
 
 - ``C = outside + sum_b (s_b + max_i cp(t_b,i))``; cp of a thread = its own tokens + the cost of
   its nested blocks (recursion).
-- ``speedup = T / C``; ``acceleration_ratio = 1 - C / T`` (both 1.0 / 0.0 when T == 0).
+- ``speedup = T / C``; ``acceleration_ratio = 1 - C / T``; both None (undefined) when T == 0,
+  and T = C = 0 when the reasoning is empty.
+
+Token placement is the published one (``get_parallel_stats`` in the ThreadWeaver / Parason RL
+reward code; the parser charges each tag to its node accordingly): ``<Parallel>``/``</Parallel>``
+count in the enclosing sequence, the ``<Thread>``/``</Thread>`` wrappers in the block's
+sequential part s_b, and T is the whole response (``<think>`` ... ``<|im_end|>``).
 - ``parallel_ratio = sum_b (s_b + sum_i t_b,i) / T`` over top-level blocks.
 - ``subtask_ratio`` / ``trial_ratio``: thread tokens of pure-Subtask / pure-Trial top-level
   blocks over T.
@@ -23,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import polars as pl
 
-from analysis.parason.parse import Block, Trajectory, parse
+from analysis.parason.parse import WARNING_CODES, Block, Trajectory, parse
 from analysis.parason.tokens import TokenCounter, estimate_total_tokens, get_counter, node_tokens
 
 __all__ = [
@@ -57,8 +63,8 @@ class Metrics:
     counter_key: str
     T: float
     C: float
-    speedup: float
-    acceleration_ratio: float
+    speedup: float | None  # None when undefined (C = 0: no response, or empty reasoning)
+    acceleration_ratio: float | None  # None when T = 0
     parallel_ratio: float
     subtask_ratio: float
     trial_ratio: float
@@ -73,8 +79,9 @@ class Metrics:
     imbalance: list[float | None]
     depth: int
     valid: bool
-    warning_codes: list[str]
-    n_warnings: int
+    warning_codes: list[str]  # codes of warning severity (invalid data)
+    n_warnings: int  # warning-severity entries (informational notes not included)
+    note_codes: list[str]  # informational codes (tolerated by the runtime)
     answer: str | None
     n_chars: int
     stage_stats: list[StageStats] = field(default_factory=list)
@@ -170,13 +177,15 @@ def compute_metrics(
     branches = [st.branches for st in stats]
     block_kinds = [st.kind for st in stats]
     warn_codes = traj.warning_codes
+    if "empty_reasoning" in warn_codes:  # nothing was reasoned: the answer alone is not T
+        T = C = par = sub = tri = 0.0
     return Metrics(
         counter=counter.name,
         counter_key=counter.key,
         T=T,
         C=C,
-        speedup=(T / C) if C > 0 else 1.0,
-        acceleration_ratio=(1.0 - C / T) if T > 0 else 0.0,
+        speedup=(T / C) if C > 0 else None,
+        acceleration_ratio=(1.0 - C / T) if T > 0 else None,
         parallel_ratio=par / T if T > 0 else 0.0,
         subtask_ratio=sub / T if T > 0 else 0.0,
         trial_ratio=tri / T if T > 0 else 0.0,
@@ -191,8 +200,9 @@ def compute_metrics(
         imbalance=[st.imbalance for st in stats],
         depth=_max_depth(traj.blocks),
         valid=traj.valid,
-        warning_codes=warn_codes,
-        n_warnings=len(traj.warnings),
+        warning_codes=[c for c in warn_codes if WARNING_CODES[c][0] == "warning"],
+        n_warnings=sum(w.severity == "warning" for w in traj.warnings),
+        note_codes=[c for c in warn_codes if WARNING_CODES[c][0] != "warning"],
         answer=traj.boxed,
         n_chars=len(traj.text),
         stage_stats=stats,

@@ -42,6 +42,7 @@ TAG_RE = re.compile(
     r"|<\|(im_start|im_end)\|>"
 )
 _NUM_RE = re.compile(r"\s*(\d+(?:\.\d+)*)\s*:")
+_THINK_CLOSE_RE = re.compile(r"</(?i:think)>")
 _ASSISTANT_RE = re.compile(r"<\|im_start\|>assistant[^\n]*\n?")
 
 # roles whose parts are single special tokens (counters charge them one token each)
@@ -74,11 +75,15 @@ WARNING_CODES: dict[str, tuple[str, str]] = {
     "missing_threads": ("warning", "more outline items than threads"),
     "empty_thread": ("warning", "thread with no content"),
     "text_between_threads": ("warning", "non-blank text between/around threads inside a block"),
-    "too_many_items": ("info", "more than 50 items in one block"),
+    "too_many_items": ("warning", "more than 50 items in one block (valid data has at most ~50)"),
     "conclusion_outside_block": ("info", "<Conclusion> right after </Parallel>"),
-    "conclusion_after_think": ("info", "<Conclusion> after </think>"),
     "tags_after_think": ("warning", "parallel tags after </think>"),
-    "duplicate_think": ("warning", "<think> or </think> seen twice"),
+    "duplicate_think": ("warning", "<think> or </think> in the answer, after </think>"),
+    "think_in_reasoning": (
+        "info",
+        "<think> or </think> inside the reasoning (counted as one token)",
+    ),
+    "empty_reasoning": ("warning", "empty reasoning: T = 0, the speedup is undefined"),
     "no_boxed": ("info", "no \\boxed{} answer"),
     "parser_error": ("warning", "internal parser error (please report)"),
     "multiple_boxed": ("info", "several \\boxed{}; the last one is the answer"),
@@ -285,6 +290,7 @@ class _Parser:
         "think_open",
         "think_close",
         "answer",
+        "last_think_close",
     )
 
     def __init__(self, text: str) -> None:
@@ -303,6 +309,7 @@ class _Parser:
         self.think_open: int | None = None
         self.think_close: int | None = None
         self.answer: Segment | None = None
+        self.last_think_close = -1  # position of the last `</think>` of the response
 
     # ---- helpers -------------------------------------------------------------------------
     def warn(self, code: str, pos: int, detail: str = "") -> None:
@@ -362,6 +369,8 @@ class _Parser:
             self.part(s, e, "outline", node)
         elif kind == _CONCL:
             self.part(s, e, "conclusion", node)
+            if obj is None and node != "answer":  # a conclusion outside its block
+                self.extend_segment(node, s, e)
         else:  # block level
             blk: Block = obj
             chunk = self.text[s:e]
@@ -446,6 +455,8 @@ class _Parser:
         if not text or text.isspace():
             self.warn("empty_trajectory", 0)
         prompt_end = _prompt_end(text)
+        closes_at = [m.start() for m in _THINK_CLOSE_RE.finditer(text, prompt_end)]
+        self.last_think_close = closes_at[-1] if closes_at else -1
         pos = 0
         text_part = self.text_part
         opens, closes = _OPEN_HANDLERS, _CLOSE_HANDLERS
@@ -525,7 +536,7 @@ class _Parser:
         blk: Block = self.stack[-1][1]
         thread = Thread(len(blk.threads), f"{blk.prefix}t{len(blk.threads)}", s, e, e, e)
         blk.threads.append(thread)
-        self.part(s, e, "tag", thread.node)
+        self.part(s, e, "tag", blk.fork)  # published placement: the wrapper is block-sequential
         self.stack.append([_THREAD, thread, thread.node])
 
     def close_thread(self, s: int, e: int, name: str, tag: str) -> None:
@@ -535,7 +546,7 @@ class _Parser:
         self.pop_to(s, _THREAD)
         thread: Thread = self.stack[-1][1]
         thread.body_end = s
-        self.part(s, e, "tag", thread.node)
+        self.part(s, e, "tag", self.stack[-2][1].join)  # published: block-sequential
         self.pop(e, explicit=True)
 
     def open_item(self, s: int, e: int, name: str, tag: str) -> None:
@@ -566,16 +577,25 @@ class _Parser:
     def open_parallel(self, s: int, e: int, name: str, tag: str) -> None:
         while self.stack[-1][0] not in (_ROOT, _THREAD):
             self.pop(s)
-        blk = self.open_block(s)
-        self.part(s, e, "tag", blk.fork)
+        self.sequence_tag(s, e)  # published placement: the enclosing sequence
+        self.open_block(s)
 
     def close_parallel(self, s: int, e: int, name: str, tag: str) -> None:
         if not self.has(_BLOCK):
             self.stray(s, e, "stray_close", "</Parallel>")
             return
         self.pop_to(s, _BLOCK)
-        self.part(s, e, "tag", self.stack[-1][1].join)
         self.pop(e, explicit=True)
+        self.sequence_tag(s, e)  # published placement: the enclosing sequence
+
+    def sequence_tag(self, s: int, e: int) -> None:
+        """Charge a `<Parallel>`/`</Parallel>` tag to the sequence around its block: the current
+        top-level segment (a new one after a block) or, nested, the enclosing thread."""
+        kind, _, node = self.stack[-1]
+        if kind == _ROOT:
+            node = self.root_node()
+            self.extend_segment(node, s, e)
+        self.part(s, e, "tag", node)
 
     def open_outlines(self, s: int, e: int, name: str, tag: str) -> None:
         if self.stack[-1][0] in (_ROOT, _THREAD):
@@ -595,7 +615,10 @@ class _Parser:
         if self.stack[-1][0] != kind:
             self.stray(s, e, "stray_close", tag)
             return
-        self.part(s, e, "tag", self.stack[-1][2])
+        kind, obj, node = self.stack[-1]
+        self.part(s, e, "tag", node)
+        if kind == _CONCL and obj is None and node != "answer":
+            self.extend_segment(node, s, e)
         self.pop(e, explicit=True)
 
     def close_outlines(self, s: int, e: int, name: str, tag: str) -> None:
@@ -607,14 +630,28 @@ class _Parser:
         if top == _BLOCK:
             self.start_conclusion(s, e, self.stack[-1][1])
         elif top == _ROOT and self.after_think:
-            self.warn("conclusion_after_think", s)
+            # the authors' generator writes every row this way: valid, and no note
             self.answer_part(s, e, "tag")
             self.stack.append([_CONCL, None, "answer"])
         elif top == _ROOT and self.sequence and isinstance(self.sequence[-1], Block):
-            self.warn("conclusion_outside_block", s)
+            self.warn("conclusion_outside_block", s)  # after an implicitly closed block
             self.start_conclusion(s, e, self.sequence[-1])
+        elif top == _ROOT and self.right_after_block(s):
+            # after `</Parallel>` it is outside the block, as the published count has it
+            self.warn("conclusion_outside_block", s)
+            node = self.root_node()
+            self.extend_segment(node, s, e)
+            self.part(s, e, "tag", node)
+            self.stack.append([_CONCL, None, node])
         else:
             self.stray(s, e, "stray_tag", "<Conclusion>")
+
+    def right_after_block(self, pos: int) -> bool:
+        """True when the current top-level segment holds only a `</Parallel>` (and blanks)."""
+        seq = self.sequence
+        if len(seq) < 2 or not isinstance(seq[-1], Segment) or not isinstance(seq[-2], Block):
+            return False
+        return self.text[seq[-1].start : pos].strip() == "</Parallel>"
 
     def start_conclusion(self, s: int, e: int, blk: Block) -> None:
         blk.conclusions.append((s, s))
@@ -626,8 +663,7 @@ class _Parser:
 
     def open_think(self, s: int, e: int, name: str, tag: str) -> None:
         if self.stack[-1][0] != _ROOT or self.think_open is not None or self.blocks:
-            code = "duplicate_think" if self.think_open is not None else "stray_tag"
-            self.stray(s, e, code, tag)
+            self.inner_think(s, e, tag)
             return
         self.think_open = s
         node = self.root_node()
@@ -635,15 +671,28 @@ class _Parser:
         self.part(s, e, "tag", node)
 
     def close_think(self, s: int, e: int, name: str, tag: str) -> None:
-        """`</think>` closes every open frame; what follows is the answer."""
-        if self.think_close is not None:
-            self.stray(s, e, "duplicate_think", tag)
+        """The last `</think>` closes every open frame; what follows is the answer. Why the last:
+        a `</think>` left inside `response_reasoning` comes before the template's own."""
+        if s != self.last_think_close:
+            self.inner_think(s, e, tag)
             return
         while len(self.stack) > 1:
             self.pop(s)
         self.think_close = s
         self.after_think = True
         self.answer_part(s, e, "tag")
+
+    def inner_think(self, s: int, e: int, tag: str) -> None:
+        """A think tag inside the reasoning: one token of the current node, an informational note
+        (the row stays valid)."""
+        self.warn("think_in_reasoning", s, tag)
+        kind, obj, node = self.stack[-1]
+        if kind == _ROOT:
+            node = self.root_node()
+            self.extend_segment(node, s, e)
+        elif kind == _BLOCK:
+            node = obj.join if obj.threads else obj.fork
+        self.part(s, e, "tag", node)
 
     def answer_part(self, s: int, e: int, role: str) -> None:
         if self.answer is None:
@@ -680,6 +729,12 @@ class _Parser:
                 self.warn("no_boxed", len(text))
         elif count > 1:
             self.warn("multiple_boxed", span[0] if span else 0)
+        if self.think_close is not None:
+            start = prompt_end
+            if self.think_open is not None:
+                start = self.think_open + len("<think>")
+            if not text[start : self.think_close].strip():
+                self.warn("empty_reasoning", self.think_close)
         self.warnings.sort(key=lambda w: w.pos)
         return Trajectory(
             text=text,

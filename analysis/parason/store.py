@@ -26,7 +26,7 @@ from cache.sources import SourceConfig, resolve_file
 from cache.store import read_derived, table_path
 
 NAME = "parason-metrics"  # derived tables start with the dataset name (home page lists them)
-VERSION = 1
+VERSION = 2  # 2: published tag placement, notes apart from warnings, duplicates, totals
 TEXT_COLUMNS = ("qwen_text", "response_reasoning", "response_content")
 OPTIONAL_COLUMNS = ("uuid", "question", "correctness", "num_qwen_tokens")
 BATCH = 512
@@ -55,9 +55,13 @@ SCHEMA: dict[str, pl.DataType] = {
     "valid": pl.Boolean(),
     "n_warnings": pl.Int64(),
     "warning_codes": pl.List(pl.String()),
+    "note_codes": pl.List(pl.String()),
     "answer": pl.String(),
     "n_chars": pl.Int64(),
     "counter": pl.String(),
+    "counted_total": pl.Float64(),  # the counter's count of the whole text, prompt included
+    "stored_total": pl.Float64(),  # the row's num_qwen_tokens (the whole chat template)
+    "duplicate": pl.Boolean(),  # an exact copy of an earlier row (every column equal)
 }
 
 
@@ -199,8 +203,11 @@ def rl_table(path: Path) -> pl.DataFrame:
 def record(row_index: int, row: dict, counter: TokenCounter, item_kinds: bool = False) -> dict:
     """One table row from one SFT row (the CLI prints the same records, plus `item_kinds`)."""
     text, total = trajectory_text(row)
-    m = compute_metrics(parse(text), counter, total if counter.key == "estimate" else None)
+    traj = parse(text)
+    counts = counter.count_parts(traj, total if counter.key == "estimate" else None)
+    m = compute_metrics(traj, counter, counts=counts)
     rec = m.as_record()
+    stored = row.get("num_qwen_tokens")
     uid = row.get("uuid")
     corr = row.get("correctness")
     return {
@@ -214,8 +221,23 @@ def record(row_index: int, row: dict, counter: TokenCounter, item_kinds: bool = 
             if k in rec and k not in ("uuid", "question", "correctness", "row")
         },
         "counter": m.counter,
+        "counted_total": float(sum(counts)),
+        "stored_total": float(stored)
+        if isinstance(stored, int | float) and not isinstance(stored, bool)
+        else None,
+        "duplicate": False,
         **({"item_kinds": m.item_kinds} if item_kinds else {}),
     }
+
+
+def first_copies(path: Path) -> list[bool]:
+    """Per row: False when it is an exact copy of an earlier row (every column equal). Why: a
+    subset that holds a row twice would count it twice in the browse count, charts and picker."""
+    try:
+        flags = pl.scan_parquet(path).select(pl.struct(pl.all()).is_first_distinct()).collect()
+    except Exception as exc:  # polars raises several types for unreadable files
+        raise CorruptFile(f"cannot read {path}: {exc}", "the file may be truncated") from exc
+    return flags.to_series().to_list()
 
 
 def compute_table(
@@ -230,9 +252,12 @@ def compute_table(
         else 1
     )
     recs: list[dict] = []
+    first = first_copies(path) if Path(path).exists() else []
     for start, rows in iter_rows(path):
         for i, row in enumerate(rows):
-            recs.append(record(start + i, row, cnt))
+            rec = record(start + i, row, cnt)
+            rec["duplicate"] = start + i < len(first) and not first[start + i]
+            recs.append(rec)
         hook(min(1.0, (start + len(rows)) / n_total), f"parsed {start + len(rows)} trajectories")
     return pl.DataFrame(recs, schema=SCHEMA) if recs else pl.DataFrame(schema=SCHEMA)
 

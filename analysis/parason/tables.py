@@ -195,13 +195,13 @@ class CompareRow:
     """One headline metric of both expansions; `style` says how to print it ("n", "x", "%")."""
 
     metric: str
-    one: float
-    eight: float
+    one: float | None  # None: undefined (a speedup with T = 0)
+    eight: float | None
     style: str
 
     @property
-    def change(self) -> float:
-        return self.eight - self.one
+    def change(self) -> float | None:
+        return None if self.one is None or self.eight is None else self.eight - self.one
 
 
 def compare_rows(m1: Metrics, m8: Metrics) -> list[CompareRow]:
@@ -215,7 +215,10 @@ def compare_rows(m1: Metrics, m8: Metrics) -> list[CompareRow]:
         ("stages", m1.stages, m8.stages, "n"),
         ("total branches", sum(m1.branches), sum(m8.branches), "n"),
     ]
-    return [CompareRow(name, float(a), float(b), style) for name, a, b, style in pairs]
+    return [
+        CompareRow(name, None if a is None else float(a), None if b is None else float(b), style)
+        for name, a, b, style in pairs
+    ]
 
 
 def compare_stage_frame(

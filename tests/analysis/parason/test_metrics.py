@@ -1,4 +1,8 @@
-"""Metrics on hand-computed examples (whitespace-word counter: tags count 1, text = words)."""
+"""Metrics on hand-computed examples (words counter: every tag counts 1, text = its words).
+
+Placement is the published one (`get_parallel_stats`, ThreadWeaver / Parason RL reward code):
+`<Parallel>`/`</Parallel>` count in the enclosing sequence, `<Thread>`/`</Thread>` in the
+block's sequential part s_b, and T covers the whole response."""
 
 from __future__ import annotations
 
@@ -28,24 +32,25 @@ ONE_BLOCK = (
 def test_node_tokens_by_hand():
     tr = parse(ONE_BLOCK)
     nt = node_tokens(tr, WORDS.count_parts(tr))
-    # s0: <think> + 3 words; fork: 7 tags + "1: x" + "2: y"; t0: 2 tags + 5 words; t1: 2 + 3
-    # join: </Parallel>; s1: 2 words; answer: </think> + "F \boxed{7}"
-    assert nt == {"s0": 4, "b0:fork": 11, "b0t0": 7, "b0t1": 5, "b0:join": 1, "s1": 2, "answer": 3}
+    # s0: <think> + 3 words + <Parallel>; fork: 6 outline tags + "1: x" + "2: y" + 2 <Thread>;
+    # t0: "1: a a a a" 5 words; t1: "2: b b" 3; join: 2 </Thread>; s1: </Parallel> + 2 words;
+    # answer: </think> + "F \boxed{7}"
+    assert nt == {"s0": 5, "b0:fork": 12, "b0t0": 5, "b0t1": 3, "b0:join": 2, "s1": 3, "answer": 3}
 
 
 def test_one_block_metrics_by_hand():
     m = compute_metrics(parse(ONE_BLOCK), WORDS)
     assert m.T == 33
-    assert m.C == 4 + 11 + 7 + 1 + 2 + 3  # outside + s_b + max t
-    assert m.speedup == pytest.approx(33 / 28)
-    assert m.acceleration_ratio == pytest.approx(1 - 28 / 33)
-    assert m.parallel_ratio == pytest.approx((11 + 1 + 7 + 5) / 33)
-    assert m.subtask_ratio == pytest.approx(12 / 33)
+    assert m.C == (5 + 3 + 3) + (12 + 2) + 5 == 30  # outside + s_b + max t
+    assert m.speedup == pytest.approx(33 / 30)
+    assert m.acceleration_ratio == pytest.approx(1 - 30 / 33)
+    assert m.parallel_ratio == pytest.approx((14 + 5 + 3) / 33)  # <Parallel> tags are outside
+    assert m.subtask_ratio == pytest.approx(8 / 33)  # thread bodies only, wrappers excluded
     assert m.trial_ratio == 0
     assert m.stages == 1 and m.branches == [2] and m.branches_max == 2 and m.branches_mean == 2
     assert m.block_kinds == ["subtask"] and m.kind_mix == "subtask"
-    assert m.block_speedup == [pytest.approx(24 / 19)]
-    assert m.imbalance == [pytest.approx(7 / 6)]
+    assert m.block_speedup == [pytest.approx(22 / 19)]
+    assert m.imbalance == [pytest.approx(5 / 4)]
     assert m.depth == 1 and m.valid and m.answer == "7"
     assert m.counter_key == "words" and "words" in m.counter
 
@@ -59,32 +64,33 @@ def test_two_stages_trial_and_mixed():
         "<Thread>1: w</Thread><Thread>2: w w</Thread></Parallel> \\boxed{1}"
     )
     m = compute_metrics(parse(t), WORDS)
-    # block 0: s = 8 tags + 4 words = 12, threads 2+4=6 and 2+2=4; block 1: s = 12, threads 4, 5
-    # outside: "mid" 1 + "\boxed{1}" 1
-    assert m.T == 12 + 6 + 4 + 12 + 4 + 5 + 2
-    assert m.C == 2 + (12 + 6) + (12 + 5)
-    assert m.trial_ratio == pytest.approx(10 / m.T)
+    # block 0: s = 6 outline tags + 4 words + 4 thread wrappers = 14, threads 4 and 2;
+    # block 1: s = 14, threads 2 and 3; outside: 4 <Parallel> tags + "mid" + "\boxed{1}" = 6
+    assert m.T == 6 + 14 + 4 + 2 + 14 + 2 + 3 == 45
+    assert m.C == 6 + (14 + 4) + (14 + 3) == 41
+    assert m.trial_ratio == pytest.approx(6 / 45)
     assert m.subtask_ratio == 0  # the mixed block counts for neither
     assert m.block_kinds == ["trial", "mixed"] and m.kind_mix == "mixed+trial"
     assert m.branches == [2, 2] and m.stages == 2
-    assert m.block_speedup == [pytest.approx(22 / 18), pytest.approx(21 / 17)]
+    assert m.block_speedup == [pytest.approx(20 / 18), pytest.approx(19 / 17)]
 
 
 def test_nested_recursion():
     inner = "<Parallel><Thread>1: q q q q q q</Thread><Thread>2: q</Thread></Parallel>"
     t = f"<Parallel><Thread>1: a {inner}</Thread><Thread>2: b b b b</Thread></Parallel>"
     m = compute_metrics(parse(t), WORDS)
-    # inner block: s = 2, threads 2+7=9 and 2+2=4 -> crit 11, total 15
-    # outer thread 1 own: 2 tags + "1: a" 2 + blank = 4 -> total 19, cp 15; thread 2: 2 + 5 = 7
+    # inner block: s = 4 wrappers, threads 7 and 2 -> crit 11, total 13
+    # outer thread 1 own: "1: a" 2 + the inner <Parallel>/</Parallel> 2 = 4 -> total 17, cp 15
+    # outer thread 2: 5; outer s = 4 wrappers; outside: the outer <Parallel>/</Parallel> 2
     assert m.depth == 2
-    assert m.T == 2 + 19 + 7
-    assert m.C == 2 + 15
-    assert m.imbalance == [pytest.approx(19 / 13)]
+    assert m.T == 2 + 4 + 17 + 5 == 28
+    assert m.C == 2 + 4 + 15
+    assert m.imbalance == [pytest.approx(17 / 11)]
 
 
 def test_empty_and_no_blocks():
     m = compute_metrics(parse(""), WORDS)
-    assert m.T == 0 and m.C == 0 and m.speedup == 1.0 and m.acceleration_ratio == 0.0
+    assert m.T == 0 and m.C == 0 and m.speedup is None and m.acceleration_ratio is None
     m = compute_metrics(parse("just some text \\boxed{3}"), WORDS)
     assert m.T == m.C == 4 and m.speedup == 1.0 and m.stages == 0 and m.kind_mix == "none"
 
@@ -112,6 +118,8 @@ def test_estimate_spreads_total_by_char_share():
 
 def test_qwen_counter_unavailable_is_a_data_error(monkeypatch):
     monkeypatch.setattr(tokens, "find_qwen_tokenizer", lambda: None)
+    monkeypatch.setattr(tokens, "bundled_vocabulary", lambda: False)
+    monkeypatch.delenv("RTE_QWEN_TOKENIZER", raising=False)
     tokens.get_counter.cache_clear()
     with pytest.raises(DataError):
         tokens.get_counter("qwen")

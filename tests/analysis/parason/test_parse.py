@@ -208,12 +208,12 @@ def test_conclusion_inside_after_block_and_after_think():
     )
     tr = parse(t)
     assert covers(tr)
-    b = tr.blocks[0]
-    assert len(b.conclusions) == 1
-    assert {"conclusion_outside_block", "conclusion_after_think"} <= codes(tr)
+    assert "conclusion_outside_block" in codes(tr)
+    assert "conclusion_after_think" not in codes(tr)  # the authors' generator: valid, silent
     assert tr.valid
     assert "late" in tr.node_text("answer")
-    assert "after" in tr.node_text("b0:join")
+    # after `</Parallel>` it is outside the block, as the published count has it
+    assert "after" in tr.node_text("s1") and "after" not in tr.node_text("b0:join")
 
 
 def test_several_boxed_last_wins_and_nested_braces():
