@@ -10,6 +10,11 @@ The shard layout is not published, so the reader accepts what a plausible export
 by "<problem_id>/<sample_index>" (or similar), or JSON lines. In each trace object the text may be
 `text`/`response`/`trace`/`completion`, the step list `steps`/`prefix_steps`/`prefixes`/`spans`,
 and a step's offsets `utf16_start`/`utf16_end` (or `start`/`end`, `char_start`/`char_end`).
+
+An unpaired UTF-16 surrogate in the JSON (a lone `\\ud835` escape) decodes to a Python string
+that cannot be encoded as UTF-8, so Streamlit, polars, a terminal and a CSV file all reject it.
+The reader replaces each one with U+FFFD: one code unit for one code unit, so every UTF-16 offset
+of the trace stays exact, and the record carries a note saying where this happened.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cache.errors import CorruptFile, SchemaError, SourceNotFound
+from cache.errors import CorruptFile, DataError, SchemaError, SourceNotFound
 from cache.sources import SourceConfig, available_files
 
 TRACES_DIR = "data/traces"
@@ -31,6 +36,10 @@ SUMMARY_FILE = "data/summary.json"
 MANIFEST_FILE = "data/trace_manifest.json"
 
 _HEX16 = re.compile(r"^[0-9a-fA-F]{2}")
+# a surrogate code point left in a decoded str is unpaired (JSON pairs `\\ud835\\udc65` itself)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+_SHOWN_SURROGATES = 3  # positions named in the note
 _TEXT_KEYS = ("text", "response", "trace", "completion", "output")
 _STEPS_KEYS = ("steps", "prefix_steps", "prefixes", "spans", "step_offsets")
 _PID_KEYS = ("problem_id", "id")
@@ -40,10 +49,24 @@ _START_KEYS = ("utf16_start", "start_utf16", "start", "char_start")
 _END_KEYS = ("utf16_end", "end_utf16", "prefix_end_utf16", "end", "char_end")
 
 
-class TraceNotFound(SourceNotFound):
+class TraceTextUnavailable(DataError):
+    """A trace's prefix rows exist but its text does not; the values still show without it.
+
+    Not a `SourceNotFound`: the source is fine, so the views offer no switch to the sample."""
+
+    title = "Trace text unavailable"
+
+
+class ShardMissing(TraceTextUnavailable):
+    """The shard file that should hold a trace is not in the source."""
+
+    title = "Trace shard missing"
+
+
+class TraceNotFound(TraceTextUnavailable):
     """The shard exists but does not hold the requested (problem_id, sample_index)."""
 
-    title = "Trace not found"
+    title = "Trace not in the export"
 
 
 @dataclass(frozen=True)
@@ -64,6 +87,7 @@ class TraceRecord:
     text: str
     steps: tuple[StepSpan, ...]
     meta: dict[str, Any] = field(default_factory=dict)  # every other key, shown as it is
+    notes: tuple[str, ...] = ()  # what the reader changed (unpaired surrogates), for the views
 
     def step_spans(self) -> list[tuple[int | None, Any, Any]]:
         """(step_idx, utf16_start, utf16_end) per step, the spans the trace view maps to text."""
@@ -86,6 +110,49 @@ def shard_relpath(problem_id: str) -> str:
     return f"{TRACES_DIR}/{shard_key(problem_id)}.json.gz"
 
 
+def scrub_surrogates(text: str) -> tuple[str, list[int]]:
+    """(text with every unpaired surrogate replaced by U+FFFD, the UTF-16 offsets replaced).
+
+    A lone surrogate is one UTF-16 code unit and one Python character, and so is U+FFFD, so the
+    replacement moves no offset."""
+    found = [m.start() for m in _SURROGATE.finditer(text)]
+    if not found:
+        return text, []
+    units = []
+    for i in found[:_SHOWN_SURROGATES]:
+        units.append(len(text[:i].encode("utf-16-le", "surrogatepass")) // 2)
+    return _SURROGATE.sub(REPLACEMENT, text), units + [-1] * (len(found) - len(units))
+
+
+def _scrub_value(v: Any) -> tuple[Any, int]:
+    """A JSON value with unpaired surrogates replaced in every string, and how many there were."""
+    if isinstance(v, str):
+        clean, where = scrub_surrogates(v)
+        return clean, len(where)
+    if isinstance(v, list):
+        pairs = [_scrub_value(x) for x in v]
+        return [x for x, _ in pairs], sum(n for _, n in pairs)
+    if isinstance(v, dict):
+        out, total = {}, 0
+        for k, x in v.items():
+            out[k], n = _scrub_value(x)
+            total += n
+        return out, total
+    return v, 0
+
+
+def _surrogate_note(where: list[int], what: str) -> str:
+    """Say how many unpaired surrogates were replaced, where, and that offsets are unchanged."""
+    named = [f"{u:,}" for u in where if u >= 0]
+    at = f" (UTF-16 offset {', '.join(named)}{', …' if len(where) > len(named) else ''})"
+    n = len(where)
+    return (
+        f"{what} holds {n} unpaired UTF-16 surrogate{'s' if n != 1 else ''}{at}, not a "
+        f"character; shown as {REPLACEMENT} (U+FFFD), one code unit for one, so every step "
+        "offset stays exact."
+    )
+
+
 def _first(d: dict, keys: tuple[str, ...]) -> Any:
     for k in keys:
         if k in d:
@@ -94,21 +161,36 @@ def _first(d: dict, keys: tuple[str, ...]) -> Any:
 
 
 def read_json(path: Path) -> Any:
-    """Read a (possibly gzipped) JSON file, raising SourceNotFound / CorruptFile."""
+    """Read a JSON file (gzip-compressed when its name ends in .gz), raising SourceNotFound /
+    CorruptFile with the file's name and what to do."""
     path = Path(path)
     if not path.is_file():
-        raise SourceNotFound(f"file not found: {path}", "Check the data source or folder layout.")
+        raise SourceNotFound(
+            f"{path.name} is missing ({path})",
+            f"copy {path.name} from the export into {path.parent}, or pick another source",
+        )
+    redo = f"re-download or re-export {path.name}"
     try:
         raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
+        if path.name.endswith(".gz"):
+            if raw[:2] != b"\x1f\x8b":
+                raise CorruptFile(
+                    f"{path.name} is not gzip (it starts with {raw[:8]!r}, not the gzip "
+                    "signature 1f 8b)",
+                    f"trace shards are gzip-compressed JSON: {redo}, or compress a plain JSON "
+                    f"copy with `gzip -c file.json > {path.name}`",
+                )
             raw = gzip.decompress(raw)
         text = raw.decode("utf-8")
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise CorruptFile(
-            f"cannot decompress {path.name}: {exc}", f"{path} looks truncated or corrupt."
+            f"cannot decompress {path.name}: {exc}",
+            f"{path.name} looks truncated or corrupt: {redo}",
         ) from exc
     except UnicodeDecodeError as exc:
-        raise CorruptFile(f"{path.name} is not UTF-8 text: {exc}", str(path)) from exc
+        raise CorruptFile(
+            f"{path.name} is not UTF-8 text: {exc}", f"{redo}; JSON must be UTF-8 ({path})"
+        ) from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -119,7 +201,7 @@ def read_json(path: Path) -> Any:
             pass
         raise CorruptFile(
             f"{path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-            str(path),
+            f"re-download or re-export {path.name} ({path})",
         ) from exc
 
 
@@ -179,19 +261,27 @@ def _to_record(obj: dict, name: str) -> TraceRecord | None:
                 else:
                     steps.append(StepSpan(None, s[0], s[1]))
     known = set(_PID_KEYS + _SAMPLE_KEYS + _TEXT_KEYS + _STEPS_KEYS)
-    meta = {k: v for k, v in obj.items() if k not in known}
-    return TraceRecord(
-        str(pid), sample_i, text if isinstance(text, str) else "", tuple(steps), meta
-    )
+    meta, n_meta = _scrub_value({k: v for k, v in obj.items() if k not in known})
+    clean, where = scrub_surrogates(text if isinstance(text, str) else "")
+    notes = []
+    if where:
+        notes.append(_surrogate_note(where, "The trace text"))
+    if n_meta:
+        notes.append(
+            f"Other fields of the trace (e.g. the problem statement) hold {n_meta} unpaired "
+            f"UTF-16 surrogate{'s' if n_meta != 1 else ''}; shown as {REPLACEMENT} (U+FFFD)."
+        )
+    return TraceRecord(str(pid), sample_i, clean, tuple(steps), meta, tuple(notes))
 
 
 def load_shard(path: Path) -> dict[tuple[str, int], TraceRecord]:
     """All traces of one shard keyed by (problem_id, sample_index)."""
     path = Path(path)
     if not path.is_file():
-        raise SourceNotFound(
+        raise ShardMissing(
             f"trace shard {path.name} is missing ({path})",
-            "The prefix table refers to traces whose shard was not exported or not downloaded.",
+            f"the prefix table refers to traces in {path.name}: copy it from the export into "
+            f"{path.parent}; the values do not need it",
         )
     doc = read_json(path)
     out: dict[tuple[str, int], TraceRecord] = {}
@@ -202,20 +292,50 @@ def load_shard(path: Path) -> dict[tuple[str, int], TraceRecord]:
     return out
 
 
+def manifest_says(manifest: dict[str, Any] | None, problem_id: str, sample_index: int) -> str:
+    """What trace_manifest.json says about one trace ("" when nothing): listed as missing from
+    the export, or the export's written/expected counts. Its layout is not published, so only
+    the keys our sample writes are read (`missing_traces`, `n_traces_written/expected`)."""
+    if not isinstance(manifest, dict):
+        return ""
+    pid = str(problem_id).lower()
+    for entry in manifest.get("missing_traces") or []:
+        if isinstance(entry, dict):
+            e_pid, e_sample = _first(entry, _PID_KEYS), _first(entry, _SAMPLE_KEYS)
+        elif isinstance(entry, str):
+            e_pid, _, e_sample = entry.replace(":", "/").partition("/")
+        else:
+            continue
+        if str(e_pid).lower() == pid and str(e_sample) == str(int(sample_index)):
+            return f"{Path(MANIFEST_FILE).name} lists it among the traces missing from the export"
+    done, want = manifest.get("n_traces_written"), manifest.get("n_traces_expected")
+    if isinstance(done, int) and isinstance(want, int):
+        return f"{Path(MANIFEST_FILE).name} reports {done:,} of {want:,} traces written"
+    return ""
+
+
 def find_trace(
-    shard: dict[tuple[str, int], TraceRecord], problem_id: str, sample_index: int, name: str = ""
+    shard: dict[tuple[str, int], TraceRecord],
+    problem_id: str,
+    sample_index: int,
+    name: str = "",
+    manifest: dict[str, Any] | None = None,
 ) -> TraceRecord:
     """Pick one trace out of a loaded shard, raising TraceNotFound / SchemaError."""
     rec = shard.get((str(problem_id).lower(), int(sample_index)))
     if rec is None:
+        said = manifest_says(manifest, problem_id, sample_index)
         raise TraceNotFound(
-            f"trace {problem_id} sample {sample_index} is not in shard {name or '?'}",
-            f"The shard holds {len(shard)} traces; the prefix rows have no base trace to show.",
+            f"trace {problem_id} sample {sample_index} is not in the export: shard "
+            f"{name or '?'} holds {len(shard)} other traces" + (f"; {said}" if said else ""),
+            "its values, curve and step statistics come from the prefix table and are shown "
+            "without the text; pick another trace to read its text",
         )
     if not rec.text:
         raise SchemaError(
             f"trace {problem_id} sample {sample_index} in {name or 'its shard'} has no text",
-            "Expected a 'text' (or 'response') string in the trace object.",
+            f"expected a 'text' (or 'response') string in the trace object; fix the export of "
+            f"{name or 'the shard'}",
         )
     return rec
 
@@ -223,7 +343,14 @@ def find_trace(
 def load_trace(data_root: Path, problem_id: str, sample_index: int) -> TraceRecord:
     """Load one trace from a local copy laid out like the Hub repo (root holds `data/`)."""
     path = Path(data_root) / shard_relpath(problem_id)
-    return find_trace(load_shard(path), problem_id, sample_index, path.name)
+    shard = load_shard(path)
+    manifest = None
+    if (Path(data_root) / MANIFEST_FILE).is_file():
+        try:
+            manifest = read_side_json(Path(data_root) / MANIFEST_FILE)
+        except DataError:
+            manifest = None  # the manifest only adds a fact to the message
+    return find_trace(shard, problem_id, sample_index, path.name, manifest)
 
 
 def read_side_json(path: Path) -> dict[str, Any]:
@@ -255,16 +382,20 @@ def data_root(path: Path) -> Path:
 
 
 __all__ = [
+    "ShardMissing",
     "StepSpan",
     "TraceNotFound",
+    "TraceTextUnavailable",
     "TraceRecord",
     "data_root",
     "find_trace",
     "load_shard",
     "load_trace",
+    "manifest_says",
     "present_shards",
     "read_json",
     "read_side_json",
+    "scrub_surrogates",
     "shard_key",
     "shard_relpath",
 ]

@@ -77,6 +77,7 @@ def collect_trace(
     series = trace_series(annotate(frame, params or SeriesParams()), problem_id, sample_index)
     notes = list(norm.notes)
     rec = load_trace(root, problem_id, sample_index)
+    notes.extend(rec.notes)
     st = attach_step_text(series, rec.text, rec.step_spans())
     notes.extend(st.notes)
     return st.frame, notes, {"text_chars": len(rec.text), **rec.meta}
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     frame, notes, meta = collect_trace(Path(args.data_dir), args.problem, args.sample)
     cols = [
         "ordinal", "step", "py_start", "py_end", "step_text", "value", "se", "change", "z",
-        "rel_depth", "n", "flags", "span_issue",
+        "rel_depth", "n", "flags", "span_issue", "issue_kinds",
     ]  # fmt: skip
     if args.json:
         rows = frame.select([c for c in cols if c in frame.columns]).to_dicts()

@@ -630,12 +630,14 @@ def attach_step_text(series: pl.DataFrame, text: str, steps: list[tuple]) -> Ste
     ends: list[int | None] = []
     texts: list[str | None] = []
     issues: list[str | None] = []
+    kinds: list[str | None] = []
     for i, row in enumerate(series.iter_rows(named=True)):
         span = None
         if use_order:
             span = ordered[i] if i < len(ordered) else None
         elif row["step"] is not None:
             span = by_idx.get(int(row["step"]))
+        from_file = span is not None
         if span is None and row.get("utf16_start") is not None and row.get("utf16_end") is not None:
             span = (row["utf16_start"], row["utf16_end"])
         if span is None:
@@ -643,20 +645,33 @@ def attach_step_text(series: pl.DataFrame, text: str, steps: list[tuple]) -> Ste
             ends.append(None)
             texts.append(None)
             issues.append("no span for this step in the trace file")
+            kinds.append("no_span")
             continue
         m = index.span(span[0], span[1])
+        found = [(x.kind, x.message) for x in m.issues]
+        # the prefix table's own end offset (`prefix_end_utf16`) must fit the same text
+        stored_end = row.get("utf16_end")
+        if from_file and stored_end is not None:
+            bad = index.check(stored_end)
+            if bad is not None:
+                found.append((bad.kind, f"prefix table end offset: {bad.message}"))
         starts.append(m.start)
         ends.append(m.end)
         texts.append(text[m.start : m.end] if m.ok else None)
-        issues.append("; ".join(x.message for x in m.issues) or None)
+        issues.append("; ".join(msg for _, msg in found) or None)
+        kinds.append(",".join(dict.fromkeys(k for k, _ in found)) or None)
     n_bad = sum(1 for x in issues if x)
     if n_bad:
-        notes.append(f"{n_bad} of {series.height} step spans could not be mapped (see the table).")
+        notes.append(
+            f"{n_bad} of {series.height} step spans have an invalid offset "
+            "(see `span_issue` in the table and the step panel)."
+        )
     frame = series.with_columns(
         py_start=pl.Series(starts, dtype=pl.Int64),
         py_end=pl.Series(ends, dtype=pl.Int64),
         step_text=pl.Series(texts, dtype=pl.String),
         span_issue=pl.Series(issues, dtype=pl.String),
+        issue_kinds=pl.Series(kinds, dtype=pl.String),
     )
     return StepText(frame, notes)
 
@@ -704,7 +719,7 @@ def export_frame(series: pl.DataFrame) -> pl.DataFrame:
         and c not in ("hist", "prev_value", "prev_se", "row", "n_prefixes", "source")
         and not series.schema[c].is_nested()
     ]
-    for c in ("py_start", "py_end", "step_text", "span_issue"):
+    for c in ("py_start", "py_end", "step_text", "span_issue", "issue_kinds"):
         if c in extra:
             extra.remove(c)
             extra.append(c)

@@ -15,10 +15,14 @@ import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.store import depth_table, prefixes_table, traces_table
+from cache.errors import DataError, SourceNotFound, SourceRefused
 from cache.fineproofs_io import (
     MANIFEST_FILE,
     PREFIX_FILE,
     SUMMARY_FILE,
+    TRACES_DIR,
+    ShardMissing,
+    TraceNotFound,
     TraceRecord,
     find_trace,
     load_shard,
@@ -71,11 +75,47 @@ def _shard(path: str, mtime: int) -> dict[tuple[str, int], TraceRecord]:
     return load_shard(Path(path))
 
 
+def _where(src: SourceConfig) -> str:
+    if src.kind == "local":
+        return f"folder {src.local_path}"
+    if src.kind == "hub":
+        return f"the Hub repo {src.repo_id or 'of the dataset'}"
+    return "the bundled sample"
+
+
+def _manifest(src: SourceConfig) -> dict[str, Any] | None:
+    """trace_manifest.json when the source has one; it only adds a fact to a message."""
+    try:
+        return side_json(src, "manifest")
+    except DataError:
+        return None
+
+
 def trace_record(src: SourceConfig, problem_id: str, sample_index: int) -> TraceRecord:
-    """One base trace (resolving and decompressing only its shard); raises DataError."""
+    """One base trace (resolving and decompressing only its shard); raises DataError.
+
+    A missing shard or a trace absent from its shard raises a `TraceTextUnavailable` that says
+    which case it is (and what trace_manifest.json says), not a folder-layout complaint."""
     rel = shard_relpath(problem_id)
-    path = resolve("fineproofs", rel, src)
-    return find_trace(_shard(str(path), file_stamp(path)), problem_id, sample_index, Path(rel).name)
+    name = Path(rel).name
+    try:
+        path = resolve("fineproofs", rel, src)
+    except SourceRefused:
+        raise
+    except SourceNotFound:
+        raise ShardMissing(
+            f"the text of trace {problem_id} sample {sample_index} is unavailable: its shard "
+            f"file {rel} is missing in {_where(src)}",
+            f"its values, curve and step statistics come from the prefix table and are shown "
+            f"without the text; to read the text, copy {name} from the export into "
+            f"{TRACES_DIR}/ of the source",
+        ) from None
+    shard = _shard(str(path), file_stamp(path))
+    try:
+        return find_trace(shard, problem_id, sample_index, name)
+    except TraceNotFound:
+        # look at the manifest only when it can explain something
+        return find_trace(shard, problem_id, sample_index, name, _manifest(src))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -19,10 +19,11 @@ from analysis.fineproofs.values import (
     trace_row,
     trace_series,
 )
+from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import fmt_num
-from components.common.guards import guard
+from components.common.guards import guard, show_error
 from components.common.safe_text import esc, md_label, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import FineproofsKeys
@@ -35,7 +36,7 @@ from components.fineproofs.cases import (
     trace_cases_here,
 )
 from components.fineproofs.figures import hist_heatmap_figure, value_curve_figure
-from components.fineproofs.shared import DATASET, open_trace, show_notes
+from components.fineproofs.shared import DATASET, TAB_KEY, open_trace, show_notes
 from components.fineproofs.text import (
     highlighted_html,
     hist_sparkline,
@@ -52,6 +53,14 @@ def _on_curve_select() -> None:
     ordinal = first_point_value(event_of(CURVE_KEY))
     if ordinal is not None:
         FineproofsKeys.PREFIX.write(int(ordinal))
+
+
+def _back() -> None:
+    """Callback: leave the trace for the Overview, keeping the source and its filters."""
+    FineproofsKeys.PROBLEM.write(None)
+    FineproofsKeys.SAMPLE.write(None)
+    FineproofsKeys.PREFIX.write(None)
+    st.session_state[TAB_KEY] = "Overview"
 
 
 def _open_from_form() -> None:
@@ -180,32 +189,44 @@ def render_trace(src: SourceConfig) -> None:
         if n_bad:
             st.caption(f"{n_bad} prefixes have no usable histogram (blank columns).")
     table = series
+    rec: TraceRecord | None = None
     with guard("the trace text", dataset=DATASET):
-        rec = fc.trace_record(src, pid, sample)
-        problem = rec.meta.get("problem")
-        if problem:
-            st.html(
-                '<div style="font-size:0.9rem;margin-bottom:0.3rem"><b>Problem.</b> '
-                f'<span style="white-space:pre-wrap">{esc(problem)}</span></div>'
-            )
-        mapped = attach_step_text(series, rec.text, rec.step_spans())
-        table = mapped.frame
-        show_notes(mapped.notes)
-        segs = text_segments(rec.text, table)
-        html = highlighted_html(
-            rec.text, segs, table, color_by=color, selected=prefix, query=query_pairs()
-        )
-        if prefix is not None:
+        try:
+            rec = fc.trace_record(src, pid, sample)
+        except TraceTextUnavailable as exc:
+            # not the guard's way back: that would switch a user's own source to the sample
+            show_error(exc)
+            st.button("Pick another trace in the Overview", key="fp_back", on_click=_back)
+        if rec is not None:
+            problem = rec.meta.get("problem")
+            if problem:
+                st.html(
+                    '<div style="font-size:0.9rem;margin-bottom:0.3rem"><b>Problem.</b> '
+                    f'<span style="white-space:pre-wrap">{esc(problem)}</span></div>'
+                )
+            show_notes(list(rec.notes))
+            mapped = attach_step_text(series, rec.text, rec.step_spans())
+            table = mapped.frame
+            show_notes(mapped.notes)
+    if prefix is not None:
+        with guard("the selected step", dataset=DATASET):
             step_stats_panel(
                 table.filter(pl.col("ordinal") == prefix).row(0, named=True),
                 src=src,
                 trace=(pid, sample),
+                text_shown=rec is not None,
             )
-        st.html(legend_html(color))
-        if prefix is not None:
-            st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
-        else:
-            st.html(html)
+    if rec is not None:
+        with guard("the trace text", dataset=DATASET):
+            segs = text_segments(rec.text, table)
+            html = highlighted_html(
+                rec.text, segs, table, color_by=color, selected=prefix, query=query_pairs()
+            )
+            st.html(legend_html(color))
+            if prefix is not None:
+                st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
+            else:
+                st.html(html)
     st.markdown(
         "**Per-prefix series**"
         + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")
@@ -223,10 +244,15 @@ def render_trace(src: SourceConfig) -> None:
 
 
 def step_stats_panel(
-    r: dict[str, Any], *, src: SourceConfig | None = None, trace: tuple[str, int] | None = None
+    r: dict[str, Any],
+    *,
+    src: SourceConfig | None = None,
+    trace: tuple[str, int] | None = None,
+    text_shown: bool = True,
 ) -> None:
     """The selected step's statistics (set by clicking its text, a curve point or a deep link);
-    with `src` and `trace`, the control that labels the step in the casebook, and its cases."""
+    with `src` and `trace`, the control that labels the step in the casebook, and its cases.
+    A step whose offsets are invalid says so: its text is not highlighted below."""
     with st.container(border=True, key="fp_step_stats"):
         of = f" of {r['num_steps']}" if r.get("num_steps") else ""
         with st.container(
@@ -269,5 +295,16 @@ def step_stats_panel(
         if lo is not None or hi is not None:
             bits.append(f"min {fmt_num(lo, '.2f')} · max {fmt_num(hi, '.2f')}")
         st.caption(" · ".join(bits))
+        if r.get("span_issue"):
+            st.warning(
+                "**This step's offsets are invalid**, so its text is not highlighted: "
+                f"{md_text(r['span_issue'], 400)}. The statistics above come from the prefix "
+                "table and are unaffected.",
+                icon="🔎",
+            )
+        elif not text_shown:
+            st.caption(
+                "The trace text is unavailable (see above); these statistics do not need it."
+            )
         if trace is not None:
             step_cases_here(trace[0], trace[1], int(r["ordinal"]))

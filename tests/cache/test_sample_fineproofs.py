@@ -14,8 +14,9 @@ import pytest
 
 from analysis.fineproofs.utf16 import Utf16Index
 from analysis.fineproofs.values import GRADE_BINS, annotate, hist_stats, normalise, trace_summary
-from cache.errors import CorruptFile, SchemaError, SourceNotFound
+from cache.errors import CorruptFile, SchemaError
 from cache.fineproofs_io import (
+    ShardMissing,
     TraceNotFound,
     load_shard,
     load_trace,
@@ -141,7 +142,7 @@ def test_shard_key() -> None:
 
 
 def test_missing_shard(tmp_path: Path) -> None:
-    with pytest.raises(SourceNotFound, match=r"trace shard ab\.json\.gz is missing"):
+    with pytest.raises(ShardMissing, match=r"trace shard ab\.json\.gz is missing"):
         load_trace(tmp_path, "ab" + "0" * 14, 0)
 
 
@@ -173,7 +174,7 @@ def test_missing_trace_and_textless_trace(tmp_path: Path) -> None:
     ]
     (d / "ab.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
     assert load_trace(tmp_path, pid, 3).text == "hello"  # a bare JSON list is accepted
-    with pytest.raises(TraceNotFound, match="sample 5 is not in shard ab.json.gz"):
+    with pytest.raises(TraceNotFound, match="sample 5 is not in the export: shard ab.json.gz"):
         load_trace(tmp_path, pid, 5)
     with pytest.raises(SchemaError, match="has no text"):
         load_trace(tmp_path, pid, 4)

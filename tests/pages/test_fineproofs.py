@@ -231,7 +231,7 @@ def test_missing_shard_and_missing_trace_keep_the_rest(bad_copy: dict) -> None:
     assert "is missing" in _errors(at) and "Traceback" not in _errors(at)
     assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1  # curve + table still there
     at = _app({"problem": bad_copy["not_in_shard"], "sample": s})
-    assert "is not in shard" in _errors(at)
+    assert "is not in the export" in _errors(at)
     assert len(at.get("download_button")) == 2
 
 

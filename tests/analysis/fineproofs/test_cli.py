@@ -15,6 +15,13 @@ from analysis.fineproofs.utf16 import Utf16Index
 from analysis.fineproofs.values import annotate, normalise
 from cache.fineproofs_io import load_trace
 from cache.sample.fineproofs import write_sample
+from tests.analysis.fineproofs.crafted import (
+    LONE,
+    REPLACEMENT,
+    astral_trace,
+    inject_lone_surrogate,
+    push_end_past_text,
+)
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +134,73 @@ def test_unknown_trace_and_missing_shard(
         == 2
     )
     assert "folder not found" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- crafted edge cases
+def _copy(fp_root: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "copy"
+    shutil.copytree(fp_root, root)
+    return root
+
+
+def test_lone_surrogate_keeps_offsets_exact(
+    fp_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _copy(fp_root, tmp_path)
+    pid, sample = astral_trace(root)
+    raw = inject_lone_surrogate(root, pid, sample, step=2)
+    rec = load_trace(root, pid, sample)
+    args = ["fineproofs-trace", str(root), "--problem", pid, "--sample", str(sample)]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    raw_idx = Utf16Index(raw)  # the raw text, surrogate and all: the offsets' own reference
+    for r, s in zip(doc["prefixes"], rec.steps, strict=True):
+        want = raw_idx.span(s.utf16_start, s.utf16_end)
+        assert (r["py_start"], r["py_end"]) == (want.start, want.end)
+        assert r["step_text"] == raw[want.start : want.end].replace(LONE, REPLACEMENT)
+        assert r["span_issue"] is None
+    assert REPLACEMENT in doc["prefixes"][1]["step_text"]
+    assert any("unpaired UTF-16 surrogate" in n for n in doc["notes"])
+    assert main(args) == 0  # the table prints the step text too
+    out = capsys.readouterr().out
+    assert REPLACEMENT in out and "offset stays exact" in out
+
+
+def test_end_offset_past_the_text_is_reported(
+    fp_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _copy(fp_root, tmp_path)
+    pid, sample = astral_trace(root)
+    n_steps = len(load_trace(root, pid, sample).steps)
+    end = push_end_past_text(root, pid, sample, step=n_steps)
+    args = ["fineproofs-trace", str(root), "--problem", pid, "--sample", str(sample)]
+    assert main([*args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["prefixes"]
+    last = rows[-1]
+    assert last["py_end"] is None and last["step_text"] is None
+    assert f"UTF-16 offset {end} is outside the text" in last["span_issue"]
+    assert last["issue_kinds"] == "out_of_range"
+    assert all(r["span_issue"] is None for r in rows[:-1])
+
+
+def test_prefix_table_end_past_the_text_is_reported(
+    fp_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _copy(fp_root, tmp_path)
+    pid, sample = astral_trace(root)
+    table = root / "data/prefix_values.parquet"
+    df = pl.read_parquet(table)
+    mask = (pl.col("problem_id") == pid) & (pl.col("sample_index") == sample)
+    last_step = df.filter(mask)["step_idx"].max()
+    df.with_columns(
+        prefix_end_utf16=pl.when(mask & (pl.col("step_idx") == last_step))
+        .then(pl.lit(99_999))
+        .otherwise(pl.col("prefix_end_utf16"))
+    ).write_parquet(table)
+    assert (
+        main(["fineproofs-trace", str(root), "--problem", pid, "--sample", str(sample), "--json"])
+        == 0
+    )
+    last = json.loads(capsys.readouterr().out)["prefixes"][-1]
+    assert "prefix table end offset: UTF-16 offset 99999 is outside the text" in last["span_issue"]
+    assert last["step_text"] is not None  # the trace file's own span is still fine
