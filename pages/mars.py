@@ -21,7 +21,7 @@ st.caption(
 )
 
 src = current_source(header.DATASET)
-rel = header.pick_file()
+rel = header.pick_file(src)
 
 store = None
 with guard("the MARS feature table", dataset=header.DATASET):

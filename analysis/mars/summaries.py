@@ -122,9 +122,30 @@ def question_overview(
     features: pa.Table | pl.DataFrame, groups: pa.Table | pl.DataFrame
 ) -> pl.DataFrame:
     """One row per question: traces, pass@1, majority-vote answer (lowest group id on ties) and
-    whether it is right, distinct final answers, null answers, median lengths right vs wrong."""
+    whether it is right, distinct final answers, null answers, median lengths right vs wrong.
+
+    `majority_tie` is how many answers share the top vote count (1: a clear majority, 0: no
+    final answer at all); with two or more the vote is an exact tie, so `majority_correct` is
+    null (the lowest-id pick is arbitrary) and `majority_tied` lists the tied answers' labels
+    (lowest id first) and `tie_has_truth` says whether the ground truth is among them."""
     f = _as_polars(features)
     g = _as_polars(groups)
+    counted = f.filter(pl.col("final_group") >= 0).group_by("qid", "final_group").len()
+    top = (
+        counted.filter(pl.col("len") == pl.col("len").max().over("qid"))
+        .join(
+            g.select("qid", pl.col("group_id").alias("final_group"), "label", "is_correct"),
+            on=["qid", "final_group"],
+            how="left",
+        )
+        .sort("qid", "final_group")
+        .group_by("qid", maintain_order=True)
+        .agg(
+            pl.len().alias("majority_tie"),
+            pl.col("label").fill_null("").alias("majority_tied"),
+            pl.col("is_correct").fill_null(False).any().alias("tie_has_truth"),
+        )
+    )
     votes = (
         f.filter(pl.col("final_group") >= 0)
         .group_by("qid", "final_group")
@@ -155,9 +176,19 @@ def question_overview(
         base.join(votes, on="qid", how="left")
         .join(labels, on=["qid", "majority_group"], how="left")
         .join(gt, on="qid", how="left")
+        .join(top, on="qid", how="left")
         .with_columns(
             pl.col("majority_correct").fill_null(False),
             pl.col("n_answers").fill_null(0),
+            pl.col("majority_tie").fill_null(0).cast(pl.Int64),
+            pl.col("majority_tied").fill_null([]),
+            pl.col("tie_has_truth").fill_null(False),
+        )
+        .with_columns(
+            pl.when(pl.col("majority_tie") > 1)
+            .then(None)
+            .otherwise(pl.col("majority_correct"))
+            .alias("majority_correct")
         )
         .sort("qid")
     )
@@ -168,6 +199,9 @@ def question_overview(
         "majority_answer",
         "majority_correct",
         "majority_votes",
+        "majority_tie",
+        "majority_tied",
+        "tie_has_truth",
         "n_answers",
         "n_null",
         "median_len_correct",

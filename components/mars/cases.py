@@ -74,6 +74,9 @@ def probe_item(rel: str, qid: int, trace: int, position: int) -> dict[str, str]:
 
 # ---------------------------------------------------------------- titles and snapshots
 def question_title(rel: str, qid: int, ov_row: Mapping[str, Any]) -> str:
+    tie = int(ov_row.get("majority_tie") or 0)
+    if tie > 1:
+        return f"{file_label(rel)} · Q{qid} · majority tie ({tie} answers)"
     mark = "right" if ov_row.get("majority_correct") else "wrong"
     answer = _short(ov_row.get("majority_answer"), TITLE_CHARS) or "(none)"
     return f"{file_label(rel)} · Q{qid} · majority {answer} ({mark})"
@@ -87,6 +90,7 @@ def question_snapshot(ov_row: Mapping[str, Any], median_length: float | None) ->
         "majority_answer": _short(ov_row.get("majority_answer"), SNAPSHOT_CHARS),
         "majority_correct": bool(ov_row.get("majority_correct") or False),
         "majority_votes": ov_row.get("majority_votes"),
+        "majority_tie": int(ov_row.get("majority_tie") or 0) > 1,
         "n_distinct_answers": ov_row.get("n_answers"),
         "n_no_answer": ov_row.get("n_null"),
         "median_length": _round(median_length, 1),

@@ -567,13 +567,34 @@ def overview_grid(
     xs = (np.arange(n) % cols).astype(np.float32)
     ys = (-(np.arange(n) // cols)).astype(np.float32)
     acc = ov["pass_at_1"].fill_null(0).to_numpy().astype(np.float64)
-    maj_ok = ov["majority_correct"].fill_null(False).to_numpy().astype(bool)
+    tie = (
+        ov["majority_tie"].fill_null(0).to_numpy() > 1
+        if "majority_tie" in ov.columns
+        else np.zeros(n, dtype=bool)
+    )
+    maj_ok = ov["majority_correct"].fill_null(False).to_numpy().astype(bool) & ~tie
+    ring_w = [0.0 if ok else 3.5 for ok in maj_ok]
+    ring_c = [
+        theme.TRANSPARENT if ok else (theme.NO_ANSWER if t else theme.GRID_RING)
+        for ok, t in zip(maj_ok, tie, strict=True)
+    ]
     hover = []
     for r in ov.iter_rows(named=True):
+        if int(r.get("majority_tie") or 0) > 1:
+            tied = ", ".join(esc_hover(a, 20) for a in (r.get("majority_tied") or [])[:4])
+            verdict = "the ground truth among them" if r.get("tie_has_truth") else "all wrong"
+            majority = (
+                f"tie between {r['majority_tie']} answers, {r['majority_votes']} votes each: "
+                f"{tied} ({verdict})"
+            )
+        else:
+            majority = (
+                f"{esc_hover(r['majority_answer'], 40)} "
+                f"({'right' if r['majority_correct'] else 'wrong'})"
+            )
         hover.append(
             f"Q{r['qid']} · {r['n_traces']} traces<br>pass@1 {fmt_num(r['pass_at_1'], '.0%', inf='–')}"
-            f"<br>majority: {esc_hover(r['majority_answer'], 40)} "
-            f"({'right' if r['majority_correct'] else 'wrong'})"
+            f"<br>majority: {majority}"
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
             f"<br>median length right {fmt_kilo(r['median_len_correct'])} · wrong {fmt_kilo(r['median_len_wrong'])}"
             + (f"<br>{marked[r['qid']]} case(s) in the casebook" if r["qid"] in marked else "")
@@ -614,10 +635,7 @@ def overview_grid(
                 "cmin": 0,
                 "cmax": 1,
                 "colorbar": {"title": "pass@1", "thickness": 12},
-                "line": {
-                    "width": [0.0 if ok else 3.5 for ok in maj_ok],
-                    "color": [theme.TRANSPARENT if ok else theme.GRID_RING for ok in maj_ok],
-                },
+                "line": {"width": ring_w, "color": ring_c},
             },
             customdata=[int(v) for v in q],
             hovertext=hover,

@@ -21,6 +21,7 @@ from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
 from components.common.url_state import url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
+from components.mars import deeplink as dl
 from components.mars import figures as mf
 
 DATASET = "mars"
@@ -28,17 +29,41 @@ GRID_KEY = "mars_grid"
 MAX_NOTES = 12
 
 
-def pick_file() -> str:
-    """The MARS file, bound to `?file=<relpath>`."""
-    return str(
+FILE_NOTE = (
+    "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
+    "{shown} instead."
+)
+QID_NOTE = (
+    "The link asks for question {asked}, which this file does not have ({have}): showing "
+    "{shown} instead."
+)
+
+
+def pick_file(src: SourceConfig) -> str:
+    """The MARS file, bound to `?file=<relpath>`. A local folder without the default file
+    opens the first file it has; files it lacks say so in the list."""
+    present = mc.present_files(src)
+    raw = dl.asked(MarsKeys.FILE.key)
+    first_run = f"_sel_{MarsKeys.FILE.key}" not in st.session_state
+    if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:
+        st.query_params[MarsKeys.FILE.key] = present[0]  # the first file the folder has
+
+    def label(r: str) -> str:
+        missing = present is not None and r not in present
+        return f"{MARS_FILES[r][2]}  ({r})" + ("  · not in this folder" if missing else "")
+
+    rel = str(
         url_selectbox(
             "MARS file (model · benchmark)",
             list(MARS_FILES),
             MarsKeys.FILE,
             DEFAULT_MARS_FILE,
-            lambda r: f"{MARS_FILES[r][2]}  ({r})",
+            label,
         )
     )
+    dl.remember("file", raw, raw is None or raw in MARS_FILES, rel)
+    dl.show("file", FILE_NOTE, rel)
+    return rel
 
 
 def show_notes(notes: pl.DataFrame, where: str) -> None:
@@ -65,8 +90,8 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     with st.expander("Questions overview: click a square to open it", expanded=current is None):
         st.caption(
             "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
-            "marks a question whose majority vote of final answers is wrong; no ring: the "
-            "majority is right. Blue frame: the open question. An **inner blue ring**: the "
+            "marks a question whose majority vote of final answers is wrong; a **grey ring** an "
+            "exact tie for first place; no ring: the majority is right. Blue frame: the open question. An **inner blue ring**: the "
             "question has cases in the casebook (ringed = has cases). Hover for answers and "
             "lengths."
         )
@@ -80,6 +105,10 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         )
         table = ov.with_columns(
             (pl.col("pass_at_1") * 100).round(1).alias("pass@1 %"),
+            pl.when(pl.col("majority_tie") > 1)
+            .then(pl.format("tie: {}", pl.col("majority_tied").list.join(" | ")))
+            .otherwise(pl.col("majority_answer"))
+            .alias("majority_answer"),
         ).select(
             "qid",
             "n_traces",
@@ -94,8 +123,12 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         )
         # every question visible without scrolling the table (35 px a row + the header)
         st.dataframe(table, hide_index=True, height=35 * (table.height + 1) + 3, width="stretch")
+    raw = dl.asked(MarsKeys.QID.key)
     qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
+    dl.remember("qid", raw, raw is None or raw in {str(q) for q in qids}, f"Q{qid}")
+    have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
+    dl.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     return int(qid)
 
 
@@ -112,11 +145,18 @@ def _on_grid_select() -> None:
         st.session_state[f"_sel_{MarsKeys.QID.key}"] = qid
 
 
+def majority_mark(r: dict) -> str:
+    """✓ / ✗ for a clear majority; an exact tie says so (its lowest-id pick is arbitrary)."""
+    tie = int(r.get("majority_tie") or 0)
+    if tie > 1:
+        return f"tie ({tie} answers)"
+    return "✓" if r.get("majority_correct") else "✗"
+
+
 def _q_label(ov: pl.DataFrame, q: int) -> str:
     r = ov.filter(pl.col("qid") == q).row(0, named=True)
-    mark = "✓" if r["majority_correct"] else "✗"
     acc = fmt_num(r["pass_at_1"], ".0%", inf="–")
-    return f"Q{q} · pass@1 {acc} · majority {mark} · {r['n_traces']} traces"
+    return f"Q{q} · pass@1 {acc} · majority {majority_mark(r)} · {r['n_traces']} traces"
 
 
 def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConfig) -> pl.DataFrame:

@@ -4,11 +4,14 @@ question; only the open tab is computed."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from analysis.mars.store import MarsFeatureStore
 from cache.sources import SourceConfig
 from components.common.guards import guard
+from components.common.url_keys import MarsKeys
+from components.mars import deeplink as dl
 from components.mars.curves import render_curves
 from components.mars.data_tab import render_data
 from components.mars.distributions import render_distributions
@@ -20,8 +23,32 @@ TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data")
 TABS_KEY = "view"
 
 
+TRACE_NOTE = (
+    "The link asks for trace {asked}, which question {qid} does not have ({have}): no trace is "
+    "selected, and the Single trace tab shows trace {shown}."
+)
+
+
+def trace_link_note(feats: pl.DataFrame, qid: int) -> None:
+    """`?trace=` naming a trace the question lacks: say so (the tabs fall back to none / the
+    first trace)."""
+    traces = feats["trace_idx"].to_list()
+    if not traces:
+        return
+    raw = dl.asked(MarsKeys.TRACE.key)
+    have = set(traces)
+    ok = raw is None or (raw.isdigit() and int(raw) in have)
+    current = MarsKeys.TRACE.read()
+    shown = current if current in have else traces[0]
+    key = f"trace{qid}"
+    dl.remember(key, raw, ok, shown)
+    span = f"traces {min(traces)}–{max(traces)}" if len(traces) > 1 else f"only trace {traces[0]}"
+    dl.show(key, TRACE_NOTE.replace("{qid}", str(qid)).replace("{have}", span), shown)
+
+
 def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: int) -> None:
     feats = question_header(store, qid, rel, src)
+    trace_link_note(feats, qid)
     tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default="Curves")
     for tab, name in zip(tabs, TABS, strict=True):
         if not tab.open:

@@ -418,3 +418,52 @@ def test_inline_cases_on_the_open_question_and_trace(open_page, db: str) -> None
     # another question shows none of them
     other = open_page(qid="2")
     assert not [e for e in other.expander if "on this item" in e.label]
+
+
+def _warnings(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize(
+    ("params", "asked", "shown"),
+    [
+        ({"qid": "999"}, "question 999", "showing Q0 instead"),
+        ({"qid": "abc"}, "question abc", "showing Q0 instead"),
+        ({"qid": "1", "trace": "99999", "view": "Single trace"}, "trace 99999", "trace 0"),
+        ({"file": "Nope/unknown.parquet"}, "Nope/unknown", "instead"),
+    ],
+)
+def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
+    open_page, params: dict[str, str], asked: str, shown: str
+) -> None:
+    at = open_page(**params)
+    assert not at.exception, at.exception
+    notes = [w for w in _warnings(at) if "The link asks for" in w]
+    assert len(notes) == 1, _warnings(at)
+    plain = notes[0].replace("\\", "")
+    assert asked in plain and shown in plain, plain
+    # the note stays on the next rerun (the URL no longer holds the bad value)
+    at.run()
+    assert any("The link asks for" in w for w in _warnings(at))
+
+
+def test_a_good_deep_link_has_no_link_note(open_page) -> None:
+    at = open_page(qid="2", trace="3", view="Single trace")
+    assert not any("The link asks for" in w for w in _warnings(at))
+
+
+def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
+    tmp_path: Path, monkeypatch
+) -> None:
+    rel = "Qwen3-32B/brumo25.parquet"
+    write_file(tmp_path / rel, "brumo", 6, seed=4, drop=0, n_questions=2, median_len=5000)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page(PAGE)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    pick = next(s for s in at.selectbox if s.label.startswith("MARS file"))
+    assert pick.value == rel
+    assert at.query_params["file"] in (rel, [rel])
+    assert "not in this folder" in pick.format_func(REL)
+    assert next(m for m in at.metric if m.label == "traces").value == "6"

@@ -12,6 +12,7 @@ from cache.sample.mars import write_file
 from components.common import theme
 from components.common.formatting import fmt_num
 from components.mars import figures as mf
+from components.mars.header import majority_mark
 
 EVIL = "%{x}<b>7</b>"
 
@@ -270,3 +271,30 @@ def test_overview_grid_rings_the_questions_with_cases() -> None:
     sq = fig.data[1]
     assert "3 case(s)" in sq.hovertext[2] and "case" not in sq.hovertext[1]
     assert list(sq.marker.line.width) == list(plain.data[0].marker.line.width)
+
+
+def test_a_tied_majority_gets_a_grey_ring_and_says_tie() -> None:
+    ov = pl.DataFrame(
+        {
+            "qid": [0, 1],
+            "n_traces": [4, 4],
+            "pass_at_1": [0.5, 0.25],
+            "majority_answer": ["7", "8"],
+            "majority_correct": [None, False],
+            "majority_votes": [2, 3],
+            "majority_tie": [2, 1],
+            "majority_tied": [["7", "8"], ["8"]],
+            "tie_has_truth": [True, False],
+            "n_answers": [2, 2],
+            "n_null": [0, 0],
+            "median_len_correct": [10.0, 10.0],
+            "median_len_wrong": [10.0, 10.0],
+            "ground_truth": ["7", "7"],
+        }
+    )
+    fig = mf.overview_grid(ov)
+    squares = next(t for t in fig.data if t.name == "questions")
+    assert list(squares.marker.line.color) == [theme.NO_ANSWER, theme.GRID_RING]
+    assert "tie between 2 answers" in squares.hovertext[0]
+    rows = ov.rows(named=True)
+    assert majority_mark(rows[0]) == "tie (2 answers)" and majority_mark(rows[1]) == "✗"
