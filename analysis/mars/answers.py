@@ -21,6 +21,7 @@ Any error or timeout counts as "not equivalent".
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import threading
 from fractions import Fraction
@@ -43,12 +44,39 @@ _TEXT_RE = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _BIG_POW_RE = re.compile(r"\^\{?\s*\d{4,}")
 _PLAIN_RE = re.compile(r"[A-Za-z?./ ]+")
 _PLACEHOLDERS = {"\\ldots", "\\cdots", "\\dots", "...", "?"}
+_PROSE_CHARS_RE = re.compile(r"[A-Za-z,;:!?'\"()\-.]+")
+# names a maths answer may spell without a backslash (longest first, so `sinh` beats `sin`)
+_FUNCTION_RE = re.compile(
+    r"arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|infty|frac|binom|"
+    r"sin|cos|tan|cot|sec|csc|log|exp|max|min|gcd|lcm|mod|det|deg|lim|ln|pi"
+)
+_WORD_RE = re.compile(r"[A-Za-z]{4,}")
 
 
 def is_plain(norm: str) -> bool:
     """Bare words and placeholders ("answer", "TBD", "N/A", "x", "\\ldots"): equal only to
     themselves, so math-verify (and its sympy import) is never asked about them."""
     return norm in _PLACEHOLDERS or _PLAIN_RE.fullmatch(norm) is not None
+
+
+def is_prose(norm: str) -> bool:
+    """A fragment of prose (a probe that stopped mid-sentence, its spaces stripped by the
+    normaliser: `Letmere-examinetheproblemstatement`): only letters and prose punctuation, with
+    a run of four or more letters that is not a function name. Such a string is a product of
+    free symbols to math-verify, so it equals neither a number nor other prose: it never
+    reaches math-verify (there it cost ~24 ms a comparison, every one False). Prose with
+    digits, `=` or LaTeX still goes there: math-verify reads `n=1weget3` partly as maths.
+    tests/analysis/mars/test_answers.py checks that the grouping of realistic probe garbage is
+    the one math-verify gives."""
+    return (
+        _PROSE_CHARS_RE.fullmatch(norm) is not None
+        and _WORD_RE.search(_FUNCTION_RE.sub(" ", norm)) is not None
+    )
+
+
+def _cheap_only(norm: str) -> bool:
+    """Equal only to itself: bare words, placeholders and prose."""
+    return is_plain(norm) or is_prose(norm)
 
 
 def _last_boxed(s: str) -> str | None:
@@ -169,6 +197,19 @@ def _mv_allowed(norm: str) -> bool:
     return norm.count("{") <= 12
 
 
+@functools.lru_cache(maxsize=1)
+def _math_verify() -> Any:
+    """The math-verify module, imported on first need, its log notices silenced: it warns once
+    that timeouts are off (we run it off the main thread on purpose, with our own guards) and
+    once per timeout (a timeout already counts as "not equivalent"), which only cluttered the
+    terminal."""
+    # why here: math-verify imports sympy (seconds), and most files never need it
+    import math_verify
+
+    logging.getLogger("math_verify").setLevel(logging.CRITICAL)
+    return math_verify
+
+
 def _timeouts() -> int | None:
     return 2 if threading.current_thread() is threading.main_thread() else None
 
@@ -180,12 +221,15 @@ def _parse(norm: str) -> Any:
     if not _mv_allowed(norm):
         return []
     try:
-        # why here: math-verify imports sympy (seconds), and most files never need it
-        from math_verify import parse
-
-        return parse("$" + norm + "$", parsing_timeout=_timeouts())
+        return _math_verify().parse("$" + norm + "$", parsing_timeout=_timeouts())
     except Exception:  # noqa: BLE001 - any parser failure means "not comparable"
         return []
+
+
+@functools.lru_cache(maxsize=_CACHE_MAX)
+def _fingerprint(norm: str) -> str | None:
+    """`_numeric_fingerprint` of a normalised answer, cached like `_parse` (evalf is slow)."""
+    return _numeric_fingerprint(_parse(norm))
 
 
 def _numeric_fingerprint(parsed: Any) -> str | None:
@@ -204,8 +248,11 @@ def _numeric_fingerprint(parsed: Any) -> str | None:
     return f"{val.real:.9g},{val.imag:.9g}"
 
 
-def equivalent(a: str, b: str) -> bool:
-    """Are two normalised answers the same value? (exact keys, then cached math-verify)"""
+def equivalent(a: str, b: str, *, cheap_reject: bool = True) -> bool:
+    """Are two normalised answers the same value? (exact keys, then cached math-verify).
+
+    `cheap_reject=False` sends prose to math-verify too: only the test proving that the
+    shortcut changes no grouping uses it."""
     if a == b:
         return True
     ka, kb = answer_key(a), answer_key(b)
@@ -216,6 +263,8 @@ def equivalent(a: str, b: str) -> bool:
     if ka[0] == "n" and kb[0] == "n":
         return False
     if is_plain(a) or is_plain(b):
+        return False
+    if cheap_reject and (is_prose(a) or is_prose(b)):
         return False
     return _verified(a, b) if a <= b else _verified(b, a)
 
@@ -228,23 +277,24 @@ def _verified(a: str, b: str) -> bool:
     if not (pa_ and pb_):
         return False
     try:
-        # why here: see `_parse`
-        from math_verify import verify
-
-        return bool(verify(pa_, pb_, timeout_seconds=_timeouts()))
+        return bool(_math_verify().verify(pa_, pb_, timeout_seconds=_timeouts()))
     except Exception:  # noqa: BLE001
         return False
 
 
 class AnswerGrouper:
-    """Assigns group ids to the answers of one question in order of first appearance."""
+    """Assigns group ids to the answers of one question in order of first appearance.
 
-    def __init__(self, ground_truth: object) -> None:
+    A group's label is its most common member (normal form; first seen wins a tie), so a group
+    reads `116` rather than the rare full-width `１１６` that happened to come first."""
+
+    def __init__(self, ground_truth: object, *, cheap_reject: bool = True) -> None:
         self.ground_truth = "" if ground_truth is None else str(ground_truth)
+        self._cheap = cheap_reject
         self._gt_norm = normalize(self.ground_truth)
         self._key_to_group: dict[str, int] = {}
-        self._raw_to_group: dict[object, int] = {}
-        self.labels: list[str] = []
+        self._raw_to_group: dict[object, tuple[int, str | None]] = {}
+        self._members: list[dict[str, int]] = []  # per group: display form -> occurrences
         self._norms: list[str] = []
         self._fps: list[str | None] = []
         self._symbolic: list[int] = []  # groups without a numeric fingerprint (math-verify only)
@@ -256,10 +306,16 @@ class AnswerGrouper:
         if answer is None:
             return -1
         hit = self._raw_to_group.get(answer)
-        if hit is not None:
-            return hit
-        g = self._group_of(normalize(answer), answer)
-        self._raw_to_group[answer] = g
+        if hit is None:
+            norm = normalize(answer)
+            g = self._group_of(norm, answer)
+            shown = self._display(norm, g, answer)
+            hit = (g, shown)
+            self._raw_to_group[answer] = hit
+        g, shown = hit
+        if g >= 0 and shown is not None:
+            counts = self._members[g]
+            counts[shown] = counts.get(shown, 0) + 1
         return g
 
     def add_many(self, answers: list[object]) -> np.ndarray:
@@ -267,6 +323,22 @@ class AnswerGrouper:
         for i, a in enumerate(answers):
             out[i] = self.add(a)
         return out
+
+    def _display(self, norm: str | None, g: int, raw: object) -> str | None:
+        """How a member shows in a label: text spans keep their words (the normaliser drops
+        spaces), maths shows its normal form; cut to LABEL_MAX_CHARS."""
+        if g < 0 or norm is None:
+            return None
+        label = " ".join(str(raw).split()) if g in self.long_groups else norm
+        if len(label) > LABEL_MAX_CHARS:
+            label = label[: LABEL_MAX_CHARS - 1] + "…"
+        return label
+
+    @property
+    def labels(self) -> list[str]:
+        """The label of each group id: its most common member (dicts keep first-seen order,
+        and `max` keeps the first of equal counts)."""
+        return [max(m, key=m.__getitem__) for m in self._members]
 
     def _group_of(self, norm: str | None, raw: object = None) -> int:
         key = answer_key(norm)
@@ -277,9 +349,15 @@ class AnswerGrouper:
             return g
         g = self._match_existing(norm, key)
         if g is None:
-            g = self._new_group(norm, key, raw)
+            g = self._new_group(norm, key)
         self._key_to_group[key] = g
         return g
+
+    def _equivalent(self, a: str, b: str) -> bool:
+        return equivalent(a, b, cheap_reject=self._cheap)
+
+    def _only_itself(self, norm: str) -> bool:
+        return _cheap_only(norm) if self._cheap else is_plain(norm)
 
     def _match_existing(self, norm: str, key: str) -> int | None:
         if key[0] == "t":
@@ -287,45 +365,41 @@ class AnswerGrouper:
         if key[0] == "n":
             v = exact_value(norm)
             fp = f"{float(v):.9g},0" if v is not None else None
-        elif is_plain(norm):
-            return None  # distinct keys, and a bare word equals only itself
+        elif self._only_itself(norm):
+            return None  # distinct keys, and a bare word or prose equals only itself
         else:
-            fp = _numeric_fingerprint(_parse(norm))
+            fp = _fingerprint(norm)
         if fp is not None:
             for g, gfp in enumerate(self._fps):
                 if gfp != fp:
                     continue
                 if key[0] == "n" and self._norm_key(g)[0] == "n":
                     continue  # two distinct exact rationals are never equal
-                if equivalent(self._norms[g], norm):
+                if self._equivalent(self._norms[g], norm):
                     return g
             return None
         if key[0] == "s" and _parse(norm):
             for g in self._symbolic[:20]:
-                if equivalent(self._norms[g], norm):
+                if self._equivalent(self._norms[g], norm):
                     return g
         return None
 
     def _norm_key(self, g: int) -> str:
         return answer_key(self._norms[g]) or ""
 
-    def _new_group(self, norm: str, key: str, raw: object = None) -> int:
-        g = len(self.labels)
-        # text spans keep their words (the normaliser drops spaces); maths shows its normal form
-        label = " ".join(str(raw).split()) if key[0] == "t" and raw is not None else norm
-        if len(label) > LABEL_MAX_CHARS:
-            label = label[: LABEL_MAX_CHARS - 1] + "…"
-        self.labels.append(label)
+    def _new_group(self, norm: str, key: str) -> int:
+        g = len(self._members)
+        self._members.append({})
         self._norms.append(norm)
         if key[0] == "n":
             v = exact_value(norm)
             fp = f"{float(v):.9g},0" if v is not None else None
-        elif key[0] == "s" and not is_plain(norm):
-            fp = _numeric_fingerprint(_parse(norm))
+        elif key[0] == "s" and not self._only_itself(norm):
+            fp = _fingerprint(norm)
         else:
             fp = None
         self._fps.append(fp)
-        if fp is None and key[0] == "s" and not is_plain(norm):
+        if fp is None and key[0] == "s" and not self._only_itself(norm):
             self._symbolic.append(g)
         if key[0] == "t":
             self.long_groups.add(g)
@@ -338,11 +412,11 @@ class AnswerGrouper:
             return False
         if answer_key(gt) == key:
             return True
-        return equivalent(gt, norm)
+        return self._equivalent(gt, norm)
 
     @property
     def n_groups(self) -> int:
-        return len(self.labels)
+        return len(self._members)
 
     @property
     def group_correct(self) -> np.ndarray:

@@ -33,6 +33,24 @@ from cache.store import atomic_write_parquet, derived_table, table_path, work_di
 FEATURES = "mars-features"
 GROUPS = "mars-groups"
 NOTES = "mars-notes"
+# the feature columns a `QuestionPool` is built from (`pool_from_features`), record lows aside:
+# the simulator's CLI loads only these (the curves and per-probe lists are most of the table)
+POOL_COLUMNS = (
+    "qid",
+    "trace_idx",
+    "length",
+    "final_group",
+    "mean_conf",
+    "tail_conf",
+    "min_group",
+    "bottom_10",
+    "end_conf",
+    "ckpt_pos",
+    "ckpt_conf",
+    "ckpt_group",
+    "probe_pos",
+)
+LOW_COLUMNS = ("low_window", "low_value")
 
 
 @dataclass(frozen=True)
@@ -106,15 +124,18 @@ def load_features(
     window: int = WINDOW,
     progress: ProgressFn | None = None,
     with_lows: bool = True,
+    columns: Sequence[str] | None = None,
 ) -> MarsFeatureStore:
     """Build (once) and load the feature store of a MARS file.
 
     `with_lows=False` leaves out the record lows (the largest columns, needed only by DeepConf
-    truncation in the simulator); pools built from such a store have empty lows."""
+    truncation in the simulator); pools built from such a store have empty lows. `columns`
+    (e.g. POOL_COLUMNS) loads only those feature columns, plus the lows if `with_lows`."""
     fp, gp, np_ = feature_paths(path, window=window, progress=progress)
-    columns = None
-    if not with_lows:
-        columns = [c for c in pq.read_schema(fp).names if c not in ("low_window", "low_value")]
+    if columns is not None:
+        columns = [*columns, *(LOW_COLUMNS if with_lows else ())]
+    elif not with_lows:
+        columns = [c for c in pq.read_schema(fp).names if c not in LOW_COLUMNS]
     try:
         return MarsFeatureStore(
             path=Path(path),

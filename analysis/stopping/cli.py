@@ -57,13 +57,19 @@ def resolve_mars_file(data: Path, model: str, dataset: str) -> Path:
 
 
 def load_prepared(
-    path: Path, window: int, progress: ProgressFn | None = None
+    path: Path, window: int, progress: ProgressFn | None = None, *, with_lows: bool = True
 ) -> list[PreparedQuestion]:
-    """Prepared questions of a MARS file through the feature store (built once, cached)."""
-    # lazy (start-up time): the feature store (polars, pyarrow) loads only for `simulate`
-    from analysis.mars.store import load_features
+    """Prepared questions of a MARS file through the feature store (built once, cached).
 
-    store = load_features(path, window=window, progress=progress)
+    Only the columns a pool is built from are read; the record lows (the biggest of them) only
+    with `with_lows`, which the DeepConf-filtered methods need for truncation. Without them a
+    pool has no lows, which no other method reads."""
+    # lazy (start-up time): the feature store (polars, pyarrow) loads only for `simulate`
+    from analysis.mars.store import POOL_COLUMNS, load_features
+
+    store = load_features(
+        path, window=window, progress=progress, with_lows=with_lows, columns=POOL_COLUMNS
+    )
     return [prepare(store.pool(q)) for q in store.qids]
 
 
@@ -93,7 +99,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     settings = SimSettings(args.budget, args.iterations, args.warmup, args.window, args.seed)
     policy = _policy(args)
     with tqdm_progress(f"features {path.name}") as bar:
-        preps = load_prepared(path, args.window, bar)
+        preps = load_prepared(path, args.window, bar, with_lows=policy.voting.filter)
     if not preps:
         raise SchemaError(f"{path} holds no questions", "is this a MARS file?")
     t0 = time.perf_counter()

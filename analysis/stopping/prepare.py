@@ -38,11 +38,10 @@ class PreparedQuestion:
     tail_conf: np.ndarray  # float64 [n]
     min_group: np.ndarray  # float64 [n]
     bottom_10: np.ndarray  # float64 [n]
-    # DeepConf truncation index: record lows of pool traces keyed for one int64 searchsorted
+    # record lows of pool traces (finite ones), for DeepConf truncation
     low_offsets: np.ndarray  # int64 [n+1]
     low_window: np.ndarray  # int64 [m]
-    low_keys: np.ndarray  # int64 [m] r*(M+1) + (M - rank(value)), increasing
-    low_uniq: np.ndarray  # float64 [M] sorted distinct record-low values
+    low_value: np.ndarray  # float64 [m]
     gidx: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 0), np.int32)
     )  # int32 [n, K] k*(G+1) + group (G = none)
@@ -56,6 +55,34 @@ class PreparedQuestion:
     def label(self, group: int) -> str:
         return self.group_labels[group] if 0 <= group < len(self.group_labels) else ""
 
+    def _low_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(low_keys, windows in key order, low_uniq): the record lows keyed for one int64
+        searchsorted, key = r*(M+1) + (M - rank(value)), increasing; low_uniq the M sorted
+        distinct values. Built on the first truncation and kept: only DeepConf-filtered
+        methods truncate, and on a full file this index (millions of lows, a sort) was most
+        of `prepare`'s time for every method."""
+        hit = self.cache.get("low_index")
+        if hit is None:
+            row_of = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.low_offsets))
+            uniq = np.unique(self.low_value)
+            m_u = uniq.shape[0]
+            keys = row_of * (m_u + 1) + (m_u - np.searchsorted(uniq, self.low_value))
+            win = self.low_window
+            if keys.size > 1 and not np.all(np.diff(keys) > 0):
+                o = np.argsort(keys, kind="stable")
+                keys, win = keys[o], win[o]
+            hit = (keys.astype(np.int64), win, uniq)
+            self.cache["low_index"] = hit
+        return hit
+
+    @property
+    def low_keys(self) -> np.ndarray:
+        return self._low_index()[0]
+
+    @property
+    def low_uniq(self) -> np.ndarray:
+        return self._low_index()[2]
+
     def truncation(self, rows: np.ndarray, thr: np.ndarray) -> np.ndarray:
         """DeepConf truncation position of pool rows `rows` [..., B] under per-row-set threshold
         `thr` [...]: first window whose group confidence is `< thr`, plus W, else the length.
@@ -67,14 +94,15 @@ class PreparedQuestion:
             # friendly queries) and gather
             every = np.broadcast_to(np.arange(self.n, dtype=np.int64), (rows.shape[0], self.n))
             return np.take_along_axis(self.truncation(every, thr), rows, axis=1)
-        m_u = self.low_uniq.shape[0]
+        low_keys, low_window, low_uniq = self._low_index()
+        m_u = low_uniq.shape[0]
         # r = number of record-low values < thr, once per threshold (not per trace)
-        r = np.searchsorted(self.low_uniq, thr, side="left").astype(np.int64)
+        r = np.searchsorted(low_uniq, thr, side="left").astype(np.int64)
         query = rows * (m_u + 1) + (m_u - r)[..., None]
-        pos = np.searchsorted(self.low_keys, query, side="right")
+        pos = np.searchsorted(low_keys, query, side="right")
         hit = (pos < self.low_offsets[rows + 1]) & np.isfinite(thr)[..., None]
-        if self.low_window.size:
-            win = self.low_window[np.minimum(pos, self.low_window.shape[0] - 1)]
+        if low_window.size:
+            win = low_window[np.minimum(pos, low_window.shape[0] - 1)]
         else:
             win = np.zeros_like(pos)
         out = np.where(hit, win + self.window, self.lengths[rows])
@@ -160,11 +188,10 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         low_w, low_v, row_of = low_w[finite], low_v[finite], row_of[finite]
     new_counts = np.bincount(row_of, minlength=n) if n else np.zeros(0, np.int64)
     low_offsets = np.concatenate(([0], np.cumsum(new_counts))).astype(np.int64)
-    uniq = np.unique(low_v)
-    m_u = uniq.shape[0]
-    rank = np.searchsorted(uniq, low_v)
-    low_keys = row_of * (m_u + 1) + (m_u - rank)
-    if low_keys.size > 1 and not np.all(np.diff(low_keys) > 0):
+    # the note now, the truncation index on first use (`PreparedQuestion._low_index`); the
+    # keys are strictly increasing exactly when each trace's lows strictly decrease
+    same_row = row_of[1:] == row_of[:-1]
+    if (same_row & (low_v[1:] >= low_v[:-1])).any():
         notes.append(
             Note(
                 NoteCode.UNSORTED_LOWS,
@@ -172,8 +199,6 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
                 "sorted",
             )
         )
-        o = np.argsort(low_keys, kind="stable")
-        low_keys, low_w = low_keys[o], low_w[o]
 
     bad = {
         name: int((~np.isfinite(arr)).sum())
@@ -231,8 +256,7 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         bottom_10=f64["bottom_10"],
         low_offsets=low_offsets,
         low_window=low_w,
-        low_keys=low_keys.astype(np.int64),
-        low_uniq=uniq,
+        low_value=low_v,
         gidx=np.ascontiguousarray(gidx),
         notes=notes,
     )

@@ -69,6 +69,81 @@ PHRASES = [
     " I should verify with a small example: n=3 gives 7.",
     " The answer should be an integer between 0 and 999.",
 ]
+# What real probes hold when the model had not reached an answer yet: the extractor's text with
+# its spaces stripped (prose cut mid-sentence), stray numbers and half-finished LaTeX. The
+# realistic benchmark pool (`garbage="realistic"`) draws its early-probe garbage from these;
+# the bundled sample keeps GARBAGE (its published-simulator reference depends on it).
+_PROSE = [
+    "Let me re-examine the problem statement",
+    "Wait, the case n = 2 needs separate treatment",
+    "So the total number of configurations is",
+    "Hmm, maybe I made an arithmetic error in step three",
+    "Therefore the minimum value is attained when",
+    "First, let's compute the discriminant of the quadratic",
+    "Alternatively, consider the complementary count",
+    "I think the answer might be the sum of the divisors",
+    "Now substitute back into the original equation",
+    "Let's check small cases: for n=1 we get 3",
+    "The probability that both events happen is",
+    "By symmetry, the area of each region equals",
+    "We need the remainder when divided by 1000",
+    "This contradicts our assumption, so",
+    "Using Vieta's formulas, the product of the roots is",
+    "But wait, we double counted the diagonal cases",
+    "Let me set up coordinates with the origin at A",
+    "The recurrence gives a_{n+1} = 2a_n + 1",
+    "Counting the lattice points inside the triangle",
+    "Okay, so the key insight is the invariant",
+]
+_LATEX_GARBAGE = [
+    "\\frac{3}{4}",
+    "\\sqrt{2}",
+    "2^{10}",
+    "x^2+1",
+    "\\pi",
+    "(1, 2)",
+    "a+b",
+    "\\frac{a}{b}",
+    "\\frac{1}{",
+    "\\sqrt{",
+    "n(n+1)/2",
+    "\\binom{n}{2}",
+    "3\\sqrt{5}",
+    "\\frac{\\pi}{6}",
+    "2^{n}-1",
+    "\\infty",
+    "x=\\frac{-b}{2a}",
+    "\\{1, 2, 3\\}",
+    "\\le 5",
+    "k^2",
+    "\\log_2 8",
+    "e^{i\\pi}",
+    "0.5",
+    "-7",
+    "\\sqrt{3}/2",
+    "12\\%",
+]
+
+
+def realistic_garbage(n_prose: int = 180, n_numbers: int = 60, seed: int = 99) -> list[str]:
+    """The realistic early-probe garbage list (deterministic): prose fragments cut at a word
+    and stripped of their spaces (`Letmere-examinetheproblemstatement`), numbers, LaTeX."""
+    rng = np.random.default_rng(seed)
+    out: list[str] = []
+    seen: set[str] = set()
+    while len(out) < n_prose:
+        words = _PROSE[int(rng.integers(len(_PROSE)))].split()
+        start = int(rng.integers(0, max(len(words) - 2, 1)))
+        stop = int(rng.integers(start + 2, len(words) + 1))
+        frag = "".join(words[start:stop])
+        if frag not in seen:
+            seen.add(frag)
+            out.append(frag)
+    out += [str(int(v)) for v in rng.integers(0, 5000, n_numbers)]
+    out += _LATEX_GARBAGE
+    return [out[i] for i in rng.permutation(len(out)).tolist()]
+
+
 LONG_SPANS = [
     "the number of ordered pairs is obtained by summing over all divisors d of n the value "
     "phi(d) times the number of solutions modulo n/d, which after simplification and checking "
@@ -191,8 +266,10 @@ def _question(
     p_correct: float,
     median_len: float,
     drop: int = 0,
+    garbage: list[str] = GARBAGE,
 ) -> pa.Table:
-    """All traces of one question as an arrow table (rows in trace_idx order)."""
+    """All traces of one question as an arrow table (rows in trace_idx order); early probes
+    that have no answer yet hold strings of `garbage`."""
     n = n_traces
     correct = rng.random(n) < p_correct
     # lengths: wrong traces run longer; a few hit the 64k cap (then no final answer)
@@ -265,7 +342,7 @@ def _question(
         if fin is not None and (is_end[i] or u[i] < p_final[i]):
             a = fin
         elif u2[i] < 0.6 * (1.0 - frac[i]):
-            a = GARBAGE[(i * 7 + j) % len(GARBAGE)]
+            a = garbage[(i * 7 + j) % len(garbage)]
         elif u2[i] < 0.75:
             a = gt
         else:
@@ -341,9 +418,14 @@ def write_file(
     median_len: float = 10_000,
     n_questions: int = N_QUESTIONS,
     progress: ProgressFn | None = None,
+    garbage: str = "sample",
+    row_group_rows: int | None = None,
 ) -> None:
-    """Write one MARS file, one row group per question, streaming (bounded memory)."""
+    """Write one MARS file, one row group per question (or `row_group_rows` rows each, across
+    questions), streaming (bounded memory). `garbage="realistic"` fills early probes with
+    `realistic_garbage()` instead of the sample's short list."""
     rng = np.random.default_rng(seed)
+    junk = realistic_garbage() if garbage == "realistic" else GARBAGE
     gts = _ground_truths(kind, rng)
     diff = _difficulties(rng)
     drops = np.zeros(n_questions, dtype=np.int64)
@@ -363,8 +445,9 @@ def write_file(
                 float(diff[q % N_QUESTIONS]),
                 median_len,
                 int(drops[q]),
+                junk,
             )
-            w.write_table(t, row_group_size=max(t.num_rows, 1))
+            w.write_table(t, row_group_size=max(row_group_rows or t.num_rows, 1))
             if progress:
                 progress((q + 1) / n_questions, f"{path.name} q{q}")
     tmp.replace(path)
@@ -408,6 +491,8 @@ def write_full_size_file(
     median_len: float = 10_000,
     seed: int = 7,
     progress: ProgressFn | None = None,
+    garbage: str = "sample",
+    row_group_rows: int | None = None,
 ) -> Path:
     """A full-size MARS file (30 x 4,096 traces, ~1.2-1.5 billion values) for bench/mars_ingest.py,
     written question by question so memory stays bounded."""
@@ -421,5 +506,7 @@ def write_full_size_file(
         median_len=median_len,
         n_questions=n_questions,
         progress=progress,
+        garbage=garbage,
+        row_group_rows=row_group_rows,
     )
     return path

@@ -82,3 +82,75 @@ def test_math_verify_caches_are_bounded() -> None:
         info = cached.cache_info()
         assert info.maxsize is not None and info.maxsize <= 100_000
     assert equivalent("\\frac{1}{2}", "0.5") == equivalent("0.5", "\\frac{1}{2}")
+
+
+def _groups_of(answers_: list[str], ids: np.ndarray) -> set[frozenset[str]]:
+    members: dict[int, set[str]] = {}
+    for a, i in zip(answers_, ids.tolist(), strict=True):
+        members.setdefault(i, set()).add(a)
+    return {frozenset(v) for v in members.values()}
+
+
+def test_prose_never_reaches_math_verify() -> None:
+    """Probe garbage (prose with its spaces stripped) against numbers or other prose is decided
+    without math-verify: no verify call, no parse."""
+    assert answers.is_prose("Letmere-examinetheproblemstatement")
+    assert answers.is_prose("Wait,let'scheck")
+    assert not answers.is_prose("n=1weget3")  # math-verify reads part of it as maths
+    assert not answers.is_prose("\\sqrt{3}") and not answers.is_prose("\\arctan(x)+\\sin x")
+    before = answers._verified.cache_info()
+    parsed = answers._parse.cache_info()
+    g = AnswerGrouper("116")
+    g.add_many(["116", "Letmere-examinetheproblemstatement", "Thesumofthe(roots)", "117"])
+    assert g.n_groups == 4
+    assert answers._verified.cache_info().misses == before.misses
+    assert answers._parse.cache_info().misses == parsed.misses
+
+
+def test_cheap_rejection_groups_realistic_garbage_as_math_verify_does() -> None:
+    """The shortcut must not change a single group: the same answers grouped with every
+    comparison sent to math-verify (cheap_reject=False) give the same ids, labels and
+    correctness. A slice of the realistic garbage list keeps the full path to a few seconds."""
+    from cache.sample.mars import realistic_garbage
+
+    junk = realistic_garbage()[::4]
+    assert sum(answers.is_prose(normalize(s) or "") for s in junk) >= 30
+    stream = ["116", "\\frac{1}{9}", "117", "1/9", "2^{99}", "\\sqrt{3}", *junk, "116"]
+    stream += junk[::-1]
+    for gt in ("116", "\\frac{1}{9}"):
+        cheap, full = AnswerGrouper(gt), AnswerGrouper(gt, cheap_reject=False)
+        ids_c, ids_f = cheap.add_many(stream), full.add_many(stream)
+        assert ids_c.tolist() == ids_f.tolist()
+        assert cheap.labels == full.labels
+        assert cheap.group_correct.tolist() == full.group_correct.tolist()
+        assert _groups_of(stream, ids_c) == _groups_of(stream, ids_f)
+
+
+def test_label_is_the_most_common_member() -> None:
+    """A rare spelling that came first does not name the group: `116`, not full-width `１１６`."""
+    g = AnswerGrouper("116")
+    ids = g.add_many(["１１６", "116", "7", "116", "\\boxed{116}", "７"])
+    assert ids.tolist() == [0, 0, 1, 0, 0, 1]
+    assert g.labels == ["116", "7"]  # 7 vs ７: one each, the first seen wins the tie
+
+
+def test_math_verify_log_notices_are_silenced(caplog) -> None:
+    """Off the main thread timeouts are off on purpose; math-verify's warning about it (and
+    its per-timeout notices) must not reach the terminal."""
+    import logging
+
+    from math_verify import grader, parser
+
+    grader.TIMEOUT_WARNING_SHOWN = parser.TIMEOUT_WARNING_SHOWN = False
+    answers._parse.cache_clear()
+    answers._verified.cache_clear()
+    answers._fingerprint.cache_clear()
+
+    def run() -> None:
+        equivalent("\\sqrt{2}+1", "1+\\sqrt{2}")
+
+    with caplog.at_level(logging.WARNING):
+        t = threading.Thread(target=run)
+        t.start()
+        t.join(60)
+    assert not [r for r in caplog.records if r.name.startswith("math_verify")]
