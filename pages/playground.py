@@ -29,7 +29,7 @@ st.caption(
 src = current_source("mars")
 c1, c2 = st.columns([3, 2])
 with c1:
-    rel = pick_file()
+    rel = pick_file(src)
 with c2:
     method = pick_method()
 

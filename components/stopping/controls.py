@@ -15,9 +15,12 @@ import streamlit as st
 from analysis.stopping import ALL_METHODS, Policy, SimSettings, policy_for_method
 from analysis.stopping.params import ParamSpec
 from cache.datasets import MARS_FILES
+from cache.sources import SourceConfig
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
 from components.common.url_state import bound, url_selectbox
+from components.stopping import cached as pc
+from components.stopping import deeplink as dl
 
 DEFAULT_FILE = DEFAULT_MARS_FILE
 PREVIEW_ITERATIONS = 8
@@ -51,28 +54,54 @@ METHOD_LABELS = {
 }
 
 
-def pick_file() -> str:
+FILE_NOTE = (
+    "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
+    "{shown} instead."
+)
+POLICY_NOTE = "The link asks for the policy `{asked}`, which does not exist: showing {shown}."
+DEFAULT_METHOD = "sc-mars-cal"
+
+
+def pick_file(src: SourceConfig) -> str:
     """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key), so a
-    link carries it to and from the MARS view."""
-    rel = url_selectbox(
-        "MARS file (model · benchmark)",
-        list(MARS_FILES),
-        PlaygroundKeys.FILE,
-        fallback=DEFAULT_FILE,
-        fmt=lambda r: MARS_FILES[r][2],
+    link carries it to and from the MARS view. A local folder without the default file opens
+    the first file it has; files it lacks say so in the list."""
+    present = pc.present_files(src)
+    raw = dl.asked(PlaygroundKeys.FILE.key)
+    first_run = f"_sel_{PlaygroundKeys.FILE.key}" not in st.session_state
+    if present and DEFAULT_FILE not in present and first_run and raw not in present:
+        st.query_params[PlaygroundKeys.FILE.key] = present[0]
+
+    def label(r: str) -> str:
+        missing = present is not None and r not in present
+        return MARS_FILES[r][2] + ("  · not in this folder" if missing else "")
+
+    rel = str(
+        url_selectbox(
+            "MARS file (model · benchmark)",
+            list(MARS_FILES),
+            PlaygroundKeys.FILE,
+            fallback=DEFAULT_FILE,
+            fmt=label,
+        )
     )
     st.caption(md_text(rel))
-    return str(rel)
+    dl.remember("file", raw, raw is None or raw in MARS_FILES, rel)
+    dl.show("file", FILE_NOTE, rel)
+    return rel
 
 
 def pick_method() -> str:
+    raw = dl.asked("policy")
     method = st.selectbox(
         "Stopping policy (method id)",
         list(ALL_METHODS),
-        index=list(ALL_METHODS).index("sc-mars-cal"),
+        index=list(ALL_METHODS).index(DEFAULT_METHOD),
         **bound("policy"),
     )
     st.caption(md_text(METHOD_LABELS.get(method, method)))
+    dl.remember("policy", raw, raw is None or raw in ALL_METHODS, method)
+    dl.show("policy", POLICY_NOTE, method)
     return method
 
 

@@ -10,11 +10,22 @@ from cache.sources import SourceConfig
 from components.common.formatting import fmt_num, fmt_quantity
 from components.common.safe_text import esc
 from components.common.url_keys import PlaygroundKeys
+from components.common.url_state import bound
 from components.stopping import cached as pc
+from components.stopping import deeplink as dl
 from components.stopping.cases import replay_snapshot, show_replay_cases
 from components.stopping.figures import replay_figure
 
 QID = PlaygroundKeys.QID
+ITERATION_KEY = "it"
+QID_NOTE = (
+    "The link asks to replay question {asked}, which this file does not have ({have}): "
+    "replaying {shown} instead."
+)
+IT_NOTE = (
+    "The link asks to replay iteration {asked}, but this run has iterations 0–{last}: "
+    "replaying iteration {shown} instead."
+)
 
 
 def show_replay(
@@ -33,14 +44,24 @@ def show_replay(
         return
     if not qids:
         return
+    raw_q, raw_it = dl.asked(QID.key), dl.asked(ITERATION_KEY)
     if picked in qids:  # a new table/chart selection moves the picker
         st.session_state["replay_q"] = picked
     elif st.session_state.get("replay_q") not in qids:  # first run, or another file: URL first
         st.session_state["replay_q"] = QID.read() if QID.read() in qids else qids[0]
+    last = max(settings.iterations - 1, 0)
+    if raw_it is not None and not (raw_it.isdigit() and int(raw_it) <= last):
+        del st.query_params[ITERATION_KEY]  # out of range: the slider starts at 0 (note below)
     c = st.columns(2)
     qid = c[0].selectbox("question", qids, key="replay_q")
     QID.write(qid)
-    it = c[1].slider("bootstrap iteration", 0, max(settings.iterations - 1, 0), 0, key="replay_it")
+    # in the URL (`?it=`), so a copied link replays the same iteration
+    it = c[1].slider("bootstrap iteration", 0, last, 0, **bound(ITERATION_KEY))
+    dl.remember("qid", raw_q, raw_q is None or raw_q in {str(q) for q in qids}, f"Q{qid}")
+    have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
+    dl.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
+    dl.remember("it", raw_it, raw_it is None or (raw_it.isdigit() and int(raw_it) <= last), f"{it}")
+    dl.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
     preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
     res, diag = replay(preps[qid], policy, settings, it)
     proxy = policy.replay_proxy()

@@ -553,7 +553,7 @@ def test_a_replayed_iteration_is_captured_and_marked(open_app, db: str) -> None:
     app = open_app(policy="sc-consensus", budget="16", tau="0.5", qid="1")
     assert not app.exception, app.exception
     assert set(_perq(app)["cases"]) == {""}  # no marks yet
-    next(s for s in app.slider if s.key == "replay_it").set_value(2).run()
+    next(s for s in app.slider if s.key == "it").set_value(2).run()
     _save_case(app, "cb_pg_replay_", "Q1 iteration 2")
     (case,) = open_store(db).cases_for_item("playground", file=REL, qid="1")
     assert case.item == {
@@ -616,3 +616,49 @@ def test_marks_and_inline_cases_from_a_stored_case(open_app, db: str) -> None:
     # another question: no inline cases
     next(s for s in app.selectbox if s.key == "replay_q").set_value(0).run()
     assert not any("case(s) on this item" in x for x in _expanders(app))
+
+
+def _link_notes(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [w.value.replace("\\", "") for w in at.warning if "The link asks" in w.value]
+
+
+@pytest.mark.parametrize(
+    ("params", "asked", "shown"),
+    [
+        ({"qid": "999"}, "question 999", "replaying Q0 instead"),
+        ({"it": "99"}, "iteration 99", "replaying iteration 0 instead"),
+        ({"policy": "no-such-rule"}, "policy `no-such-rule`", "showing sc-mars-cal"),
+        ({"file": "Nope/unknown.parquet"}, "Nope/unknown", "instead"),
+    ],
+)
+def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
+    open_app, params: dict[str, str], asked: str, shown: str
+) -> None:
+    at = open_app(budget="16", **params)
+    assert not at.exception, at.exception
+    notes = _link_notes(at)
+    assert len(notes) == 1 and asked in notes[0] and shown in notes[0], notes
+    at.run()
+    assert _link_notes(at), "the note stays while the fallback is shown"
+
+
+def test_the_replayed_iteration_lives_in_the_url(open_app) -> None:
+    at = open_app(policy="sc-pp", budget="16", qid="1", it="5")
+    assert not at.exception, at.exception
+    assert not _link_notes(at)
+    assert next(s for s in at.slider if s.key == "it").value == 5
+    assert "iteration 5" in " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
+    tmp_path: Path, monkeypatch
+) -> None:
+    rel = "Qwen3-32B/brumo25.parquet"
+    write_file(tmp_path / rel, "brumo", 8, seed=4, drop=0, n_questions=2, median_len=5000)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page("pages/playground.py", budget="8")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    pick = next(s for s in at.selectbox if s.label.startswith("MARS file"))
+    assert pick.value == rel and "not in this folder" in pick.format_func(REL)
