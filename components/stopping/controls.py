@@ -12,7 +12,13 @@ from typing import Any
 
 import streamlit as st
 
-from analysis.stopping import ALL_METHODS, Policy, SimSettings, policy_for_method
+from analysis.stopping import (
+    ALL_METHODS,
+    PUBLISHED_METHODS,
+    Policy,
+    SimSettings,
+    policy_for_method,
+)
 from analysis.stopping.params import ParamSpec
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
@@ -146,18 +152,35 @@ def policy_params(method: str) -> Policy:
     return pol.with_params(values) if values else pol
 
 
+FAMILIES = {
+    "published": "Published (MARS, Parallel-Probe)",
+    "checkpoint": "Ours: checkpoint rules",
+    "sequential": "Ours: sequential arrival",
+}
+
+
+def method_family(method: str) -> str:
+    """ "published", "checkpoint" (our rules on the checkpoint loop) or "sequential"."""
+    if method in PUBLISHED_METHODS:
+        return "published"
+    return "sequential" if policy_for_method(method).sequential else "checkpoint"
+
+
 def pick_others(method: str) -> list[str]:
     """Which other policies the frontier shows as markers, each at its published defaults
-    (URL `others`, method ids). All by default: the whole set costs well under a second in the
-    quick preview and runs are cached, so deselecting is for readability, not speed."""
+    (URL `others`, method ids). By default the published ones only: with all 16 the legend
+    overlaps into an unreadable block; our additions are a click away, by group."""
     options = [m for m in ALL_METHODS if m not in FRONTIER_BASELINES]
+    default = [m for m in options if method_family(m) == "published"]
     with st.expander("Other policies on the frontier (each at its published defaults)"):
         picked = st.multiselect(
             "policies shown as markers",
             options,
-            default=options,
-            help="SC at full budget and DeepConf online are always shown as baselines; the "
-            "chosen policy is drawn as its sweep instead of a marker.",
+            default=default,
+            help="Published ones by default; add ours here (grouped by family in the chart's "
+            "legend, where clicking a group title hides or shows the whole group). SC at full "
+            "budget and DeepConf online are always shown as baselines; the chosen policy is "
+            "drawn as its sweep instead of a marker.",
             **bound("others"),
         )
     return [m for m in picked if m != method]

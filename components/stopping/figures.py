@@ -9,7 +9,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analysis.stopping import ALL_METHODS, Diagnostics, FrontierPoint, QuestionResult
+from analysis.stopping import (
+    ALL_METHODS,
+    PUBLISHED_METHODS,
+    Diagnostics,
+    FrontierPoint,
+    QuestionResult,
+    policy_for_method,
+)
 from analysis.stopping.compare import pareto_front
 from components.common import theme
 from components.common.safe_text import esc_hover
@@ -34,6 +41,26 @@ MARKER_STYLE: dict[str, tuple[str, str]] = {
     for i, m in enumerate(ALL_METHODS)
 }
 FALLBACK_STYLE = ("circle-open", theme.MARKER_FALLBACK)
+
+
+GROUP_TITLES = {
+    "baseline": "Baselines",
+    "published": "Published",
+    "checkpoint": "Ours: checkpoint rules",
+    "sequential": "Ours: sequential arrival",
+}
+_GROUP_ORDER = {k: i for i, k in enumerate(GROUP_TITLES)}
+_SEQUENTIAL = {m for m in ALL_METHODS if policy_for_method(m).sequential}
+
+
+def family(method: str) -> str:
+    """The legend group of a frontier marker: the baselines (SC at full budget, DeepConf
+    online), the other published methods, our checkpoint rules, our sequential rules."""
+    if method in ("offline", "dco"):
+        return "baseline"
+    if method in PUBLISHED_METHODS:
+        return "published"
+    return "sequential" if method in _SEQUENTIAL else "checkpoint"
 
 
 def marker_style(method: str) -> tuple[str, str]:
@@ -97,14 +124,17 @@ def frontier_figure(
                 hovertemplate="%{meta}=%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
             )
         )
-    for name, p in others:
+    for name, p in sorted(others, key=lambda o: _GROUP_ORDER.get(family(o[1].method), 9)):
         symbol, color = marker_style(p.method)
+        fam = family(p.method)
         fig.add_trace(
             go.Scatter(
                 x=[p.savings_pct],
                 y=[p.accuracy_pct],
                 mode="markers",
                 name=esc_hover(name),
+                legendgroup=fam,
+                legendgrouptitle={"text": GROUP_TITLES[fam]},
                 marker={
                     "size": 12,
                     "symbol": symbol,
@@ -135,7 +165,12 @@ def frontier_figure(
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis_title="mean token savings (%)",
         yaxis_title="accuracy (%)",
-        legend={"orientation": "h", "y": -0.18, "yanchor": "top"},
+        legend={
+            "orientation": "h",
+            "y": -0.18,
+            "yanchor": "top",
+            "groupclick": "togglegroup",  # a group title hides or shows the whole group
+        },
         uirevision="frontier",
     )
     if xs:  # headroom: the top marker (and the sweep's end label above it) stays off the edge

@@ -201,7 +201,9 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     # the preview runs 8 iterations, the reference 64: a difference is expected, never an error
     assert set(diff["status"]) <= {"same", "preview (expected)"}
     assert "preview (expected)" in set(diff["status"])
-    assert all("quick preview: 8 iterations" in w for w in diff.loc[diff["status"] != "same", "why"])
+    assert all(
+        "quick preview: 8 iterations" in w for w in diff.loc[diff["status"] != "same", "why"]
+    )
 
 
 def test_file_caption_is_markdown_safe(open_app) -> None:
@@ -358,12 +360,25 @@ def test_budget_above_the_pool_is_explained_on_the_sample(sample_root: Path) -> 
     assert not any("data notes" in w.value for w in at.warning)  # informational, not a data issue
 
 
-def test_frontier_shows_every_policy_by_default_and_the_chosen_ones(open_app) -> None:
+def test_frontier_shows_the_published_policies_by_default_grouped(open_app) -> None:
     app = open_app(policy="sc-consensus", budget="16")
-    names = {t.get("name") for t in _frontier(app)["data"]}
-    expected = set(ALL_METHODS) - {"offline", "dco", "sc-consensus"}
-    assert expected <= names, expected - names  # sc-mars, dco-mars, every ac-* ...
+    data = _frontier(app)["data"]
+    names = {t.get("name") for t in data}
+    # a readable default: the published methods, not all 16 (the legend overlapped)
+    assert names & set(ALL_METHODS) == {
+        "sc-mars",
+        "dco-mars",
+        "sc-mars-cal",
+        "dco-mars-cal",
+        "sc-pp",
+    }
     assert {"SC full budget (offline)", "DeepConf online (dco)", "sc-consensus sweep"} <= names
+    groups = {t.get("name"): t.get("legendgroup") for t in data}
+    assert groups["sc-pp"] == "published" and groups["DeepConf online (dco)"] == "baseline"
+    assert _frontier(app)["layout"]["legend"]["groupclick"] == "togglegroup"
+    ours = open_app(policy="sc-mars", budget="16", others=["sc-consensus", "esc"])
+    groups = {t.get("name"): t.get("legendgroup") for t in _frontier(ours)["data"]}
+    assert groups["sc-consensus"] == "checkpoint" and groups["esc"] == "sequential"
     picked = open_app(policy="sc-consensus", budget="16", others=["sc-pp", "ac-entropy"])
     assert not picked.exception, picked.exception
     ms = next(m for m in picked.multiselect if m.key == "others")
@@ -450,8 +465,9 @@ def _marker(app, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
 
 
 def test_frontier_markers_keep_their_look_across_policies(open_app) -> None:
-    a = open_app(policy="sc-mars-cal", budget="16")
-    b = open_app(policy="sc-pp", budget="16")
+    every = [m for m in ALL_METHODS if m not in ("offline", "dco")]
+    a = open_app(policy="sc-mars-cal", budget="16", others=every)
+    b = open_app(policy="sc-pp", budget="16", others=every)
     assert not a.exception and not b.exception
     assert _marker(a, "dco-mars-cal") == _marker(b, "dco-mars-cal") == MARKER_STYLE["dco-mars-cal"]
     assert _marker(a, "ac-entropy") == _marker(b, "ac-entropy")
