@@ -14,7 +14,15 @@ from components.parason.browse import render_browse
 from components.parason.charts_tab import render_charts
 from components.parason.compare import render_compare
 from components.parason.rl import render_rl
-from components.parason.shared import COUNTER_LABELS, DATASET, UUID, VIEWS, filter_bar
+from components.parason.shared import (
+    COUNTER_LABELS,
+    DATASET,
+    UUID,
+    VIEWS,
+    duplicates_note,
+    filter_bar,
+    needs_table_note,
+)
 from components.parason.trajectory import render_trajectory
 
 ensure_routed()
@@ -36,38 +44,42 @@ counter = c2.selectbox(
     "Token counter",
     list(pc.counters_available()),
     help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
-    + " (qwen appears when a Qwen3 tokenizer.json is in the local HF cache)",
+    + " (qwen counts offline from the bundled Qwen vocabulary)",
     **bound_kept("counter"),
 )
 counter = counter or "estimate"
 
 table = None
 with guard(f"the {subset} metrics table", dataset=DATASET):
-    table = pc.metrics(subset, src, counter)
+    table, n_duplicates = pc.metrics_with_duplicates(subset, src, counter)
+    if n_duplicates:
+        st.info(duplicates_note(n_duplicates, subset), icon=":material/content_copy:")
 
-if table is not None:
-    tabs = st.tabs(
-        list(VIEWS),
-        key="view",
-        bind="query-params",
-        default="Trajectory" if UUID.read() else "Browse",
-    )
-    for tab, name in zip(tabs, VIEWS, strict=True):
-        if not tab.open:
-            continue
-        with tab:
-            if name == "Browse":
-                with guard("the browsing table", dataset=DATASET):
-                    render_browse(filter_bar(table), table.height, subset, counter)
-            elif name == "Trajectory":
-                with guard("the trajectory view", dataset=DATASET):
-                    render_trajectory(src, subset, counter, table)
-            elif name == "1x vs 8x":
-                with guard("the 1x vs 8x comparison", dataset=DATASET):
-                    render_compare(src, counter)
-            elif name == "Charts":
-                with guard("the subset charts", dataset=DATASET):
-                    render_charts(filter_bar(table), table.height, counter)
-            else:
-                with guard("the RL prompts", dataset=DATASET):
-                    render_rl(src)
+# every tab is drawn even when the subset's table failed: the RL tab does not need it
+tabs = st.tabs(
+    list(VIEWS),
+    key="view",
+    bind="query-params",
+    default="Trajectory" if UUID.read() else "Browse",
+)
+for tab, name in zip(tabs, VIEWS, strict=True):
+    if not tab.open:
+        continue
+    with tab:
+        if name == "RL":
+            with guard("the RL prompts", dataset=DATASET):
+                render_rl(src)
+        elif name == "1x vs 8x":
+            with guard("the 1x vs 8x comparison", dataset=DATASET):
+                render_compare(src, counter)
+        elif table is None:
+            st.info(needs_table_note(subset), icon=":material/info:")
+        elif name == "Browse":
+            with guard("the browsing table", dataset=DATASET):
+                render_browse(filter_bar(table), table.height, subset, counter)
+        elif name == "Trajectory":
+            with guard("the trajectory view", dataset=DATASET):
+                render_trajectory(src, subset, counter, table)
+        else:
+            with guard("the subset charts", dataset=DATASET):
+                render_charts(filter_bar(table), table.height, counter)

@@ -71,6 +71,7 @@ def build_dag(
             spans=sp,
             preview=_preview(text, sp),
             warnings=[],
+            notes=[],
             **attrs,
         )
 
@@ -157,8 +158,8 @@ def build_dag(
             node = traj.part_node[min(k, len(starts) - 1)]
             if node not in g and g.number_of_nodes():
                 node = next(iter(g.nodes))
-            if node in g:
-                g.nodes[node]["warnings"].append(w.code)
+            if node in g:  # infos are notes: they must not look like warnings
+                g.nodes[node]["warnings" if w.severity == "warning" else "notes"].append(w.code)
     path, c = critical_path(g)
     for n in g.nodes:
         g.nodes[n]["critical"] = False

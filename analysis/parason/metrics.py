@@ -33,6 +33,7 @@ from analysis.parason.parse import WARNING_CODES, Block, Trajectory, parse
 from analysis.parason.tokens import TokenCounter, estimate_total_tokens, get_counter, node_tokens
 
 __all__ = [
+    "PLACEMENT",
     "Metrics",
     "StageStats",
     "added_branches",
@@ -41,6 +42,15 @@ __all__ = [
     "trajectory_text",
     "kind_mix",
 ]
+
+
+PLACEMENT = (
+    "Tags placed as the published code counts them (get_parallel_stats in the ThreadWeaver and "
+    "Parason RL reward code): every reserved tag is one token; <Parallel> and </Parallel> count in "
+    "the enclosing sequence; the <Thread> and </Thread> wrappers count in the block's sequential "
+    "part s_b, not in the thread; T is the whole response (<think>, reasoning, </think>, answer, "
+    "<|im_end|>)."
+)
 
 
 @dataclass(slots=True)

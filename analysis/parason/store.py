@@ -91,15 +91,28 @@ def _roles(names: list[str], where: str) -> dict[str, str]:
     return out
 
 
+def _relname(path: Path) -> str:
+    """`sft-1x/train.parquet`: the file as the dataset names it."""
+    path = Path(path)
+    return f"{path.parent.name}/{path.name}"
+
+
 def _columns(path: Path) -> list[str]:
     if not Path(path).exists():
         raise SourceNotFound(
-            f"{path} does not exist", "build the sample with `python -m cache sample`"
+            f"{_relname(path)} does not exist ({path})",
+            "build the sample with `python -m cache sample`, or choose a source that has it",
         )
     try:
         return list(pl.scan_parquet(path).collect_schema().names())
     except Exception as exc:  # polars raises several types for unreadable files
-        raise CorruptFile(f"cannot read {path}: {exc}", "is this a Parason train.parquet?") from exc
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise CorruptFile(
+            f"{_relname(path)} is not a readable Parquet file ({first})",
+            f"replace {path} with the dataset's {_relname(path)} (re-download it, or copy it "
+            "again), or choose another source in the sidebar; the views that do not need this "
+            "file (the RL tab for an SFT file) still work",
+        ) from exc
 
 
 def iter_rows(path: Path, batch: int = BATCH) -> Iterator[tuple[int, list[dict]]]:
@@ -153,6 +166,18 @@ def rl_table(path: Path) -> pl.DataFrame:
             return "\n\n".join(str(m.get("content", "")) for m in msgs if isinstance(m, dict))
         return ""
 
+    def messages_of(msgs: object) -> list[dict[str, str]]:
+        """Each chat message with its role (a system message is shown as one)."""
+        if isinstance(msgs, str):
+            return [{"role": "user", "content": msgs}]
+        if not isinstance(msgs, list):
+            return []
+        return [
+            {"role": str(m.get("role") or "?"), "content": str(m.get("content") or "")}
+            for m in msgs
+            if isinstance(m, dict)
+        ]
+
     n = df.height
 
     def column(role: str) -> list | None:
@@ -167,9 +192,11 @@ def rl_table(path: Path) -> pl.DataFrame:
             else (series.cast(pl.String).to_list())
         )
 
+    prompts = column("prompt") or [None] * n
     out: dict[str, list] = {
         "index": list(range(n)),
-        "prompt": [text_of(m) for m in column("prompt") or [None] * n],
+        "prompt": [text_of(m) for m in prompts],
+        "messages": [messages_of(m) for m in prompts],
         "data_source": column("data_source") or [None] * n,
         "ability": column("ability") or [None] * n,
         "ground_truth": [None] * n,
@@ -193,6 +220,7 @@ def rl_table(path: Path) -> pl.DataFrame:
         schema={
             "index": pl.Int64,
             "prompt": pl.String,
+            "messages": pl.List(pl.Struct({"role": pl.String, "content": pl.String})),
             "data_source": pl.String,
             "ability": pl.String,
             "ground_truth": pl.String,

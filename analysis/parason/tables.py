@@ -78,7 +78,39 @@ def browse_frame(view: pl.DataFrame, question_chars: int = 90) -> pl.DataFrame:
         "kind_mix",
         "n_warnings",
         pl.col("warning_codes").list.join(", ").alias("warnings"),
+        *(
+            [pl.col("note_codes").list.join(", ").alias("notes")]
+            if "note_codes" in view.columns
+            else []
+        ),
+        *(
+            [(pl.col("counted_total") - pl.col("stored_total")).alias("vs_stored")]
+            if {"counted_total", "stored_total"} <= set(view.columns)
+            else []
+        ),
     )
+
+
+def drop_duplicates(table: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """The metrics table without exact duplicate rows (every column of the file equal), and how
+    many were dropped. Why: a row stored twice would count twice in the browse count, the charts
+    and the picker."""
+    if "duplicate" not in table.columns:
+        return table, 0
+    dup = table["duplicate"].fill_null(False)
+    n = int(dup.sum())
+    return (table.filter(~dup), n) if n else (table, 0)
+
+
+def token_difference(counted: object, stored: object) -> float | None:
+    """Counted total (whole text, prompt included) minus the stored num_qwen_tokens, or None.
+    Why a difference and no verdict: the stored figure counts the whole chat template, which
+    the row's text may not reproduce exactly."""
+    if not isinstance(counted, int | float) or not isinstance(stored, int | float):
+        return None
+    if isinstance(counted, bool) or isinstance(stored, bool) or stored != stored:
+        return None
+    return float(counted) - float(stored)
 
 
 # ---------------------------------------------------------------- one trajectory

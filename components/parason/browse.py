@@ -28,8 +28,20 @@ COLUMNS = {
     "stages": st.column_config.NumberColumn("stages", width=50),
     "branches": st.column_config.TextColumn("branches", width=70),
     "kind_mix": st.column_config.TextColumn("kind mix", width=100),
-    "n_warnings": st.column_config.NumberColumn("⚠", help="parser warnings", width=36),
+    "n_warnings": st.column_config.NumberColumn(
+        "⚠", help="parser warnings (invalid data); informational notes are not counted", width=36
+    ),
     "warnings": st.column_config.TextColumn("warnings", width=90),
+    "notes": st.column_config.TextColumn(
+        "notes", width=80, help="informational parser notes: tolerated, the row stays valid"
+    ),
+    "vs_stored": st.column_config.NumberColumn(
+        "Δ stored",
+        format="%+.0f",
+        width=70,
+        help="this counter's count of the whole text minus the stored num_qwen_tokens (which "
+        "counts the whole chat template): a difference, not a verdict",
+    ),
 }
 
 

@@ -14,7 +14,8 @@ import polars as pl
 import streamlit as st
 
 from analysis.parason.store import NAME, VERSION, load_row, metrics_table, rl_table
-from analysis.parason.tokens import find_qwen_tokenizer
+from analysis.parason.tables import drop_duplicates
+from analysis.parason.tokens import qwen_available
 from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress
@@ -32,13 +33,21 @@ def _metrics(path: str, mtime: int, counter: str) -> pl.DataFrame:
     return metrics_table(Path(path), counter)
 
 
-def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.DataFrame:
-    """The subset's metrics table; the first build shows a progress bar."""
+def metrics_with_duplicates(
+    subset: str, src: SourceConfig, counter: str = "estimate"
+) -> tuple[pl.DataFrame, int]:
+    """The subset's metrics table with exact duplicate rows dropped, and how many were dropped;
+    the first build shows a progress bar."""
     path = sft_path(subset, src)
     if not table_path(NAME, VERSION, [path], {"counter": counter}).exists():
         with st_progress(f"Parsing every {subset} trajectory (first time only)…") as hook:
             metrics_table(path, counter, progress=hook)
-    return _metrics(str(path), file_stamp(path), counter)
+    return drop_duplicates(_metrics(str(path), file_stamp(path), counter))
+
+
+def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.DataFrame:
+    """The subset's metrics table, each exact duplicate row counted once."""
+    return metrics_with_duplicates(subset, src, counter)[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -67,4 +76,4 @@ def rl(src: SourceConfig) -> pl.DataFrame:
 
 @st.cache_resource(show_spinner=False)
 def counters_available() -> tuple[str, ...]:
-    return ("estimate", "words", "qwen") if find_qwen_tokenizer() else ("estimate", "words")
+    return ("estimate", "words", "qwen") if qwen_available() else ("estimate", "words")

@@ -27,6 +27,11 @@ def badge(n: int) -> str:
     return f"● {n}" if n > 0 else ""
 
 
+def _rounded(value: float | None, digits: int) -> float | None:
+    """A figure rounded for a snapshot; None stays None (an undefined speedup)."""
+    return None if value is None else round(value, digits)
+
+
 def _question(question: object) -> str:
     return plain_question(question, TITLE_QUESTION) or "(no question)"
 
@@ -44,8 +49,8 @@ def trajectory_snapshot(m: Metrics, correctness: object) -> dict[str, Any]:
     return {
         "T": round(m.T, 1),
         "C": round(m.C, 1),
-        "speedup": round(m.speedup, 3),
-        "acceleration": round(m.acceleration_ratio, 4),
+        "speedup": _rounded(m.speedup, 3),
+        "acceleration": _rounded(m.acceleration_ratio, 4),
         "parallel_ratio": round(m.parallel_ratio, 4),
         "blocks": m.stages,
         "branches": ", ".join(str(b) for b in m.branches),
@@ -115,7 +120,7 @@ def pair_snapshot(m1: Metrics, m8: Metrics, n_added: int) -> dict[str, Any]:
         out |= {
             f"T_{tag}": round(m.T, 1),
             f"C_{tag}": round(m.C, 1),
-            f"speedup_{tag}": round(m.speedup, 3),
+            f"speedup_{tag}": _rounded(m.speedup, 3),
             f"blocks_{tag}": m.stages,
             f"branches_max_{tag}": m.branches_max,
         }

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
+from components.common.formatting import fmt_quantity
 from components.common.safe_text import esc, esc_hover
 from components.common.theme import (
     CORRECTNESS_COLOURS,
@@ -25,6 +26,12 @@ from components.common.theme import (
 )
 
 CORRECT_NAMES = {True: "correct", False: "incorrect", None: "unknown"}
+
+
+def plotly_text(escaped: str) -> str:
+    """Escaped text as plotly shows it: plotly decodes numeric entities and only a few named
+    ones, so `&quot;` would read literally; quotes become `&#34;`, which it decodes."""
+    return escaped.replace("&quot;", "&#34;")
 
 
 def _ring_selected(fig: go.Figure, df: pl.DataFrame, selected: str | None, x: str, y: str) -> None:
@@ -76,7 +83,8 @@ def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
 
 def _hover(df: pl.DataFrame) -> list[str]:
     return [
-        f"{esc(u[:8])} · speedup {s:.2f} · T {t:,.0f}<br>{esc_hover((q or '')[:120], 120)}"
+        f"{esc(u[:8])} · speedup {fmt_quantity(s, 'x')} · T {t:,.0f}<br>"
+        f"{plotly_text(esc_hover((q or '')[:120], 120))}"
         for u, s, t, q in zip(df["uuid"], df["speedup"], df["T"], df["question"], strict=True)
     ]
 

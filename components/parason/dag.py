@@ -27,7 +27,9 @@ from components.common.theme import (
     KIND_COLOURS,
     MARKER_EDGE,
 )
+from components.parason.charts import plotly_text
 
+LABEL_POSITION = "middle right"  # node labels (thread numbers, +n) beside their marker
 JOIN_SYMBOLS = {"AND": "square", "OR": "diamond", "MIXED": "star", "ALL": "circle"}
 
 
@@ -67,9 +69,11 @@ def _hover(n: str, d: Mapping, added: bool) -> str:
         lines.append("goal: " + esc_hover(d["goal"], 120))
     if d.get("warnings"):
         lines.append("⚠ " + esc(", ".join(d["warnings"])))
+    if d.get("notes"):
+        lines.append("note: " + esc(", ".join(d["notes"])))
     if d.get("preview"):
         lines.append(esc_hover(d["preview"], 160))
-    return "<br>".join(lines)
+    return plotly_text("<br>".join(lines))
 
 
 def dag_figure(
@@ -158,9 +162,9 @@ def dag_figure(
         elif d.get("kind") == "collapsed":
             label = f"+{int(d.get('count', 0))}"
         text.append(f"{plus}{label}{badge}")
-        # the collapsed hexagon sits last in its column: its "+n" goes below it, clear of the
-        # number of the branch drawn just above
-        where.append("bottom center" if d.get("kind") == "collapsed" else "top center")
+        # beside the marker, at its height: above it, in a crowded stage, thread k's number sat
+        # next to thread k-1 (the first Trial read "2" and the last had none)
+        where.append(LABEL_POSITION)
         ids.append(n)
     fig.add_trace(
         go.Scatter(

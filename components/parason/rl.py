@@ -24,6 +24,19 @@ def rl_table_key(query: str | None, sources: list[str] | None) -> str:
     return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
 
 
+def messages_html(messages: list[dict]) -> str:
+    """Every message of a prompt under its role (escaped), so a system message reads as one."""
+    parts = []
+    for m in messages:
+        role = esc(m.get("role") or "?")
+        parts.append(
+            f'<div class="rte-rl-message"><div style="font-size:0.78rem;font-weight:600;'
+            f'margin:0.3rem 0 0.1rem 0">{role}</div>{node_text_html(str(m.get("content") or ""))}'
+            "</div>"
+        )
+    return "".join(parts)
+
+
 def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
     c1, c2 = st.columns([3, 2])
@@ -58,5 +71,5 @@ def render_rl(src: SourceConfig) -> None:
             f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '
             f"ground truth <code>{esc(r['ground_truth'] or '–')}</code></div>"
         )
-        st.html(node_text_html(r["prompt"]))
+        st.html(messages_html(r.get("messages") or [{"role": "user", "content": r["prompt"]}]))
     table_downloads(view, file_stem("parason", "rl", "filtered"), "pa_rl")

@@ -21,11 +21,29 @@ DATASET = "parason"
 VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
 COUNTER_LABELS = {
     "estimate": "estimate (num_qwen_tokens by char share)",
-    "words": "whitespace words",
-    "qwen": "exact Qwen3 tokenizer",
+    "words": "words + tags (whitespace words; every tag, think tag and <|im_end|> counts 1; "
+    "the answer included)",
+    "qwen": "exact Qwen3 (bundled Qwen BPE vocabulary, offline)",
 }
 UUID = ParasonKeys.UUID
 NODE = ParasonKeys.NODE
+
+
+def duplicates_note(n: int, subset: str) -> str:
+    """What the page says when the subset stores exact duplicate rows."""
+    rows = "row" if n == 1 else "rows"
+    return (
+        f"{n:,} exact duplicate {rows} in {subset} dropped: each row is counted once in the "
+        "browse count, the charts and the picker."
+    )
+
+
+def needs_table_note(subset: str) -> str:
+    """What a tab that needs the subset's table says when it could not be built."""
+    return (
+        f"This tab needs {subset}/train.parquet, which could not be read (see the message "
+        "above). The RL tab does not need it; another subset may work too."
+    )
 
 
 def open_trajectory(uuid: str, view: str = "Trajectory") -> None:

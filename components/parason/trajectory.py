@@ -11,7 +11,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.parason.analyse import analyse_row
-from analysis.parason.metrics import Metrics
+from analysis.parason.metrics import PLACEMENT, Metrics
 from analysis.parason.parse import Trajectory
 from analysis.parason.tables import (
     added_nodes,
@@ -20,6 +20,7 @@ from analysis.parason.tables import (
     resolve_uuid,
     shown_node,
     stage_frame,
+    token_difference,
     warning_counts,
     warnings_frame,
 )
@@ -56,16 +57,46 @@ def text_link_params(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def warning_badges(traj: Trajectory) -> str:
-    """One escaped chip per warning code (× count), red for warnings, blue for infos."""
+    """One escaped chip per code (× count): red with ⚠ for warnings (invalid data), blue with
+    "note" for informational codes, which must not look like warnings."""
     chips = []
     for w in warning_counts(traj):
-        bg, fg = (WARN_BG, WARN_FG) if w.severity == "warning" else (INFO_BG, INFO_FG)
+        is_warning = w.severity == "warning"
+        bg, fg = (WARN_BG, WARN_FG) if is_warning else (INFO_BG, INFO_FG)
+        mark = "⚠ " if is_warning else "note: "
         chips.append(
             f'<span title="{esc(w.description)}" style="background:{bg};color:{fg};'
-            f'border-radius:10px;padding:1px 8px;margin-right:4px;font-size:0.8rem">⚠ {esc(w.code)}'
-            f"{' ×' + str(w.count) if w.count > 1 else ''}</span>"
+            f'border-radius:10px;padding:1px 8px;margin-right:4px;font-size:0.8rem">{mark}'
+            f"{esc(w.code)}{' ×' + str(w.count) if w.count > 1 else ''}</span>"
         )
     return "".join(chips)
+
+
+def warnings_title(traj: Trajectory) -> str:
+    """The expander title: "shown as far as it parses" only when the data is invalid."""
+    n_warn = sum(w.severity == "warning" for w in traj.warnings)
+    n_note = len(traj.warnings) - n_warn
+    if n_warn:
+        extra = f", {n_note} notes" if n_note else ""
+        return f"Parser warnings ({n_warn}{extra}): the trajectory is shown as far as it parses"
+    return f"Parser notes ({n_note}): informational, the trajectory parsed completely"
+
+
+def tokens_caption(m: Metrics, counted_total: float, stored: object) -> str:
+    """How the counts were made, the published tag placement, and the counted whole text against
+    the stored num_qwen_tokens (a difference, not a verdict: the stored figure counts the whole
+    chat template)."""
+    diff = token_difference(counted_total, stored)
+    cmp = ""
+    if diff is not None:
+        cmp = (
+            f" Whole text counted: {counted_total:,.0f} tokens; stored num_qwen_tokens: "
+            f"{float(stored):,.0f} (the whole chat template); difference {diff:+,.0f}."  # type: ignore[arg-type]  # token_difference checked it is a number
+        )
+    return (
+        f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i). "
+        f"{md_text(PLACEMENT, 600)}{md_text(cmp, 300)}"
+    )
 
 
 def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
@@ -89,11 +120,18 @@ def metric_row(m: Metrics, prefix: str = "") -> None:
     c = st.columns(6)
     c[0].metric(f"{prefix}tokens T", fmt_quantity(m.T, "n"))
     c[1].metric(f"{prefix}critical path C", fmt_quantity(m.C, "n"))
-    c[2].metric(f"{prefix}speedup T/C", f"{m.speedup:.2f}×", help="T / C")
+    undefined = "undefined (T = 0)"
+    c[2].metric(
+        f"{prefix}speedup T/C",
+        fmt_quantity(m.speedup, "x") if m.speedup is not None else "–",
+        help="T / C" if m.speedup is not None else undefined,
+    )
     c[3].metric(
         f"{prefix}1 − C/T",
-        f"{m.acceleration_ratio:.1%}",
-        help="acceleration ratio (the reference code's acceleration_ratio)",
+        f"{m.acceleration_ratio:.1%}" if m.acceleration_ratio is not None else "–",
+        help="acceleration ratio (the reference code's acceleration_ratio)"
+        if m.acceleration_ratio is not None
+        else undefined,
     )
     c[4].metric(
         f"{prefix}parallel ratio",
@@ -284,12 +322,16 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     ):
         _trajectory_capture(case, m, row.get("correctness"))
     metric_row(m)
-    st.caption(f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i).")
+    st.caption(tokens_caption(m, sum(a.counts), row.get("num_qwen_tokens")))
+    if "empty_reasoning" in m.warning_codes:
+        st.warning(
+            "The reasoning is empty: T = 0 and the speedup is undefined (the answer alone is not "
+            "counted as T).",
+            icon=":material/warning:",
+        )
     if traj.warnings:
         st.html(warning_badges(traj))
-        with st.expander(
-            f"Parser warnings ({len(traj.warnings)}): the trajectory is shown as far as it parses"
-        ):
+        with st.expander(warnings_title(traj)):
             st.dataframe(warnings_frame(traj), hide_index=True)
     node = known_node(NODE.read(), g)
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()

@@ -382,7 +382,7 @@ def test_collapsed_stage_is_explained_and_items_are_compact() -> None:
     assert "largest 11 of 45 branches shown" in caps and "+34 collapsed" in caps
     nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
     k = nodes["customdata"].index("b0:more")
-    assert nodes["text"][k] == "+34" and nodes["textposition"][k] == "bottom center"
+    assert nodes["text"][k] == "+34" and nodes["textposition"][k] == "middle right"
     stage = at.dataframe[-1].value
     assert stage["items"].tolist() == ["45×S"]
 
@@ -521,3 +521,89 @@ def test_inline_cases_on_the_open_trajectory(db: str) -> None:
     assert "look here &lt;b&gt;now&lt;/b&gt;" in html and "<script>" not in html
     at = _app({"uuid": FOUR, "subset": "sft-8x"})  # the 8x row has no case
     assert not any("on this item" in e.label for e in at.expander)
+
+
+# ---------------------------------------------------------------- issue 11
+def _local(sample_root: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "parason"
+    shutil.copytree(sample_root / "parason", root)
+    return root, {"src_parason_kind": "local", "src_parason_path": str(root)}
+
+
+def test_broken_sft_1x_keeps_the_rl_tab(sample_root: Path, tmp_path: Path) -> None:
+    root, session = _local(sample_root, tmp_path)
+    (root / "sft-1x" / "train.parquet").write_bytes(b"this is not parquet")
+    at = _app({"view": "RL"}, session=session)
+    err = _errors(at).replace("\\", "")  # markdown escapes
+    assert "sft-1x/train.parquet is not a readable Parquet file" in err
+    assert "replace" in err  # names the file and says what to do
+    assert len(at.dataframe[0].value) == 60  # the RL prompts are still there
+    at = _app({"view": "Browse"}, session=session)
+    assert any("needs sft-1x/train.parquet" in i.value for i in at.info)
+
+
+def test_duplicate_rows_are_counted_once(sample_root: Path, tmp_path: Path) -> None:
+    root, session = _local(sample_root, tmp_path)
+    path = root / "sft-1x" / "train.parquet"
+    df = pl.read_parquet(path)
+    pl.concat([df, df.head(3)]).write_parquet(path)
+    at = _app(session=session)
+    assert len(at.dataframe[0].value) == df.height  # browse: each row once
+    assert any("3 exact duplicate rows in sft-1x dropped" in i.value for i in at.info)
+    at = _app({"view": "Charts"}, session=session)
+    scatter = _figs(at)[0]
+    points = [u for tr in scatter["data"] for u in (tr.get("customdata") or [])]
+    assert len(points) == len(set(points)) == df.height
+    at = _app({"view": "Trajectory"}, session=session)
+    assert len(at.selectbox[-1].options) == df.height  # the picker
+
+
+def test_rl_prompt_shows_each_message_with_its_role(sample_root: Path, tmp_path: Path) -> None:
+    root, session = _local(sample_root, tmp_path)
+    path = root / "rl" / "train.parquet"
+    df = pl.read_parquet(path)
+    first = df["prompt"][0].to_list()
+    system = [{"role": "system", "content": "Reason <b>step</b> by step."}, *first]
+    df = df.with_columns(
+        pl.Series("prompt", [system, *df["prompt"].to_list()[1:]], dtype=df["prompt"].dtype)
+    )
+    df.write_parquet(path)
+    at = _app({"view": "RL"}, session=session)
+    at.dataframe[0].proto  # noqa: B018 - the table exists
+    key = rl_table_key(None, None)
+    at.session_state[key] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    body = _html(at)
+    assert body.count('class="rte-rl-message"') == 2
+    assert ">system<" in body and ">user<" in body
+    assert "&lt;b&gt;step&lt;/b&gt;" in body and "<b>step</b>" not in body
+
+
+def test_empty_reasoning_is_flagged_and_speedup_undefined(
+    sample_root: Path, tmp_path: Path
+) -> None:
+    root, session = _local(sample_root, tmp_path)
+    path = root / "sft-1x" / "train.parquet"
+    df = pl.read_parquet(path).select("uuid", "question", "response_reasoning", "response_content")
+    df = df.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("")).otherwise(pl.col("response_reasoning"))
+        .alias("response_reasoning")
+    )  # fmt: skip
+    df.write_parquet(path)
+    uid = df["uuid"][0]
+    at = _app({"uuid": uid}, session=session)
+    assert not _errors(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["speedup T/C"] == "–" and metrics["tokens T"] == "0"
+    assert any("reasoning is empty" in w.value for w in at.warning)
+    assert "empty_reasoning" in _html(at)
+
+
+def test_notes_do_not_look_like_warnings() -> None:
+    # a valid sample row whose only code is informational (an item without its closing tag)
+    at = _app({"uuid": make_uuid("pow2-100-mod7")})
+    assert "item_unclosed" in _html(at)
+    body = _html(at)
+    labels = [e.proto.label for e in at.get("expandable")]
+    assert not any("shown as far as it parses" in lbl for lbl in labels)
+    assert "⚠" not in body.split("Question.", 1)[-1].split("Whole trajectory", 1)[0]

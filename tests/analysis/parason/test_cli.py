@@ -66,7 +66,8 @@ def test_errors_are_clear(root, capsys, tmp_path):
     bad = tmp_path / "train.parquet"
     bad.write_bytes(b"not a parquet file")
     assert main(["parason-stats", str(bad)]) == 2
-    assert "cannot read" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "is not a readable Parquet file" in err and "replace" in err
 
 
 def test_missing_optional_columns(tmp_path, capsys):

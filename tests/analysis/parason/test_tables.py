@@ -82,14 +82,19 @@ def test_plain_question_and_browse_frame() -> None:
             "branches": [[2, 3]],
             "kind_mix": ["trial"],
             "n_warnings": [1],
-            "warning_codes": [["no_boxed", "stray_tag"]],
+            "warning_codes": [["stray_tag"]],
+            "note_codes": [["no_boxed"]],
+            "counted_total": [120.0],
+            "stored_total": [125.0],
         }
     )
     shown = browse_frame(view)
     assert shown.columns[:6] == ["uuid", "question", "correctness", "speedup", "T", "C"]
     row = shown.row(0, named=True)
     assert row["uuid"] == "01234567" and row["question"] == "What is 1+1?"
-    assert row["branches"] == "2, 3" and row["warnings"] == "no_boxed, stray_tag"
+    assert row["branches"] == "2, 3" and row["warnings"] == "stray_tag"
+    assert row["notes"] == "no_boxed"  # an informational note, apart from the warnings
+    assert row["vs_stored"] == -5.0  # counted minus stored, shown per row
 
 
 def test_items_summary_counts_kinds_in_first_seen_order() -> None:
