@@ -118,3 +118,21 @@ def test_allowlist_refuses_with_one_message(
     assert "Source not allowed" in text and "does not open that local folder" in text
     assert "exist" not in text and "secret" not in text
     assert [s.value for s in at.subheader] == ["Parason", "FineProofs"]
+
+
+def test_unwritable_cache_folder_is_a_clear_message_per_dataset(
+    sample_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder where nothing can be written: the sample cannot be generated there, each
+    card says so (not a bug box), and a local folder that needs nothing new still shows."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")  # a folder under a file cannot be created, even by root
+    monkeypatch.setenv("RTE_CACHE_DIR", str(blocker / "cache"))
+    root = _mars_folder(sample_root, tmp_path, (MARS_FILE,))
+    at = _run(src_mars_kind="local", src_mars_path=str(root))
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2 and all("Cache not writable" in e for e in errors), errors
+    assert all("RTE_CACHE_DIR" in e.replace("\\", "") for e in errors)
+    assert [s.value for s in at.subheader] == ["MARS"]
+    assert "1 / 9" in [m.value for m in at.metric]
