@@ -67,9 +67,11 @@ GRADE_BINS = grade_bin(GRADE_LEVELS)
 
 
 def hist_stats(hist: np.ndarray) -> dict[str, np.ndarray]:
-    """Mean, std (ddof=1), count, min and max grade from 20-bin count histograms (rows x 20).
+    """Mean, std, count, min and max grade from 20-bin count histograms (rows x 20).
 
     Uses the grade levels k/7 the bins hold (exact for rubric grades), not the bin centres.
+    The std is the population std (ddof=0), the definition of a stored std, so a file that
+    stores only histograms gives the same SE, z and flags as one that also stores the std.
     """
     h = np.asarray(hist, dtype=np.float64)
     if h.ndim == 1:
@@ -78,7 +80,7 @@ def hist_stats(hist: np.ndarray) -> dict[str, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = (h * BIN_LEVELS).sum(1) / n
         ss = (h * BIN_LEVELS**2).sum(1) - n * mean**2
-        std = np.sqrt(np.clip(ss, 0, None) / np.where(n > 1, n - 1, np.nan))
+        std = np.sqrt(np.clip(ss, 0, None) / np.where(n > 0, n, np.nan))
     present = h > 0
     lo = np.where(present.any(1), BIN_LEVELS[np.argmax(present, 1)], np.nan)
     hi = np.where(present.any(1), BIN_LEVELS[N_BINS - 1 - np.argmax(present[:, ::-1], 1)], np.nan)
@@ -499,7 +501,7 @@ def depth_distribution(annotated: pl.DataFrame, n_bins: int = 10) -> pl.DataFram
         .agg(
             count=pl.len().cast(pl.Int64),
             mean=v.mean(),
-            std=v.std(),
+            std=v.std(ddof=0),  # population, like every std of the slice
             q10=v.quantile(0.1, "linear"),
             q25=v.quantile(0.25, "linear"),
             median=v.median(),

@@ -11,7 +11,7 @@ Layout written under `root` (the Hub repo's relative paths):
 - `data/prefix_values.parquet`, one row per collected prefix:
   `problem_id` str (16 hex), `sample_index` i32, `source` str, `step_idx` i32 (1-based: the
   prefix holds steps 1..step_idx), `num_steps` i32, `prefix_end_utf16` i32, `mean_grade` f64,
-  `std_grade` f64 (ddof=1), `min_grade` f64, `max_grade` f64, `n_graded` i32 (<= 32),
+  `std_grade` f64 (population std, ddof=0), `min_grade` f64, `max_grade` f64, `n_graded` i32 (<= 32),
   `grade_hist` list<i32>[20], `base_grade` f64 (nullable: endpoint from the base grading log),
   `branch_id` str (nullable branch metadata; an "unknown" extra column).
 - `data/traces/<xx>.json.gz`, gzip JSON, `xx` = first two hex chars of `problem_id`:
@@ -250,7 +250,7 @@ def _sample_grades(
     nn = n.astype(np.float64)
     mean = (counts8 * levels).sum(1) / nn
     ss = (counts8 * levels**2).sum(1) - nn * mean**2
-    std = np.sqrt(np.clip(ss, 0, None) / np.maximum(nn - 1, 1))
+    std = np.sqrt(np.clip(ss, 0, None) / np.maximum(nn, 1))  # population std (ddof=0)
     present = counts8 > 0
     kmin = np.argmax(present, axis=1)
     kmax = 7 - np.argmax(present[:, ::-1], axis=1)

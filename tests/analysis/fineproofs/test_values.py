@@ -55,7 +55,7 @@ def test_histogram_stats_use_grade_levels() -> None:
     st = hist_stats(np.array([comb({0: 10, 7: 20, 3: 2})]))
     assert st["n"][0] == 32
     assert st["mean"][0] == pytest.approx(grades.mean())
-    assert st["std"][0] == pytest.approx(grades.std(ddof=1))
+    assert st["std"][0] == pytest.approx(grades.std(ddof=0))
     assert st["min"][0] == 0 and st["max"][0] == 1
     # bin centres would give a different (wrong) mean: grade 3/7 sits in bin 8 (centre 0.425)
     assert abs(st["mean"][0] - (10 * 0.025 + 20 * 0.975 + 2 * 0.425) / 32) > 1e-3
@@ -128,10 +128,10 @@ def test_stats_derived_from_histogram_only() -> None:
     assert f["value"].to_list() == pytest.approx([30 / 32, 0.5, 5 / 25 / 7])
     assert f["n"].to_list() == [32, 32, 25]
     g = np.array([0] * 16 + [1] * 16, dtype=float)
-    assert f["std"][1] == pytest.approx(g.std(ddof=1))
+    assert f["std"][1] == pytest.approx(g.std(ddof=0))
     assert f["max_grade"][2] == pytest.approx(1 / 7)
     a = annotate(f)
-    assert a["se"][1] == pytest.approx(g.std(ddof=1) / math.sqrt(32))
+    assert a["se"][1] == pytest.approx(g.std(ddof=0) / math.sqrt(32))
     assert a["bimodal"].to_list() == [False, True, False]
 
 
@@ -324,3 +324,36 @@ def test_relative_depth_sources() -> None:
     assert norm.frame["rel_depth"].to_list() == [0.25, 0.5, 0.75, 1.0]
     assert any("relative depth is the prefix ordinal" in n for n in norm.notes)
     assert any("assuming 32" in n for n in norm.notes)
+
+
+# ---------------------------------------------------------------- one data set, two layouts
+def test_std_column_or_histogram_only_give_the_same_flags() -> None:
+    """The same grades stored with a std column (population std, as exported) and as histograms
+    only: identical SE, z and drop/recovery flags. The third prefix's rise has z = 2.02 with the
+    population std; a sample std (ddof=1) from the histogram made it 1.99, dropping the recovery."""
+    hists = [comb({7: 32}), comb({4: 28, 7: 4}), comb({0: 7, 7: 25})]
+    levels = np.arange(8) / 7
+    grades = [
+        np.repeat(levels, [h[int(b)] for b in GRADE_BINS]) for h in hists
+    ]  # the grades the combs stand for
+    keys = {"problem_id": [PID] * 3, "sample_index": [0] * 3, "step_idx": [2, 4, 6]}
+    stored = pl.DataFrame(
+        {
+            **keys,
+            "mean_grade": [g.mean() for g in grades],
+            "std_grade": [g.std(ddof=0) for g in grades],
+            "n_graded": [32] * 3,
+            "grade_hist": hists,
+        }
+    )
+    hist_only = pl.DataFrame({**keys, "grade_hist": hists})
+    a = annotate(normalise(stored).frame)
+    b = annotate(normalise(hist_only).frame)
+    for col in ("value", "std", "n", "se", "change", "z"):
+        assert b[col].to_list() == pytest.approx(a[col].to_list(), nan_ok=True), col
+    for col in ("sig_drop", "sig_rise", "recovery", "first_error", "flags"):
+        assert b[col].to_list() == a[col].to_list(), col
+    assert a["recovery"].to_list() == [False, False, True]  # the case that used to flip
+    assert 2.0 < a["z"][2] < 2.05
+    sa, sb = trace_summary(a), trace_summary(b)
+    assert sa["shape"].to_list() == sb["shape"].to_list() == ["drop then recovery"]
