@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from cache.access import locked
 from cache.errors import DataError, HubUnavailable, SourceNotFound
 from components.common.safe_text import md_text
 from components.common.source_picker import use_sample
@@ -29,7 +30,7 @@ def show_error(exc: DataError, dataset: str | None = None, key: str = "") -> Non
     if exc.hint:
         text += f"  \n*What to do:* {md_text(exc.hint, 600)}"
     st.error(text, icon="⚠️")
-    if dataset and isinstance(exc, HubUnavailable | SourceNotFound):
+    if dataset and not locked() and isinstance(exc, HubUnavailable | SourceNotFound):
         st.button(
             "Use the bundled sample instead",
             key=f"back_to_sample_{dataset}_{key}",
