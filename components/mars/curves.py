@@ -9,7 +9,7 @@ import streamlit as st
 from analysis.mars.summaries import sample_traces
 from cache.sources import SourceConfig
 from components.common.guards import guard
-from components.common.selection import event_of, first_point_value
+from components.common.selection import event_of, selected_points
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cached as mc
@@ -18,6 +18,8 @@ from components.mars import figures as mf
 
 CURVES_KEY = "mars_curves"
 PICKED_KEY = "_mars_picked"
+PROBE_KEY = "_mars_picked_probe"  # (trace, position) of the last clicked probe marker
+TABS_STATE = "view"  # the tabs' key (components/mars/view.py)
 SMOOTHING = (1, 3, 5, 9, 15, 25)
 DEFAULT_CURVES = 30  # enough to see the spread, few enough to follow single curves
 DEFAULT_SMOOTHING = 5
@@ -25,15 +27,31 @@ MAX_CURVES = 1000
 _N_HELP = "A stable random sample of the question's traces (more traces keep the ones shown)."
 
 
+def clicked_probe(event: object) -> tuple[int, int | None] | None:
+    """(trace, probe position) of the first clicked point: a probe marker carries both, a
+    trace end only the trace (position None)."""
+    for p in selected_points(event):
+        data = p.get("customdata")
+        values = list(data) if isinstance(data, list | tuple) else [data]
+        try:
+            trace = int(values[0])
+            pos = int(values[1]) if len(values) > 1 and values[1] is not None else None
+        except (TypeError, ValueError, IndexError):
+            continue
+        return trace, pos
+    return None
+
+
 def _on_curves_select() -> None:
-    """A clicked probe marker or trace end picks that trace for the Single trace tab."""
-    t = first_point_value(event_of(CURVES_KEY))
-    try:
-        trace = int(t) if t is not None else None
-    except (TypeError, ValueError):
-        trace = None
-    if trace is not None:
-        st.session_state[PICKED_KEY] = trace
+    """A clicked probe marker opens the Single trace tab on that trace, at that probe; a
+    clicked trace end opens the trace."""
+    hit = clicked_probe(event_of(CURVES_KEY))
+    if hit is None:
+        return
+    trace, pos = hit
+    st.session_state[PICKED_KEY] = trace
+    st.session_state[PROBE_KEY] = (trace, pos)
+    st.session_state[TABS_STATE] = "Single trace"
 
 
 def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:

@@ -206,7 +206,10 @@ def curves_figure(
                     marker={"symbol": symbol, "size": 6, "color": color, "opacity": 0.8},
                     name=name,
                     text=_probe_hover(sub),
-                    customdata=sub["trace_idx"].to_list(),
+                    # [trace, position]: a click opens that trace at that probe
+                    customdata=list(
+                        zip(sub["trace_idx"].to_list(), sub["position"].to_list(), strict=True)
+                    ),
                     hovertemplate="%{text}<extra></extra>",
                 )
             )

@@ -26,6 +26,8 @@ from components.mars import figures as mf
 ZOOM_SMOOTHING = (1, 16, 64, 256)
 DEFAULT_ZOOM_SMOOTHING = 64
 PROBES_KEY = "mars_probe_rows"
+PROBE_KEY = "_mars_picked_probe"  # set by a probe click in the Curves tab: (trace, position)
+PICKED_KEY = "_mars_picked"  # the trace that click picked (components/mars/curves.py)
 
 
 def _num(v: object) -> str:
@@ -39,7 +41,10 @@ def render_single_trace(
     if not traces:
         st.info("No traces.")
         return
-    want = MarsKeys.TRACE.read()
+    picked = st.session_state.pop(PICKED_KEY, None)  # a click in the Curves tab opened this tab
+    if picked in traces:
+        MarsKeys.TRACE.write(picked)
+    want = picked if picked in traces else MarsKeys.TRACE.read()
     idx = traces.index(want) if want in traces else 0
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     ok = dict(zip(traces, feats["final_correct"].to_list(), strict=True))
@@ -91,10 +96,14 @@ def render_single_trace(
         mcs.trace_cases_here(ref, where="zoom")
     if f["flags"]:
         st.warning(f"Data flags on this trace: {', '.join(flag_names(int(f['flags'])))}")
-    show_probe_texts(probes, ref)
+    clicked = st.session_state.get(PROBE_KEY)
+    at = clicked[1] if clicked is not None and clicked[0] == int(trace) else None
+    show_probe_texts(probes, ref, at=at)
 
 
-def show_probe_texts(probes: pl.DataFrame, ref: mcs.TraceRef | None = None) -> None:
+def show_probe_texts(
+    probes: pl.DataFrame, ref: mcs.TraceRef | None = None, at: int | None = None
+) -> None:
     """The probe table (raw_text shortened in the cell) and, under it, the full escaped
     raw_text of the selected row (the first probe until a row is picked), with the row's
     casebook control beside its header when `ref` names the trace."""
@@ -111,7 +120,9 @@ def show_probe_texts(probes: pl.DataFrame, ref: mcs.TraceRef | None = None) -> N
         column_config={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
     )
     rows = selected_rows(event)
-    i = rows[0] if rows and 0 <= rows[0] < probes.height else 0
+    positions = probes["position"].to_list()
+    start = positions.index(at) if at in positions else 0  # the clicked probe, else the first
+    i = rows[0] if rows and 0 <= rows[0] < probes.height else start
     r = probes.row(i, named=True)
     st.caption("Select a row to read its probe text in full.")
     answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"

@@ -69,3 +69,35 @@ def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:
         + " ".join(page.locator('[data-testid="stSelectbox"]').all_inner_texts())
     )
     assert "Q13 · pass@1" in shown, shown
+
+
+_PROBE_PIXEL = """() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => (g._fullData || []).some(t => (t.name || '').startsWith('probe')));
+  if (!gd) return null;
+  // _fullData: x/y decoded from plotly's binary arrays
+  const t = gd._fullData.find(t => (t.name || '').startsWith('probe'));
+  const i = Math.min(2, t.x.length - 1);  // not the first probe (2,048 tokens)
+  if (!t.customdata || !Array.isArray(t.customdata[i])) return null;
+  const L = gd._fullLayout, box = gd.getBoundingClientRect();
+  return {x: box.left + L._size.l + L.xaxis.d2p(t.x[i]),
+          y: box.top + L._size.t + L.yaxis.d2p(t.y[i]),
+          pos: Math.round(t.customdata[i][1]), trace: t.customdata[i][0]};
+}"""
+
+
+def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&smooth=1")
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot .gl-container canvas", timeout=60_000)
+    page.wait_for_function(f"({_PROBE_PIXEL})() !== null", timeout=30_000)
+    target = page.evaluate(_PROBE_PIXEL)
+    assert target["pos"] > 2048, target
+    page.locator(".js-plotly-plot .gl-container canvas").last.scroll_into_view_if_needed()
+    target = page.evaluate(_PROBE_PIXEL)
+    page.mouse.click(target["x"], target["y"])
+    # the Single trace tab opens on that trace, with that probe's text under the table
+    page.get_by_text(f"Probe at token {target['pos']}", exact=False).wait_for(timeout=60_000)
+    assert_no_exception(page)
+    assert f"trace={target['trace']}" in page.evaluate("() => window.location.search")
