@@ -12,7 +12,7 @@ from components.common.url_keys import FineproofsKeys
 from components.fineproofs import cached as fc
 from components.fineproofs.collection import render_collection
 from components.fineproofs.overview import render_overview
-from components.fineproofs.shared import DATASET, TAB_KEY, TABS, show_notes
+from components.fineproofs.shared import DATASET, TAB_KEY, TABS, needs_prefix_table, show_notes
 from components.fineproofs.trace import render_trace
 
 ensure_routed()
@@ -35,16 +35,21 @@ RENDER = {
     "Trace": ("the trace view", render_trace),
     "Collection": ("the collection overview", render_collection),
 }
-if ok:
-    tabs = st.tabs(
-        list(TABS),
-        key=TAB_KEY,
-        bind="query-params",
-        default="Trace" if FineproofsKeys.PROBLEM.read() else "Overview",
-    )
-    for tab, name in zip(tabs, TABS, strict=True):
-        if not tab.open:
-            continue
-        what, render = RENDER[name]
-        with tab, guard(what, dataset=DATASET):
+tabs = st.tabs(
+    list(TABS),
+    key=TAB_KEY,
+    bind="query-params",
+    default="Trace" if FineproofsKeys.PROBLEM.read() else "Overview",
+)
+for tab, name in zip(tabs, TABS, strict=True):
+    if not tab.open:
+        continue
+    what, render = RENDER[name]
+    with tab, guard(what, dataset=DATASET):
+        # a broken prefix table hides only what needs it: the side files still show
+        if name == "Collection":
+            render_collection(src, prefix_ok=ok)
+        elif ok:
             render(src)
+        else:
+            needs_prefix_table(what)

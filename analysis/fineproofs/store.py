@@ -43,15 +43,27 @@ DEPTH = "fineproofs-depth"
 _NOTES_KEY = b"fineproofs_notes"
 
 
+def _redo_hint(path: Path) -> str:
+    """What to do about an unreadable prefix table, naming the file."""
+    name = Path(path).name
+    return (
+        f"{name} (the FineProofs prefix table) looks truncated or corrupt: copy it again from "
+        f"the export into data/, or re-download it with `python -m cache fetch`; the Collection "
+        "tab's side files do not need it"
+    )
+
+
 def read_prefix_table(path: Path) -> pl.DataFrame:
     """Read the raw prefix parquet (checked: a corrupt file raises CorruptFile naming it)."""
-    parquet_info(path)
+    try:
+        parquet_info(path)
+    except CorruptFile as exc:
+        raise CorruptFile(exc.message, _redo_hint(path)) from None
     try:
         return pl.read_parquet(path)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise CorruptFile(
-            f"reading {Path(path).name} failed ({str(exc)[:160]})",
-            "the file may be truncated or corrupt: re-download or regenerate it",
+            f"reading {Path(path).name} failed ({str(exc)[:160]})", _redo_hint(path)
         ) from None
 
 

@@ -141,33 +141,47 @@ def _coverage(src: SourceConfig, summary: pl.DataFrame) -> None:
         st.dataframe(missing, hide_index=True, height=min(300, 36 + 35 * missing.height))
 
 
-def render_collection(src: SourceConfig) -> None:
+def _derived(src: SourceConfig) -> None:
+    """The depth distribution, the shape counts and the coverage (all from the prefix table)."""
+    st.markdown("#### Value by relative depth (derived from the prefix table)")
+    st.plotly_chart(depth_distribution_figure(fc.depth(src)), config={"displayModeBar": False})
+    summary = fc.traces(src)
+    facts = collection_facts(summary)
+    st.caption(
+        f"{facts.n_traces:,} traces; {facts.n_first_error:,} have a first-error candidate "
+        f"(median depth {facts.median_first_error_depth:.2f}); "
+        f"{facts.n_recovering:,} show a drop then a recovery."
+    )
+    shapes = shape_counts(summary)
+    st.markdown("#### Failure shapes of the traces")
+    st.plotly_chart(
+        bar_figure(
+            shapes["len"].to_list(),
+            [s or "–" for s in shapes["shape"].to_list()],
+            x_title="failure shape",
+            y_title="traces",
+            max_ticks=50,  # categories: name every bar
+        ),
+        config={"displayModeBar": False},
+    )
+    with guard("the trace coverage", dataset=DATASET):
+        _coverage(src, summary)
+
+
+def render_collection(src: SourceConfig, prefix_ok: bool = True) -> None:
     """Derived depth/shape summaries first (the answers), then coverage, then summary.json and
-    trace_manifest.json as they are, folded away in expanders."""
-    with guard("the derived summaries", dataset=DATASET):
-        st.markdown("#### Value by relative depth (derived from the prefix table)")
-        st.plotly_chart(depth_distribution_figure(fc.depth(src)), config={"displayModeBar": False})
-        summary = fc.traces(src)
-        facts = collection_facts(summary)
-        st.caption(
-            f"{facts.n_traces:,} traces; {facts.n_first_error:,} have a first-error candidate "
-            f"(median depth {facts.median_first_error_depth:.2f}); "
-            f"{facts.n_recovering:,} show a drop then a recovery."
+    trace_manifest.json as they are, folded away in expanders. Without a readable prefix table
+    (`prefix_ok` False) only the side files show: they do not depend on it."""
+    if prefix_ok:
+        with guard("the derived summaries", dataset=DATASET):
+            _derived(src)
+    else:
+        st.info(
+            "The depth and shape summaries and the trace coverage are derived from "
+            "data/prefix_values.parquet, which could not be read (see the error above). The "
+            "side files below do not need it.",
+            icon="ℹ️",
         )
-        shapes = shape_counts(summary)
-        st.markdown("#### Failure shapes of the traces")
-        st.plotly_chart(
-            bar_figure(
-                shapes["len"].to_list(),
-                [s or "–" for s in shapes["shape"].to_list()],
-                x_title="failure shape",
-                y_title="traces",
-                max_ticks=50,  # categories: name every bar
-            ),
-            config={"displayModeBar": False},
-        )
-        with guard("the trace coverage", dataset=DATASET):
-            _coverage(src, summary)
     st.markdown("#### Side files, as stored")
     c1, c2 = st.columns(2)
     with c1, guard("summary.json", dataset=DATASET), st.expander("summary.json"):

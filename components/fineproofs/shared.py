@@ -28,3 +28,13 @@ def show_notes(notes: list[str]) -> None:
     """Data notes (what was found in the data and what was done about it), one warning each."""
     for n in notes:
         st.warning(md_text(n, 600), icon="🔎")
+
+
+def needs_prefix_table(what: str) -> None:
+    """Say why a tab is empty when the prefix table is broken, and where the rest still is."""
+    st.info(
+        f"{what[0].upper()}{what[1:]} needs data/prefix_values.parquet, which could not be "
+        "read (the error above says why and what to do). The Collection tab still shows "
+        "summary.json and trace_manifest.json, which do not need it.",
+        icon="ℹ️",
+    )

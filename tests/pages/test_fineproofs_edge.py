@@ -177,3 +177,29 @@ def test_trace_not_in_the_export_says_what_the_manifest_says(copy: Path) -> None
     assert "laid out like" not in err
     assert any(m.value.startswith("**Selected step · prefix 1") for m in at.markdown)
     assert "Use the bundled sample instead" not in [b.label for b in at.button]
+
+
+# ---------------------------------------------------------------- item 26: a broken main file
+def test_broken_prefix_table_hides_only_what_needs_it(copy: Path) -> None:
+    (copy / "data/prefix_values.parquet").write_bytes(b"PAR1" + b"\0" * 64)
+    at = _app({"view": "Collection"})
+    err = _errors(at)
+    assert "not a readable parquet file" in err
+    assert "prefix_values.parquet (the FineProofs prefix table) looks truncated" in err
+    assert [t.label for t in at.tabs] == ["Overview", "Trace", "Collection"]
+    assert [e.label for e in at.main.expander] == ["summary.json", "trace_manifest.json"]
+    kv = "\n".join(h.proto.body for e in at.main.expander for h in e.get("html"))
+    assert ">n_traces_expected</td>" in kv  # the manifest is shown as stored
+    assert any("side files below do not need it" in i.value for i in at.info)
+    at = _app({})
+    assert any("needs data/prefix_values.parquet" in i.value for i in at.info)
+
+
+def test_a_shard_that_is_not_gzip_is_reported_so(copy: Path) -> None:
+    pid, sample = astral_trace(copy)
+    path = copy / shard_relpath(pid)
+    path.write_bytes(gzip.decompress(path.read_bytes()))  # plain JSON under a .json.gz name
+    at = _app({"problem": pid, "sample": str(sample)})
+    err = _errors(at)
+    assert f"{path.name} is not gzip" in err and "gzip -c" in err
+    assert len(at.get("plotly_chart")) == 2  # the curve does not need the text
