@@ -14,6 +14,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +46,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str
+    pid: int
+    log: Path
+
+
 @contextmanager
-def streamlit_server(cache_dir: Path, log: Path | None = None, **env: str) -> Iterator[str]:
-    """Start the app on a free loopback port (offline), yield its base URL, stop it after."""
+def streamlit_server(
+    cache_dir: Path, log: Path | None = None, drop: tuple[str, ...] = (), **env: str
+) -> Iterator[Server]:
+    """Start the app on a free loopback port (offline), yield it, stop it after.
+
+    `drop` removes variables of this process's environment (e.g. a locked profile) for the server.
+    """
     port = free_port()
     full_env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **env)
-    log_path = log or cache_dir / f"streamlit-bench-{port}.log"
+    for name in drop:
+        full_env.pop(name, None)
     cache_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log or cache_dir / f"streamlit-bench-{port}.log"
     with open(log_path, "w") as out:
         proc = subprocess.Popen(
             [
@@ -77,31 +92,29 @@ def streamlit_server(cache_dir: Path, log: Path | None = None, **env: str) -> It
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
+            while True:
                 try:
-                    urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
+                    urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read()
                     break
                 except OSError:
-                    if proc.poll() is not None:
-                        raise RuntimeError(f"the server exited; see {log_path}") from None
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"the server did not start; see {log_path}") from None
                     time.sleep(0.3)
-            yield url
+            yield Server(url, proc.pid, log_path)
         finally:
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
 
 
-def server_pid(url: str) -> int | None:
-    """The pid of the process listening on the URL's port (for its resident memory)."""
-    port = int(url.rsplit(":", 1)[1].split("/")[0])
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
-    marker = "pid="
-    if marker not in out.stdout:
-        return None
-    return int(out.stdout.split(marker, 1)[1].split(",", 1)[0])
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process (MB), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def launch(playwright: Any) -> Any:

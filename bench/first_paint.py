@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = measure(args.url.rstrip("/"), views, args.runs)
     else:
         cache = Path(tempfile.gettempdir()) / "rte-bench" / "first-paint-cache"
-        with streamlit_server(cache) as url:
-            rows = measure(url, views, args.runs)
+        with streamlit_server(cache) as server:
+            rows = measure(server.url, views, args.runs)
     print(f"first paint in a new tab, warm server, {args.runs} runs each (target <= {TARGET_S} s)")
     print(f"{'view':<12} {'median s':>9} {'max s':>7} {'ws MB':>7}  verdict")
     worst = 0.0

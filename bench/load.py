@@ -25,31 +25,17 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("RTE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, rss_mb, streamlit_server
+
 MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 STEP_TIMEOUT_MS = 240_000
 SETTLED_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
@@ -71,59 +57,19 @@ STEPS = (
 # ------------------------------------------------------------------------------------ server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def own_server(cache_dir: str | None) -> Iterator[tuple[str, int]]:
     """`streamlit run app.py` on a free port with a fresh casebook; yields (url, pid)."""
-    port = _free_port()
     scratch = Path(tempfile.mkdtemp(prefix="rte-load-"))
-    env = dict(os.environ, HF_HUB_OFFLINE="1", RTE_DB_URL=f"sqlite:///{scratch / 'cb.sqlite'}")
-    env.pop("RTE_PROFILE", None)
-    env.pop("RTE_CASEBOOK", None)  # the tour adds and deletes a case
-    if cache_dir:
-        env["RTE_CACHE_DIR"] = cache_dir
-    log = open(scratch / "server.log", "w")  # noqa: SIM115 - closed in finally below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"the server did not start; see {scratch / 'server.log'}")
-        yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of one process (MB), from /proc."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    cache = Path(cache_dir) if cache_dir else scratch / "cache"
+    # the tour adds and deletes a case, so neither a locked profile nor a read-only casebook
+    with streamlit_server(
+        cache,
+        log=scratch / "server.log",
+        drop=("RTE_PROFILE", "RTE_CASEBOOK"),
+        RTE_DB_URL=f"sqlite:///{scratch / 'cb.sqlite'}",
+    ) as server:
+        yield server.url, server.pid
 
 
 # ------------------------------------------------------------------------------ measurements
