@@ -62,6 +62,16 @@ def cmd_warm(args: argparse.Namespace) -> int:
         for p in paths:
             size = human_size(p.stat().st_size) if p.exists() else "removed meanwhile"
             print(f"{name}: {p.name} ({size})")
+        absent = list(getattr(paths, "absent", []))
+        if absent:
+            shown = ", ".join(absent[:9]) + (
+                f" and {len(absent) - 9} more" if len(absent) > 9 else ""
+            )
+            print(
+                f"note: {name}: {len(absent)} file(s) not in {default_source(name).describe()}, "
+                f"skipped: {shown}",
+                file=sys.stderr,
+            )
     return 0
 
 

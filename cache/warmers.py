@@ -20,6 +20,16 @@ GROUP = "rte.warmers"
 Warmer = Callable[..., list[Path]]
 
 
+class Warmed(list[Path]):
+    """What a warmer built, plus the files its source lacks (`absent`, relative paths): a
+    local folder that holds only some of a dataset's files warms what it has, and
+    `python -m cache warm` names the rest in a note instead of failing."""
+
+    def __init__(self, paths: list[Path], absent: list[str] | None = None) -> None:
+        super().__init__(paths)
+        self.absent = list(absent or [])
+
+
 def registered() -> dict[str, Any]:
     """dataset -> entry point, as installed."""
     return {ep.name: ep for ep in entry_points(group=GROUP)}

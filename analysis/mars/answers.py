@@ -410,9 +410,26 @@ class AnswerGrouper:
         gt = self._gt_norm
         if gt is None or key[0] == "t":
             return False
-        if answer_key(gt) == key:
+        gt_key = answer_key(gt)
+        if gt_key == key:
             return True
+        if self._cheap and gt_key is not None and gt_key[0] != "t":
+            # two numeric values that differ are not the same answer (the rule
+            # `_match_existing` already applies between groups): no math-verify call per
+            # question for every LaTeX form among the probe answers
+            fp = self._fps[-1] if self._norms and self._norms[-1] == norm else None
+            gt_fp = self._value_fp(gt, gt_key)
+            if fp is not None and gt_fp is not None and fp != gt_fp:
+                return False
         return self._equivalent(gt, norm)
+
+    def _value_fp(self, norm: str, key: str) -> str | None:
+        if key[0] == "n":
+            v = exact_value(norm)
+            return f"{float(v):.9g},0" if v is not None else None
+        if key[0] == "s" and not self._only_itself(norm):
+            return _fingerprint(norm)
+        return None
 
     @property
     def n_groups(self) -> int:

@@ -27,8 +27,9 @@ from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
 from cache.progress import ProgressFn, scaled
 from cache.scan import collect, parquet_info
-from cache.sources import SourceConfig, resolve_file
+from cache.sources import SourceConfig, dataset_root, resolve_file
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
+from cache.warmers import Warmed
 
 FEATURES = "mars-features"
 GROUPS = "mars-groups"
@@ -206,12 +207,22 @@ def read_probes(path: Path, qid: int, trace_idx: Sequence[int] | None = None) ->
     return out.select(list(empty.columns)).sort("trace_idx", "position")
 
 
-def warm(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
-    """Build the feature store of every MARS file of `source` (`python -m cache warm`)."""
+def warm(source: SourceConfig, progress: ProgressFn | None = None) -> Warmed:
+    """Build the feature store of every MARS file of `source` (`python -m cache warm`). A local
+    folder with only some of the files builds those and reports the others as absent; with
+    none of them it fails naming the first."""
     out: list[Path] = []
     files = list(MARS_FILES)
+    absent: list[str] = []
+    if source.kind == "local":
+        root = dataset_root("mars", source)  # a missing folder raises, naming it
+        if root is not None:
+            absent = [rel for rel in files if not (root / rel).is_file()]
+            present = [rel for rel in files if rel not in absent]
+            files = present or files[:1]  # none at all: resolving the first says so
+            absent = absent if present else []
     for i, rel in enumerate(files):
         sub = scaled(progress, i / len(files), (i + 1) / len(files))
         path = resolve_file("mars", rel, source, progress=None)
         out.extend(feature_paths(path, progress=sub))
-    return out
+    return Warmed(out, absent)

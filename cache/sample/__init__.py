@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import importlib
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +32,28 @@ def sample_root(dataset: str) -> Path:
     return sample_dir() / f"v{SAMPLE_VERSION}" / dataset
 
 
+def _terminal(dataset: str, progress: ProgressFn | None) -> ProgressFn:
+    """`progress`, and a line on stderr at each tenth: the first start builds the sample for
+    ~20 s, and the terminal that started the app showed nothing meanwhile."""
+    shown = [-1]
+    t0 = time.perf_counter()
+
+    def hook(fraction: float, message: str = "") -> None:
+        if progress is not None:
+            progress(fraction, message)
+        tenth = int(min(max(fraction, 0.0), 1.0) * 10)
+        if tenth > shown[0]:
+            shown[0] = tenth
+            print(
+                f"building the bundled {dataset} sample: {tenth * 10:3d}% "
+                f"({time.perf_counter() - t0:.0f} s) {message}".rstrip(),
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return hook
+
+
 def ensure_sample(dataset: str, progress: ProgressFn | None = None, force: bool = False) -> Path:
     """The sample folder of one dataset, generated now if it does not exist yet."""
     root = sample_root(dataset)
@@ -46,7 +69,7 @@ def ensure_sample(dataset: str, progress: ProgressFn | None = None, force: bool 
             module = importlib.import_module(GENERATORS[dataset][0])
             tmp = Path(tempfile.mkdtemp(prefix=f".{dataset}-", dir=root.parent))
             try:
-                module.write_sample(tmp, progress=progress)
+                module.write_sample(tmp, progress=_terminal(dataset, progress))
                 if root.exists():
                     shutil.rmtree(root)
                 tmp.rename(root)

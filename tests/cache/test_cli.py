@@ -98,3 +98,24 @@ def test_info_lists_configured_repos_in_the_hf_cache(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "HF cache: 1 of the configured repos present" in out.stdout
     assert "wenbochen111/MARS (1 files)" in out.stdout and "someone/else" not in out.stdout
+
+
+def test_warm_partial_local_folder_builds_what_it_has(sample_root: Path, tmp_path: Path) -> None:
+    """A local MARS folder with one of the nine files warms that one, exits 0 and names the
+    absent files in a note (it used to exit 2 after building)."""
+    import shutil
+
+    rel = "Qwen3-32B/hmmt.parquet"
+    (tmp_path / "mars" / "Qwen3-32B").mkdir(parents=True)
+    shutil.copyfile(sample_root / "mars" / rel, tmp_path / "mars" / rel)
+    out = _run(
+        "warm",
+        "mars",
+        cache=tmp_path / "cache",
+        RTE_MARS_SOURCE="local",
+        RTE_MARS_PATH=str(tmp_path / "mars"),
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert sum(line.startswith("mars: mars-features") for line in out.stdout.splitlines()) == 1
+    assert "note: mars: 8 file(s) not in" in out.stderr
+    assert "DeepSeek-8B/aime25_deepseek.parquet" in out.stderr and "Traceback" not in out.stderr

@@ -59,3 +59,23 @@ def test_failed_build_leaves_no_half_sample(fake_generator) -> None:
     assert not [p for p in root.parent.iterdir() if p.name.startswith(".fakeds-")]
     mod.fail = False
     assert (sample.ensure_sample("fakeds") / "data" / "f.txt").exists()
+
+
+def test_first_build_shows_progress_in_the_terminal(fake_generator, capsys) -> None:
+    """The first start builds the sample for ~20 s: the terminal says so as it goes, whether
+    or not a caller passed a progress callback of its own (the app passes a browser bar)."""
+    mod, _calls = fake_generator
+    seen: list[float] = []
+    inner = mod.write_sample
+
+    def write_sample(root: Path, progress=None) -> None:
+        for f in (0.0, 0.35, 0.36, 0.7, 1.0):
+            progress(f, "step")
+        inner(root, progress)
+
+    mod.write_sample = write_sample
+    sample.ensure_sample("fakeds", progress=lambda f, m="": seen.append(f))
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("building the bundled fakeds sample")]
+    assert [ln.split(":")[1].split("%")[0].strip() for ln in lines] == ["0", "30", "70", "100"]
+    assert seen == [0.0, 0.35, 0.36, 0.7, 1.0]  # the caller's callback still gets every call
