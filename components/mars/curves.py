@@ -73,7 +73,9 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         **bound("smooth"),
     )
     mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
-    markers = c4.checkbox("probe markers", value=True, **bound("markers"))
+    markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
+        "probes", value=True, help="show the probe answers as markers", **bound("markers")
+    )
     shown = sample_traces(feats, int(n), seed=qid)
     if mode == "quantile bands":
         st.plotly_chart(mf.bands_figure(shown, smooth=int(smooth)), width="stretch")

@@ -13,7 +13,10 @@ DOWNLOAD_KEY = "mars_features_download"
 def render_data(feats: pl.DataFrame, qid: int, rel: str) -> None:
     scalar = [c for c, t in feats.schema.items() if not isinstance(t, pl.List)]
     st.dataframe(feats.select(scalar), hide_index=True, width="stretch", height=360)
-    download_buttons(feats, file_stem("mars", rel, f"q{qid}", "features"), key=DOWNLOAD_KEY)
+    row = st.container(horizontal=True)  # content-wide buttons: narrow columns cut the labels
+    download_buttons(
+        feats, file_stem("mars", rel, f"q{qid}", "features"), key=DOWNLOAD_KEY, columns=[row, row]
+    )
     st.caption(
         "One row per trace: final answer group and correctness, confidence features "
         "(mean, tail, lowest group, bottom 10%), conf_at_pos and answer group at every multiple of "

@@ -166,12 +166,13 @@ def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConf
     groups = store.question_groups(qid)
     gt = groups["ground_truth"][0] if groups.height else ""
     stats = question_stats(feats, groups)
-    c = st.columns(5)
-    c[0].metric("traces", stats.n_traces)
-    c[1].metric("pass@1", f"{stats.pass_at_1:.0%}")
-    c[2].metric("distinct final answers", stats.n_distinct)
-    c[3].metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k")
-    c[4].metric("no final answer", stats.n_no_answer)
+    # a wrapping row of content-wide metrics: at 1024 px five equal columns cut the labels
+    with st.container(horizontal=True, gap="large"):
+        st.metric("traces", stats.n_traces, width="content")
+        st.metric("pass@1", f"{stats.pass_at_1:.0%}", width="content")
+        st.metric("distinct final answers", stats.n_distinct, width="content")
+        st.metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k", width="content")
+        st.metric("no final answer", stats.n_no_answer, width="content")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.html(
             f"<div style='margin:0'>Ground truth: <code>{esc(gt)}</code></div>",

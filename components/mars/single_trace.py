@@ -77,12 +77,15 @@ def render_single_trace(
     st.plotly_chart(
         mf.zoom_figure(confs, groups, store.window, probes, smooth=int(smooth)), width="stretch"
     )
-    m = st.columns(5)
-    m[0].metric("length", f"{f['length']:,}")
-    m[1].metric("mean conf", _num(f["mean_conf"]))
-    m[2].metric("tail conf", _num(f["tail_conf"]))
-    m[3].metric("lowest group", _num(f["min_group"]))
-    m[4].metric("bottom 10%", _num(f["bottom_10"]))
+    with st.container(horizontal=True, gap="large"):  # wraps instead of cutting at 1024 px
+        for label, value in (
+            ("length", f"{f['length']:,}"),
+            ("mean conf", _num(f["mean_conf"])),
+            ("tail conf", _num(f["tail_conf"])),
+            ("lowest group", _num(f["min_group"])),
+            ("bottom 10%", _num(f["bottom_10"])),
+        ):
+            st.metric(label, value, width="content")
     verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
     ref = mcs.TraceRef(rel, src, qid, int(trace))
     with st.container(horizontal=True, vertical_alignment="center"):

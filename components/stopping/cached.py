@@ -28,7 +28,7 @@ from analysis.stopping import (
 from analysis.stopping.ties import TieCheck, tie_check
 from cache.datasets import MARS_FILES, mars_reference_dir
 from cache.errors import DataError
-from cache.progress import ProgressFn
+from cache.progress import ProgressFn, scaled
 from cache.sources import SourceConfig, dataset_root
 from components.common.cached import file_stamp, resolve, st_progress
 
@@ -66,9 +66,15 @@ def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[Prepar
     mtime = file_stamp(path)
     flag = _built(str(path), mtime, window)
     if not flag["done"]:
-        with st_progress("Building the MARS feature table (first use of this file)…") as bar:
-            feature_paths(path, window=window, progress=bar)
+        # one bar until the pools are in memory: loading and preparing 30 pools after the
+        # table is built takes seconds too (a new window W left the area blank for ~4 s)
+        with st_progress(f"Building the MARS feature table (window {window})…") as bar:
+            feature_paths(path, window=window, progress=scaled(bar, 0.0, 0.8))
+            bar(0.85, "preparing the question pools…")
+            preps = _prepared(str(path), mtime, window)
+            bar(1.0, "done")
         flag["done"] = True
+        return preps
     return _prepared(str(path), mtime, window)
 
 

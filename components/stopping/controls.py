@@ -137,10 +137,16 @@ def policy_params(method: str) -> Policy:
     """Parameter widgets for the chosen method (four to a row, the DeepConf percentile of a
     composed rule on its own row); returns the policy they define."""
     pol = published_policy(method)
-    cols = st.columns(4)
     values: dict[str, Any] = {}
+    specs = pol.ui_params()
+    for spec in specs:  # toggles on their own line: a quarter column cut their labels
+        if spec.toggle:
+            values[spec.field] = _widget(spec, False)
+    cols = st.columns(4)
     used = 0
-    for spec in pol.ui_params():
+    for spec in specs:
+        if spec.toggle:
+            continue
         if spec.new_row:
             slot = st.columns(4)[0]
         else:

@@ -173,7 +173,8 @@ def run_stem(rel: str, run: RunResult, what: str) -> str:
 
 def show_downloads(rel: str, cur: RunResult) -> None:
     """The three published CSVs of the current run (results, per question, overall)."""
-    cols = st.columns(3)
+    row = st.container(horizontal=True)  # content-wide buttons: equal columns cut the labels
+    cols = [row, row, row]
     frames = (
         ("results", cur.results_frame),
         ("summary_per_question", cur.per_question_frame),

@@ -44,14 +44,19 @@ def run_set(
             )
             sweep_pts = pc.sweep_points(rel, src, policy, settings, scaled(bar, 0.5, 1.0))
         runs = runs[: len(todo)]
+        other_pts = pc.points(rel, src, other_pols, settings)  # cached by the runs above
     else:
-        runs = [pc.run(rel, src, p, settings) for p in todo]
-        sweep_pts = pc.sweep_points(rel, src, policy, settings)
+        # a bar while the preview runs, so the area never sits blank (cached runs: a flash)
+        with st_progress("Simulating (quick preview)…") as bar:
+            runs = pc.run_with_progress(rel, src, todo, settings, scaled(bar, 0, 0.4))
+            sweep_pts = pc.sweep_points(rel, src, policy, settings, scaled(bar, 0.4, 0.9))
+            bar(0.9, "other policies")
+            other_pts = pc.points(rel, src, other_pols, settings)
     cur = runs[0]
     bases = dict(zip(BASELINES, runs[1:], strict=True))
     others_out = [
         (f"SC full budget ({bases['offline'].policy.method})", point_of(bases["offline"])),
         ("DeepConf online (dco)", point_of(bases["dco"])),
     ]
-    others_out += [(pt.method, pt) for pt in pc.points(rel, src, other_pols, settings)]
+    others_out += [(pt.method, pt) for pt in other_pts]
     return RunSet(cur, bases, sweep_pts, policy.main.label, others_out)

@@ -113,23 +113,31 @@ def stopped_early(run: RunResult) -> tuple[int, int]:
 def show_summary(cur: RunResult, sc: RunResult) -> None:
     o = cur.overall_frame().iloc[0]
     s = sc.overall_frame().iloc[0]
-    c = st.columns(4)
-    c[0].metric(
+    row = st.container(horizontal=True, gap="large")  # wraps instead of cutting at 1024 px
+    row.metric(
         "accuracy",
         f"{fmt_num(o['accuracy_pct'], '.1f')}%",
         f"{fmt_num(o['accuracy_pct'] - s['accuracy_pct'], '+.1f')} pp vs SC",
+        width="content",
     )
-    c[1].metric("mean token savings", f"{fmt_num(o['mean_token_savings_pct'], '.1f')}%")
+    row.metric(
+        "mean token savings", f"{fmt_num(o['mean_token_savings_pct'], '.1f')}%", width="content"
+    )
     n, total = stopped_early(cur)
-    c[2].metric(
+    row.metric(
         "stopped early",
         f"{n} / {total}",
         f"{fmt_num(100 * n / total, '.0f')}% of iterations" if total else None,
         delta_color="off",
         delta_arrow="off",
         help="bootstrap iterations (all questions) that a rule stopped before the full budget",
+        width="content",
     )
-    c[3].metric("iterations × questions", f"{cur.settings.iterations} × {len(cur.questions)}")
+    row.metric(
+        "iterations × questions",
+        f"{cur.settings.iterations} × {len(cur.questions)}",
+        width="content",
+    )
     if not cur.policy.voting.filter:
         return
     x = untruncated_savings_pct(cur, sc)

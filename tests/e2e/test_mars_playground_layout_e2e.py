@@ -1,0 +1,68 @@
+"""MARS and the playground at 1024x768: no metric, label or button is cut with an ellipsis;
+the playground's replayed iteration lives in the URL."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+FILE = "DeepSeek-8B/aime25_deepseek.parquet"
+# every text Streamlit cuts with an ellipsis (metric values and labels, widget labels, buttons)
+_CUT = """() => [...document.querySelectorAll(
+    '[data-testid="stMain"] .stMarkdownEllipsis, [data-testid="stMain"] [data-testid="stWidgetLabel"] p')]
+  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map(e => e.innerText.slice(0, 60))"""
+
+
+def _settled(page) -> None:  # type: ignore[no-untyped-def]
+    wait_for_app(page, timeout=180_000)
+    page.wait_for_timeout(1500)
+    wait_for_app(page, timeout=180_000)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"mars?file={FILE}&qid=3",
+        f"mars?file={FILE}&qid=3&view=Single+trace&trace=2",
+        f"mars?file={FILE}&qid=3&view=Data",
+        "playground?policy=sc-mars-cal",
+        "playground?policy=sc-pp",
+    ],
+)
+def test_nothing_is_cut_at_1024x768(app_url: str, page, path: str) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{app_url}/{path}")
+    _settled(page)
+    assert_no_exception(page)
+    page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
+    assert page.evaluate(_CUT) == []
+
+
+def _iteration(page):  # type: ignore[no-untyped-def]
+    return (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="bootstrap iteration")
+        .locator('input[type="range"]')
+    )
+
+
+def test_the_replayed_iteration_is_kept_in_the_url(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/playground?policy=sc-pp&qid=2&it=5")
+    _settled(page)
+    assert_no_exception(page)
+    slider = _iteration(page)
+    slider.wait_for(timeout=60_000)
+    assert slider.input_value() == "5"
+    assert "it=5" in page.evaluate("() => window.location.search")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.location.search.includes('it=6')", timeout=30_000)
+    page.reload()
+    _settled(page)
+    slider = _iteration(page)
+    slider.wait_for(timeout=60_000)
+    assert slider.input_value() == "6"
