@@ -17,11 +17,12 @@ from components.parason.rl import render_rl
 from components.parason.shared import (
     COUNTER_LABELS,
     DATASET,
-    UUID,
     VIEWS,
     duplicates_note,
     filter_bar,
     needs_table_note,
+    subset_default,
+    tabs_default,
 )
 from components.parason.trajectory import render_trajectory
 
@@ -35,16 +36,18 @@ st.caption(
 )
 
 src = current_source(DATASET)
-c1, c2, _ = st.columns([1.2, 2, 3], vertical_alignment="bottom")
-subset = c1.segmented_control(
-    "Subset", list(pc.SUBSETS), default="sft-1x", required=True, **bound_kept("subset")
+# a wrapping row, not columns: at 1024 px a column cut "sft-8x" to "sft"
+top = st.container(horizontal=True, vertical_alignment="bottom")
+subset = top.segmented_control(
+    "Subset", list(pc.SUBSETS), default=subset_default(), required=True, **bound_kept("subset")
 )
 subset = subset if subset in pc.SUBSETS else "sft-1x"
-counter = c2.selectbox(
+counter = top.selectbox(
     "Token counter",
     list(pc.counters_available()),
     help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
     + " (qwen counts offline from the bundled Qwen vocabulary)",
+    width=300,
     **bound_kept("counter"),
 )
 counter = counter or "estimate"
@@ -60,7 +63,7 @@ tabs = st.tabs(
     list(VIEWS),
     key="view",
     bind="query-params",
-    default="Trajectory" if UUID.read() else "Browse",
+    default=tabs_default(),
 )
 for tab, name in zip(tabs, VIEWS, strict=True):
     if not tab.open:

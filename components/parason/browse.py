@@ -52,11 +52,11 @@ def _on_table_select(uuids: list[str]) -> None:
 
 
 def render_browse(filtered: pl.DataFrame, total: int, subset: str, counter: str) -> None:
-    s1, s2, _ = st.columns([2, 1, 3], vertical_alignment="bottom")
+    row = st.container(horizontal=True, vertical_alignment="bottom")
     by_label = {v: k for k, v in SORT_COLUMNS.items()}
-    label = s1.selectbox("Sort by", list(by_label), **bound_kept("sort"))
+    label = row.selectbox("Sort by", list(by_label), width=220, **bound_kept("sort"))
     sort = by_label.get(label or "", "row")
-    desc = s2.toggle("Descending", value=False, **bound_kept("desc"))
+    desc = row.toggle("Descending", value=False, **bound_kept("desc"))
     view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
     st.caption(
         f"{view.height:,} of {total:,} trajectories in {subset} match the filters · click a row to open "

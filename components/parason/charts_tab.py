@@ -20,6 +20,7 @@ from components.parason.charts import (
 from components.parason.shared import COUNTER_LABELS, DATASET, UUID, open_trajectory
 
 PLAIN = {"displayModeBar": False}
+CHART_WIDTH = 560  # px: one chart's full title fits
 
 
 def selected_uuid(event: object) -> str | None:
@@ -52,12 +53,14 @@ def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate")
     )
     uid = UUID.read()
     label = COUNTER_LABELS.get(counter, counter)
-    c1, c2 = st.columns(2)
+    # a wrapping row: two charts side by side when they fit, else one above the other (at
+    # 1024 px two columns cut the chart titles)
+    row = st.container(horizontal=True)
+    c1, c2, c3, c4 = (row.container(width=CHART_WIDTH) for _ in range(4))
     with c1, guard("the speedup chart", dataset=DATASET):
         _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed")
     with c2, guard("the ratio chart", dataset=DATASET):
         _clickable(note_counter(ratio_scatter(filtered, uid), label), "pa_ch_ratio")
-    c3, c4 = st.columns(2)
     with c3, guard("the speedup histogram", dataset=DATASET):
         st.plotly_chart(note_counter(speedup_hist(filtered), label), config=PLAIN)
     with c4, guard("the branches histogram", dataset=DATASET):

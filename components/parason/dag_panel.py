@@ -15,7 +15,7 @@ from analysis.parason.tables import collapse_notes, widest_stage
 from components.common.selection import event_of, point_values
 from components.parason.charts import note_counter
 from components.parason.dag import dag_figure
-from components.parason.shared import NODE
+from components.parason.shared import NODE, switch_subset
 
 COLLAPSE_AT = 12
 DAG_LEGEND = (
@@ -34,7 +34,7 @@ def on_dag_select(key: str, subset: str | None = None) -> None:
         return
     NODE.write(node)
     if subset is not None:
-        st.session_state["subset"] = subset
+        switch_subset(subset)
         st.session_state["view"] = "Trajectory"
 
 

@@ -25,6 +25,7 @@ COUNTER_LABELS = {
     "the answer included)",
     "qwen": "exact Qwen3 (bundled Qwen BPE vocabulary, offline)",
 }
+FILTER_WIDTHS = (140, 220, 230, 130, 230)  # px: correctness, kinds, speedup, warnings, search
 UUID = ParasonKeys.UUID
 NODE = ParasonKeys.NODE
 
@@ -36,6 +37,34 @@ def duplicates_note(n: int, subset: str) -> str:
         f"{n:,} exact duplicate {rows} in {subset} dropped: each row is counted once in the "
         "browse count, the charts and the picker."
     )
+
+
+SUBSET_SET = "pa_subset_set"  # a callback chose the subset on this rerun
+
+
+def switch_subset(subset: str) -> None:
+    """Choose the subset from a callback (a node clicked in the 1x vs 8x DAGs)."""
+    st.session_state["subset"] = subset
+    st.session_state[SUBSET_SET] = True
+
+
+def subset_default() -> str | None:
+    """The subset control's default: none on the rerun after `switch_subset`. Why: a widget
+    given a default whose value was also set through the Session State API logs a warning with
+    a stack trace; the default is not part of the control's identity, so leaving it out for
+    that one rerun changes nothing else."""
+    return None if st.session_state.pop(SUBSET_SET, False) else "sft-1x"
+
+
+def tabs_default() -> str:
+    """The tabs' default, fixed for the session: Trajectory when it opened on a `uuid` deep link,
+    else Browse. Why fixed: the default is part of the tabs' identity, so a default that followed
+    the uuid made a chart click (which sets the uuid) look like a first load, where the URL's
+    `view=Charts` wins over the switch to Trajectory; the first click only highlighted."""
+    key = "pa_tabs_default"
+    if key not in st.session_state:
+        st.session_state[key] = "Trajectory" if UUID.read() else "Browse"
+    return str(st.session_state[key])
 
 
 def needs_table_note(subset: str) -> str:
@@ -82,19 +111,29 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     """The filter bar above the tabs; returns the filtered (unsorted) table."""
     kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
     top = speedup_top(table["speedup"])
-    c1, c2, c3, c4, c5 = st.columns([1.2, 2, 2, 1.5, 2.4], vertical_alignment="bottom")
-    correct = c1.selectbox("Correctness", ["all", "correct", "incorrect"], **bound_kept("correct"))
-    chosen = c2.multiselect(
-        "Kind mix", kinds, default=[], placeholder="all kinds", **bound_kept("kinds")
-    )
-    lo_hi = c3.slider(
-        "Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", **bound_kept("speedup")
-    )
+    # a wrapping row of fixed-width controls: columns cut labels and values at 1024 px
+    bar = st.container(horizontal=True, vertical_alignment="bottom")
+    correct = bar.selectbox(
+        "Correctness", ["all", "correct", "incorrect"], width=FILTER_WIDTHS[0],
+        **bound_kept("correct"),
+    )  # fmt: skip
+    chosen = bar.multiselect(
+        "Kind mix", kinds, default=[], placeholder="all kinds", width=FILTER_WIDTHS[1],
+        **bound_kept("kinds"),
+    )  # fmt: skip
+    lo_hi = bar.slider(
+        "Speedup T/C", 1.0, top, (1.0, top), step=0.05, format="%.2f", width=FILTER_WIDTHS[2],
+        **bound_kept("speedup"),
+    )  # fmt: skip
     # bound widgets put the *shown* option in the URL, so the options are the plain words
-    warn = c4.selectbox(
-        "Warnings", ["any", "with", "without"], help="parser warnings (⚠)", **bound_kept("warn")
-    )
-    query = c5.text_input("Search questions", placeholder="text or uuid prefix", **bound_kept("q"))
+    warn = bar.selectbox(
+        "Warnings", ["any", "with", "without"], width=FILTER_WIDTHS[3],
+        help="parser warnings (⚠, invalid data); notes are not warnings", **bound_kept("warn"),
+    )  # fmt: skip
+    query = bar.text_input(
+        "Search questions", placeholder="text or uuid prefix", width=FILTER_WIDTHS[4],
+        **bound_kept("q"),
+    )  # fmt: skip
     return filter_table(
         table,
         correctness=correct or "all",

@@ -47,6 +47,7 @@ from components.parason.shared import DATASET, NODE, UUID, on_pick, picker
 from components.parason.text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
 
 DAG_KEY = "pa_dag"
+METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
 
 
@@ -117,7 +118,9 @@ def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
 
 
 def metric_row(m: Metrics, prefix: str = "") -> None:
-    c = st.columns(6)
+    # a wrapping row of fixed-width metrics: six columns cut the values ("78.…") at 1024 px
+    row = st.container(horizontal=True)
+    c = [row.container(width=METRIC_WIDTH) for _ in range(6)]
     c[0].metric(f"{prefix}tokens T", fmt_quantity(m.T, "n"))
     c[1].metric(f"{prefix}critical path C", fmt_quantity(m.C, "n"))
     undefined = "undefined (T = 0)"

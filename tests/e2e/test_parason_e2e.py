@@ -90,3 +90,87 @@ def test_clicking_the_text_selects_its_node(app_url: str, page) -> None:  # type
     assert "uuid=b8c7711c" in page.url
     # the clicked node is the outlined one in the text view
     assert page.locator("#rte-parason-sel").first.text_content() == "<Thread>"
+
+
+# ---------------------------------------------------------------- issue 11 (items 19, 20, 25)
+# elements whose text is cut: an ellipsis (scrollWidth > clientWidth) or a label wrapped
+# mid-word ("Correctn/ess"); metric values, widget labels, select values, toggles, tabs
+OVERFLOWING = """() => {
+  const out = [];
+  const sel = '[data-testid="stMetricValue"] div, [data-testid="stMetricLabel"] p,'
+    + ' [data-testid="stWidgetLabel"] p, [data-baseweb="select"] div[value],'
+    + ' [data-baseweb="select"] div, [data-testid="stButtonGroup"] button p, [role="tab"] p,'
+    + ' .gtitle';
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const text = (el.innerText || el.textContent || '').trim();
+    if (!text) continue;
+    if (el.scrollWidth > el.clientWidth + 1) { out.push(text.slice(0, 40)); continue; }
+    if (el.closest('[data-testid="stWidgetLabel"]')) {
+      const lines = Math.round(r.height / parseFloat(getComputedStyle(el).lineHeight || '20'));
+      if (lines > 1 && !text.includes(' ')) out.push(text.slice(0, 40));
+    }
+  }
+  for (const t of document.querySelectorAll('.gtitle')) {  // plotly titles wider than the chart
+    const svg = t.closest('svg');
+    if (svg && t.getBoundingClientRect().right > svg.getBoundingClientRect().right + 1)
+      out.push((t.textContent || '').slice(0, 40));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(
+    "query", ["", f"?uuid={FOUR}", "?view=1x+vs+8x", "?view=Charts", "?view=RL"],
+    ids=["browse", "trajectory", "compare", "charts", "rl"],
+)  # fmt: skip
+def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None:  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(viewport={"width": 1024, "height": 768})
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"{app_url}/parason{query}")
+        wait_for_app(pg, 60_000)
+        assert_no_exception(pg)
+        pg.wait_for_timeout(800)
+        assert pg.evaluate(OVERFLOWING) == []
+    finally:
+        ctx.close()
+
+
+def test_first_click_on_a_chart_point_opens_it(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{app_url}/parason?view=Charts")
+    wait_for_app(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    chart.locator(".scatterlayer .trace .points path").nth(5).click(force=True)
+    page.wait_for_function(
+        "() => window.location.search.includes('view=Trajectory')", timeout=20_000
+    )
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert "uuid=" in page.url
+    selected = page.locator('[role="tab"][aria-selected="true"]').first.text_content()
+    assert (selected or "").strip() == "Trajectory"
+    assert page.locator("text=Question.").count() == 1
+
+
+def test_node_click_in_1x_vs_8x_logs_no_stack_trace(app_url: str, cache_dir, page) -> None:  # type: ignore[no-untyped-def]
+    port = app_url.rsplit(":", 1)[1]
+    log = cache_dir / f"streamlit-e2e-{port}.log"
+    before = log.read_text(errors="replace") if log.exists() else ""
+    page.goto(f"{app_url}/parason?view=1x+vs+8x")
+    wait_for_app(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # the 8x DAG
+    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
+    traces = chart.locator(".scatterlayer .trace")
+    counts = [traces.nth(i).locator(".points path").count() for i in range(traces.count())]
+    traces.nth(counts.index(max(counts))).locator(".points path").nth(2).click(force=True)
+    page.wait_for_function("() => window.location.search.includes('node=')", timeout=20_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert "subset=sft-8x" in page.url
+    page.wait_for_timeout(500)
+    added = log.read_text(errors="replace")[len(before) :]
+    assert "Stack (most recent call last)" not in added and "Traceback" not in added, added[-2000:]
