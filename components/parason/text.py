@@ -8,11 +8,9 @@ span, with `white-space: pre-wrap` so the maths stays exactly as written (readab
 
 from __future__ import annotations
 
-import html
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection
 
 from analysis.parason.parse import Trajectory
-from components.common.links import query_href
 from components.common.safe_text import esc
 from components.common.theme import (
     ANSWER_TINT,
@@ -53,34 +51,15 @@ def _tag_style(tag: str) -> str:
 
 BOX_ID = "rte-parason-text"
 SELECTED_ID = "rte-parason-sel"
-# constant script (no data interpolated): scroll the text box to the selected node
-SCROLL_SCRIPT = (
-    "<script>(function(){"
-    f"const box=document.getElementById('{BOX_ID}');"
-    f"const el=document.getElementById('{SELECTED_ID}');"
-    "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}})();</script>"
-)
-
-
-LINK_CLASS = "rte-node-link"
-# constant stylesheet (no data): the node links look like the spans they wrap
-LINK_STYLE = (
+PICK_CLASS = "rte-node-pick"
+# constant stylesheet (no data): a pickable run shows where a click lands
+PICK_STYLE = (
     "<style>"
-    f".rte-parason-text a.{LINK_CLASS},.rte-parason-text a.{LINK_CLASS}:visited,"
-    f".rte-parason-text a.{LINK_CLASS}:hover{{color:inherit;text-decoration:none;cursor:pointer}}"
-    f".rte-parason-text a.{LINK_CLASS}:hover{{outline:1px solid {LINK_HOVER};outline-offset:1px;"
+    f".rte-parason-text .{PICK_CLASS}{{cursor:pointer}}"
+    f".rte-parason-text .{PICK_CLASS}:hover{{outline:1px solid {LINK_HOVER};outline-offset:1px;"
     "border-radius:2px}"
     "</style>"
 )
-
-
-LinkParams = Mapping[str, str] | Iterable[tuple[str, str]]
-
-
-def node_href(params: LinkParams, node: str) -> str:
-    """`?<params with node=NODE>`, URL-encoded and escaped for an HTML attribute. `params` may be
-    (key, value) pairs, so a repeated key (a multiselect bound to the URL) keeps every value."""
-    return html.escape(query_href(params, "node", node), quote=True)
 
 
 def thread_kinds(traj: Trajectory) -> dict[str, str]:
@@ -92,25 +71,23 @@ def highlighted_html(
     selected: str | None = None,
     added: Collection[str] = (),
     show_prompt: bool = False,
-    link_params: LinkParams | None = None,
-    linkable: Collection[str] | None = None,
+    pickable: Collection[str] | None = None,
 ) -> str:
     """One <div> with every character of the trajectory (prompt optional), escaped.
 
-    With `link_params` (the page's query, as pairs or a mapping), each run of parts of one node is wrapped in
-    a plain link to `?<link_params>&node=NODE` (same tab), so clicking the text selects the node
-    like clicking it in the DAG; `linkable` limits the links to those nodes (the prompt never
-    links)."""
-    pairs = None
-    if link_params is not None:  # a list: a generator of pairs would be used up by one link
-        items = link_params.items() if isinstance(link_params, Mapping) else link_params
-        pairs = [(str(k), str(v)) for k, v in items]
+    With `pickable` (the node ids that can be picked), each run of parts of one of those nodes is
+    wrapped in a `<span data-pick="NODE">`: `components.common.click_text` turns a click on it
+    into a selection in place, with no page reload (the prompt never picks). The first part of
+    the selected node carries `data-picked` (the component scrolls it into view) and the box
+    `data-keep-scroll` (the component keeps its scroll position across reruns)."""
     kinds = thread_kinds(traj)
     added_set = set(added)
+    picks = set(pickable) if pickable is not None else None
     text = traj.text
-    out = [f'<div class="rte-parason-text" id="{BOX_ID}" style="{BOX_STYLE}">']
+    keep = " data-keep-scroll" if picks is not None else ""
+    out = [f'<div class="rte-parason-text" id="{BOX_ID}"{keep} style="{BOX_STYLE}">']
     first_selected = True
-    open_link: str | None = None  # node of the link currently open
+    open_run: str | None = None  # node of the pickable run currently open
     for s, e, role, node in zip(
         traj.part_start, traj.part_end, traj.part_role, traj.part_node, strict=True
     ):
@@ -121,6 +98,8 @@ def highlighted_html(
         title = node
         if role in ("tag", "prompt_tag", "chat"):
             style.append(_tag_style(text[s:e]))
+            if text[s:e] in ("<Thread>", "</Thread>"):
+                title = f"{node}: thread wrapper, counted in the block's sequential part"
         elif role == "stray_tag":
             style.append(f"{STRAY_TAG_STYLE};border-radius:3px")
             title = f"{node}: tag out of place"
@@ -138,37 +117,35 @@ def highlighted_html(
         if node in added_set:
             style.append(ADDED_STYLE)
             title += " (added by the 8x expansion)"
-        if selected is not None and node == selected:
+        is_selected = selected is not None and node == selected
+        if is_selected:
             style.append(SELECTED_STYLE)
             if role not in ("tag", "prompt_tag", "chat", "stray_tag"):
                 style.append(f"background-color:{SELECTED_FILL}")
         anchor = ""
-        if selected is not None and node == selected and first_selected:
-            anchor = f' id="{SELECTED_ID}"'
+        if is_selected and first_selected:
+            anchor = f' id="{SELECTED_ID}" data-picked'
             first_selected = False
         if not style and not text[s:e].strip():
-            out.append(piece)  # bare whitespace joins the open link (or none): fewer links
+            out.append(piece)  # bare whitespace joins the open run (or none): fewer spans
             continue
-        link = pairs is not None and node != "prompt" and (linkable is None or node in linkable)
-        if open_link is not None and (not link or node != open_link):
-            out.append("</a>")
-            open_link = None
-        if link and open_link is None:
-            out.append(
-                f'<a class="{LINK_CLASS}" href="{node_href(pairs or [], node)}" '
-                f'target="_self" data-node="{esc(node)}">'
-            )
-            open_link = node
+        pick = picks is not None and node != "prompt" and node in picks
+        if open_run is not None and (not pick or node != open_run):
+            out.append("</span>")
+            open_run = None
+        if pick and open_run is None:
+            out.append(f'<span class="{PICK_CLASS}" data-pick="{esc(node)}">')
+            open_run = node
         if style:
             out.append(
                 f'<span{anchor} style="{";".join(style)}" title="{esc(title)}">{piece}</span>'
             )
         else:
             out.append(piece)
-    if open_link is not None:
-        out.append("</a>")
+    if open_run is not None:
+        out.append("</span>")
     out.append("</div>")
-    return (LINK_STYLE if pairs is not None else "") + "".join(out)
+    return (PICK_STYLE if picks is not None else "") + "".join(out)
 
 
 def legend_html() -> str:

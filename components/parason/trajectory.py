@@ -26,6 +26,7 @@ from analysis.parason.tables import (
 )
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here
+from components.common.click_text import click_text
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import fmt_quantity
 from components.common.guards import guard
@@ -38,23 +39,17 @@ from components.common.theme import (
     WARN_BG,
     WARN_FG,
 )
-from components.common.url_state import query_pairs
 from components.parason import cached as pc
 from components.parason import cases as pcs
 from components.parason.dag import dag_html
 from components.parason.dag_panel import DAG_LEGEND, dag_view
 from components.parason.shared import DATASET, NODE, UUID, on_pick, picker
-from components.parason.text import SCROLL_SCRIPT, highlighted_html, legend_html, node_text_html
+from components.parason.text import highlighted_html, legend_html, node_text_html
 
 DAG_KEY = "pa_dag"
+TEXT_KEY = "pa_text"
 METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
-
-
-def text_link_params(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The query the text view's node links carry: the current URL with every value of a
-    repeated key kept (a multiselect bound to the URL repeats its key), on this tab."""
-    return [(k, v) for k, v in pairs if k != "view"] + [("view", VIEW)]
 
 
 def warning_badges(traj: Trajectory) -> str:
@@ -218,18 +213,15 @@ def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None: 
         "click any part to select its node)"
     )
     st.html(legend_html())
-    # each node's text is a link to this URL with `node=` set (a reload selects it)
-    text_html = highlighted_html(
-        traj,
-        selected=node,
-        added=added,
-        link_params=text_link_params(query_pairs()),
-        linkable=set(g.nodes),
-    )
-    if node is not None:
-        st.html(text_html + SCROLL_SCRIPT, unsafe_allow_javascript=True)
-    else:
-        st.html(text_html)
+    # each node's text is a `data-pick` span: a click selects the node in place (no reload,
+    # the text keeps its scroll position); the node goes into the URL as before
+    text_html = highlighted_html(traj, selected=node, added=added, pickable=set(g.nodes))
+    click_text(text_html, key=TEXT_KEY, on_pick=pick_node, reveal=node is not None)
+
+
+def pick_node(node: str) -> None:
+    """A node picked in the text view becomes the URL's node (before the rerun draws the panel)."""
+    NODE.write(node)
 
 
 @dataclass(frozen=True, slots=True)

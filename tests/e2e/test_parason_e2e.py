@@ -72,24 +72,34 @@ def test_clicking_a_node_selects_it(app_url: str, page) -> None:  # type: ignore
 
 
 def test_clicking_the_text_selects_its_node(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """In place: no page reload (a marker set on `window` survives), the text box keeps its
+    scroll position, and the node goes into the URL as before."""
     page.goto(f"{app_url}/parason?view=Trajectory&uuid=b8c7711c")
     wait_for_app(page)
     assert_no_exception(page)
     box = page.locator(".rte-parason-text").first
     box.wait_for(timeout=30_000)
     assert page.locator(".rte-node-text").count() == 0
-    link = box.locator('a.rte-node-link[data-node="b0t1"]')
-    assert link.count() == 1
-    link.get_by_text("Removing the 2s leaves 225").click()
+    pick = box.locator('[data-pick="b0t1"]')
+    assert pick.count() == 1
+    page.evaluate("() => { window.__rte_no_reload = 1; }")
+    box.evaluate("e => { e.scrollTop = 120; }")
+    scrolled = box.evaluate("e => e.scrollTop")
+    started = page.evaluate("() => performance.timeOrigin")
+    pick.get_by_text("Removing the 2s leaves 225").click()
     page.wait_for_function("() => window.location.search.includes('node=b0t1')", timeout=20_000)
-    wait_for_app(page)
-    assert_no_exception(page)
     node_text = page.locator(".rte-node-text").first
     node_text.wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert page.evaluate("() => window.__rte_no_reload") == 1  # same document: no reload
+    assert page.evaluate("() => performance.timeOrigin") == started
     assert "2: Removing the 2s leaves 225 = 9 * 25." in (node_text.text_content() or "")
     assert "uuid=b8c7711c" in page.url
-    # the clicked node is the outlined one in the text view
-    assert page.locator("#rte-parason-sel").first.text_content() == "<Thread>"
+    # the clicked node is the outlined one, and the text did not jump to the top
+    box = page.locator(".rte-parason-text").first
+    assert "Removing the 2s" in (box.locator("#rte-parason-sel").first.text_content() or "")
+    assert box.evaluate("e => e.scrollTop") >= min(scrolled, 1)
 
 
 # ---------------------------------------------------------------- issue 11 (items 19, 20, 25)

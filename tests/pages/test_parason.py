@@ -10,7 +10,6 @@ import re
 import shutil
 import time
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import polars as pl
 import pytest
@@ -24,7 +23,6 @@ from cache.sample.parason import make_uuid
 from components.parason import cached as pc
 from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
-from components.parason.text import SCROLL_SCRIPT
 from tests.pages.conftest import new_app
 
 PAGE = "pages/parason.py"
@@ -125,7 +123,7 @@ def test_deep_link_restores_trajectory_and_node() -> None:
     assert not _errors(at)
     html = _html(at)
     assert "floor(999/77) = 12" in html  # the node's text panel
-    assert "rte-node-text" in html and "rte-parason-text" in html
+    assert "rte-node-text" in html and "rte-parason-text" in _text_view(at)
     labels = [m.label for m in at.metric]
     assert "tokens T" in labels and "speedup T/C" in labels
     fig = _figs(at)[0]
@@ -135,35 +133,22 @@ def test_deep_link_restores_trajectory_and_node() -> None:
     assert any(tr.get("name") == "critical path" for tr in fig["data"])
 
 
-def test_text_view_links_select_nodes_and_keep_the_url() -> None:
+def _text_view(at: AppTest) -> str:
+    """The HTML handed to the text view's click_text component."""
+    comps = [c for c in at.get("bidi_component") if c.proto.component_name == "rte_click_text"]
+    assert len(comps) == 1
+    return json.loads(comps[0].proto.json)["html"]
+
+
+def test_text_view_picks_nodes_in_place() -> None:
     at = _app({"uuid": FOUR, "node": "b0t2", "subset": "sft-8x", "counter": "words"})
-    body = next(h.proto.body for h in at.get("html") if "rte-parason-text" in h.proto.body)
-    hrefs = re.findall(r'<a class="rte-node-link" href="([^"]*)"', body)
-    assert hrefs and all(h.startswith("?") for h in hrefs)
-    queries = [dict(parse_qsl(html.unescape(h)[1:])) for h in hrefs]
-    nodes = {q["node"] for q in queries}
+    body = _text_view(at)
+    nodes = {html.unescape(n) for n in re.findall(r'data-pick="([^"]*)"', body)}
     assert {"b0t0", "b0t1", "b0t2", "b0:fork", "b3:join", "answer"} <= nodes
     assert "prompt" not in nodes
-    for q in queries:
-        assert q["uuid"] == FOUR and q["subset"] == "sft-8x" and q["counter"] == "words"
-        assert q["view"] == "Trajectory"
-
-
-def test_text_view_links_keep_every_value_of_a_repeated_key() -> None:
-    """A multiselect bound to the URL repeats its key (`kinds=a&kinds=b`); the text view's node
-    links must carry every value, not only the last one."""
-    at = _app(
-        {"uuid": FOUR, "view": "Trajectory", "kinds": ["subtask", "trial"], "rlsrc": ["x", "y"]}
-    )
-    body = next(h.proto.body for h in at.get("html") if "rte-parason-text" in h.proto.body)
-    hrefs = re.findall(r'<a class="rte-node-link" href="([^"]*)"', body)
-    assert hrefs
-    for h in hrefs:
-        pairs = parse_qsl(html.unescape(h)[1:])
-        assert [v for k, v in pairs if k == "kinds"] == ["subtask", "trial"], h
-        assert [v for k, v in pairs if k == "rlsrc"] == ["x", "y"], h
-        assert [v for k, v in pairs if k == "view"] == ["Trajectory"]
-        assert len([k for k, _ in pairs if k == "node"]) == 1
+    assert "href=" not in body  # no reload links
+    assert body.count("data-picked") == 1  # the selected node, scrolled into view
+    assert not any("rte-parason-text" in h.proto.body for h in at.get("html"))
 
 
 def test_8x_trajectory_marks_added_branches() -> None:
@@ -202,7 +187,7 @@ def test_wide_stage_collapses_and_renders_fast() -> None:
 def test_html_in_trajectory_is_escaped_and_warnings_listed() -> None:
     at = _app({"uuid": HTML_ROW, "node": "b0t0"})
     assert not at.error, _errors(at)
-    html = _html(at).replace(SCROLL_SCRIPT, "")  # our own constant scroll script aside
+    html = _html(at) + _text_view(at)
     assert "<script" not in html.lower() and "<img" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "stray_close" in html and "unclosed_thread" in html  # badges
@@ -399,11 +384,13 @@ def test_dag_legend_names_every_marker_shape() -> None:
 def test_text_takes_full_width_until_a_node_is_picked() -> None:
     def text_in_a_column(at: AppTest) -> bool:
         return any(
-            "rte-parason-text" in h.proto.body for col in at.columns for h in col.get("html")
+            c.proto.component_name == "rte_click_text"
+            for col in at.columns
+            for c in col.get("bidi_component")
         )
 
     at = _app({"uuid": FOUR})
-    assert "rte-parason-text" in _html(at) and not text_in_a_column(at)
+    assert "rte-parason-text" in _text_view(at) and not text_in_a_column(at)
     at = _app({"uuid": FOUR, "node": "b0t2"})
     assert text_in_a_column(at)
 
