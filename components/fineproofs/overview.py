@@ -61,13 +61,24 @@ def render_overview(src: SourceConfig) -> None:
     annotated, _notes, _extra = fc.prefixes(src)
     summary = fc.traces(src)
     sources = sorted(s for s in summary["source"].unique().to_list() if s is not None)
-    c1, c2, c3, c4 = st.columns([2, 1.3, 3, 2], vertical_alignment="bottom")
-    sort = c1.selectbox("Sort rows by", list(SORTS), format_func=SORTS.get, **bound_kept("sort"))
-    desc = c2.toggle("Descending", value=True, help="largest values first", **bound_kept("desc"))
-    chosen = c3.multiselect(
-        "Sources", sources, default=[], placeholder="all sources", **bound_kept("src")
+    # wrapping flex rows: every control keeps its full label at 1024 px (fixed columns cut
+    # "Descending" to "D.")
+    row1 = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+    sort = row1.selectbox(
+        "Sort rows by", list(SORTS), format_func=SORTS.get, width=190, **bound_kept("sort")
     )
-    lo_hi = c4.slider(
+    desc = row1.toggle(
+        "Descending", value=True, help="largest values first", width="content", **bound_kept("desc")
+    )
+    chosen = row1.multiselect(
+        "Sources",
+        sources,
+        default=[],
+        placeholder="all sources",
+        width=260,
+        **bound_kept("src"),
+    )
+    lo_hi = row1.slider(
         "Endpoint grade range",
         0.0,
         1.0,
@@ -75,30 +86,35 @@ def render_overview(src: SourceConfig) -> None:
         step=1 / 28,
         format="%.2f",
         help="Filter on the base trace's endpoint grade (from the base grading log).",
+        width=230,
         **bound_kept("grade"),
     )
-    d1, d2, d3 = st.columns([2, 2, 1])
+    row2 = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
     axis = (
-        d1.segmented_control(
+        row2.segmented_control(
             "Columns",
             ["ordinal", "depth"],
             default="ordinal",
             help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
+            width="content",
             **bound_kept("axis"),
         )
         or "ordinal"
     )
     color = (
-        d2.segmented_control(
+        row2.segmented_control(
             "Colour",
             ["value", "change"],
             default="value",
             help="mean grade of the continuations, or its change from the previous prefix (diverging)",
+            width="content",
             **bound_kept("color"),
         )
         or "value"
     )
-    rows_per_page = d3.selectbox("Rows per page", PAGE_SIZES, index=0, **bound_kept("rows"))
+    rows_per_page = row2.selectbox(
+        "Rows per page", PAGE_SIZES, index=0, width=130, **bound_kept("rows")
+    )
     picked = select_traces(
         summary,
         sort=sort or "largest_drop",

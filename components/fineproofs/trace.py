@@ -77,6 +77,13 @@ def _trace_picker() -> None:
         c3.form_submit_button("Open trace", on_click=_open_from_form)
 
 
+def metric_row() -> Any:
+    """A wrapping flex row for metrics: each keeps its full label and value (at 1024 px five
+    equal columns cut "endpoint grade" and a source name to "oly…"), moving to a new line when
+    the row is full."""
+    return st.container(horizontal=True, wrap=True, gap="medium")
+
+
 def change_phrase(total_decline: float) -> str:
     """total_decline = first - last prefix value, said in words (a signed "decline" of -0.058
     read as a double negative)."""
@@ -91,18 +98,24 @@ def change_phrase(total_decline: float) -> str:
 
 def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     """Headline metrics and the one-line shape description of the trace."""
-    m = st.columns(5)
-    m[0].metric("source", md_text(info.get("source") or "–", 60))
-    m[1].metric("prefixes", n_prefixes)
-    m[2].metric("endpoint grade", fmt_num(info.get("endpoint"), ".3f"), help="base grading log")
+    m = metric_row()
+    m.metric("source", md_text(info.get("source") or "–", 60), width="content")
+    m.metric("prefixes", n_prefixes, width="content")
+    m.metric(
+        "endpoint grade",
+        fmt_num(info.get("endpoint"), ".3f"),
+        help="base grading log",
+        width="content",
+    )
     ld = info.get("largest_drop")
     ldd = info.get("largest_drop_depth")
-    m[3].metric(
+    m.metric(
         "largest drop" + (f" (depth {ldd:.2f})" if ld and ldd is not None else ""),
         "–" if not ld else fmt_num(ld, ".3f"),
         help="largest fall between consecutive prefixes; depth = relative depth of the prefix after it",
+        width="content",
     )
-    m[4].metric("first-error depth", fmt_num(info.get("first_error_depth"), ".2f"))
+    m.metric("first-error depth", fmt_num(info.get("first_error_depth"), ".2f"), width="content")
     share = info.get("drop_share")
     facts = [f"Shape: **{md_label(info.get('shape') or '–')}**"]
     if info.get("total_decline") is not None:
@@ -233,12 +246,12 @@ def render_trace(src: SourceConfig) -> None:
     )
     out = export_frame(table)
     st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
-    d1, d2, _ = st.columns([1, 1, 2], gap="small")
+    row = st.container(horizontal=True, wrap=True)  # full labels at any width
     download_buttons(
         out,
         file_stem(DATASET, pid, sample, "steps"),
         key="fp_series",
-        columns=[d1, d2],
+        columns=[row, row],
         label="series",
     )
 
@@ -263,25 +276,28 @@ def step_stats_panel(
             )
             if src is not None and trace is not None:
                 capture_step(src, trace[0], trace[1], r)
-        m = st.columns(5)
+        m = metric_row()
         se = r.get("se")
-        m[0].metric(
+        m.metric(
             "value",
             fmt_num(r.get("value"), ".3f"),
             help="mean grade of the continuations from this prefix",
+            width="content",
         )
-        m[1].metric(
+        m.metric(
             "± 2 SE",
             fmt_num(2 * se if se is not None else None, ".3f"),
             help="SE = std/√n of the continuation grades",
+            width="content",
         )
-        m[2].metric(
+        m.metric(
             "change",
             fmt_num(r.get("change"), "+.3f"),
             help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.1f')}",
+            width="content",
         )
-        m[3].metric("n graded", fmt_num(r.get("n"), ".0f"))
-        m[4].metric("flags", md_text(r.get("flags") or "none", 60))
+        m.metric("n graded", fmt_num(r.get("n"), ".0f"), width="content")
+        m.metric("flags", md_text(r.get("flags") or "none", 60), width="content")
         spark = hist_sparkline(r.get("hist"))
         bits = [f"z {fmt_num(r.get('z'), '+.1f')}"]
         if spark:
