@@ -26,7 +26,9 @@ def _table(status: list[str]) -> pd.DataFrame:
 def _styles(table: pd.DataFrame) -> dict[tuple[int, str], str]:
     ctx = _paint(table, ["d_accuracy_pct"])._compute().ctx
     cols = list(table.columns)
-    return {(r, cols[c]): ";".join(f"{k}:{v}" for k, v in css) for (r, c), css in ctx.items() if css}
+    return {
+        (r, cols[c]): ";".join(f"{k}:{v}" for k, v in css) for (r, c), css in ctx.items() if css
+    }
 
 
 def test_tie_rows_are_blue_and_other_differences_red() -> None:
