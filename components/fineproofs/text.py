@@ -4,22 +4,20 @@ Why HTML spans: `st.markdown` would treat `$...$` as LaTeX and cutting text at s
 can split maths, so the text is rendered as escaped HTML (`esc` on every piece of model text),
 `white-space: pre-wrap` keeps line breaks (CRLF included) and maths stays as written. Each step
 span carries its statistics in a `title` (hover) and an id `fp-step-<ordinal>`, so selecting a
-point on the curve can scroll the text box to that step. Each step span is also a plain link
-(`<a href="?<current query>&prefix=K" target="_self">`, no script): clicking it reloads the page
-with that prefix selected, and the page then shows the step's statistics panel.
+point on the curve can scroll the text box to that step. Each step span carries
+`data-pick="K"`: rendered through `components.common.click_text`, a click selects prefix K in
+place (no page reload, no jump to the top, the text box keeps its scroll position), and the Trace
+tab writes K into the URL as before.
 """
 
 from __future__ import annotations
 
-import html as _html
 import math
-from collections.abc import Iterable
 
 import polars as pl
 
 from analysis.fineproofs.values import GRADE_BINS
 from components.common.formatting import fmt_num
-from components.common.links import query_href
 from components.common.safe_text import esc
 from components.common.theme import (
     ALERT,
@@ -77,12 +75,6 @@ def step_title(row: dict) -> str:
     return "\n".join(parts)
 
 
-def step_href(query: Iterable[tuple[str, str]], ordinal: int) -> str:
-    """`?<query with prefix=ordinal>`: the current query parameters (pairs, repeated keys kept)
-    with `prefix` replaced, URL-encoded. Not yet HTML-escaped (the caller escapes the attribute)."""
-    return query_href(query, "prefix", int(ordinal))
-
-
 def hist_sparkline(hist: list[int] | None) -> str:
     """A one-line text picture of a continuation-grade histogram: one block per grade level
     (k/7 when every count falls on those bins, else all 20 bins), height = share."""
@@ -103,11 +95,10 @@ def highlighted_html(
     color_by: str = "value",
     selected: int | None = None,
     height_px: int = 480,
-    query: Iterable[tuple[str, str]] = (),
 ) -> str:
-    """Escaped HTML of the whole text; each step span is a link (`?<query>&prefix=K`, same tab),
-    coloured and titled with its statistics."""
-    query = list(query)
+    """Escaped HTML of the whole text; each step span is a `data-pick="K"` span (clicked through
+    `click_text`, no reload), coloured and titled with its statistics. The selected step carries
+    `data-picked` (scrolled into view), and the box `data-keep-scroll` (a rerun keeps its scroll)."""
     rows = {int(r["ordinal"]): r for r in series.iter_rows(named=True)}
     out: list[str] = []
     for a, b, o in segments:
@@ -122,11 +113,11 @@ def highlighted_html(
         flags = str(r.get("flags") or "")
         border = f"2px solid {ALERT}" if "DROP" in flags else f"1px solid {STEP_BORDER}"
         outline = f"outline: 3px solid {FOCUS};" if selected == o else ""
-        href = _html.escape(step_href(query, o), quote=True)
+        picked = " data-picked" if selected == o else ""
         out.append(
-            f'<a class="fp-step" id="fp-step-{o}" data-ordinal="{o}" href="{href}" target="_self" '
+            f'<span class="fp-step" id="fp-step-{o}" data-ordinal="{o}" data-pick="{o}"{picked} '
             f'title="{esc(step_title(r))}" style="background:{colour};border-bottom:{border};'
-            f'border-radius:3px;{outline}">{piece}</a>'
+            f'border-radius:3px;{outline}">{piece}</span>'
         )
     body = "".join(out)
     return (
@@ -136,31 +127,10 @@ def highlighted_html(
         f"padding:0.6rem 0.8rem;border:1px solid {FP_TEXT_BOX_BORDER};border-radius:6px;}}"
         f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:{FP_LABEL};'
         "font-size:0.7em;vertical-align:super;margin-right:2px;}"
-        f"#{BOX_ID} a.fp-step,#{BOX_ID} a.fp-step:visited{{color:inherit;text-decoration:none;"
-        "cursor:pointer;}"
-        f"#{BOX_ID} a.fp-step:hover{{outline:1px solid {FP_STEP_HOVER};}}"
+        f"#{BOX_ID} .fp-step{{cursor:pointer;}}"
+        f"#{BOX_ID} .fp-step:hover{{outline:1px solid {FP_STEP_HOVER};}}"
         "</style>"
-        f'<div id="{BOX_ID}">{body}</div>'
-    )
-
-
-def scroll_script(ordinal: int) -> str:
-    """A constant script (only an integer is interpolated) scrolling the text box to a step.
-
-    When the page was just loaded by clicking a step link of this page (referrer = this page),
-    the window also scrolls the step statistics panel into view, once per page load: a full
-    reload starts at the top, far from the text that was clicked."""
-    o = int(ordinal)
-    return (
-        "<script>(function(){"
-        f"const box=document.getElementById('{BOX_ID}');"
-        f"const el=document.getElementById('fp-step-{o}');"
-        "if(box&&el){box.scrollTop=Math.max(0,el.offsetTop-box.offsetTop-60);}"
-        "let same=false;try{same=new URL(document.referrer).pathname===location.pathname;}"
-        "catch(e){}"
-        "if(same&&!window.__fpStepJump){window.__fpStepJump=true;"
-        "const p=document.querySelector('.st-key-fp_step_stats');"
-        "if(p){p.scrollIntoView({block:'start'});}}})();</script>"
+        f'<div id="{BOX_ID}" data-keep-scroll>{body}</div>'
     )
 
 

@@ -21,13 +21,14 @@ from analysis.fineproofs.values import (
 )
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
+from components.common.click_text import click_text
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import fmt_num
 from components.common.guards import guard, show_error
 from components.common.safe_text import esc, md_label, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import FineproofsKeys
-from components.common.url_state import bound_kept, query_pairs
+from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
 from components.fineproofs.cases import (
     capture_step,
@@ -41,11 +42,17 @@ from components.fineproofs.text import (
     highlighted_html,
     hist_sparkline,
     legend_html,
-    scroll_script,
 )
 
 CURVE_KEY = "fp_curve"
+TEXT_KEY = "fp_text"
 PID_INPUT, SAMPLE_INPUT = "fp_pid_in", "fp_sample_in"
+
+
+def _pick_step(value: str) -> None:
+    """A step clicked in the text becomes the URL's prefix (before the rerun draws the panel)."""
+    if value.isdigit():
+        FineproofsKeys.PREFIX.write(int(value))
 
 
 def _on_curve_select() -> None:
@@ -232,14 +239,10 @@ def render_trace(src: SourceConfig) -> None:
     if rec is not None:
         with guard("the trace text", dataset=DATASET):
             segs = text_segments(rec.text, table)
-            html = highlighted_html(
-                rec.text, segs, table, color_by=color, selected=prefix, query=query_pairs()
-            )
+            html = highlighted_html(rec.text, segs, table, color_by=color, selected=prefix)
             st.html(legend_html(color))
-            if prefix is not None:
-                st.html(html + scroll_script(prefix), unsafe_allow_javascript=True)
-            else:
-                st.html(html)
+            # a click on a step selects it in place (no reload); the step goes into the URL
+            click_text(html, key=TEXT_KEY, on_pick=_pick_step, reveal=prefix is not None)
     st.markdown(
         "**Per-prefix series**"
         + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")

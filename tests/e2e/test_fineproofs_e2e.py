@@ -55,11 +55,11 @@ def test_deep_link_highlights_step_spans(app_url: str, page, sample_root: Path) 
     title = spans.nth(1).get_attribute("title") or ""
     assert title.startswith("prefix 2 · step") and "value" in title and "2 SE" in title
     # the selected step was scrolled into the text box's view
-    visible = page.evaluate(
-        """() => { const b = document.getElementById('fp-trace-text');
-                   const e = document.getElementById('fp-step-2');
-                   const bb = b.getBoundingClientRect(), eb = e.getBoundingClientRect();
-                   return eb.top >= bb.top - 1 && eb.top <= bb.bottom; }"""
+    # (the text lives in the click_text component's shadow root: locators pierce it)
+    visible = page.locator("#fp-trace-text").evaluate(
+        """(b) => { const e = b.querySelector('#fp-step-2');
+                    const bb = b.getBoundingClientRect(), eb = e.getBoundingClientRect();
+                    return eb.top >= bb.top - 1 && eb.top <= bb.bottom; }"""
     )
     assert visible
 
@@ -101,35 +101,41 @@ def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(
     assert_no_exception(page)
 
 
-def test_clicking_a_step_span_selects_it_and_shows_its_statistics(
+def test_clicking_a_step_selects_it_in_place_without_a_reload(
     app_url: str, page, sample_root: Path
 ) -> None:  # type: ignore[no-untyped-def]
     pid, sample = _pick_trace(sample_root / "fineproofs")
     page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}&tcolor=change&prefix=2")
     wait_for_app(page)
-    page.wait_for_selector("#fp-trace-text a.fp-step", timeout=30_000)
+    page.wait_for_selector("#fp-trace-text .fp-step[data-pick]", timeout=30_000)
     assert page.locator(".st-key-fp_step_stats").filter(has_text="prefix 2 ·").count() == 1
-    link = page.locator("#fp-step-4")
-    assert link.evaluate("e => e.tagName") == "A"
-    assert link.evaluate("e => getComputedStyle(e).textDecorationLine") == "none"
-    assert link.evaluate("e => getComputedStyle(e).cursor") == "pointer"
-    link.click()
+    step = page.locator("#fp-step-4")
+    assert step.evaluate("e => e.tagName") == "SPAN" and step.get_attribute("href") is None
+    assert step.evaluate("e => getComputedStyle(e).cursor") == "pointer"
+    # a marker on the window survives only if the page is not reloaded
+    page.evaluate("() => { window.__fpNoReload = 1; }")
+    box = page.locator("#fp-trace-text")
+    step.scroll_into_view_if_needed()
+    scroll_before = box.evaluate("b => b.scrollTop")
+    step.click()
     page.wait_for_function(
         "() => new URLSearchParams(location.search).get('prefix') === '4'", timeout=30_000
     )
-    wait_for_app(page)
-    page.wait_for_selector(".st-key-fp_step_stats", timeout=30_000)
     stats = page.locator(".st-key-fp_step_stats")
     stats.filter(has_text="prefix 4 ·").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert page.evaluate("() => window.__fpNoReload") == 1  # same page: no reload
     text = stats.inner_text()
     assert "Selected step · prefix 4 · step" in text and "± 2 SE" in text and "n graded" in text
     q = page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
     assert q["problem"] == pid and q["sample"] == str(sample) and q["tcolor"] == "change"
-    assert "3px" in page.locator("#fp-step-4").evaluate("e => e.style.outline")
-    # the reload starts at the top; the panel of the clicked step is scrolled into view
     page.wait_for_function(
-        """() => { const r = document.querySelector('.st-key-fp_step_stats').getBoundingClientRect();
-                   return r.top >= -2 && r.top < window.innerHeight / 2; }""",
-        timeout=10_000,
+        """() => { const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot
+                     && e.shadowRoot.querySelector('#fp-step-4'));
+                   const el = host && host.shadowRoot.querySelector('#fp-step-4');
+                   return el && el.style.outline.includes('3px'); }""",
+        timeout=30_000,
     )
+    # the text box was not reset to the top by the rerun
+    assert abs(box.evaluate("b => b.scrollTop") - scroll_before) <= 40
     assert_no_exception(page)

@@ -9,7 +9,6 @@ import html
 import json
 import re
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import numpy as np
 import polars as pl
@@ -38,8 +37,16 @@ def _app(params: dict[str, str] | None = None) -> AppTest:
     return at
 
 
+def _text_view(at: AppTest) -> str:
+    """The HTML handed to the Trace tab's click_text component ("" when it is not drawn)."""
+    comps = [c for c in at.get("bidi_component") if c.proto.component_name == "rte_click_text"]
+    assert len(comps) <= 1
+    return json.loads(comps[0].proto.json)["html"] if comps else ""
+
+
 def _html(at: AppTest) -> str:
-    return "\n".join(h.proto.body for h in at.get("html"))
+    """Every HTML the page drew: st.html blocks and the trace text component."""
+    return "\n".join([*(h.proto.body for h in at.get("html")), _text_view(at)])
 
 
 def _arr(v: object) -> np.ndarray:
@@ -135,8 +142,9 @@ def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
         assert step is not None
         assert f'id="fp-step-{k}"' in body
         assert html.escape(step, quote=True) in body
-    assert "scrollTop" in body  # the selected prefix scrolls its step into view
-    assert "outline: 3px" in body
+    text_view = _text_view(at)
+    assert text_view.count("data-picked") == 1  # the selected prefix is scrolled into view
+    assert 'data-pick="2" data-picked' in text_view and "outline: 3px" in text_view
     assert len(at.get("plotly_chart")) == 2  # value curve + histogram heatmap
     assert len(at.get("download_button")) == 2
     table = at.dataframe[0].value
@@ -326,13 +334,10 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
     assert "grades 0 → 1:" in caps or "no usable histogram" in caps
     body = _html(at)
     assert 'id="fp-step-3"' in body and "outline: 3px" in body
-    # every step is a link to the current URL with its own prefix (other params kept)
-    hrefs = [html.unescape(h) for h in re.findall(r'class="fp-step"[^>]* href="([^"]*)"', body)]
-    assert len(hrefs) == at.dataframe[0].value.shape[0]
-    for k, h in enumerate(hrefs, start=1):
-        q = dict(parse_qsl(h.removeprefix("?")))
-        assert q["prefix"] == str(k) and q["problem"] == pid and q["sample"] == str(sample)
-        assert q["tcolor"] == "change"
+    # every step is a data-pick span with its own prefix: a click selects it in place
+    picks = re.findall(r'class="fp-step"[^>]* data-pick="(\d+)"', _text_view(at))
+    assert picks == [str(k) for k in range(1, at.dataframe[0].value.shape[0] + 1)]
+    assert "href=" not in _text_view(at)  # no reload links
     # no prefix in the link: no panel
     at = _app({"view": "Trace", "problem": pid, "sample": str(sample)})
     assert not [m for m in at.markdown if m.value.startswith("**Selected step")]

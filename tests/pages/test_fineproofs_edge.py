@@ -41,8 +41,16 @@ def _app(params: dict[str, str]) -> AppTest:
     return at
 
 
+def _text_view(at: AppTest) -> str:
+    """The HTML handed to the Trace tab's click_text component ("" when it is not drawn)."""
+    comps = [c for c in at.get("bidi_component") if c.proto.component_name == "rte_click_text"]
+    assert len(comps) <= 1
+    return json.loads(comps[0].proto.json)["html"] if comps else ""
+
+
 def _html(at: AppTest) -> str:
-    return "\n".join(h.proto.body for h in at.get("html"))
+    """Every HTML the page drew: st.html blocks and the trace text component."""
+    return "\n".join([*(h.proto.body for h in at.get("html")), _text_view(at)])
 
 
 def _plain(md: str) -> str:

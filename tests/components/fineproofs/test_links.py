@@ -1,16 +1,15 @@
-"""Step spans of the FineProofs trace text are plain links selecting their prefix (`?...&prefix=K`,
-same tab), and the dataset text inside them stays escaped."""
+"""Step spans of the FineProofs trace text are `data-pick` spans (clicked through click_text: the
+prefix is selected in place, no reload link), and the dataset text inside them stays escaped."""
 
 from __future__ import annotations
 
 import html
 import re
-from urllib.parse import parse_qsl
 
 import polars as pl
 
 from analysis.fineproofs.values import attach_step_text, series_from_values, text_segments
-from components.fineproofs.text import highlighted_html, hist_sparkline, step_href
+from components.fineproofs.text import highlighted_html, hist_sparkline
 
 
 def _built() -> tuple[str, str, list[str]]:
@@ -24,43 +23,27 @@ def _built() -> tuple[str, str, list[str]]:
         flags=pl.Series(['<b>"f"</b>', "", ""])
     )
     mapped = attach_step_text(series, text, steps).frame
-    query = [("view", "Trace"), ("problem", 'a&b"<c>'), ("src", "aops"), ("src", "putnam"),
-             ("prefix", "1")]  # fmt: skip
-    out = highlighted_html(text, text_segments(text, mapped), mapped, query=query, selected=1)
+    out = highlighted_html(text, text_segments(text, mapped), mapped, selected=1)
     return text, out, parts
 
 
-def test_every_step_span_is_a_link_with_its_prefix() -> None:
+def test_every_step_span_picks_its_prefix_in_place() -> None:
     _text, out, parts = _built()
-    links = re.findall(r'<a class="fp-step" id="fp-step-(\d+)"[^>]*href="([^"]*)"([^>]*)>', out)
-    assert [int(o) for o, _, _ in links] == [1, 2, 3]
-    assert '<span class="fp-step"' not in out
-    for o, href, rest in links:
-        assert 'target="_self"' in rest
-        raw = html.unescape(href)
-        assert raw.startswith("?")
-        pairs = parse_qsl(raw[1:])
-        assert pairs == [("view", "Trace"), ("problem", 'a&b"<c>'), ("src", "aops"),
-                         ("src", "putnam"), ("prefix", o)]  # fmt: skip
-        assert '"' not in href and "<" not in href
-    # one link per step, no stray anchors
-    assert out.count("<a ") == 3 and out.count("</a>") == 3
+    spans = re.findall(r'<span class="fp-step" id="fp-step-(\d+)"[^>]* data-pick="(\d+)"', out)
+    assert [(int(o), int(p)) for o, p in spans] == [(1, 1), (2, 2), (3, 3)]
+    assert "<a " not in out and "href=" not in out  # no reload links
+    assert out.count("data-picked") == 1 and 'data-pick="1" data-picked' in out
+    assert 'id="fp-trace-text" data-keep-scroll' in out  # a rerun keeps the box's scroll
 
 
-def test_link_text_and_titles_are_escaped() -> None:
+def test_span_text_and_titles_are_escaped() -> None:
     _text, out, parts = _built()
     assert "<b>" not in out and "<i>" not in out
     for p in parts:
         assert html.escape(p, quote=True) in out
     assert "&lt;b&gt;&quot;f&quot;&lt;/b&gt;" in out  # flags in the hover title
-    # links look like the spans: no underline, inherited colour, pointer, hover outline
-    assert "text-decoration:none" in out and "color:inherit" in out and "cursor:pointer" in out
-    assert "a.fp-step:hover{outline" in out
-
-
-def test_step_href_replaces_prefix_and_encodes() -> None:
-    assert step_href([], 4) == "?prefix=4"
-    assert step_href([("prefix", "9"), ("q", "a b&c")], 2) == "?q=a+b%26c&prefix=2"
+    # clickable look: pointer and a hover outline
+    assert ".fp-step{cursor:pointer;}" in out and ".fp-step:hover{outline" in out
 
 
 def test_hist_sparkline() -> None:
