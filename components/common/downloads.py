@@ -78,8 +78,13 @@ def download_buttons(
     label: str | None = None,
 ) -> None:
     """One button per format for `df` (a frame, or a function giving it when pressed), named
-    `<stem>.<ext>`. `columns` places the buttons (default: a row of narrow columns)."""
-    slots = list(columns) if columns is not None else st.columns([1] * len(formats) + [3])
+    `<stem>.<ext>`. `columns` places the buttons (default: one wrapping row, each button as wide
+    as its label, so no label is cut on a narrow screen)."""
+    if columns is None:
+        row = st.container(horizontal=True)
+        slots: list[Any] = [row] * len(formats)
+    else:
+        slots = list(columns)
     for slot, fmt in zip(slots, formats, strict=False):
         name, mime, to_bytes = FORMATS[fmt]
 
@@ -93,6 +98,7 @@ def download_buttons(
             mime=mime,
             on_click="ignore",
             key=f"{key}_{fmt}",
+            width="content",
         )
 
 

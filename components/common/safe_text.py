@@ -31,7 +31,13 @@ def esc_hover(text: object, limit: int = 300) -> str:
     s = "" if text is None else str(text)
     if len(s) > limit:
         s = s[:limit] + "…"
-    return esc(s).replace("\n", "<br>")
+    return plotly_text(esc(s)).replace("\n", "<br>")
+
+
+def plotly_text(escaped: str) -> str:
+    """Escaped text as plotly shows it: plotly decodes numeric entities and only a few named
+    ones, so `&quot;` would read literally; quotes become `&#34;`, which it decodes."""
+    return escaped.replace("&quot;", "&#34;")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~&])")

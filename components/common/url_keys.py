@@ -74,6 +74,7 @@ class PlaygroundKeys:
         "window",
         "seed",
         "preview",
+        "it",
     )
 
 

@@ -13,6 +13,7 @@ from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import question_stats
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
+from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num
 from components.common.guards import guard
 from components.common.safe_text import esc, md_text
@@ -21,8 +22,9 @@ from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
 from components.common.url_state import url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
-from components.mars import deeplink as dl
 from components.mars import figures as mf
+
+DL = LinkNotes("mars")  # this view's deep-link notes
 
 DATASET = "mars"
 GRID_KEY = "mars_grid"
@@ -43,7 +45,7 @@ def pick_file(src: SourceConfig) -> str:
     """The MARS file, bound to `?file=<relpath>`. A local folder without the default file
     opens the first file it has; files it lacks say so in the list."""
     present = mc.present_files(src)
-    raw = dl.asked(MarsKeys.FILE.key)
+    raw = DL.asked(MarsKeys.FILE.key)
     first_run = f"_sel_{MarsKeys.FILE.key}" not in st.session_state
     if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:
         st.query_params[MarsKeys.FILE.key] = present[0]  # the first file the folder has
@@ -61,8 +63,8 @@ def pick_file(src: SourceConfig) -> str:
             label,
         )
     )
-    dl.remember("file", raw, raw is None or raw in MARS_FILES, rel)
-    dl.show("file", FILE_NOTE, rel)
+    DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
+    DL.show("file", FILE_NOTE, rel)
     return rel
 
 
@@ -123,12 +125,12 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         )
         # every question visible without scrolling the table (35 px a row + the header)
         st.dataframe(table, hide_index=True, height=35 * (table.height + 1) + 3, width="stretch")
-    raw = dl.asked(MarsKeys.QID.key)
+    raw = DL.asked(MarsKeys.QID.key)
     qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
-    dl.remember("qid", raw, raw is None or raw in {str(q) for q in qids}, f"Q{qid}")
+    DL.remember("qid", raw, raw is None or raw in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
-    dl.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
+    DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     return int(qid)
 
 

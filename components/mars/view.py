@@ -9,15 +9,17 @@ import streamlit as st
 
 from analysis.mars.store import MarsFeatureStore
 from cache.sources import SourceConfig
+from components.common.deeplink import LinkNotes
 from components.common.guards import guard
 from components.common.url_keys import MarsKeys
-from components.mars import deeplink as dl
 from components.mars.curves import render_curves
 from components.mars.data_tab import render_data
 from components.mars.distributions import render_distributions
 from components.mars.header import DATASET, question_header
 from components.mars.single_trace import render_single_trace
 from components.mars.votes import render_votes
+
+DL = LinkNotes("mars")  # this view's deep-link notes
 
 TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data")
 TABS_KEY = "view"
@@ -35,15 +37,15 @@ def trace_link_note(feats: pl.DataFrame, qid: int) -> None:
     traces = feats["trace_idx"].to_list()
     if not traces:
         return
-    raw = dl.asked(MarsKeys.TRACE.key)
+    raw = DL.asked(MarsKeys.TRACE.key)
     have = set(traces)
     ok = raw is None or (raw.isdigit() and int(raw) in have)
     current = MarsKeys.TRACE.read()
     shown = current if current in have else traces[0]
     key = f"trace{qid}"
-    dl.remember(key, raw, ok, shown)
+    DL.remember(key, raw, ok, shown)
     span = f"traces {min(traces)}–{max(traces)}" if len(traces) > 1 else f"only trace {traces[0]}"
-    dl.show(key, TRACE_NOTE.replace("{qid}", str(qid)).replace("{have}", span), shown)
+    DL.show(key, TRACE_NOTE.replace("{qid}", str(qid)).replace("{have}", span), shown)
 
 
 def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: int) -> None:

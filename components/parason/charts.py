@@ -28,12 +28,6 @@ from components.common.theme import (
 CORRECT_NAMES = {True: "correct", False: "incorrect", None: "unknown"}
 
 
-def plotly_text(escaped: str) -> str:
-    """Escaped text as plotly shows it: plotly decodes numeric entities and only a few named
-    ones, so `&quot;` would read literally; quotes become `&#34;`, which it decodes."""
-    return escaped.replace("&quot;", "&#34;")
-
-
 def _ring_selected(fig: go.Figure, df: pl.DataFrame, selected: str | None, x: str, y: str) -> None:
     """Draw a ring around the selected trajectory's point (no hover: its own point has one)."""
     if selected is None:
@@ -84,7 +78,7 @@ def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
 def _hover(df: pl.DataFrame) -> list[str]:
     return [
         f"{esc(u[:8])} · speedup {fmt_quantity(s, 'x')} · T {t:,.0f}<br>"
-        f"{plotly_text(esc_hover((q or '')[:120], 120))}"
+        f"{esc_hover((q or '')[:120], 120)}"
         for u, s, t, q in zip(df["uuid"], df["speedup"], df["T"], df["question"], strict=True)
     ]
 

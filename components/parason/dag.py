@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 import networkx as nx
 import plotly.graph_objects as go
 
-from components.common.safe_text import esc, esc_hover
+from components.common.safe_text import esc, esc_hover, plotly_text
 from components.common.theme import (
     DAG_ADDED,
     DAG_BG,
@@ -27,7 +27,6 @@ from components.common.theme import (
     KIND_COLOURS,
     MARKER_EDGE,
 )
-from components.parason.charts import plotly_text
 
 LABEL_POSITION = "middle right"  # node labels (thread numbers, +n) beside their marker
 JOIN_SYMBOLS = {"AND": "square", "OR": "diamond", "MIXED": "star", "ALL": "circle"}

@@ -22,11 +22,13 @@ from analysis.stopping import (
 from analysis.stopping.params import ParamSpec
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
+from components.common.deeplink import LinkNotes
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
 from components.common.url_state import bound, url_selectbox
 from components.stopping import cached as pc
-from components.stopping import deeplink as dl
+
+DL = LinkNotes("playground")  # this view's deep-link notes
 
 DEFAULT_FILE = DEFAULT_MARS_FILE
 PREVIEW_ITERATIONS = 8
@@ -73,7 +75,7 @@ def pick_file(src: SourceConfig) -> str:
     link carries it to and from the MARS view. A local folder without the default file opens
     the first file it has; files it lacks say so in the list."""
     present = pc.present_files(src)
-    raw = dl.asked(PlaygroundKeys.FILE.key)
+    raw = DL.asked(PlaygroundKeys.FILE.key)
     first_run = f"_sel_{PlaygroundKeys.FILE.key}" not in st.session_state
     if present and DEFAULT_FILE not in present and first_run and raw not in present:
         st.query_params[PlaygroundKeys.FILE.key] = present[0]
@@ -92,13 +94,13 @@ def pick_file(src: SourceConfig) -> str:
         )
     )
     st.caption(md_text(rel))
-    dl.remember("file", raw, raw is None or raw in MARS_FILES, rel)
-    dl.show("file", FILE_NOTE, rel)
+    DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
+    DL.show("file", FILE_NOTE, rel)
     return rel
 
 
 def pick_method() -> str:
-    raw = dl.asked("policy")
+    raw = DL.asked("policy")
     method = st.selectbox(
         "Stopping policy (method id)",
         list(ALL_METHODS),
@@ -106,8 +108,8 @@ def pick_method() -> str:
         **bound("policy"),
     )
     st.caption(md_text(METHOD_LABELS.get(method, method)))
-    dl.remember("policy", raw, raw is None or raw in ALL_METHODS, method)
-    dl.show("policy", POLICY_NOTE, method)
+    DL.remember("policy", raw, raw is None or raw in ALL_METHODS, method)
+    DL.show("policy", POLICY_NOTE, method)
     return method
 
 

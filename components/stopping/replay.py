@@ -7,14 +7,16 @@ import streamlit as st
 
 from analysis.stopping import Policy, SimSettings, replay
 from cache.sources import SourceConfig
+from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num, fmt_quantity
 from components.common.safe_text import esc
 from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import bound
 from components.stopping import cached as pc
-from components.stopping import deeplink as dl
 from components.stopping.cases import replay_snapshot, show_replay_cases
 from components.stopping.figures import replay_figure
+
+DL = LinkNotes("playground")  # this view's deep-link notes
 
 QID = PlaygroundKeys.QID
 ITERATION_KEY = "it"
@@ -44,7 +46,7 @@ def show_replay(
         return
     if not qids:
         return
-    raw_q, raw_it = dl.asked(QID.key), dl.asked(ITERATION_KEY)
+    raw_q, raw_it = DL.asked(QID.key), DL.asked(ITERATION_KEY)
     if picked in qids:  # a new table/chart selection moves the picker
         st.session_state["replay_q"] = picked
     elif st.session_state.get("replay_q") not in qids:  # first run, or another file: URL first
@@ -57,11 +59,11 @@ def show_replay(
     QID.write(qid)
     # in the URL (`?it=`), so a copied link replays the same iteration
     it = c[1].slider("bootstrap iteration", 0, last, 0, **bound(ITERATION_KEY))
-    dl.remember("qid", raw_q, raw_q is None or raw_q in {str(q) for q in qids}, f"Q{qid}")
+    DL.remember("qid", raw_q, raw_q is None or raw_q in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
-    dl.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
-    dl.remember("it", raw_it, raw_it is None or (raw_it.isdigit() and int(raw_it) <= last), f"{it}")
-    dl.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
+    DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
+    DL.remember("it", raw_it, raw_it is None or (raw_it.isdigit() and int(raw_it) <= last), f"{it}")
+    DL.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
     preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
     res, diag = replay(preps[qid], policy, settings, it)
     proxy = policy.replay_proxy()

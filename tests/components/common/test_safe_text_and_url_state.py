@@ -55,3 +55,11 @@ def test_param_write_updates_url_and_drops_defaults() -> None:
     at.button(key="set").click().run()
     assert at.query_params.get("qid") == ["7"] or at.query_params.get("qid") == "7"
     assert "node" not in at.query_params
+
+
+def test_hover_text_keeps_quotes_readable_in_plotly() -> None:
+    """Plotly decodes numeric entities but not `&quot;`: a quote must not read literally."""
+    from components.common.safe_text import esc_hover
+
+    out = esc_hover('say "hi" <b>')
+    assert "&quot;" not in out and "&#34;hi&#34;" in out and "&lt;b&gt;" in out
