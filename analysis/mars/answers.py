@@ -207,7 +207,184 @@ def _math_verify() -> Any:
     import math_verify
 
     logging.getLogger("math_verify").setLevel(logging.CRITICAL)
+    _install_shortcuts(math_verify)
     return math_verify
+
+
+# ---------------------------------------------------------------------------------------------
+# shortcuts inside math-verify that cannot change a verdict
+#
+# Why: on realistic probe garbage almost every math-verify call returns False, and most of its
+# time goes into sympy `simplify` of two expressions that plainly differ in value, and into
+# `solve` of the same equation again and again (once per pair it appears in). Two shortcuts,
+# installed into math-verify's grader module (it calls both through its module globals, also in
+# its recursive comparisons of equation sides, set elements and solutions):
+# - `sympy_expr_eq` of two plain expressions (below) whose values at one fixed real point differ
+#   by far more than any of its tests tolerates is False without running them;
+# - `solve` remembers its answers (a pure function of its arguments).
+# Every other comparison runs math-verify's own code unchanged. FAST_VERIFY = False turns both
+# off (tests/analysis/mars/test_answers.py compares the two on realistic probe garbage).
+
+FAST_VERIFY = True
+_MV_VERSIONS = ("0.9.",)  # the math-verify versions whose grader this reasoning was checked on
+_REL_TOL = 1e-4  # math-verify's loosest numeric test rounds to 6 decimals (float_rounding=6)
+# symbol assumptions under which a real point is a valid evaluation point: none (complex), or
+# the real, finite symbols latex2sympy makes; anything else (integer, positive, the odd `i`)
+# could let `simplify` use a fact a real point does not satisfy
+_PLAIN_ASSUMPTIONS: tuple[frozenset, ...] = ()
+_PLAIN_HEADS: frozenset = frozenset()
+
+
+def _install_shortcuts(mv: Any) -> None:
+    """Wrap math-verify's grader `sympy_expr_eq` and `solve` (see the block comment above);
+    left alone for a math-verify version this was not checked on."""
+    global _PLAIN_ASSUMPTIONS, _PLAIN_HEADS
+    from math_verify import grader
+
+    version = getattr(mv, "__version__", "") or _dist_version("math-verify")
+    if getattr(grader, "_rte_shortcuts", False) or not version.startswith(_MV_VERSIONS):
+        return
+    import sympy
+
+    real = sympy.Symbol("_rte_real", real=True, finite=True).assumptions0
+    _PLAIN_ASSUMPTIONS = (frozenset({"commutative": True}.items()), frozenset(real.items()))
+    _PLAIN_HEADS = frozenset(
+        {
+            sympy.Add,
+            sympy.Mul,
+            sympy.Pow,
+            sympy.exp,
+            sympy.log,
+            sympy.sin,
+            sympy.cos,
+            sympy.tan,
+            sympy.cot,
+            sympy.sec,
+            sympy.csc,
+            sympy.asin,
+            sympy.acos,
+            sympy.atan,
+            sympy.sinh,
+            sympy.cosh,
+            sympy.tanh,
+            sympy.binomial,
+            sympy.factorial,
+            sympy.Abs,
+        }
+    )
+    numeric_eq, symbolic_eq, solve = grader.sympy_numeric_eq, grader.sympy_symbolic_eq, grader.solve
+
+    def fast_numeric_eq(a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
+        if FAST_VERIFY and _values_differ(a, b):
+            return False  # (never raises: an exception here would read as "not equal")
+        return bool(numeric_eq(a, b, float_rounding, numeric_precision))
+
+    def fast_symbolic_eq(a: Any, b: Any) -> bool:
+        if FAST_VERIFY and _values_differ(a, b):
+            return False
+        return bool(symbolic_eq(a, b))
+
+    def fast_solve(f: Any, *symbols: Any, **flags: Any) -> Any:
+        if not FAST_VERIFY or flags or len(symbols) != 1 or not isinstance(symbols[0], set):
+            return solve(f, *symbols, **flags)
+        found = _solved(f, frozenset(symbols[0]), solve)
+        # a fresh list of fresh dicts per call, as solve gives (callers may not mutate ours)
+        return [dict(x) if isinstance(x, dict) else x for x in found]
+
+    grader.sympy_numeric_eq = fast_numeric_eq
+    grader.sympy_symbolic_eq = fast_symbolic_eq
+    grader.solve = fast_solve
+    grader._rte_shortcuts = True
+
+
+def _dist_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return ""
+
+
+_SOLVED: dict[tuple, list] = {}
+_SOLVED_MAX = 4096
+
+
+def _solved(f: Any, symbols: frozenset, solve: Any) -> list:
+    """`solve(f, symbols)`, remembered (bounded: dropped wholesale when full)."""
+    key = (f, symbols)
+    hit = _SOLVED.get(key)
+    if hit is None:
+        hit = list(solve(f, set(symbols)))
+        if len(_SOLVED) >= _SOLVED_MAX:
+            _SOLVED.clear()
+        _SOLVED[key] = hit
+    return hit
+
+
+def _values_differ(a: Any, b: Any) -> bool:
+    """True only when math-verify's `sympy_expr_eq(a, b)` (strict) is certainly False.
+
+    Both must be plain expressions: a sympy `Expr` built only from numbers, pi/e/i, symbols of
+    the assumptions above and the elementary functions of _PLAIN_HEADS, not itself a symbol (a
+    symbol is compared by name) and with no percentage (`UnevaluatedExpr`, 9% equals 9). For two
+    such expressions, each of its tests implies equal values at every real point: structural
+    equality; equality after rounding to 6 decimals or after `doit`; `(a - b).evalf(chop=True)
+    == 0` (only a constant below ~1e-15 is chopped); `simplify(a - b).is_zero` (valid for all
+    real values of real symbols). So values that differ at one real point by more than
+    _REL_TOL * max(1, |a|, |b|) decide it."""
+    try:
+        va, vb = _point_value(a), _point_value(b)
+        if va is None or vb is None:
+            return False
+        return abs(va - vb) > _REL_TOL * max(1.0, abs(va), abs(vb))
+    except Exception:  # noqa: BLE001 - math-verify would read an exception as "not equal"
+        return False
+
+
+def _point_value(e: Any) -> complex | None:
+    try:
+        return _point_value_cached(e)
+    except TypeError:  # unhashable (a list of solutions, a matrix)
+        return None
+
+
+@functools.lru_cache(maxsize=_CACHE_MAX)
+def _point_value_cached(e: Any) -> complex | None:
+    """Value of a plain expression (see `_values_differ`) at the fixed real point, else None."""
+    import sympy
+
+    if not isinstance(e, sympy.Expr) or isinstance(e, sympy.Symbol | sympy.MatrixExpr):
+        return None
+    point: dict = {}
+    for node in sympy.preorder_traversal(e):
+        if node.is_Number or node is sympy.I or isinstance(node, sympy.NumberSymbol):
+            continue
+        if isinstance(node, sympy.Symbol):
+            if frozenset(node.assumptions0.items()) not in _PLAIN_ASSUMPTIONS:
+                return None
+            point[node] = _coordinate(node.name)
+        elif node.func not in _PLAIN_HEADS:
+            return None
+    try:
+        v = e.xreplace(point).evalf(30)
+        if not v.is_Number and not v.is_number:
+            return None
+        z = complex(v)
+    except Exception:  # noqa: BLE001 - not a finite number there: undecided
+        return None
+    if not (np.isfinite(z.real) and np.isfinite(z.imag)):
+        return None
+    return z
+
+
+def _coordinate(name: str) -> Any:
+    """A fixed rational in (0.6, 1.6) per symbol name (distinct names, distinct values)."""
+    import zlib
+
+    import sympy
+
+    return sympy.Rational(6000 + zlib.crc32(name.encode()) % 10007, 10000)
 
 
 def _timeouts() -> int | None:

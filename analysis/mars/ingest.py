@@ -359,8 +359,16 @@ def _worker_env() -> dict[str, str]:
 
 
 def _worker_result(proc: subprocess.Popen, out: Path, err: Path) -> dict[str, Any]:
-    """The JSON report of a finished worker; a DataError it hit is raised again here, anything
-    else (a crash) becomes a RuntimeError carrying the end of its stderr."""
+    """The JSON report of a finished worker; a DataError it hit is raised again here. A worker
+    stopped by a signal (the kernel's OOM killer, a kill -9) is a `BuildFailed` the user can act
+    on (its finished questions are on disk); anything else (a crash) is a RuntimeError carrying
+    the end of its stderr."""
+    if proc.returncode is not None and proc.returncode < 0:
+        raise errors.BuildFailed(
+            f"a MARS ingest worker was stopped by signal {-proc.returncode}",
+            "reload to resume (finished questions are kept); if it recurs, the server may be "
+            "short of memory",
+        )
     lines = out.read_text().strip().splitlines()
     report = json.loads(lines[-1]) if proc.returncode == 0 and lines else None
     if report is None:

@@ -154,3 +154,100 @@ def test_math_verify_log_notices_are_silenced(caplog) -> None:
         t.start()
         t.join(60)
     assert not [r for r in caplog.records if r.name.startswith("math_verify")]
+
+
+# math-verify shortcuts (`answers._install_shortcuts`): no verdict may change
+
+_SHORTCUT_PAIRS = [
+    # plainly different values: decided without sympy simplify
+    ("117", "x^2+1"),
+    ("276", "1we"),
+    ("\\frac{a}{b}", "a+b"),
+    ("\\binom{n}{2}", "2^{n}-1"),
+    ("2", "n(n+1)/2"),
+    # equal ones must stay equal (values agree, so math-verify's own tests run)
+    ("1weget3", "weget3"),
+    ("\\binom{n}{2}", "\\frac{n(n-1)}{2}"),
+    ("(x+1)^2", "x^2+2x+1"),
+    ("2\\sqrt{2}", "\\sqrt{8}"),
+    ("0.5", "\\frac{1}{2}"),
+    ("2", "=2needsseparatetreatment"),  # math-verify compares the right-hand side
+    # equations, sets, intervals: their own rules, with memoised solve and checked sides
+    ("cases:forn=1weget3", "forn=1weget3"),
+    ("thecasen=2", "casen=2needsseparate"),
+    ("x=\\frac{-b}{2a}", "\\frac{-b}{2a}"),
+    ("\\{1,2,3\\}", "\\{3,2,1\\}"),
+    ("(1,2)", "\\{1,2\\}"),
+    ("e^{i\\pi}", "-1"),
+    ("x", "x+0"),
+]
+
+
+def _mv_verdicts(pairs: list[tuple[str, str]], fast: bool) -> list[bool]:
+    mv = answers._math_verify()
+    old = answers.FAST_VERIFY
+    answers.FAST_VERIFY = fast
+    try:
+        out = []
+        for a, b in pairs:
+            pa, pb = answers._parse(a), answers._parse(b)
+            out.append(bool(mv.verify(pa, pb, timeout_seconds=None)))
+            out.append(bool(mv.verify(pb, pa, timeout_seconds=None)))
+        return out
+    finally:
+        answers.FAST_VERIFY = old
+
+
+def test_math_verify_shortcuts_change_no_verdict() -> None:
+    """Every pair, both ways round, gets the verdict math-verify gives without the shortcuts
+    (the equal pairs among them stay equal)."""
+    fast = _mv_verdicts(_SHORTCUT_PAIRS, True)
+    assert fast == _mv_verdicts(_SHORTCUT_PAIRS, False)
+    assert fast[10] and fast[12] and fast[14] and fast[20]  # 1weget3, binom, (x+1)^2, 2
+
+
+def test_plainly_different_values_never_reach_simplify(monkeypatch) -> None:
+    """A number against a product of prose letters, or two formulas with different values at a
+    real point, is False without sympy `simplify` (it cost ~25-90 ms a pair, every one False)."""
+    from math_verify import grader
+
+    answers._math_verify()
+    calls: list[object] = []
+    real = grader.simplify
+    monkeypatch.setattr(grader, "simplify", lambda e, *a, **k: calls.append(e) or real(e, *a, **k))
+    assert _mv_verdicts(_SHORTCUT_PAIRS[:5], True) == [False] * 10
+    assert calls == []
+
+
+def test_solve_runs_once_per_equation() -> None:
+    """Comparing equations solves each one once (remembered), not once per pair it is in."""
+    answers._math_verify()
+    answers._SOLVED.clear()
+    eqs = ["cases:forn=1weget3", "forn=1weget3", "thecasen=2"]
+    pairs = [(a, b) for a in eqs for b in eqs if a != b]
+    _mv_verdicts(pairs, True)
+    solved = {f for f, _ in answers._SOLVED}
+    assert solved == {answers._parse(e)[0] for e in eqs}
+    assert len(answers._SOLVED) == len(eqs)
+
+
+def test_grouping_identical_with_and_without_shortcuts() -> None:
+    """Realistic probe garbage (every symbolic string of it) grouped with the shortcuts and
+    with math-verify alone: the same ids, labels and correctness."""
+    from cache.sample.mars import realistic_garbage
+
+    junk = [s for s in realistic_garbage() if not answers._cheap_only(normalize(s) or "?")]
+    stream = ["116", "\\frac{1}{9}", "2", "1weget3", *junk[:24], "116", *junk[:24][::-1]]
+    results = []
+    for fast in (True, False):
+        answers._verified.cache_clear()
+        answers.FAST_VERIFY = fast
+        try:
+            g = AnswerGrouper("2")
+            results.append((g.add_many(stream).tolist(), g.labels, g.group_correct.tolist()))
+        finally:
+            answers.FAST_VERIFY = True
+            answers._verified.cache_clear()
+    assert results[0] == results[1]
+    ids = results[0][0]
+    assert ids.count(ids[2]) >= 2  # math-verify puts `=2a_n+1`-like garbage with `2`

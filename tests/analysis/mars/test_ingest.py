@@ -93,3 +93,26 @@ def test_a_corrupt_row_group_in_a_worker_is_a_corrupt_file_error(
     bad.write_bytes(bytes(blob))
     with pytest.raises(CorruptFile, match="corrupt.parquet"):
         ingest.build_features(bad, work_dir=tmp_path / "w", workers=2)
+
+
+def test_a_worker_killed_by_a_signal_is_a_build_failed_error(
+    small_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """The OOM killer (or a kill -9) stops a worker: the build raises `BuildFailed` naming the
+    signal, with a hint to reload (finished questions are kept), not a RuntimeError."""
+    import signal
+    import subprocess
+
+    from cache.errors import BuildFailed
+
+    real = subprocess.Popen
+
+    def killed_soon(cmd, **kw):  # type: ignore[no-untyped-def]
+        proc = real(cmd, **kw)
+        proc.send_signal(signal.SIGKILL)
+        return proc
+
+    monkeypatch.setattr(ingest.subprocess, "Popen", killed_soon)
+    with pytest.raises(BuildFailed, match="stopped by signal 9") as info:
+        ingest.build_features(small_file, work_dir=tmp_path / "w", workers=2)
+    assert "reload to resume" in info.value.hint and "memory" in info.value.hint
