@@ -74,8 +74,10 @@ def is_prose(norm: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=50_000)
 def _cheap_only(norm: str) -> bool:
-    """Equal only to itself: bare words, placeholders and prose."""
+    """Equal only to itself: bare words, placeholders and prose. Cached: every question asks
+    again about the same few hundred probe strings."""
     return is_plain(norm) or is_prose(norm)
 
 
@@ -273,6 +275,7 @@ def _install_shortcuts(mv: Any) -> None:
         }
     )
     numeric_eq, symbolic_eq, solve = grader.sympy_numeric_eq, grader.sympy_symbolic_eq, grader.solve
+    compare_sets = grader.sympy_compare_sets
 
     def fast_numeric_eq(a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
         if FAST_VERIFY and _values_differ(a, b):
@@ -284,6 +287,13 @@ def _install_shortcuts(mv: Any) -> None:
             return False
         return bool(symbolic_eq(a, b))
 
+    def fast_compare_sets(
+        gold: Any, pred: Any, float_rounding: int, numeric_precision: int
+    ) -> bool:
+        if FAST_VERIFY and _sets_differ(gold, pred):
+            return False
+        return bool(compare_sets(gold, pred, float_rounding, numeric_precision))
+
     def fast_solve(f: Any, *symbols: Any, **flags: Any) -> Any:
         if not FAST_VERIFY or flags or len(symbols) != 1 or not isinstance(symbols[0], set):
             return solve(f, *symbols, **flags)
@@ -293,6 +303,7 @@ def _install_shortcuts(mv: Any) -> None:
 
     grader.sympy_numeric_eq = fast_numeric_eq
     grader.sympy_symbolic_eq = fast_symbolic_eq
+    grader.sympy_compare_sets = fast_compare_sets
     grader.solve = fast_solve
     grader._rte_shortcuts = True
 
@@ -340,6 +351,69 @@ def _values_differ(a: Any, b: Any) -> bool:
         return abs(va - vb) > _REL_TOL * max(1.0, abs(va), abs(vb))
     except Exception:  # noqa: BLE001 - math-verify would read an exception as "not equal"
         return False
+
+
+def _sets_differ(a: Any, b: Any) -> bool:
+    """True only when math-verify's `sympy_compare_sets(a, b)` is certainly False (a non-set
+    counts as the set of itself, as there).
+
+    - Two finite sets or tuples of plain elements: each of its tests that can pass (structural
+      equality, an empty symmetric difference, element-by-element `sympy_expr_eq`) needs every
+      element of one to have an element of the other of the same value at the real point of
+      `_values_differ`; one element without such a partner decides it.
+    - A real interval with numeric ends, not a point, against a finite set or tuple of other than
+      two elements: an interval is never equal to a finite set, and its only other test pairs
+      its two ends with a two-element set.
+    Anything else (unions, symbolic intervals, elements that are symbols, equations or sets) is
+    left to math-verify."""
+    try:
+        ea, eb = _finite_elements(a), _finite_elements(b)
+        if ea is not None and eb is not None:
+            pa = [_point_value(x) for x in ea]
+            pb = [_point_value(x) for x in eb]
+            va = [v for v in pa if v is not None]
+            vb = [v for v in pb if v is not None]
+            if len(va) < len(pa) or len(vb) < len(pb):
+                return False
+            return not (_all_matched(va, vb) and _all_matched(vb, va))
+        for iv, other in ((a, eb), (b, ea)):
+            if other is not None and len(other) != 2 and _proper_interval(iv):
+                return True
+    except Exception:  # noqa: BLE001 - math-verify would read an exception as "not equal"
+        return False
+    return False
+
+
+def _finite_elements(x: Any) -> list | None:
+    """The elements of a finite set or tuple, [x] for a non-set, None for other sets."""
+    import sympy
+
+    if isinstance(x, sympy.FiniteSet | sympy.Tuple):
+        return list(x.args)
+    if isinstance(x, sympy.Set):
+        return None
+    return [x]
+
+
+def _all_matched(va: list[complex], vb: list[complex]) -> bool:
+    return all(any(abs(x - y) <= _REL_TOL * max(1.0, abs(x), abs(y)) for y in vb) for x in va)
+
+
+def _proper_interval(x: Any) -> bool:
+    """A sympy Interval with numeric (symbol-free) ends, the end well above the start."""
+    import sympy
+
+    if not isinstance(x, sympy.Interval):
+        return False
+    lo, hi = x.start, x.end
+    if not (lo.is_number and hi.is_number):
+        return False
+    if lo.is_infinite or hi.is_infinite:
+        return bool(lo != hi)
+    vlo, vhi = _point_value(lo), _point_value(hi)
+    if vlo is None or vhi is None or vlo.imag or vhi.imag:
+        return False
+    return vhi.real - vlo.real > _REL_TOL * max(1.0, abs(vlo), abs(vhi))
 
 
 def _point_value(e: Any) -> complex | None:

@@ -180,6 +180,12 @@ _SHORTCUT_PAIRS = [
     ("(1,2)", "\\{1,2\\}"),
     ("e^{i\\pi}", "-1"),
     ("x", "x+0"),
+    ("\\{1,2,3\\}", "x^2+1"),
+    ("\\{1,2,3\\}", "\\{1,2,4\\}"),
+    ("\\{\\sqrt{4},1\\}", "\\{1,2\\}"),
+    ("(1,2)", "117"),
+    ("(1,2)", "\\{1,2,3\\}"),
+    ("[0,1]", "\\{0,1\\}"),
 ]
 
 
@@ -251,3 +257,18 @@ def test_grouping_identical_with_and_without_shortcuts() -> None:
     assert results[0] == results[1]
     ids = results[0][0]
     assert ids.count(ids[2]) >= 2  # math-verify puts `=2a_n+1`-like garbage with `2`
+
+
+def test_sets_of_other_values_are_decided_without_math_verify() -> None:
+    """A finite set against a formula or a set of other values, an open interval against a
+    number: decided by `_sets_differ`; equal sets are left to math-verify."""
+    answers._math_verify()
+
+    def parsed(s: str) -> object:
+        return answers._parse(s)[0]
+
+    assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("x^2+1"))
+    assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("\\{1,2,4\\}"))
+    assert answers._sets_differ(parsed("(1,2)"), parsed("117"))
+    assert not answers._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
+    assert not answers._sets_differ(parsed("(1,2)"), parsed("\\{1,2\\}"))  # ends vs elements
