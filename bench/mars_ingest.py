@@ -61,11 +61,11 @@ def _stream_read(path: str, out: mp.Queue) -> None:
     out.put(("iter_batches", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
 
 
-def _features(path: str, out: mp.Queue) -> None:
+def _features(path: str, out: mp.Queue, workers: int | None = None) -> None:
     from analysis.mars import ingest as mars_ingest  # why: see `_plain_read`
 
     t = time.perf_counter()
-    tables = mars_ingest.build_features(Path(path))
+    tables = mars_ingest.build_features(Path(path), workers=workers)
     elapsed = time.perf_counter() - t
     # peak RSS of the whole build: this process plus every worker process at its own peak
     # (a conservative sum: the workers' peaks need not coincide)
@@ -73,17 +73,17 @@ def _features(path: str, out: mp.Queue) -> None:
     out.put(("features", elapsed, _rss_mb(), tables.features.num_rows, workers, _cpu_s()))
 
 
-def _run(target: Callable[[str, mp.Queue], None], path: Path) -> tuple:
+def _run(target: Callable[..., None], path: Path, *extra: object) -> tuple:
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()
-    p = ctx.Process(target=target, args=(str(path), q))
+    p = ctx.Process(target=target, args=(str(path), q, *extra))
     p.start()
     res = q.get()
     p.join()
     return res
 
 
-def _bench(path: Path) -> None:
+def _bench(path: Path, workers: int | None = None) -> None:
     """The plain reads and the cold build of one file, each in a fresh process."""
     import pyarrow.parquet as pq  # why: see `main`
 
@@ -102,17 +102,18 @@ def _bench(path: Path) -> None:
     print(
         f"plain pyarrow iter_batches(columns=['confs']): {t_stream:.2f} s, RSS {rss_stream:.0f} MB"
     )
-    _, t_feat, rss_parent, rows, workers, cpu_feat = _run(_features, path)
-    each = ", ".join(f"worker {i}: {w:.0f} MB" for i, w in enumerate(workers))
-    total = rss_parent + sum(workers)
+    _, t_feat, rss_parent, rows, peaks, cpu_feat = _run(_features, path, workers)
+    each = ", ".join(f"worker {i}: {w:.0f} MB" for i, w in enumerate(peaks))
+    total = rss_parent + sum(peaks)
     print(
-        f"cold feature build: {t_feat:.2f} s for {rows} traces ({len(workers) or 1} process(es)); "
+        f"cold feature build: {t_feat:.2f} s for {rows} traces ({len(peaks) or 1} process(es)); "
         f"peak RSS parent {rss_parent:.0f} MB{', ' + each if each else ''}; sum {total:.0f} MB"
     )
     print(f"RATIO cold build / plain read = {t_feat / t_read:.2f}x wall (target <= 1.5x)")
     print(
         f"CPU seconds (process + workers, incl. imports): read_table {cpu_read:.1f}, "
-        f"iter_batches {cpu_stream:.1f}, feature build {cpu_feat:.1f}"
+        f"iter_batches {cpu_stream:.1f}, feature build {cpu_feat:.1f} "
+        f"({cpu_feat / max(cpu_read, 1e-9):.2f}x the read's)"
     )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
@@ -122,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small", action="store_true", help="4 questions x 256 traces")
     ap.add_argument("--pool", choices=("realistic", "full", "both"), default="both")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/rte-bench"), help="generated files")
+    ap.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: the build's choice)"
+    )
     args = ap.parse_args(argv)
     # why here: after the sys.path insert; the parent stays light for the children it spawns
     from cache.sample.mars import write_full_size_file
@@ -137,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             write_full_size_file(path, n_questions=nq, n_traces=nt, garbage="realistic")
             print(f"generated {path} in {time.perf_counter() - t:.1f} s")
         print(f"== {name} pool ({nq} x {nt} traces)")
-        _bench(path)
+        _bench(path, args.workers)
     return 0
 
 

@@ -3,8 +3,9 @@
 Why this shape: never more than one batch of `confs` in memory plus the compact results of the
 unfinished questions (`analysis.mars.features` computes both). Each trace is processed whole while
 it sits in the CPU cache, a thread decodes the next batch meanwhile, and files over
-PARALLEL_MIN_BYTES whose questions do not straddle row groups are split by question over two
-worker processes (same code per question, so the same output). Full-size figures:
+PARALLEL_MIN_BYTES are split by question over two worker processes (same code per question, so
+the same output): by row groups when no question straddles them, else (one big row group) each
+worker decodes them all and keeps its own run of questions. Full-size figures:
 bench/mars_ingest.py.
 
 Resumable: each finished question is written to `work_dir/q<qid>.*.parquet` (through a temp file
@@ -131,11 +132,22 @@ def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Itera
                 t.join(0.05)
 
 
-def _computed(batches: Iterator[pa.RecordBatch], window: int) -> Iterator[tuple[int, dict]]:
-    """`numeric_batch` of each batch, in order. (Threads do not help here: the per-trace loop
-    holds the GIL between numpy calls; files big enough to matter use processes instead.)"""
+def _computed(
+    batches: Iterator[pa.RecordBatch], window: int, only: list[int] | None = None
+) -> Iterator[tuple[int, dict]]:
+    """`numeric_batch` of each batch, in order, of just the rows of the questions in `only` when
+    given (a worker's share of a row group that holds several). (Threads do not help here: the
+    per-trace loop holds the GIL between numpy calls; files big enough to matter use processes
+    instead.)"""
+    keep = pa.array(only, type=pa.int64()) if only is not None else None
     for b in batches:
-        yield b.num_rows, numeric_batch(b, window)
+        n = b.num_rows
+        if keep is not None:
+            b = b.filter(pc.is_in(b.column("qid"), value_set=keep))
+            if b.num_rows == 0:
+                yield n, {"qid": np.zeros(0, dtype=np.int64)}
+                continue
+        yield n, numeric_batch(b, window)
 
 
 def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
@@ -207,6 +219,7 @@ def _stream(
     hook: ProgressFn,
     stop_after: int | None = None,
     keep: bool = True,
+    only: list[int] | None = None,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
     """The streaming pass over `row_groups`: numeric features per batch, then each question is
     finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
@@ -217,7 +230,7 @@ def _stream(
         return results
     it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
     _consume(
-        _computed(_prefetch(it, path), window),
+        _computed(_prefetch(it, path), window, only),
         expected,
         done,
         work_dir,
@@ -286,12 +299,15 @@ def _shard(
     window: int,
     chunk_dir: Path,
     batch_rows: int,
+    only: list[int] | None = None,
 ) -> list[int]:
-    """Stream some row groups (questions that do not straddle other shards), writing one chunk
-    per question; the qids it finished."""
+    """Stream some row groups (questions that do not straddle other shards; or, with `only`,
+    just those questions of them), writing one chunk per question; the qids it finished."""
     keep = np.zeros(qids_all.shape[0], dtype=bool)
     for i in row_groups:
         keep[starts[i] : starts[i + 1]] = True
+    if only is not None:
+        keep &= np.isin(qids_all, np.asarray(only, dtype=np.int64))
     uq, counts = np.unique(qids_all[keep], return_counts=True)
     expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
     res = _stream(
@@ -306,6 +322,7 @@ def _shard(
         batch_rows,
         _no_progress,
         keep=False,
+        only=only,
     )
     return sorted(res)
 
@@ -331,7 +348,7 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
         sizes = [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
         starts = np.cumsum([0, *sizes])
         done: list[int] = []
-        for i, task in enumerate(spec["tasks"]):
+        for i, (row_groups, only) in enumerate(spec["tasks"]):
             if _claim(Path(spec["claim_dir"]), i):
                 done += _shard(
                     pf,
@@ -339,10 +356,11 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
                     columns,
                     qids_all,
                     starts,
-                    task,
+                    row_groups,
                     spec["window"],
                     Path(spec["chunk_dir"]),
                     spec["batch_rows"],
+                    only,
                 )
     except DataError as exc:
         return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
@@ -380,9 +398,40 @@ def _worker_result(proc: subprocess.Popen, out: Path, err: Path) -> dict[str, An
     return report
 
 
+Task = tuple[list[int], list[int] | None]  # row groups, and the only qids to keep of them
+
+
+def _unit_tasks(pf: pq.ParquetFile, units: list[list[int]]) -> list[Task]:
+    """One task per unit, largest first: the workers claim them in this order, so one long
+    question cannot leave a core idle at the end."""
+    sizes = [sum(pf.metadata.row_group(i).total_byte_size for i in u) for u in units]
+    order = sorted(zip(units, sizes, strict=True), key=lambda x: -x[1])
+    return [(u, None) for u, _ in order]
+
+
+def _question_tasks(
+    todo_rg: list[int], expected: dict[int, int], done: set[int], workers: int
+) -> list[Task] | None:
+    """When the row groups cannot be shared out (one big row group, or questions spread over
+    several): one task per worker, each streaming all of them and keeping its own run of
+    questions, about equal in rows. Decoding is repeated per worker, but it is a small part of
+    the cost (about a tenth of the build on a realistic pool). None if fewer than 2 questions."""
+    todo = sorted(q for q in expected if q >= 0 and q not in done)
+    if len(todo) < 2:
+        return None
+    rows = np.cumsum([expected[q] for q in todo])
+    cut = np.searchsorted(rows, rows[-1] * np.arange(1, workers) / workers, side="left")
+    bounds = [0, *sorted({int(min(max(c + 1, 1), len(todo) - 1)) for c in cut}), len(todo)]
+    tasks: list[Task] = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if b > a:
+            tasks.append((todo_rg, todo[a:b]))
+    return tasks if len(tasks) >= 2 else None
+
+
 def _parallel(
     path: Path,
-    units: list[list[int]],
+    tasks: list[Task],
     workers: int,
     window: int,
     work_dir: Path | None,
@@ -390,13 +439,8 @@ def _parallel(
     expected: dict[int, int],
     hook: ProgressFn,
 ) -> dict[int, QuestionResult]:
-    """Run `workers` worker processes over the units (a question's row groups each); read back
-    their chunks."""
-    # one task per unit, largest first: the workers claim them in this order, so one long
-    # question cannot leave a core idle at the end
-    pf_meta = pq.ParquetFile(path).metadata
-    sizes = [sum(pf_meta.row_group(i).total_byte_size for i in u) for u in units]
-    tasks = [u for u, _ in sorted(zip(units, sizes, strict=True), key=lambda x: -x[1])]
+    """Run `workers` worker processes over the tasks (claimed in order); read back their
+    chunks."""
     scratch = Path(tempfile.mkdtemp(prefix="mars-features-"))
     chunk_dir = work_dir if work_dir is not None else scratch / "chunks"
     claim_dir = scratch / "claims"
@@ -478,7 +522,8 @@ def build_features(
     `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
     stops after that many newly finished questions (tests use it to simulate a crash).
     `workers` (default: 2 processes for files over PARALLEL_MIN_BYTES, else 1) splits the row
-    groups into shards that no question straddles, one streaming pass per process; every
+    groups into shards that no question straddles, one streaming pass per process (or, when
+    they cannot be split so, the questions into runs, each process keeping its own); every
     question is still computed by exactly the same code, so the output does not change.
     Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
     data problem inside a readable file becomes a row of `notes`.
@@ -501,9 +546,15 @@ def build_features(
     if workers is None:
         big = path.stat().st_size >= PARALLEL_MIN_BYTES
         workers = min(2, os.cpu_count() or 1) if big else 1
-    units = _units(rg_q, todo_rg) if workers > 1 and stop_after is None else None
-    if units is not None and len(units) >= 2:
-        results = _parallel(path, units, workers, window, work_dir, batch_rows, expected, hook)
+    tasks: list[Task] | None = None
+    if workers > 1 and stop_after is None:
+        units = _units(rg_q, todo_rg)
+        if units is not None and len(units) >= 2:
+            tasks = _unit_tasks(pf, units)
+        else:
+            tasks = _question_tasks(todo_rg, expected, done, workers)
+    if tasks is not None:
+        results = _parallel(path, tasks, workers, window, work_dir, batch_rows, expected, hook)
     else:
         results = _stream(
             pf,

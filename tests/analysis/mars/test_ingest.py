@@ -116,3 +116,18 @@ def test_a_worker_killed_by_a_signal_is_a_build_failed_error(
     with pytest.raises(BuildFailed, match="stopped by signal 9") as info:
         ingest.build_features(small_file, work_dir=tmp_path / "w", workers=2)
     assert "reload to resume" in info.value.hint and "memory" in info.value.hint
+
+
+def test_one_big_row_group_is_still_built_by_two_workers(small_file: Path, tmp_path: Path) -> None:
+    """A file written as one row group used to fall back to one process; now each worker keeps
+    its own run of questions, and the tables are the ones a single pass gives."""
+    one = tmp_path / "one_group.parquet"
+    table = pq.read_table(small_file)
+    pq.write_table(table, one, row_group_size=table.num_rows + 1)
+    assert pq.ParquetFile(one).num_row_groups == 1
+    single = ingest.build_features(one, workers=1)
+    ingest.LAST_WORKER_PEAK_RSS.clear()
+    split = ingest.build_features(one, workers=2)
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
+    for name in ("features", "groups", "notes"):
+        assert getattr(split, name).equals(getattr(single, name)), name
