@@ -44,7 +44,8 @@ def parquet_info(path: Path) -> ParquetInfo:
     except Exception as exc:  # ArrowInvalid, OSError, ...: all mean "not a readable parquet"
         raise CorruptFile(
             f"{_label(path)} is not a readable parquet file ({type(exc).__name__}: {str(exc)[:120]})",
-            "the file may be truncated or corrupt: re-download it (python -m cache fetch) or regenerate the sample",
+            f"{path.name} may be truncated or corrupt: replace it with a fresh copy (python -m cache fetch), "
+            "pick another source in the sidebar, or regenerate the sample",
         ) from None
     cols = {f.name: str(f.type) for f in schema}
     return ParquetInfo(path, meta.num_rows, meta.num_row_groups, size, cols)
@@ -57,5 +58,6 @@ def collect(lf: pl.LazyFrame, path: Path) -> pl.DataFrame:
     except (pl.exceptions.ComputeError, OSError) as exc:
         raise CorruptFile(
             f"reading {_label(Path(path))} failed ({str(exc)[:160]})",
-            "the file may be truncated or corrupt: re-download or regenerate it",
+            f"{Path(path).name} may be truncated or corrupt: replace it with a fresh copy, or pick "
+            "another source in the sidebar",
         ) from None

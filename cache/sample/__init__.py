@@ -18,7 +18,7 @@ from pathlib import Path
 from cache.paths import sample_dir
 from cache.progress import ProgressFn, scaled
 
-SAMPLE_VERSION = 2  # bump when a generator changes, so old samples are rebuilt
+SAMPLE_VERSION = 3  # bump when a generator changes, so old samples are rebuilt
 SAMPLE_SEED = 20261129
 # dataset -> module with write_sample(root, progress); share of the build time, for the bar
 GENERATORS = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import polars as pl
@@ -11,7 +10,7 @@ import pytest
 import analysis.parason.store as pm
 from analysis.parason.metrics import added_branches, compute_metrics
 from analysis.parason.parse import parse
-from analysis.parason.tokens import estimate_total_tokens
+from analysis.parason.tokens import WordCounter, estimate_total_tokens
 from cache.errors import SchemaError, SourceNotFound
 from cache.sample.parason import (
     N_VARIANTS,
@@ -28,9 +27,7 @@ from cache.sources import SourceConfig
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("parason")
-    t0 = time.perf_counter()
-    write_sample(d)
-    assert time.perf_counter() - t0 < 3.0
+    write_sample(d)  # its speed is bench/sample_build.py's business, not a test's
     return d
 
 
@@ -164,7 +161,7 @@ def test_metrics_derived_table_built_once(root, monkeypatch):
     assert (df["speedup"] >= 1).all() and (df["C"] <= df["T"]).all()
     assert df.filter(~pl.col("valid")).height >= 3
     words = pm.metrics_table(path, counter="words")
-    assert len(calls) == 2 and words["counter"][0] == "whitespace words"
+    assert len(calls) == 2 and words["counter"][0] == WordCounter.name
 
 
 def test_metrics_table_errors(root, tmp_path):
@@ -198,7 +195,7 @@ def test_metrics_table_maps_aliases_and_raw_messages(tmp_path):
 
 def test_rl_table_flattens_verl_rows(root):
     rl = pm.rl_table(root / "rl" / "train.parquet")
-    assert rl.columns == ["index", "prompt", "data_source", "ability", "ground_truth"]
+    assert rl.columns == ["index", "prompt", "messages", "data_source", "ability", "ground_truth"]
     assert rl.height >= 50 and rl["ground_truth"].null_count() == 0
     assert rl["prompt"][0].startswith("How many positive divisors")
 

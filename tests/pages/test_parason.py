@@ -8,7 +8,6 @@ import html
 import json
 import re
 import shutil
-import time
 from pathlib import Path
 
 import polars as pl
@@ -168,12 +167,8 @@ def test_uuid_prefix_and_unknown_uuid() -> None:
     assert "not in sft-1x" in " ".join(w.value for w in at.warning)
 
 
-def test_wide_stage_collapses_and_renders_fast() -> None:
-    _app({"uuid": WIDE})  # warm the caches
-    t0 = time.perf_counter()
-    at = _app({"uuid": WIDE})
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 3.0  # bench/parason.py measures the < 1 s target without test overhead
+def test_wide_stage_collapses() -> None:
+    at = _app({"uuid": WIDE})  # its speed: bench/parason.py (a benchmark, not a timed test)
     fig = _figs(at)[0]
     nodes = next(tr for tr in fig["data"] if tr.get("name") == "nodes")
     assert len(nodes["customdata"]) <= 20 and "b0:more" in nodes["customdata"]
