@@ -13,6 +13,8 @@ so overlapping sections share one save: the first to enter saves and sets 1, the
 restores (a lock guards the depth). While any section runs, other threads' BLAS calls also run
 single-threaded; sections are milliseconds long. `_controls` is memoised: the libraries are
 found once (from /proc/self/maps), and the cache holds handles only, never a thread count.
+scipy's OpenBLAS is loaded (by the compiled L-BFGS-B routine, `lbfgsb.py`) on the first
+lookup, not at import: `simulate` of a method without a q-model never loads it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy  # noqa: F401  (loads numpy's OpenBLAS before the lookup)
-import scipy.optimize  # noqa: F401  (loads scipy's)
+
+from analysis.stopping.lbfgsb import fast_path_available
 
 _NAMES = (
     ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
@@ -38,7 +41,10 @@ Control = tuple[Callable[[], int], Callable[[int], None]]
 
 @lru_cache(maxsize=1)
 def _controls() -> tuple[Control, ...]:
-    """(get, set) of every OpenBLAS loaded in the process (found once)."""
+    """(get, set) of every OpenBLAS loaded in the process (found once). scipy's is loaded
+    first, by the L-BFGS-B routine that links it (else by scipy.optimize, the fallback)."""
+    if not fast_path_available():
+        import scipy.optimize  # noqa: F401  (why here: a 0.6 s import only when needed)
     found: list[Control] = []
     try:
         with open("/proc/self/maps") as fh:

@@ -8,6 +8,10 @@ file. Writes results.csv, summary_per_question.csv, summary_overall.csv (the pub
 `offline` also writes results_<vote>.csv for the DeepConf offline votes).
 
 diff compares two such folders per question and prints the largest differences.
+
+Start-up time: a warm simulate imports numpy and pyarrow.parquet and reads only the pool columns of
+the cached feature table (`pools.cached_pools`); polars, pandas, tqdm and the feature builder
+load only when the table has to be built (or for `diff`, which reads CSVs with pandas).
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.stopping import (
     ALL_METHODS,
@@ -29,9 +33,14 @@ from analysis.stopping import (
     prepare,
     simulate,
 )
+from analysis.stopping.pools import cached_pools
 from cache.datasets import mars_file_for
 from cache.errors import SchemaError, SourceNotFound
-from cache.progress import ProgressFn, tqdm_progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cache.progress import ProgressFn
 
 MODELS = ("deepseek-8b", "qwen3-32b", "qwen3-next")
 DATASETS = ("aime-2025", "brumo-2025", "hmmt")
@@ -63,8 +72,12 @@ def load_prepared(
 
     Only the columns a pool is built from are read; the record lows (the biggest of them) only
     with `with_lows`, which the DeepConf-filtered methods need for truncation. Without them a
-    pool has no lows, which no other method reads."""
-    # lazy (start-up time): the feature store (polars, pyarrow) loads only for `simulate`
+    pool has no lows, which no other method reads. A built table is read with pyarrow alone
+    (`pools.cached_pools`); otherwise the feature store builds it (polars, the builder)."""
+    pools = cached_pools(path, window, with_lows=with_lows)
+    if pools is not None:
+        return [prepare(p) for p in pools]
+    # why here (start-up time): the feature store loads only when the fast read cannot serve
     from analysis.mars.store import POOL_COLUMNS, load_features
 
     store = load_features(
@@ -98,15 +111,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     path = resolve_mars_file(Path(args.data), args.model, args.dataset)
     settings = SimSettings(args.budget, args.iterations, args.warmup, args.window, args.seed)
     policy = _policy(args)
-    with tqdm_progress(f"features {path.name}") as bar:
-        preps = load_prepared(path, args.window, bar, with_lows=policy.voting.filter)
+    pools = cached_pools(path, args.window, with_lows=policy.voting.filter)
+    if pools is not None:
+        preps = [prepare(p) for p in pools]
+    else:
+        from cache.progress import tqdm_progress  # why here: tqdm only for a build
+
+        with tqdm_progress(f"features {path.name}") as bar:
+            preps = load_prepared(path, args.window, bar, with_lows=policy.voting.filter)
     if not preps:
         raise SchemaError(f"{path} holds no questions", "is this a MARS file?")
     t0 = time.perf_counter()
     run = simulate(preps, policy, settings)  # the q-model fit switches BLAS threads itself
     elapsed = time.perf_counter() - t0
     paths = run.write(Path(args.out))
-    overall = run.overall_frame().iloc[0]
+    overall = run.overall()
     print(f"method {policy.method} on {path.name}: {len(preps)} questions, {elapsed:.2f} s")
     print(
         f"accuracy {overall['accuracy_pct']:.2f}%  savings {overall['mean_token_savings_pct']:.2f}%  "
@@ -139,6 +158,8 @@ DIFF_COLUMNS = (
 
 def diff_frames(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     """Per-question differences (ours - reference) of the summary columns both have."""
+    import pandas as pd  # why here: see the module docstring
+
     cols = [c for c in DIFF_COLUMNS if c in ours.columns and c in ref.columns]
     m = ours[["question_id", *cols]].merge(
         ref[["question_id", *cols]],
@@ -156,6 +177,8 @@ def diff_frames(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read(path: Path) -> pd.DataFrame:
+    import pandas as pd  # why here: see the module docstring
+
     if not path.is_file():
         raise SourceNotFound(
             f"{path} not found", "diff needs summary_per_question.csv in both folders"
@@ -164,6 +187,8 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    import pandas as pd  # why here: see the module docstring
+
     ours = _read(Path(args.dir) / "summary_per_question.csv")
     ref = _read(Path(args.reference) / "summary_per_question.csv")
     d = diff_frames(ours, ref)

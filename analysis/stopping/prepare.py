@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.mars.pool import QuestionPool
+from analysis.stopping.lows import RecordLows
 from analysis.stopping.notes import Note, NoteCode, pool_note
 
 
@@ -38,10 +39,7 @@ class PreparedQuestion:
     tail_conf: np.ndarray  # float64 [n]
     min_group: np.ndarray  # float64 [n]
     bottom_10: np.ndarray  # float64 [n]
-    # record lows of pool traces (finite ones), for DeepConf truncation
-    low_offsets: np.ndarray  # int64 [n+1]
-    low_window: np.ndarray  # int64 [m]
-    low_value: np.ndarray  # float64 [m]
+    lows: RecordLows  # record lows of the pool traces (finite ones), for DeepConf truncation
     gidx: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 0), np.int32)
     )  # int32 [n, K] k*(G+1) + group (G = none)
@@ -55,58 +53,33 @@ class PreparedQuestion:
     def label(self, group: int) -> str:
         return self.group_labels[group] if 0 <= group < len(self.group_labels) else ""
 
-    def _low_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(low_keys, windows in key order, low_uniq): the record lows keyed for one int64
-        searchsorted, key = r*(M+1) + (M - rank(value)), increasing; low_uniq the M sorted
-        distinct values. Built on the first truncation and kept: only DeepConf-filtered
-        methods truncate, and on a full file this index (millions of lows, a sort) was most
-        of `prepare`'s time for every method."""
-        hit = self.cache.get("low_index")
-        if hit is None:
-            row_of = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.low_offsets))
-            uniq = np.unique(self.low_value)
-            m_u = uniq.shape[0]
-            keys = row_of * (m_u + 1) + (m_u - np.searchsorted(uniq, self.low_value))
-            win = self.low_window
-            if keys.size > 1 and not np.all(np.diff(keys) > 0):
-                o = np.argsort(keys, kind="stable")
-                keys, win = keys[o], win[o]
-            hit = (keys.astype(np.int64), win, uniq)
-            self.cache["low_index"] = hit
-        return hit
+    @property
+    def low_offsets(self) -> np.ndarray:
+        """int64 [n+1]: pool trace r owns low_window/low_value[low_offsets[r]:low_offsets[r+1]]."""
+        return self.lows.flat().offsets
 
     @property
-    def low_keys(self) -> np.ndarray:
-        return self._low_index()[0]
+    def low_window(self) -> np.ndarray:
+        """int64 [m] the window of each record low of the pool traces."""
+        return self.lows.flat().window
 
     @property
-    def low_uniq(self) -> np.ndarray:
-        return self._low_index()[2]
+    def low_value(self) -> np.ndarray:
+        """float64 [m] its group confidence (finite)."""
+        return self.lows.flat().value
 
     def truncation(self, rows: np.ndarray, thr: np.ndarray) -> np.ndarray:
         """DeepConf truncation position of pool rows `rows` [..., B] under per-row-set threshold
         `thr` [...]: first window whose group confidence is `< thr`, plus W, else the length.
-        A non-finite threshold truncates nothing (every `<` comparison with NaN is false)."""
+        A non-finite threshold truncates nothing (`RecordLows.first_below`)."""
         rows = np.asarray(rows, dtype=np.int64)
         thr = np.asarray(thr, dtype=np.float64)
         if rows.ndim == 2 and rows.shape[1] > self.n > 0:
-            # fewer pool traces than draws: look up every pool trace once (sorted, cache
-            # friendly queries) and gather
+            # fewer pool traces than draws: look up every pool trace once and gather
             every = np.broadcast_to(np.arange(self.n, dtype=np.int64), (rows.shape[0], self.n))
             return np.take_along_axis(self.truncation(every, thr), rows, axis=1)
-        low_keys, low_window, low_uniq = self._low_index()
-        m_u = low_uniq.shape[0]
-        # r = number of record-low values < thr, once per threshold (not per trace)
-        r = np.searchsorted(low_uniq, thr, side="left").astype(np.int64)
-        query = rows * (m_u + 1) + (m_u - r)[..., None]
-        pos = np.searchsorted(low_keys, query, side="right")
-        hit = (pos < self.low_offsets[rows + 1]) & np.isfinite(thr)[..., None]
-        if low_window.size:
-            win = low_window[np.minimum(pos, low_window.shape[0] - 1)]
-        else:
-            win = np.zeros_like(pos)
-        out = np.where(hit, win + self.window, self.lengths[rows])
-        return out.astype(np.int64)
+        hit, win = self.lows.first_below(rows, thr)
+        return np.where(hit, win + self.window, self.lengths[rows]).astype(np.int64)
 
 
 def _first_appearance_order(pool: QuestionPool) -> np.ndarray:
@@ -160,45 +133,9 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         correct = np.zeros(n_groups_eff, dtype=bool)
         labels = [""]
 
-    # record lows of pool rows, re-offset, non-finite values dropped
-    lo_all = np.asarray(pool.low_offsets, dtype=np.int64)
-    lw_all = np.asarray(pool.low_window, dtype=np.int64)
-    lv_all = np.asarray(pool.low_value, dtype=np.float32)
-    counts = lo_all[keep + 1] - lo_all[keep]
-    starts = lo_all[keep]
-    take = (
-        (
-            np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-            + np.arange(counts.sum())
-        )
-        if n
-        else np.zeros(0, np.int64)
-    )
-    low_w = lw_all[take]
-    low_v = lv_all[take].astype(np.float64)
-    row_of = np.repeat(np.arange(n, dtype=np.int64), counts)
-    finite = np.isfinite(low_v)
-    if not finite.all():
-        notes.append(
-            Note(
-                NoteCode.NONFINITE_LOWS,
-                f"{int((~finite).sum())} non-finite record lows ignored for DeepConf truncation",
-            )
-        )
-        low_w, low_v, row_of = low_w[finite], low_v[finite], row_of[finite]
-    new_counts = np.bincount(row_of, minlength=n) if n else np.zeros(0, np.int64)
-    low_offsets = np.concatenate(([0], np.cumsum(new_counts))).astype(np.int64)
-    # the note now, the truncation index on first use (`PreparedQuestion._low_index`); the
-    # keys are strictly increasing exactly when each trace's lows strictly decrease
-    same_row = row_of[1:] == row_of[:-1]
-    if (same_row & (low_v[1:] >= low_v[:-1])).any():
-        notes.append(
-            Note(
-                NoteCode.UNSORTED_LOWS,
-                "record lows are not strictly decreasing in some traces; truncation uses them "
-                "sorted",
-            )
-        )
+    # record lows of the pool rows: in place when all finite and decreasing, else restricted
+    # (with their notes); the truncation reads them on first use
+    lows = RecordLows.of_pool(pool, keep, notes)
 
     bad = {
         name: int((~np.isfinite(arr)).sum())
@@ -254,9 +191,7 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
         tail_conf=f64["tail_conf"],
         min_group=f64["min_group"],
         bottom_10=f64["bottom_10"],
-        low_offsets=low_offsets,
-        low_window=low_w,
-        low_value=low_v,
+        lows=lows,
         gidx=np.ascontiguousarray(gidx),
         notes=notes,
     )

@@ -3,19 +3,31 @@
 
 Documented difference: the published savings divide by a baseline of 0 (NaN) for a question
 with no sampled tokens; we report 0 % savings there (only an all-null question has it).
+
+The tables are plain columns (`*_columns`); the pandas frames the app and the tests use are
+built from them, and `RunResult.write` writes the CSVs from them without pandas (a warm
+`simulate` never imports it: ~0.5 s), byte for byte what `DataFrame.to_csv(index=False)` writes
+(test_results_csv.py checks it on awkward values).
 """
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from analysis.stopping.notes import Note
 from analysis.stopping.params import Policy, SimSettings
 from analysis.stopping.result import QuestionResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Columns = dict[str, Any]  # column name -> numpy array or list, in the table's column order
 
 RESULTS_COLUMNS = [
     "question_id",
@@ -43,6 +55,14 @@ PER_QUESTION_COLUMNS = [
     "stopped_by_margin",
     "stopped_by_consensus",
     "stopped_by_budget",
+]
+DEEPCONF_COLUMNS = [
+    "question_id",
+    "iteration",
+    "voted_answer",
+    "ground_truth",
+    "is_correct",
+    "total_tokens",
 ]
 OVERALL_COLUMNS = [
     "accuracy",
@@ -84,6 +104,46 @@ def question_summary(r: QuestionResult) -> dict:
     }
 
 
+def _csv_cells(values: Any) -> list:
+    """One column as the cells pandas' `to_csv` writes: floats as numpy's shortest repr
+    (`astype(str)`, NaN empty), ints and bools as Python values, text as is."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        cells = arr.astype(np.float64).astype(str).astype(object)
+        cells[np.isnan(arr)] = ""
+        return cells.tolist()
+    return arr.tolist() if arr.dtype.kind in "iub" else list(values)
+
+
+def write_csv(path: Path, columns: Sequence[str], data: Columns) -> Path:
+    """`pd.DataFrame(data)[columns].to_csv(path, index=False)` without pandas: the same csv
+    dialect (minimal quoting, '\\n' line ends, UTF-8)."""
+    cells = [_csv_cells(data[c]) for c in columns]
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        out.writerow(columns)
+        out.writerows(zip(*cells, strict=True))
+    return path
+
+
+def _frame(columns: Sequence[str], data: Columns) -> pd.DataFrame:
+    import pandas as pd  # why here: only the app and the tests use frames (start-up time)
+
+    return pd.DataFrame({c: data[c] for c in columns}, columns=list(columns))
+
+
+def _concat(parts: list[Columns], columns: Sequence[str]) -> Columns:
+    return {
+        c: (np.concatenate([np.asarray(p[c]) for p in parts]) if parts else np.zeros(0))
+        if c not in _TEXT
+        else [v for p in parts for v in p[c]]
+        for c in columns
+    }
+
+
+_TEXT = frozenset(("voted_answer", "ground_truth", "stopped_by"))
+
+
 @dataclass
 class RunResult:
     """A simulated run of one policy over a file's questions."""
@@ -93,85 +153,108 @@ class RunResult:
     questions: list[QuestionResult]
     notes: dict[int, list[Note]] = field(default_factory=dict)
 
-    def results_frame(self) -> pd.DataFrame:
+    def results_columns(self) -> Columns:
         parts = []
         for r in self.questions:
             n = r.correct.shape[0]
             parts.append(
-                pd.DataFrame(
-                    {
-                        "question_id": np.full(n, r.qid, dtype=np.int64),
-                        "iteration": r.iterations,
-                        "voted_answer": [r.answer_text(i) for i in range(n)],
-                        "ground_truth": [r.ground_truth] * n,
-                        "is_correct": r.correct.astype(bool),
-                        "total_tokens": r.tokens,
-                        "baseline_tokens": r.baseline,
-                        "stopped_by": r.stopped_by.astype(str),
-                        "position": r.position,
-                    }
-                )
+                {
+                    "question_id": np.full(n, r.qid, dtype=np.int64),
+                    "iteration": np.asarray(r.iterations),
+                    "voted_answer": [r.answer_text(i) for i in range(n)],
+                    "ground_truth": [r.ground_truth] * n,
+                    "is_correct": r.correct.astype(bool),
+                    "total_tokens": np.asarray(r.tokens),
+                    "baseline_tokens": np.asarray(r.baseline),
+                    "stopped_by": r.stopped_by.astype(str).tolist(),
+                    "position": np.asarray(r.position),
+                }
             )
-        if not parts:
-            return pd.DataFrame({c: [] for c in RESULTS_COLUMNS})
-        return pd.concat(parts, ignore_index=True)[RESULTS_COLUMNS]
+        return _concat(parts, RESULTS_COLUMNS)
+
+    def results_frame(self) -> pd.DataFrame:
+        if not self.questions:
+            return _frame(RESULTS_COLUMNS, {c: [] for c in RESULTS_COLUMNS})
+        return _frame(RESULTS_COLUMNS, self.results_columns())
+
+    def per_question_rows(self) -> list[dict]:
+        return [question_summary(r) for r in sorted(self.questions, key=lambda r: r.qid)]
 
     def per_question_frame(self) -> pd.DataFrame:
-        rows = [question_summary(r) for r in sorted(self.questions, key=lambda r: r.qid)]
-        return pd.DataFrame(rows, columns=PER_QUESTION_COLUMNS)
+        import pandas as pd  # why here: see `_frame`
+
+        return pd.DataFrame(self.per_question_rows(), columns=PER_QUESTION_COLUMNS)
+
+    def overall(self) -> dict:
+        """The overall summary row (`summary_overall.csv`)."""
+        return overall_summary(self.per_question_rows())
 
     def overall_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([overall_summary(self.per_question_frame())], columns=OVERALL_COLUMNS)
+        import pandas as pd  # why here: see `_frame`
 
-    def deepconf_frames(self) -> dict[str, pd.DataFrame]:
-        """Offline only: one per-iteration frame per DeepConf vote (published results_{vm}.csv)."""
-        out: dict[str, list[pd.DataFrame]] = {}
+        return pd.DataFrame([self.overall()], columns=OVERALL_COLUMNS)
+
+    def deepconf_columns(self) -> dict[str, Columns]:
+        """Offline only: per DeepConf vote, the per-iteration table (published results_{vm}.csv)."""
+        out: dict[str, list[Columns]] = {}
         for r in self.questions:
             for name, ans in r.extra_votes.items():
                 n = ans.shape[0]
                 out.setdefault(name, []).append(
-                    pd.DataFrame(
-                        {
-                            "question_id": np.full(n, r.qid),
-                            "iteration": r.iterations,
-                            "voted_answer": [r.labels[a] if a >= 0 else "" for a in ans],
-                            "ground_truth": [r.ground_truth] * n,
-                            "is_correct": r.is_correct(ans),
-                            "total_tokens": r.tokens,
-                        }
-                    )
+                    {
+                        "question_id": np.full(n, r.qid),
+                        "iteration": np.asarray(r.iterations),
+                        "voted_answer": [r.labels[a] if a >= 0 else "" for a in ans],
+                        "ground_truth": [r.ground_truth] * n,
+                        "is_correct": r.is_correct(ans),
+                        "total_tokens": np.asarray(r.tokens),
+                    }
                 )
-        return {k: pd.concat(v, ignore_index=True) for k, v in out.items()}
+        return {k: _concat(v, DEEPCONF_COLUMNS) for k, v in out.items()}
+
+    def deepconf_frames(self) -> dict[str, pd.DataFrame]:
+        return {k: _frame(DEEPCONF_COLUMNS, v) for k, v in self.deepconf_columns().items()}
 
     def write(self, out_dir: Path) -> list[Path]:
+        """results.csv, summary_per_question.csv, summary_overall.csv (+ results_<vote>.csv)."""
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
+        rows = self.per_question_rows()
+        per_q = {c: [row[c] for row in rows] for c in PER_QUESTION_COLUMNS}
+        overall = overall_summary(rows)
         paths = [
-            out_dir / "results.csv",
-            out_dir / "summary_per_question.csv",
-            out_dir / "summary_overall.csv",
+            write_csv(out_dir / "results.csv", RESULTS_COLUMNS, self.results_columns()),
+            write_csv(out_dir / "summary_per_question.csv", PER_QUESTION_COLUMNS, per_q),
+            write_csv(
+                out_dir / "summary_overall.csv",
+                OVERALL_COLUMNS,
+                {c: [overall[c]] for c in OVERALL_COLUMNS},
+            ),
         ]
-        self.results_frame().to_csv(paths[0], index=False)
-        self.per_question_frame().to_csv(paths[1], index=False)
-        self.overall_frame().to_csv(paths[2], index=False)
-        for name, frame in self.deepconf_frames().items():
-            p = out_dir / f"results_{name}.csv"
-            frame.to_csv(p, index=False)
-            paths.append(p)
+        for name, cols in self.deepconf_columns().items():
+            paths.append(write_csv(out_dir / f"results_{name}.csv", DEEPCONF_COLUMNS, cols))
         return paths
 
 
-def overall_summary(per_q: pd.DataFrame) -> dict:
-    n = len(per_q)
-    acc = per_q["accuracy"].to_numpy(dtype=np.float64)
+def overall_summary(per_q: Sequence[dict] | pd.DataFrame) -> dict:
+    """The overall row from the per-question rows (`question_summary`) or their frame."""
+    if not hasattr(per_q, "columns"):  # rows, not a frame
+        col = {
+            c: np.array([r[c] for r in per_q], dtype=np.float64) for c in PER_QUESTION_COLUMNS[1:]
+        }
+    else:
+        frame: Any = per_q
+        col = {c: frame[c].to_numpy(dtype=np.float64) for c in PER_QUESTION_COLUMNS[1:]}
+    n = len(col["accuracy"])
+    acc = col["accuracy"]
     return {
         "accuracy": float(acc.mean()) if n else 0.0,
-        "accuracy_pct": float(per_q["accuracy_pct"].mean()) if n else 0.0,
+        "accuracy_pct": float(col["accuracy_pct"].mean()) if n else 0.0,
         "accuracy_std": _std(acc),
         "n_questions": n,
-        "total_tokens_mean": float(per_q["total_tokens_mean"].mean()) if n else 0.0,
-        "mean_token_savings_pct": float(per_q["token_savings_pct"].mean()) if n else 0.0,
-        "stopped_by_margin": int(per_q["stopped_by_margin"].sum()),
-        "stopped_by_consensus": int(per_q["stopped_by_consensus"].sum()),
-        "stopped_by_budget": int(per_q["stopped_by_budget"].sum()),
+        "total_tokens_mean": float(col["total_tokens_mean"].mean()) if n else 0.0,
+        "mean_token_savings_pct": float(col["token_savings_pct"].mean()) if n else 0.0,
+        "stopped_by_margin": int(col["stopped_by_margin"].sum()),
+        "stopped_by_consensus": int(col["stopped_by_consensus"].sum()),
+        "stopped_by_budget": int(col["stopped_by_budget"].sum()),
     }

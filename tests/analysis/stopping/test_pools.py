@@ -1,0 +1,108 @@
+"""The simulator's own reader of the cached feature tables (`analysis.stopping.pools`): the same
+pools as the feature store's, the same table names and version, and a fallback (None) whenever
+it cannot promise that."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from analysis.mars import features as mars_features
+from analysis.mars import store as mars_store
+from analysis.stopping import pools as fast
+from cache.sample.mars import write_file
+from cache.store import table_path
+
+
+@pytest.fixture(scope="module")
+def mars_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("pools") / "DeepSeek-8B/aime25_deepseek.parquet"
+    write_file(path, "aime", 40, seed=11, drop=3, n_questions=5)
+    mars_store.feature_paths(path)  # build the tables once
+    return path
+
+
+def _assert_same_pools(got: list, want: list) -> None:
+    assert [p.qid for p in got] == [p.qid for p in want]
+    for a, b in zip(got, want, strict=True):
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            if isinstance(x, np.ndarray):
+                # the record-low windows keep the table's int32 (values equal)
+                if f.name != "low_window":
+                    assert x.dtype == y.dtype, (f.name, a.qid)
+                assert x.shape == y.shape, (f.name, a.qid)
+                assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), (f.name, a.qid)
+            else:
+                assert x == y, (f.name, a.qid)
+
+
+@pytest.mark.parametrize("with_lows", [False, True])
+def test_same_pools_as_the_feature_store(mars_file: Path, with_lows: bool) -> None:
+    store = mars_store.load_features(
+        mars_file, with_lows=with_lows, columns=mars_store.POOL_COLUMNS
+    )
+    want = [store.pool(q) for q in store.qids]
+    got = fast.cached_pools(mars_file, 2048, with_lows=with_lows)
+    assert got is not None
+    _assert_same_pools(got, want)
+    if with_lows:  # the second read comes from the flat copy of the lows
+        assert list(fast._lows_dir(fast.cached_table_paths(mars_file, 2048)[0]).iterdir())
+        again = fast.cached_pools(mars_file, 2048, with_lows=True)
+        assert again is not None
+        _assert_same_pools(again, want)
+
+
+def test_names_and_version_are_the_owners(mars_file: Path) -> None:
+    assert fast.features_version() == mars_features.FEATURES_VERSION
+    assert fast.PROBE_STEP == mars_features.PROBE_STEP
+    assert fast.POOL_COLUMNS == mars_store.POOL_COLUMNS
+    assert fast.LOW_COLUMNS == mars_store.LOW_COLUMNS
+    assert (fast.FEATURES, fast.GROUPS, fast.NOTES) == (
+        mars_store.FEATURES,
+        mars_store.GROUPS,
+        mars_store.NOTES,
+    )
+    v = mars_features.FEATURES_VERSION
+    for name, got in zip(
+        (fast.FEATURES, fast.GROUPS, fast.NOTES),
+        fast.cached_table_paths(mars_file, 2048) or (),
+        strict=True,
+    ):
+        assert got == table_path(name, v, [mars_file], {"window": 2048})
+
+
+def test_a_table_not_built_is_none(tmp_path: Path) -> None:
+    path = tmp_path / "DeepSeek-8B/aime25_deepseek.parquet"
+    write_file(path, "aime", 8, seed=2, drop=0, n_questions=2)
+    assert fast.cached_table_paths(path, 2048) is None
+    assert fast.cached_pools(path, 2048, with_lows=False) is None
+    assert fast.cached_pools(path, 1024, with_lows=False) is None  # another window
+
+
+def test_a_bad_lows_copy_is_rebuilt(mars_file: Path) -> None:
+    fp = fast.cached_table_paths(mars_file, 2048)[0]  # type: ignore[index]  # built by the fixture
+    n = pq.ParquetFile(fp).metadata.num_rows
+    want = fast.flat_lows(fp, n)
+    (fast._lows_dir(fp) / "offsets.i64").write_bytes(b"\x00" * 16)  # a torn copy
+    got = fast.flat_lows(fp, n)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    assert fast.flat_lows(fp, n)[0].shape == (n + 1,)
+
+
+def test_nulls_fall_back_to_the_store(tmp_path: Path) -> None:
+    """A null the store would read its own way: the fast reader declines."""
+    feats = pa.table({"qid": pa.array([0, 0], pa.int64()), "x": pa.array([1.0, None])})
+    with pytest.raises(fast._Unsure):
+        fast._numpy(feats.column("x"))
+    lists = pa.chunked_array([pa.array([[1, 2], None], pa.list_(pa.int64()))])
+    with pytest.raises(fast._Unsure):
+        fast._ragged(lists)
+    sliced = pa.chunked_array([pa.array([[9], [1, 2], [3]], pa.list_(pa.int32())).slice(1)])
+    off, vals = fast._ragged(sliced)
+    assert off.tolist() == [0, 2, 3] and vals.tolist() == [1, 2, 3]
