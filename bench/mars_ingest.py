@@ -135,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         sizes = {"realistic": (4, 256), "full": (4, 256)}
     for name in ("realistic", "full") if args.pool == "both" else (args.pool,):
         nq, nt = sizes[name]
-        path = args.dir / f"mars_{name}_{nq}x{nt}.parquet"
+        # the garbage kind is in the name: a file generated before the full pool had realistic
+        # garbage (same size, far fewer strings for math-verify) must not be reused
+        path = args.dir / f"mars_{name}_{nq}x{nt}_realistic-garbage.parquet"
         if not path.exists():
             t = time.perf_counter()
             write_full_size_file(path, n_questions=nq, n_traces=nt, garbage="realistic")
