@@ -29,14 +29,24 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
-# the script has finished, nothing is loading, and every visible chart has drawn its SVG
+# the script has finished (the app's own script-state attribute, not the status widget, which
+# fades out for 200 ms after the run), the websocket is connected, no skeleton or stale element is
+# left, and every visible chart has drawn (Plotly's layout exists and is not mid-redraw); returns
+# the page-clock time (ms since navigation start) when all of that first held
 SETTLED_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+  if (app.dataset.testConnectionState !== 'CONNECTED') return false;
   if (!document.querySelector('[data-testid="stMain"] h1')) return false;
-  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  if (document.querySelector(
+    '[data-testid="stSkeleton"], [data-testid="stAppSkeleton"], [data-stale="true"]')) return false;
   const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
     .filter((el) => el.offsetParent !== null);
-  return charts.every((el) => el.querySelector('.main-svg'));
+  const drawn = charts.every((el) => {
+    const gd = el.querySelector('.js-plotly-plot');
+    return gd && gd._fullLayout && !gd._fullLayout._replotting && el.querySelector('.main-svg');
+  });
+  return drawn ? performance.now() : false;
 }"""
 
 
@@ -122,6 +132,7 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
-def wait_settled(page: Any, timeout_ms: float = 60_000) -> None:
-    """Block until the script finished and every visible chart is drawn."""
-    page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=50)
+def wait_settled(page: Any, timeout_ms: float = 60_000) -> float:
+    """Block until the script finished and every visible chart is drawn; the page-clock time
+    (ms since navigation start) at which that held."""
+    return float(page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=50).json_value())

@@ -1,8 +1,10 @@
 """MARS figures: pure builders `(data) -> go.Figure`, callable from tests and the bench.
 
 Why this shape: up to 1,000 confidence curves must stay under 2 MB of figure JSON, so curves of
-one correctness class go into *one* WebGL trace (NaN-separated) with float32 arrays (plotly
-ships them as base64 typed arrays), and probe markers are two more traces. Every piece of
+one correctness class go into *one* trace (NaN-separated) with float32 arrays (plotly ships them
+as base64 typed arrays), and probe markers are two more traces. The traces are WebGL only when
+there are many points: for the default 30 curves an SVG chart draws about 0.9 s sooner in a new
+tab (no WebGL context to set up; bench/first_paint.py). Every piece of
 dataset text (answers, raw_text, labels) goes through `esc_hover`/`esc` before plotly sees it.
 """
 
@@ -63,6 +65,12 @@ def curve_matrix(feats: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 MAX_CURVE_POINTS = 60_000  # all curves together; keeps 1,000 curves near 0.5 MB of JSON
+SVG_MAX_POINTS = 12_000  # curve points plus markers up to which a plain SVG scatter draws faster
+
+
+def _scatter_class(n_points: int) -> type[go.Scatter] | type[go.Scattergl]:
+    """One class for every trace of a figure (an SVG trace would sit under a WebGL canvas)."""
+    return go.Scatter if n_points <= SVG_MAX_POINTS else go.Scattergl
 
 
 def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,12 +156,14 @@ def curves_figure(
         ("right final answer", correct, theme.CORRECT, 1),
     ]
     few = feats.height <= 60
+    n_probes = sum(len(v or []) for v in feats["probe_pos"].to_list()) if show_probes else 0
+    trace_cls = _scatter_class(int(np.isfinite(y).sum()) + feats.height + n_probes)
     for name, mask, color, rank in classes:
         if not mask.any():
             continue
         xs, ys = _joined(x[mask], y[mask])
         fig.add_trace(
-            go.Scattergl(
+            trace_cls(
                 x=xs,
                 y=ys,
                 mode="lines",
@@ -172,7 +182,7 @@ def curves_figure(
             dtype=np.float32,
         )
         fig.add_trace(
-            go.Scattergl(
+            trace_cls(
                 x=_f32(feats["length"].to_numpy()),
                 y=last,
                 mode="markers",
@@ -199,7 +209,7 @@ def curves_figure(
             if not sub.height:
                 continue
             fig.add_trace(
-                go.Scattergl(
+                trace_cls(
                     x=_f32(sub["position"].to_numpy()),
                     y=_f32(sub["probe_avg_conf"].to_numpy()),
                     mode="markers",

@@ -1,5 +1,6 @@
 """MARS in a real browser: a deep link opens a question whose confidence curves and probe
-markers render (WebGL), and the vote-evolution tab draws its stacked areas."""
+markers render (SVG for a few curves, WebGL for many), and the vote-evolution tab draws its
+stacked areas."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ def test_deep_link_renders_curves_and_probe_markers(app_url: str, page) -> None:
     assert_no_exception(page)
     # (the question grid sits in a collapsed expander once a question is open)
     page.locator(".js-plotly-plot >> visible=true").first.wait_for(timeout=60_000)
-    # the curves figure: WebGL canvas plus its legend entries for curves, ends and probe markers
-    page.wait_for_selector(".js-plotly-plot .gl-container canvas", timeout=30_000)
+    # the curves figure: 40 curves are drawn as SVG lines (no WebGL canvas to set up), plus its
+    # legend entries for curves, ends and probe markers
+    page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=30_000)
+    assert page.locator(".js-plotly-plot .gl-container canvas").count() == 0
     legend = " ".join(page.locator(".js-plotly-plot .legendtext").all_text_contents())
     assert "final answer" in legend
     assert "trace end" in legend
@@ -54,7 +57,8 @@ def test_vote_evolution_tab_from_a_link(app_url: str, page) -> None:  # type: ig
 def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/mars?file={FILE}")
     wait_for_app(page, timeout=120_000)
-    squares = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
+    # the grid is the page's first chart (the curves below draw SVG markers too)
+    squares = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace .points path")
     squares.first.wait_for(timeout=60_000)
     assert squares.count() == 30
     squares.nth(13).click(force=True)
@@ -90,11 +94,11 @@ def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> N
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&smooth=1")
     wait_for_app(page, timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .gl-container canvas", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=60_000)
     page.wait_for_function(f"({_PROBE_PIXEL})() !== null", timeout=30_000)
     target = page.evaluate(_PROBE_PIXEL)
     assert target["pos"] > 2048, target
-    page.locator(".js-plotly-plot .gl-container canvas").last.scroll_into_view_if_needed()
+    page.locator(".js-plotly-plot").last.scroll_into_view_if_needed()
     target = page.evaluate(_PROBE_PIXEL)
     page.mouse.click(target["x"], target["y"])
     # the Single trace tab opens on that trace, with that probe's text under the table

@@ -97,9 +97,26 @@ def test_a_thousand_curves_with_probe_markers_stay_under_2_mb(tmp_path) -> None:
     fig = mf.curves_figure(feats, read_probes(path, qid), smooth=1)
     n_markers = sum(len(x or []) for x in feats["probe_pos"].to_list())
     assert n_markers > 3000  # the markers are really there
-    assert all(t.type in ("scattergl", "scatter") for t in fig.data)
-    assert any(t.type == "scattergl" for t in fig.data)
+    assert {t.type for t in fig.data} == {"scattergl"}  # many points: all WebGL
     assert len(fig.to_json()) <= 2_000_000
+
+
+def test_the_default_thirty_curves_are_svg_and_every_trace_shares_one_layer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """First paint: 30 curves (the default) draw as SVG, without a WebGL context to set up; a
+    figure never mixes SVG and WebGL traces (an SVG marker would hide under the canvas)."""
+    path = tmp_path / "one_question.parquet"
+    write_file(path, "hmmt", 400, seed=5, n_questions=1)
+    store = load_features(path)
+    qid = store.qids[0]
+    feats = store.question(qid)
+    few = feats.head(30)
+    fig = mf.curves_figure(few, read_probes(path, qid), smooth=5)
+    assert {t.type for t in fig.data} == {"scatter"}
+    assert any(t.name.startswith("probe") for t in fig.data)
+    # the binary float32 arrays survive the switch
+    assert '"dtype":"f4"' in fig.to_json()
+    many = mf.curves_figure(feats, read_probes(path, qid), smooth=5)  # 400 x 96 points
+    assert {t.type for t in many.data} == {"scattergl"}
 
 
 def _feats(correct: list[bool], group: list[int], values: list[float]) -> pl.DataFrame:

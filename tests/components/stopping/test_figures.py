@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 
@@ -79,3 +80,24 @@ def test_replay_stop_label_sits_inside_the_top_panel() -> None:
     title = next(a for a in notes if a["text"] == "vote share per answer")
     assert label["yref"] == "y domain" and label["yanchor"] == "top" and label["y"] < 1
     assert title["yref"] == "paper" and title["yanchor"] == "bottom"  # the title sits above
+
+
+def test_replay_frames_grow_one_checkpoint_at_a_time_in_float32() -> None:
+    """The Play frames are the figure's bulk: float32 binary arrays (half the bytes of float64),
+    frame k holding every line and the token bars up to checkpoint k, traces in figure order."""
+    pool = hand_pool(
+        final=[0, 1, 0],
+        groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+        labels=["7", "8"],
+    )
+    res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
+    fig = json.loads(replay_figure(diag, res, "MARS margin vs threshold").to_json())
+    frames = fig["frames"]
+    n_traces = len(fig["data"])
+    assert [f["name"] for f in frames] == ["0", "1", "2"]
+    for k, frame in enumerate(frames):
+        assert frame["traces"] == list(range(n_traces))
+        assert [d["type"] for d in frame["data"]] == [d["type"] for d in fig["data"]]
+        for d in frame["data"]:
+            assert d["x"]["dtype"] == "f4" and d["y"]["dtype"] == "f4"
+            assert len(base64.b64decode(d["x"]["bdata"])) == 4 * (k + 1)
