@@ -344,6 +344,22 @@ def _list_array(off: np.ndarray, values: np.ndarray, typ: pa.DataType) -> pa.Arr
     return pa.ListArray.from_arrays(pa.array(off.astype(np.int32)), pa.array(values, type=typ))
 
 
+def _majority_ground_truth(gts: list) -> str:
+    """The most common non-null ground truth of a question ("" if none)."""
+    return max(set(gts), key=gts.count) if gts else ""
+
+
+def warm_grouping(finals: list, probe_answers: list, gts: list) -> None:
+    """Group one question's answers and throw the groups away: fills the per-string caches of
+    `analysis.mars.answers` (parse, solve, verify: pure functions of the strings) before its
+    numeric batch arrives, so `finalise_question` then mostly hits them. The ingest's parent
+    does this while its workers' first questions are still being computed; any order of the
+    answers is fine, the verdicts do not depend on it."""
+    grouper = AnswerGrouper(_majority_ground_truth([g for g in gts if g is not None]))
+    grouper.add_many(finals)
+    grouper.add_many(probe_answers)
+
+
 def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tuple]]:
     """All rows of question `q` -> its feature rows, answer groups and notes. Needs the whole
     question: answer group ids follow first appearance in trace_idx order."""
@@ -376,7 +392,7 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
             notes.append((q, -1, "missing_rows", f"{n} traces; missing trace_idx {shown}{more}"))
 
     gts = [g for g in part["gt"] if g is not None]
-    gt = max(set(gts), key=gts.count) if gts else ""
+    gt = _majority_ground_truth(gts)
     if len(set(gts)) > 1:
         notes.append(
             (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")

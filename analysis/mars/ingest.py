@@ -3,10 +3,13 @@
 Why this shape: never more than one batch of `confs` in memory plus the compact results of the
 unfinished questions (`analysis.mars.features` computes both). Each trace is processed whole while
 it sits in the CPU cache, a thread decodes the next batch meanwhile, and files over
-PARALLEL_MIN_BYTES are split by question over two worker processes (same code per question, so
-the same output): by row groups when no question straddles them, else (one big row group) each
-worker decodes them all and keeps its own run of questions. Full-size figures:
-bench/mars_ingest.py.
+PARALLEL_MIN_BYTES are split by question over two worker processes: by row groups when no
+question straddles them, else (one big row group) each worker decodes them all and keeps its own
+run of questions. The workers do the numeric pass only and hand each whole question's numeric
+batch to the parent, which does the answer grouping and the tables (the same `finalise_question`
+on the same batch, so the same output): grouping is mostly per distinct string and the strings
+repeat across questions, so done once in one process it costs about half what two workers each
+repeating it did, and it runs beside the workers' numeric pass. Figures: bench/mars_ingest.py.
 
 Resumable: each finished question is written to `work_dir/q<qid>.*.parquet` (through a temp file
 unique to its writer, then renamed, so two sessions building the same file cannot mix their
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import queue
 import resource
 import shutil
@@ -54,12 +58,13 @@ from analysis.mars.features import (
     notes_table,
     numeric_batch,
     split_by_question,
+    warm_grouping,
 )
 from cache import errors
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.progress import ProgressFn
 
-PARALLEL_MIN_BYTES = 200 << 20  # below this, starting processes costs more than it saves
+PARALLEL_MIN_BYTES = 64 << 20  # below this, starting processes costs more than it saves
 LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
 
 QuestionResult = tuple[pa.Table, pa.Table, list[tuple]]
@@ -178,6 +183,27 @@ def _write_chunk(work_dir: Path, q: int, f: pa.Table, g: pa.Table, n: pa.Table) 
         _write_atomic(table, dest)
 
 
+def _part_path(part_dir: Path, q: int) -> Path:
+    return part_dir / f"q{q:06d}.part.pkl"
+
+
+def _write_part(part_dir: Path, q: int, part: dict) -> None:
+    """A worker's numeric batch of one whole question, for the parent to finalise. Why not
+    finalise here: answer grouping is mostly per distinct string (parse, solve, verify, all
+    cached per process), and the strings repeat across questions, so each worker would repeat
+    the whole file's grouping work; the parent does it once while the workers compute. Pickle:
+    a private scratch folder, written by our own worker, read once by its parent."""
+    dest = _part_path(part_dir, q)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=part_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(part, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _chunk_done(work_dir: Path | None, q: int) -> bool:
     return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
 
@@ -220,9 +246,12 @@ def _stream(
     stop_after: int | None = None,
     keep: bool = True,
     only: list[int] | None = None,
+    part_dir: Path | None = None,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
     """The streaming pass over `row_groups`: numeric features per batch, then each question is
-    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen."""
+    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen; with
+    `part_dir` (a worker process), its numeric batch is written there instead, for the parent to
+    finalise (`_write_part`)."""
     results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
     partials: dict[int, _Partial] = {}
     total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
@@ -241,10 +270,15 @@ def _stream(
         total_rows,
         stop_after,
         keep,
+        part_dir,
     )
     if stop_after is not None and len(results) >= stop_after:
         return results
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
+        if part_dir is not None:
+            _write_part(part_dir, q, concat_parts(acc.pieces))
+            results[q] = (None, None, [])
+            continue
         f, g, notes = finalise_question(q, concat_parts(acc.pieces))
         if work_dir is not None:
             _write_chunk(work_dir, q, f, g, notes_table(notes))
@@ -264,6 +298,7 @@ def _consume(
     total_rows: int,
     stop_after: int | None,
     keep: bool,
+    part_dir: Path | None = None,
 ) -> None:
     """Group numeric batches by question; finalise each question once all its rows are in."""
     seen_rows = 0
@@ -277,6 +312,12 @@ def _consume(
             acc.rows += sub["qid"].shape[0]
             acc.pieces.append(sub)
             if acc.rows >= expected.get(q, 0):
+                if part_dir is not None:
+                    _write_part(part_dir, q, concat_parts(acc.pieces))
+                    del partials[q]
+                    results[q] = (None, None, [])
+                    done.add(q)
+                    continue
                 f, g, notes = finalise_question(q, concat_parts(acc.pieces))
                 del partials[q]
                 if work_dir is not None:
@@ -300,9 +341,11 @@ def _shard(
     chunk_dir: Path,
     batch_rows: int,
     only: list[int] | None = None,
+    part_dir: Path | None = None,
 ) -> list[int]:
     """Stream some row groups (questions that do not straddle other shards; or, with `only`,
-    just those questions of them), writing one chunk per question; the qids it finished."""
+    just those questions of them), writing one chunk (or, with `part_dir`, one numeric part) per
+    question; the qids it finished."""
     keep = np.zeros(qids_all.shape[0], dtype=bool)
     for i in row_groups:
         keep[starts[i] : starts[i + 1]] = True
@@ -323,6 +366,7 @@ def _shard(
         _no_progress,
         keep=False,
         only=only,
+        part_dir=part_dir,
     )
     return sorted(res)
 
@@ -361,6 +405,7 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
                     Path(spec["chunk_dir"]),
                     spec["batch_rows"],
                     only,
+                    Path(spec["part_dir"]),
                 )
     except DataError as exc:
         return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
@@ -439,13 +484,16 @@ def _parallel(
     expected: dict[int, int],
     hook: ProgressFn,
 ) -> dict[int, QuestionResult]:
-    """Run `workers` worker processes over the tasks (claimed in order); read back their
-    chunks."""
+    """Run `workers` worker processes over the tasks (claimed in order) for the numeric work;
+    this process finalises each question (answer grouping, tables, its chunk in `work_dir`) as
+    its numeric part arrives, so the grouping runs once, beside the workers."""
     scratch = Path(tempfile.mkdtemp(prefix="mars-features-"))
     chunk_dir = work_dir if work_dir is not None else scratch / "chunks"
     claim_dir = scratch / "claims"
+    part_dir = scratch / "parts"
     chunk_dir.mkdir(parents=True, exist_ok=True)
     claim_dir.mkdir()
+    part_dir.mkdir()
     spec = json.dumps(
         {
             "path": str(path),
@@ -453,6 +501,7 @@ def _parallel(
             "window": window,
             "chunk_dir": str(chunk_dir),
             "claim_dir": str(claim_dir),
+            "part_dir": str(part_dir),
             "batch_rows": batch_rows,
         }
     )
@@ -468,19 +517,27 @@ def _parallel(
                 )
             procs.append((proc, out, err))
         total = len(expected)
-        while any(p.poll() is None for p, _, _ in procs):
-            n_done = len(list(chunk_dir.glob("*.features.parquet")))
-            hook(n_done / max(total, 1), f"{path.name}: {n_done}/{total} questions")
-            time.sleep(0.2)
+        results: dict[int, QuestionResult] = {}
+        warm = _answers_to_warm(path, tasks)
+        while True:
+            running = any(p.poll() is None for p, _, _ in procs)
+            found = sorted(part_dir.glob("q*.part.pkl"))
+            for fp in found:
+                q = int(fp.name[1:7])
+                with fp.open("rb") as fh:
+                    part = pickle.load(fh)  # noqa: S301 - our own worker's file (see _write_part)
+                fp.unlink()
+                f, g, notes = finalise_question(q, part)
+                if work_dir is not None:
+                    _write_chunk(work_dir, q, f, g, notes_table(notes))
+                results[q] = (f, g, notes)
+                hook(len(results) / max(total, 1), f"{path.name}: {len(results)}/{total} questions")
+            if not running and not found:
+                break
+            if not found and not _warm_next(warm, results):
+                time.sleep(0.02)
         reports = [_worker_result(p, out, err) for p, out, err in procs]
         LAST_WORKER_PEAK_RSS[:] = [int(r["rss"]) for r in reports]
-        results: dict[int, QuestionResult] = {}
-        for q in expected:
-            if q >= 0 and _chunk_done(chunk_dir, q):
-                fp, gp, np_ = _chunk_paths(chunk_dir, q)
-                n = pq.read_table(np_).to_pylist()
-                notes = [(r["qid"], r["trace_idx"], r["kind"], r["message"]) for r in n]
-                results[q] = (pq.read_table(fp), pq.read_table(gp), notes)
         return results
     finally:
         for p, _, _ in procs:
@@ -488,6 +545,51 @@ def _parallel(
                 p.kill()
                 p.wait()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list, list, list]]:
+    """(qid, final answers, probe answers, ground truths) of each question, in the order the
+    workers will hand them in (tasks in claim order), read lazily: just the answer columns,
+    no `confs`. Empty for a file without answers."""
+    pf = _open(path)
+    names = pf.schema_arrow.names
+    if "extracted_answer" not in names and "probes" not in names:
+        return
+    cols = [c for c in ("qid", "extracted_answer", "probes", "ground_truth") if c in names]
+    seen: set[int] = set()
+    for row_groups, only in tasks:
+        try:
+            t = pf.read_row_groups(row_groups, columns=cols)
+        except (OSError, pa.ArrowException):
+            return  # the workers report a corrupt file; warming is only a head start
+        qid = np.asarray(pc.fill_null(t.column("qid"), -1).to_numpy(), dtype=np.int64)
+        finals = t.column("extracted_answer").to_pylist() if "extracted_answer" in cols else []
+        gts = t.column("ground_truth").to_pylist() if "ground_truth" in cols else []
+        probes = t.column("probes").to_pylist() if "probes" in cols else []
+        for q in np.unique(qid).tolist():
+            if q < 0 or q in seen or (only is not None and q not in only):
+                continue
+            seen.add(q)
+            rows = np.flatnonzero(qid == q).tolist()
+            p_ans = [
+                p.get("answer") for i in rows for p in (probes[i] or []) if isinstance(p, dict)
+            ]
+            yield (
+                q,
+                [finals[i] for i in rows] if finals else [],
+                p_ans,
+                [gts[i] for i in rows] if gts else [],
+            )
+
+
+def _warm_next(warm: Iterator[tuple[int, list, list, list]], results: dict) -> bool:
+    """Warm the answer caches with the next question not yet finalised; False when none is
+    left."""
+    for q, finals, p_ans, gts in warm:
+        if q not in results:
+            warm_grouping(finals, p_ans, gts)
+            return True
+    return False
 
 
 def _units(rg_q: list[set[int]], todo_rg: list[int]) -> list[list[int]] | None:

@@ -131,3 +131,45 @@ def test_one_big_row_group_is_still_built_by_two_workers(small_file: Path, tmp_p
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
     for name in ("features", "groups", "notes"):
         assert getattr(split, name).equals(getattr(single, name)), name
+
+
+def test_a_parallel_build_groups_answers_once_in_the_parent(
+    small_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Answer grouping is mostly per distinct string, and the strings repeat across questions:
+    two workers each grouping their own questions repeat the file's parse/solve/verify work.
+    The workers hand in numeric batches; this process finalises every question (once each),
+    with the same tables as a single-process build, and writes the chunks of a resumable
+    build itself."""
+    single = ingest.build_features(small_file, workers=1)
+    seen: list[int] = []
+    real = ingest.finalise_question
+
+    def counted(q: int, part: dict):  # type: ignore[no-untyped-def]
+        seen.append(q)
+        return real(q, part)
+
+    monkeypatch.setattr(ingest, "finalise_question", counted)
+    par = ingest.build_features(small_file, workers=2, work_dir=tmp_path / "w")
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
+    qids = sorted(set(single.features.column("qid").to_pylist()))
+    assert sorted(seen) == qids
+    assert par.features.equals(single.features) and par.groups.equals(single.groups)
+    assert par.notes.equals(single.notes)
+    assert all(ingest._chunk_done(tmp_path / "w", q) for q in qids)
+
+
+def test_warming_reads_each_question_s_answers_in_the_workers_order(small_file: Path) -> None:
+    """The parent's head start: the answers of each question (finals, probe answers, ground
+    truths), in task order, each question once, only the task's own questions."""
+    pf = pq.ParquetFile(small_file)
+    n = pf.num_row_groups
+    tasks: list[ingest.Task] = [(list(range(n)), [2, 0])]
+    got = list(ingest._answers_to_warm(small_file, tasks))
+    assert [q for q, *_ in got] == [0, 2]
+    t = pq.read_table(small_file, columns=["qid", "extracted_answer", "probes"])
+    for q, finals, p_ans, _ in got:
+        rows = [i for i, x in enumerate(t.column("qid").to_pylist()) if x == q]
+        assert finals == [t.column("extracted_answer")[i].as_py() for i in rows]
+        want = [p["answer"] for i in rows for p in (t.column("probes")[i].as_py() or [])]
+        assert p_ans == want
