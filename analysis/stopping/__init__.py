@@ -47,6 +47,7 @@ from analysis.stopping.params import (
 from analysis.stopping.prepare import PreparedQuestion, prepare
 from analysis.stopping.result import Diagnostics, QuestionResult
 from analysis.stopping.results import RunResult
+from analysis.stopping.sharing import sharing
 
 ProgressFn = Callable[[float, str], None]
 
@@ -134,16 +135,18 @@ def sweep(
 ) -> list[FrontierPoint]:
     """Accuracy vs savings of `policy` with its main parameter set to each value (default: the
     policy's own sweep values). `run` simulates one policy on `preps` (default `simulate`); the
-    playground passes its cached runs, so the app and bench/playground.py share this path."""
+    playground passes its cached runs, so the app and bench/playground.py share this path.
+    The runs share what does not depend on the value (`sharing`: the same results, once)."""
     simulate_one = run if run is not None else (lambda pol: simulate(preps, pol, settings))
     vals = list(policy.main.values if values is None else values)
     if not vals:
         return [point_of(simulate_one(policy))]
     pts = []
-    for i, v in enumerate(vals):
-        pts.append(point_of(simulate_one(policy.with_main(v)), v))
-        if progress is not None:
-            progress((i + 1) / len(vals), f"{v}")
+    with sharing():
+        for i, v in enumerate(vals):
+            pts.append(point_of(simulate_one(policy.with_main(v)), v))
+            if progress is not None:
+                progress((i + 1) / len(vals), f"{v}")
     return pts
 
 

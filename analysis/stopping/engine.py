@@ -32,6 +32,7 @@ it decide on each block of the [I, K] grid (`block_fires`).
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Literal, overload
 
 import numpy as np
@@ -42,8 +43,10 @@ from analysis.stopping.notes import BUDGET_NOTE, Note, NoteCode, budget_note
 from analysis.stopping.params import DEFAULT_SETTINGS, Policy, SimSettings, Voting
 from analysis.stopping.prepare import PreparedQuestion
 from analysis.stopping.result import Diagnostics, QuestionResult
-from analysis.stopping.rules import Block, RuleState
+from analysis.stopping.rules import Block, RuleSetup, RuleState
 from analysis.stopping.sequential import simulate_sequential
+from analysis.stopping.sharing import active as sharing_active
+from analysis.stopping.sharing import shared
 from analysis.stopping.voting import checkpoint_votes, group_votes, leaders
 
 __all__ = [
@@ -199,9 +202,11 @@ def simulate_question(
     if settings.budget > prep.n:
         notes.append(budget_note(settings.budget, prep.n))
     rows = bootstrap_rows(prep.n, settings.budget, iters, settings.seed, prep.qid)
+    # the sample a sweep's runs may share their value-free parts of (`sharing`): whole runs
+    sample = (id(prep), settings) if iterations is None and sharing_active() else None
 
     if policy.sequential:
-        res = simulate_sequential(prep, policy, rows, iters, notes)
+        res = simulate_sequential(prep, policy, rows, iters, notes, share_key=sample)
         return (res, None) if diagnostics else res
 
     voting = policy.voting
@@ -212,7 +217,12 @@ def simulate_question(
 
     thr = np.zeros(0)
     if voting.filter:
-        thr = dco_thresholds(prep, rows, settings.warmup, voting.percentile)
+
+        def deepconf() -> tuple[np.ndarray, np.ndarray]:
+            t = dco_thresholds(prep, rows, settings.warmup, voting.percentile)
+            return t, prep.truncation(rows, t)
+
+        thr, trunc = deepconf() if sample is None else shared(("dco", sample, voting), deepconf)
         if not np.isfinite(thr).all():
             notes.append(
                 Note(
@@ -220,7 +230,6 @@ def simulate_question(
                     "non-finite DeepConf threshold in some iterations: no trace is eligible there",
                 )
             )
-        trunc = prep.truncation(rows, thr)
     else:
         trunc = lens
     cap = np.minimum(lens, trunc)
@@ -233,8 +242,9 @@ def simulate_question(
     diag = None
     if not policy.never_stops and k:
         gamma, diag = _run_rule(
-            prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s
-        )
+            prep, policy, voting, settings, rows, thr, trunc, diagnostics, notes, stop_k, lead_s,
+            sample,
+        )  # fmt: skip
 
     # final-answer vote for iterations no rule stopped
     final = prep.final[rows]
@@ -280,6 +290,73 @@ def simulate_question(
     return (res, diag) if diagnostics else res
 
 
+def _block(
+    prep: PreparedQuestion,
+    voting: Voting,
+    rows: np.ndarray,
+    active: np.ndarray,
+    thr: np.ndarray,
+    trunc: np.ndarray,
+    lens: np.ndarray,
+    k0: int,
+    k1: int,
+) -> Block:
+    """Checkpoints k0..k1 of the iterations `active`: their snapshot votes and leaders."""
+    g = prep.n_groups
+    sub = rows[active]
+    gi = prep.gidx[:, k0:k1][sub]  # [A, B, kb], absolute k inside
+    mask = None
+    if voting.filter:
+        t_a = thr[active]
+        filt = prep.conf_cummin[:, k0:k1][sub] >= t_a[:, None, None]
+        tr = trunc[active]
+        was = tr < lens[active]
+        past = was[:, :, None] & (prep.grid[None, None, k0:k1] >= tr[:, :, None])
+        mask = filt & ~past
+    weights = prep.conf[:, k0:k1][sub] if voting.weighted else None
+    votes = checkpoint_votes(gi, mask, weights, g, k0=k0)  # [A, kb, G+1]
+    votes_g = votes[..., :g]
+    lead, v_l, has = leaders(votes_g)
+    return Block(prep, sub, k0, k1, gi, mask, weights, votes_g, lead, v_l, has)
+
+
+@dataclass
+class _ScoreGrid:
+    """A score rule's (score, ok) and the snapshot leaders at every checkpoint of every
+    iteration ([I, K]): what its runs at every value of the main parameter share."""
+
+    score: np.ndarray
+    ok: np.ndarray
+    lead: np.ndarray
+    has: np.ndarray
+
+
+def _score_grid(
+    prep: PreparedQuestion,
+    policy: Policy,
+    voting: Voting,
+    setup: RuleSetup,
+    rows: np.ndarray,
+    thr: np.ndarray,
+    trunc: np.ndarray,
+) -> _ScoreGrid:
+    """Every iteration through every checkpoint (none leaves early): the same per-iteration
+    arithmetic as `_run_rule`, whose stops are where the scores first fire."""
+    n_i, b = rows.shape
+    k = prep.n_checkpoints
+    lens = prep.lengths[rows]
+    st = RuleState.start(n_i, b)
+    every = np.arange(n_i)
+    parts = []
+    for k0, k1 in _blocks(k, False):
+        blk = _block(prep, voting, rows, every, thr, trunc, lens, k0, k1)
+        scores = policy.block_scores(blk, setup, st)
+        assert scores is not None  # only score rules get here
+        parts.append((*scores, blk.lead, blk.has))
+    score, ok, lead, has = (np.concatenate(x, axis=1) for x in zip(*parts, strict=True))
+    return _ScoreGrid(score, ok, lead, has)
+
+
 def _run_rule(
     prep: PreparedQuestion,
     policy: Policy,
@@ -292,32 +369,33 @@ def _run_rule(
     notes: list[Note],
     stop_k: np.ndarray,
     lead_s: np.ndarray,
+    sample: object = None,
 ) -> tuple[float | None, Diagnostics | None]:
-    """Evaluate the checkpoint rule block by block; fills stop_k / lead_s in place."""
+    """Evaluate the checkpoint rule block by block; fills stop_k / lead_s in place. In a sweep
+    (`sample` given) a score rule reads its full grid of scores, computed once for all values
+    of its main parameter."""
     n_i, b = rows.shape
     k = prep.n_checkpoints
     g = prep.n_groups
     setup = policy.rule_setup(prep, settings, notes)
+    if sample is not None and not diagnostics and policy.scores_rule:
+        grid = shared(
+            ("scores", sample, policy.family_key()),
+            lambda: _score_grid(prep, policy, voting, setup, rows, thr, trunc),
+        )
+        first = _first_true(policy.fires_from(grid.score, grid.ok))
+        hit = first >= 0
+        fk = first[hit]
+        stop_k[hit] = fk
+        lead_s[hit] = np.where(grid.has[hit, fk], grid.lead[hit, fk], -1)
+        return setup.gamma, None
     lens = prep.lengths[rows]
     st = RuleState.start(n_i, b)
     active = np.arange(n_i)
     diag = None
     for k0, k1 in _blocks(k, diagnostics):
-        sub = rows[active]
-        gi = prep.gidx[:, k0:k1][sub]  # [A, B, kb], absolute k inside
-        mask = None
-        if voting.filter:
-            t_a = thr[active]
-            filt = prep.conf_cummin[:, k0:k1][sub] >= t_a[:, None, None]
-            tr = trunc[active]
-            was = tr < lens[active]
-            past = was[:, :, None] & (prep.grid[None, None, k0:k1] >= tr[:, :, None])
-            mask = filt & ~past
-        weights = prep.conf[:, k0:k1][sub] if voting.weighted else None
-        votes = checkpoint_votes(gi, mask, weights, g, k)[:, k0:k1]  # [A, kb, G+1]
-        votes_g = votes[..., :g]
-        lead, v_l, has = leaders(votes_g)
-        blk = Block(prep, sub, k0, k1, gi, mask, weights, votes_g, lead, v_l, has)
+        blk = _block(prep, voting, rows, active, thr, trunc, lens, k0, k1)
+        gi, mask, votes_g, lead, has = blk.gi, blk.mask, blk.votes, blk.lead, blk.has
         out = policy.block_fires(blk, setup, st)
         fires = out.fires
         first = _first_true(fires)

@@ -8,7 +8,8 @@ and the docstrings below.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Hashable
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
@@ -19,12 +20,13 @@ from analysis.stopping.prepare import PreparedQuestion
 from analysis.stopping.rules import (
     Block,
     Fires,
+    Prefixes,
     RuleSetup,
     RuleState,
     ac_fires,
     esc_fires,
-    pp_fires,
-    stability_fires,
+    pp_scores,
+    stability_runs,
 )
 from analysis.stopping.voting import checkpoint_votes
 
@@ -160,9 +162,35 @@ class PolicyRules:
 
     def block_fires(self, blk: Block, setup: RuleSetup, st: RuleState) -> Fires:
         """The rule on one block of the [I, K] grid (checkpoint rules only)."""
-        raise TypeError(f"{type(self).__name__} has no checkpoint rule")
+        scores = self.block_scores(blk, setup, st)
+        if scores is None:
+            raise TypeError(f"{type(self).__name__} has no checkpoint rule")
+        return Fires(self.fires_from(*scores))
 
-    def sequential_fires(self, final: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def block_scores(
+        self, blk: Block, setup: RuleSetup, st: RuleState
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a rule that stops where it may (`ok`) once a per-checkpoint score reaches its
+        main parameter: (score, ok) [A, kb], which do not depend on that parameter, so a sweep
+        computes them once (`analysis.stopping.sharing`); `block_fires` is then
+        `fires_from(score, ok)`. None for the other rules."""
+        return None
+
+    def fires_from(self, score: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Where the rule fires, from `block_scores`."""
+        raise TypeError(f"{type(self).__name__} has no score rule")
+
+    @property
+    def scores_rule(self) -> bool:
+        """Whether the rule is a score rule (`block_scores` gives its scores)."""
+        return type(self).block_scores is not PolicyRules.block_scores
+
+    def family_key(self) -> Hashable:
+        """The policy with its main parameter left out: the runs of one sweep share it."""
+        own = tuple((f.name, getattr(self, f.name)) for f in fields(self))  # type: ignore[arg-type]  # every policy is a dataclass
+        return (type(self).__name__, tuple(kv for kv in own if kv[0] != self.main.name))
+
+    def sequential_fires(self, final: np.ndarray, prefixes: Prefixes) -> np.ndarray:
         """The rule after each arrival [I, B] (sequential rules only)."""
         raise TypeError(f"{type(self).__name__} is not a sequential rule")
 
@@ -374,8 +402,7 @@ class Mars(PolicyRules):
         qew = setup.q_all[:, blk.k0 : blk.k1][blk.sub].astype(np.float64) * elig
         if blk.weights is not None:
             qew *= blk.weights
-        qfull = checkpoint_votes(blk.gi, blk.mask, qew, g, blk.prep.n_checkpoints)
-        qfull = qfull[:, blk.k0 : blk.k1]
+        qfull = checkpoint_votes(blk.gi, blk.mask, qew, g, k0=blk.k0)
         fires, _l, margin, threshold = margin_rule(
             blk.votes, qfull[..., :g], qfull.sum(axis=-1), setup.gamma
         )
@@ -412,8 +439,13 @@ class ParallelProbe(PolicyRules):
             ParamSpec("prune_patience", "prune", "prune patience", self.prune_patience, 0, 6),
         )
 
-    def block_fires(self, blk: Block, setup: RuleSetup, st: RuleState) -> Fires:
-        return Fires(pp_fires(blk, st, self.conv, self.warmup, self.prune_patience))
+    def block_scores(
+        self, blk: Block, setup: RuleSetup, st: RuleState
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        return pp_scores(blk, st, self.warmup, self.prune_patience)
+
+    def fires_from(self, score: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        return ok & (score >= self.conv)
 
 
 @dataclass(frozen=True)
@@ -435,8 +467,13 @@ class Consensus(PolicyRules):
         tau = ParamSpec("tau", "tau", "tau (leader share)", self.tau, 0.5, 1.0, 0.01)
         return (tau, *self._percentile_spec())
 
-    def block_fires(self, blk: Block, setup: RuleSetup, st: RuleState) -> Fires:
-        return Fires(blk.has & (blk.share() >= self.tau))
+    def block_scores(
+        self, blk: Block, setup: RuleSetup, st: RuleState
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        return blk.share(), blk.has
+
+    def fires_from(self, score: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        return ok & (score >= self.tau)
 
     def share_threshold(self) -> float | None:
         return self.tau
@@ -462,8 +499,14 @@ class ProbeStability(PolicyRules):
         k = ParamSpec("k", "k", "stable checkpoints k", self.k, 1, 12)
         return (k, *self._percentile_spec())
 
-    def block_fires(self, blk: Block, setup: RuleSetup, st: RuleState) -> Fires:
-        return Fires(stability_fires(blk, st, self.k))
+    def block_scores(
+        self, blk: Block, setup: RuleSetup, st: RuleState
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        runs = stability_runs(blk, st)
+        return runs, np.ones(runs.shape, dtype=bool)
+
+    def fires_from(self, score: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        return ok & (score >= max(1, self.k))
 
 
 @dataclass(frozen=True)
@@ -487,7 +530,7 @@ class EarlyStoppingSC(PolicyRules):
     def ui_params(self) -> tuple[ParamSpec, ...]:
         return (ParamSpec("window", "win", "ESC window (traces)", self.window, 2, 16),)
 
-    def sequential_fires(self, final: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def sequential_fires(self, final: np.ndarray, prefixes: Prefixes) -> np.ndarray:
         return esc_fires(final, self.window)
 
 
@@ -518,8 +561,8 @@ class AdaptiveConsistency(PolicyRules):
     def ui_params(self) -> tuple[ParamSpec, ...]:
         return (ParamSpec("threshold", "thr", "threshold", float(self.threshold), 0.5, 0.99, 0.01),)
 
-    def sequential_fires(self, final: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        return ac_fires(counts, self.criterion, self.threshold, self.top_k)
+    def sequential_fires(self, final: np.ndarray, prefixes: Prefixes) -> np.ndarray:
+        return ac_fires(prefixes, self.criterion, self.threshold, self.top_k)
 
 
 Policy = (

@@ -1,16 +1,16 @@
-"""Question pools straight from a MARS file's cached feature tables, with pyarrow and numpy only.
+"""Question pools straight from a MARS file's cached feature tables, with numpy alone when warm.
 
 Why: `analysis.mars.store.load_features` reads the tables through polars and imports the
 feature builder and the store's locking: about 0.6 s of imports before a row is read, most of a
 warm `python -m analysis simulate`. When the three tables of a file already exist, `cached_pools`
-reads only the columns a pool is built from and builds the same `QuestionPool`s as
-`analysis.mars.summaries.pool_from_features` (tests/analysis/stopping/test_pools.py compares
-every array; the record-low windows keep the table's int32). It returns None whenever it cannot
-promise that: a table not built yet, or values it does not handle the way polars does (nulls,
-repeated trace or group ids); the caller then goes through `load_features`, which also builds
-what is missing. Arrays are numpy views of arrow's buffers where they can be (`to_numpy` would
-import pandas), and the record lows, which only DeepConf methods read, come from a flat copy
-(`flat_lows`) instead of the table's list columns.
+builds the same `QuestionPool`s as `analysis.mars.summaries.pool_from_features` from the columns
+a pool is built from (tests/analysis/stopping/test_pools.py compares every array; the record-low
+windows keep the table's int32). The first such read decodes them with pyarrow and leaves a
+flat copy of them (raw arrays, see "the flat copy" below); later reads load that copy with numpy
+and never import pyarrow. The record lows, which only DeepConf methods read, join the copy on
+their first use. `cached_pools` returns None whenever it cannot promise the same pools: a table
+not built yet, or values it does not handle the way polars does (nulls, repeated trace or group
+ids); the caller then goes through `load_features`, which also builds what is missing.
 
 Two facts are read from their owners without importing them (the imports are the cost):
 `FEATURES_VERSION` from the source of `analysis.mars.features`, and the derived tables' file
@@ -24,6 +24,7 @@ import importlib.util
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,91 +158,194 @@ def cached_pools(path: Path, window: int, *, with_lows: bool) -> list[QuestionPo
     paths = cached_table_paths(path, window)
     if paths is None:
         return None
-    # why here: only a warm run reads; ParquetFile.read, unlike read_table, does not import
-    # pyarrow.dataset (which pulls in pandas)
-    import pyarrow.parquet as pq
-
     try:
-        feats = pq.ParquetFile(paths[0]).read(columns=list(POOL_COLUMNS))
-        groups = pq.ParquetFile(paths[1]).read(columns=list(GROUP_COLUMNS))
-        notes = pq.ParquetFile(paths[2]).read(columns=list(NOTE_COLUMNS))
-        lows = flat_lows(paths[0], feats.num_rows) if with_lows else None
-        return _pools(feats, groups, notes, window, lows)
+        cols = _load_copy(paths)
+        if cols is None:
+            cols = _copy_from_tables(paths)
+        lows = flat_lows(paths, cols.n_rows) if with_lows else None
+        return _pools(cols, window, lows)
     except (_Unsure, OSError, KeyError, ValueError, TypeError):
         return None  # the slow path reads it, or names what is wrong with it
 
 
-# ------------------------------------------------------------------ the record lows, flat
+# ------------------------------------------------------------------ the flat copy
+#
+# Why a copy: decoding the pool's list columns from parquet, and importing pyarrow to do it,
+# was ~0.15 s of a warm run; the same columns as raw little-endian arrays load in milliseconds
+# with numpy alone. The copy lives next to the tables (`python -m cache clear` removes it with
+# them), is named after the feature table's name, size and mtime and checks the other two
+# tables' in its meta (a table rebuilt under the same name gets a new copy), and is written file
+# by file through a rename, `meta.json` last: a copy without its meta, or whose files do not
+# have the sizes the meta gives, is read from the tables again and rewritten. Arrays decoded
+# from arrow are numpy views of its buffers (`to_numpy` would import pandas).
 
-# raw little-endian arrays (np.fromfile: np.load would import numpy.ma, ~0.1 s); offsets last,
-# so a copy whose offsets exist is complete
-_LOW_FILES = (("window.i32", np.int32), ("value.f32", np.float32), ("offsets.i64", np.int64))
+_COPY_FORMAT = 1
+_GROUP_TEXT = ("label", "ground_truth")
 
 
-def _lows_dir(features: Path) -> Path:
-    """The flat copy of one feature table's lows, named after the table and its stat (a table
-    rebuilt under the same name gets a new copy)."""
-    st = features.stat()
-    return features.parent / "stopping-lows" / f"{features.stem}-{st.st_size}-{st.st_mtime_ns}"
+@dataclass
+class _Columns:
+    """The pool columns of the feature table, and the groups and notes tables, as numpy."""
+
+    n_rows: int
+    flat: dict[str, np.ndarray]
+    ragged: dict[str, tuple[np.ndarray, np.ndarray]]
+    groups: dict[str, Any]  # qid, group_id (arrays), is_correct (bool array), label, ground_truth
+    notes: dict[str, Any]  # qid (array), kind, message (lists)
 
 
-def flat_lows(features: Path, n_rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(offsets [n_rows+1], window int32, value float32) of the record lows of every row of a
-    feature table. Why a copy: the lows are most of the table (millions of values in list
-    columns), and decoding them from parquet took ~0.4 s of a warm DeepConf run; three .npy
-    raw files load in milliseconds. Written on first use (next to the tables, removed with them by
-    `python -m cache clear`); a copy that does not match the table's rows is rebuilt."""
-    folder = _lows_dir(features)
+def _copy_dir(paths: tuple[Path, Path, Path]) -> Path:
+    """Named after the feature table and its size and mtime: the lows, written later into the
+    same folder, then always belong to the table they were read from."""
+    st = paths[0].stat()
+    return paths[0].parent / "stopping-pools" / f"{paths[0].stem}-{st.st_size}-{st.st_mtime_ns}"
+
+
+def _stats(paths: tuple[Path, Path, Path]) -> list[list[int]]:
+    return [[p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
+
+
+def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
+    arr = np.fromfile(path, dtype=np.dtype(dtype))
+    if arr.shape[0] != count:
+        raise ValueError(f"{path.name}: {arr.shape[0]} values, not {count}")
+    return arr
+
+
+def _load_copy(paths: tuple[Path, Path, Path]) -> _Columns | None:
+    """The flat copy of the tables, or None if there is no complete, current one."""
+    folder = _copy_dir(paths)
     try:
-        win, val, off = (
-            np.fromfile(folder / f, dtype=np.dtype(t).newbyteorder("<")) for f, t in _LOW_FILES
-        )
-        if off.shape == (n_rows + 1,) and off[0] == 0 and off[-1] == win.shape[0] == val.shape[0]:
-            return off, win, val
-    except (OSError, ValueError):
-        pass  # absent or unreadable: built below
-    import pyarrow.parquet as pq  # why here: see `cached_pools`
+        meta = json.loads((folder / "meta.json").read_text())
+        if meta.get("format") != _COPY_FORMAT or meta.get("sources") != _stats(paths):
+            return None
+        n = int(meta["n_rows"])
+        flat = {c: _read_raw(folder / f"{c}.bin", t, n) for c, t in meta["flat"].items()}
+        ragged = {}
+        for c, t in meta["ragged"].items():
+            off = _read_raw(folder / f"{c}.off.bin", "<i8", n + 1)
+            ragged[c] = (off, _read_raw(folder / f"{c}.bin", t, int(off[-1]) if n else 0))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    g, nt = meta["groups"], meta["notes"]
+    groups = {
+        "qid": np.asarray(g["qid"], dtype=np.int64),
+        "group_id": np.asarray(g["group_id"], dtype=np.int64),
+        "is_correct": np.asarray(g["is_correct"], dtype=bool),
+        **{c: g[c] for c in _GROUP_TEXT},
+    }
+    notes = {
+        "qid": np.asarray(nt["qid"], dtype=np.int64),
+        "kind": nt["kind"],
+        "message": nt["message"],
+    }
+    return _Columns(n, flat, ragged, groups, notes)
 
-    table = pq.ParquetFile(features).read(columns=list(LOW_COLUMNS))
+
+def _copy_from_tables(paths: tuple[Path, Path, Path]) -> _Columns:
+    """Read the tables with pyarrow (no nulls promised: else `_Unsure`) and write the copy."""
+    # why here: only the run that writes the copy reads parquet; ParquetFile.read, unlike
+    # read_table, does not import pyarrow.dataset (which pulls in pandas)
+    import pyarrow.parquet as pq
+
+    feats = pq.ParquetFile(paths[0]).read(columns=list(POOL_COLUMNS))
+    groups = pq.ParquetFile(paths[1]).read(columns=list(GROUP_COLUMNS))
+    notes = pq.ParquetFile(paths[2]).read(columns=list(NOTE_COLUMNS))
+    flat = {c: _numpy(feats.column(c)) for c in POOL_COLUMNS if c not in _LIST_COLUMNS}
+    ragged = {c: _ragged(feats.column(c)) for c in POOL_COLUMNS if c in _LIST_COLUMNS}
+    is_correct = _one(groups.column("is_correct"))
+    if is_correct.null_count:
+        raise _Unsure
+    g = {
+        "qid": _numpy(groups.column("qid")),
+        "group_id": _numpy(groups.column("group_id")),
+        "is_correct": np.array(is_correct.to_pylist(), dtype=bool),
+        **{c: groups.column(c).to_pylist() for c in _GROUP_TEXT},
+    }
+    nt = {
+        "qid": _numpy(notes.column("qid")),
+        "kind": notes.column("kind").to_pylist(),
+        "message": notes.column("message").to_pylist(),
+    }
+    cols = _Columns(feats.num_rows, flat, ragged, g, nt)
+    meta = {
+        "format": _COPY_FORMAT,
+        "sources": _stats(paths),
+        "n_rows": cols.n_rows,
+        "flat": {c: a.dtype.newbyteorder("<").str for c, a in flat.items()},
+        "ragged": {c: v.dtype.newbyteorder("<").str for c, (_o, v) in ragged.items()},
+        "groups": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in g.items()},
+        "notes": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in nt.items()},
+    }
+    files = {f"{c}.bin": a for c, a in flat.items()}
+    for c, (off, vals) in ragged.items():
+        files[f"{c}.off.bin"], files[f"{c}.bin"] = off.astype("<i8"), vals
+    _write_files(_copy_dir(paths), files, ("meta.json", json.dumps(meta).encode()))
+    return cols
+
+
+def _write_files(folder: Path, arrays: dict[str, np.ndarray], last: tuple[str, bytes]) -> None:
+    """Each file through a temp file and a rename, `last` at the end; an unwritable cache
+    leaves no copy (the next run reads the tables again: slower, the same pools)."""
+    import os  # why here: only writing a copy renames files
+    import tempfile  # why here: see above
+
+    def put(name: str, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, folder / name)
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, arr in arrays.items():
+            put(name, np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes())
+        put(*last)
+    except OSError:
+        return
+
+
+# (offsets, window, value) of the record lows: written on first DeepConf use, offsets last
+_LOW_FILES = (("low_window.bin", "<i4"), ("low_value.bin", "<f4"), ("low_offsets.bin", "<i8"))
+
+
+def flat_lows(
+    paths: tuple[Path, Path, Path], n_rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(offsets [n_rows+1], window int32, value float32) of the record lows of every row of
+    the feature table, from the copy (written on first use). The lows are most of the table
+    (millions of values in two list columns); decoding them from parquet took ~0.4 s of a warm
+    DeepConf run."""
+    folder = _copy_dir(paths)
+    if (folder / "meta.json").is_file():  # the lows belong to a current copy
+        try:
+            off = _read_raw(folder / _LOW_FILES[2][0], _LOW_FILES[2][1], n_rows + 1)
+            m = int(off[-1]) if n_rows else 0
+            win = _read_raw(folder / _LOW_FILES[0][0], _LOW_FILES[0][1], m)
+            val = _read_raw(folder / _LOW_FILES[1][0], _LOW_FILES[1][1], m)
+            if off[0] == 0:
+                return off, win, val
+        except (OSError, ValueError):
+            pass  # absent or torn: read from the table below
+    import pyarrow.parquet as pq  # why here: see `_copy_from_tables`
+
+    table = pq.ParquetFile(paths[0]).read(columns=list(LOW_COLUMNS))
     if table.num_rows != n_rows:
         raise _Unsure
     off, win = _ragged(table.column("low_window"))
     off_v, val = _ragged(table.column("low_value"))
     if not np.array_equal(off, off_v) or win.dtype != np.int32 or val.dtype != np.float32:
         raise _Unsure
-    _write_lows(folder, (win, val, off))
+    if (folder / "meta.json").is_file():
+        lows = dict(zip((f for f, _t in _LOW_FILES[:2]), (win, val), strict=True))
+        _write_files(folder, lows, (_LOW_FILES[2][0], off.astype("<i8").tobytes()))
     return off, win, val
 
 
-def _write_lows(folder: Path, arrays: tuple[np.ndarray, ...]) -> None:
-    """Each file through a temp file and a rename; an unwritable cache leaves no copy (the next
-    run reads the table again: slower, the same pools)."""
-    import os  # why here: only the one-off write of the copy renames files
-    import tempfile  # why here: see above
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for (name, dtype), arr in zip(_LOW_FILES, arrays, strict=True):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(
-                    np.ascontiguousarray(arr, dtype=np.dtype(dtype).newbyteorder("<")).tobytes()
-                )
-            os.replace(tmp, folder / name)
-    except OSError:
-        return
-
-
 def _pools(
-    feats: Any,
-    groups: Any,
-    notes: Any,
-    window: int,
-    lows: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    cols: _Columns, window: int, lows: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 ) -> list[QuestionPool]:
-    col = {c: feats.column(c) for c in feats.column_names}
-    flat = {c: _numpy(col[c]) for c in col if c not in _LIST_COLUMNS}
-    ragged = {c: _ragged(col[c]) for c in col if c in _LIST_COLUMNS}
+    flat, ragged = cols.flat, dict(cols.ragged)
     with_lows = lows is not None
     if lows is not None:
         ragged["low_window"] = (lows[0], lows[1])
@@ -251,25 +355,16 @@ def _pools(
     q_sorted, t_sorted = qid[order], tidx[order]
     if ((q_sorted[1:] == q_sorted[:-1]) & (t_sorted[1:] == t_sorted[:-1])).any():
         raise _Unsure  # repeated trace ids: polars' sort would not promise an order
-    g_qid, g_id = _numpy(groups.column("qid")), _numpy(groups.column("group_id"))
-    g_order = np.lexsort((g_id, g_qid))
-    gq, gi = g_qid[g_order], g_id[g_order]
+    g = cols.groups
+    g_order = np.lexsort((g["group_id"], g["qid"]))
+    gq, gi = g["qid"][g_order], g["group_id"][g_order]
     if ((gq[1:] == gq[:-1]) & (gi[1:] == gi[:-1])).any():
         raise _Unsure
-    is_correct = _one(groups.column("is_correct"))
-    if is_correct.null_count:
-        raise _Unsure
-    g_correct = np.array(is_correct.to_pylist(), dtype=bool)[g_order]
-    labels, truths = groups.column("label").to_pylist(), groups.column("ground_truth").to_pylist()
-    g_label = [labels[i] for i in g_order]
-    g_truth = [truths[i] for i in g_order]
-    n_qid = _numpy(notes.column("qid"))
-    n_text = [
-        f"{k}: {m}"
-        for k, m in zip(
-            notes.column("kind").to_pylist(), notes.column("message").to_pylist(), strict=True
-        )
-    ]
+    g_correct = g["is_correct"][g_order]
+    g_label = [g["label"][i] for i in g_order]
+    g_truth = [g["ground_truth"][i] for i in g_order]
+    n_qid = cols.notes["qid"].tolist()
+    n_text = [f"{k}: {m}" for k, m in zip(cols.notes["kind"], cols.notes["message"], strict=True)]
 
     out = []
     qids = np.unique(qid)
@@ -278,7 +373,7 @@ def _pools(
     g_lo, g_hi = np.searchsorted(gq, qids, side="left"), np.searchsorted(gq, qids, side="right")
     for q, a, b, ga, gb in zip(qids.tolist(), starts, stops, g_lo, g_hi, strict=True):
         rows = order[a:b]
-        note_list = [t for t, nq in zip(n_text, n_qid.tolist(), strict=True) if nq in (q, -1)]
+        note_list = [t for t, nq in zip(n_text, n_qid, strict=True) if nq in (q, -1)]
         out.append(
             _pool(
                 q,

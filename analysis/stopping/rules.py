@@ -9,6 +9,7 @@ sample's final answers.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -101,13 +102,18 @@ class Fires:
     threshold: np.ndarray | None = None
 
 
-def pp_fires(blk: Block, st: RuleState, conv: int, warmup: int, prune_patience: int) -> np.ndarray:
-    """Parallel-Probe decisions [A, kb] for the block's checkpoints; updates `st`."""
+def pp_scores(
+    blk: Block, st: RuleState, warmup: int, prune_patience: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parallel-Probe's (stable count, may stop) [A, kb] at the block's checkpoints; updates
+    `st`. It stops where it may and the count reaches `conv` (`pp_fires`); neither array
+    depends on `conv`, which a sweep over it uses (`analysis.stopping.sharing`)."""
     answers = blk.answers()
     elig = blk.eligible(answers)
     g = blk.n_groups
     n_a, _b, kb = answers.shape
-    fires = np.zeros((n_a, kb), dtype=bool)
+    stable = np.zeros((n_a, kb), dtype=np.int64)
+    ok = np.zeros((n_a, kb), dtype=bool)
     base = np.arange(n_a, dtype=np.int64)[:, None] * g
     for c in range(kb):
         p = blk.k0 + c
@@ -124,22 +130,35 @@ def pp_fires(blk: Block, st: RuleState, conv: int, warmup: int, prune_patience: 
             agrees = (a == win[:, None]) | ~e
             st.off = np.where(agrees, 0, st.off + 1)
             st.pruned |= st.off >= prune_patience
+        stable[:, c] = st.stable
         if p >= warmup:
-            fires[:, c] = (st.stable >= conv) & has
-    return fires
+            ok[:, c] = has
+    return stable, ok
 
 
-def stability_fires(blk: Block, st: RuleState, k_needed: int) -> np.ndarray:
-    """Probe stability: the leader unchanged for `k_needed` checkpoints with votes."""
+def pp_fires(blk: Block, st: RuleState, conv: int, warmup: int, prune_patience: int) -> np.ndarray:
+    """Parallel-Probe decisions [A, kb] for the block's checkpoints; updates `st`."""
+    stable, ok = pp_scores(blk, st, warmup, prune_patience)
+    return ok & (stable >= conv)
+
+
+def stability_runs(blk: Block, st: RuleState) -> np.ndarray:
+    """[A, kb] how many checkpoints in a row (each with votes) the leader has held, counting
+    this one; updates `st`."""
     lead, has = blk.lead, blk.has
     n_a, kb = lead.shape
-    fires = np.zeros((n_a, kb), dtype=bool)
+    runs = np.zeros((n_a, kb), dtype=np.int64)
     for c in range(kb):
         same = has[:, c] & (st.run > 0) & (lead[:, c] == st.last)
         st.run = np.where(same, st.run + 1, has[:, c].astype(np.int64))
         st.last = np.where(has[:, c], lead[:, c], -1)
-        fires[:, c] = st.run >= max(1, k_needed)
-    return fires
+        runs[:, c] = st.run
+    return runs
+
+
+def stability_fires(blk: Block, st: RuleState, k_needed: int) -> np.ndarray:
+    """Probe stability: the leader unchanged for `k_needed` checkpoints with votes."""
+    return stability_runs(blk, st) >= max(1, k_needed)
 
 
 # ------------------------------------------------------------------ sequential arrival
@@ -155,13 +174,82 @@ def beta_prob(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     )
 
 
+@lru_cache(maxsize=4)
+def _beta_table(n: int) -> np.ndarray:
+    """`beta_prob(a, b)` for every a, b in 0..n: T[a, b] (each value is the same betainc of
+    the same two numbers, computed once)."""
+    ab = np.arange(n + 1, dtype=np.float64)
+    out = beta_prob(ab[:, None], ab[None, :])
+    out.setflags(write=False)
+    return out
+
+
+def beta_prob_counts(top: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """`beta_prob(top, second)` for integer counts >= 0, looked up in a table: a run evaluates
+    it for every prefix of every iteration ([I, B] values, most of them repeated)."""
+    hi = int(max(top.max(initial=0), second.max(initial=0)))
+    size = 64
+    while size < hi:
+        size *= 2
+    return _beta_table(size)[top, second]
+
+
+DIRICHLET_DRAWS = 20_000
+
+
 @lru_cache(maxsize=100_000)
-def dirichlet_prob(counts: tuple[int, ...], draws: int = 20_000) -> float:
+def dirichlet_prob(counts: tuple[int, ...], draws: int = DIRICHLET_DRAWS) -> float:
     """P(the first class has the largest share) under Dirichlet(counts + 1), Monte Carlo with a
     seed fixed by the counts (deterministic)."""
     rng = np.random.default_rng(list(counts))
     x = rng.gamma(np.asarray(counts, dtype=np.float64) + 1.0, size=(draws, len(counts)))
     return float(np.mean(x[:, 0] > x[:, 1:].max(axis=1)))
+
+
+class _DirichletDraws:
+    """The Monte Carlo of `dirichlet_prob(counts)` drawn in chunks, as far as a decision needs.
+
+    Why: the Dirichlet criterion only asks whether the estimate reaches a threshold, and most
+    estimates are far from it; the draws of one seeded generator come out the same whether
+    drawn at once or in consecutive chunks (rows in order), and the estimate is hits / draws,
+    so a decision is certain once the hits so far reach the threshold, or once all remaining
+    draws could not. A sweep over thresholds resumes where the last decision stopped."""
+
+    chunk = 1_000
+
+    def __init__(self, counts: tuple[int, ...]) -> None:
+        self.rng = np.random.default_rng(list(counts))
+        self.shape = np.asarray(counts, dtype=np.float64) + 1.0
+        self.done = 0
+        self.hits = 0
+        self.lock = threading.Lock()
+
+    def at_least(self, threshold: float) -> bool:
+        """`dirichlet_prob(counts) >= threshold`, exactly."""
+        n = DIRICHLET_DRAWS
+        with self.lock:
+            while True:
+                if self.hits / n >= threshold:  # the final estimate can only be larger
+                    return True
+                if (self.hits + (n - self.done)) / n < threshold or self.done == n:
+                    return False
+                m = min(self.chunk, n - self.done)
+                x = self.rng.gamma(self.shape, size=(m, self.shape.shape[0]))
+                rest = x[:, 1]
+                for c in range(2, x.shape[1]):  # the row max, column by column (the same max)
+                    rest = np.maximum(rest, x[:, c])
+                self.hits += int(np.count_nonzero(x[:, 0] > rest))
+                self.done += m
+
+
+@lru_cache(maxsize=100_000)
+def _dirichlet_draws(counts: tuple[int, ...]) -> _DirichletDraws:
+    return _DirichletDraws(counts)
+
+
+def dirichlet_at_least(counts: tuple[int, ...], threshold: float) -> bool:
+    """`dirichlet_prob(counts) >= threshold` with only the draws the decision needs."""
+    return _dirichlet_draws(counts).at_least(threshold)
 
 
 def prefix_counts(final: np.ndarray, n_groups: int) -> np.ndarray:
@@ -171,6 +259,43 @@ def prefix_counts(final: np.ndarray, n_groups: int) -> np.ndarray:
     ii, jj = np.nonzero(final >= 0)
     onehot[ii, jj, final[ii, jj]] = 1
     return np.cumsum(onehot, axis=1, dtype=np.int32)
+
+
+@dataclass
+class PrefixStats:
+    """What Beta, Dirichlet and majority read of the prefix counts ([I, B] unless noted)."""
+
+    top: np.ndarray  # count of the most common answer
+    second: np.ndarray  # of the runner-up (0 with one answer)
+    distinct: np.ndarray  # answers seen
+    top_counts: np.ndarray  # [I, B, k] the k largest counts, largest first
+    beta: np.ndarray  # beta_prob(top, second)
+
+
+class Prefixes:
+    """The final answers of a sample as they arrive: their prefix counts on demand (not kept:
+    [I, B, G] is large) and the small summaries the rules read, kept (a sweep shares them,
+    `analysis.stopping.sharing`)."""
+
+    def __init__(self, final: np.ndarray, n_groups: int) -> None:
+        self.final = final
+        self.n_groups = n_groups
+        self._stats: dict[int, PrefixStats] = {}
+
+    def counts(self) -> np.ndarray:
+        return prefix_counts(self.final, self.n_groups)
+
+    def stats(self, top_k: int) -> PrefixStats:
+        k = max(2, top_k)
+        if k not in self._stats:
+            srt = np.sort(self.counts(), axis=-1)
+            top = srt[..., -1]
+            second = srt[..., -2] if srt.shape[-1] > 1 else np.zeros_like(top)
+            distinct = (srt > 0).sum(axis=-1)
+            top_counts = np.ascontiguousarray(srt[..., ::-1][..., :k])
+            beta = beta_prob_counts(top, second)
+            self._stats[k] = PrefixStats(top, second, distinct, top_counts, beta)
+        return self._stats[k]
 
 
 def esc_fires(final: np.ndarray, window: int) -> np.ndarray:
@@ -186,18 +311,16 @@ def esc_fires(final: np.ndarray, window: int) -> np.ndarray:
     return fires
 
 
-def ac_fires(counts: np.ndarray, criterion: str, threshold: float, top_k: int) -> np.ndarray:
+def ac_fires(prefixes: Prefixes, criterion: str, threshold: float, top_k: int) -> np.ndarray:
     """Adaptive-Consistency [I, B] from the prefix counts (see `AdaptiveConsistency`)."""
-    n_i, b, g = counts.shape
-    srt = np.sort(counts, axis=-1)
-    top = srt[..., -1]
-    second = srt[..., -2] if g > 1 else np.zeros_like(top)
+    n_i, b = prefixes.final.shape
     n = np.arange(1, b + 1)[None, :]
     if criterion == "beta":
-        return beta_prob(top, second) >= threshold
+        return prefixes.stats(top_k).beta >= threshold
     if criterion == "majority":
-        return (n >= 2) & (top / n >= threshold)
+        return (n >= 2) & (prefixes.stats(top_k).top / n >= threshold)
     if criterion == "entropy":
+        counts = prefixes.counts()
         distinct = (counts > 0).sum(axis=-1)
         c = counts.astype(np.float64)
         tot = c.sum(axis=-1, keepdims=True)
@@ -211,11 +334,10 @@ def ac_fires(counts: np.ndarray, criterion: str, threshold: float, top_k: int) -
             norm = np.where(one, 1.0, np.log2(np.maximum(distinct, 2)))
         return (n >= 2) & (h / norm <= threshold)
     if criterion == "dirichlet":
-        fires = beta_prob(top, second) >= threshold
-        distinct = (counts > 0).sum(axis=-1)
-        multi = distinct >= 3
+        st = prefixes.stats(top_k)
+        fires = st.beta >= threshold
+        multi = st.distinct >= 3
         out = np.where(multi, False, fires)
-        k = max(2, top_k)
         # P(top is the largest) <= P(top beats the runner-up) = the Beta criterion's value,
         # so only prefixes that pass the Beta test need the Monte Carlo estimate
         first_plain = np.where(out.any(axis=1), np.argmax(out, axis=1), b)
@@ -223,8 +345,8 @@ def ac_fires(counts: np.ndarray, criterion: str, threshold: float, top_k: int) -
             for j in np.nonzero(multi[i] & fires[i])[0]:
                 if j >= first_plain[i]:
                     break
-                tup = tuple(int(v) for v in srt[i, j, ::-1][:k] if v > 0)
-                if dirichlet_prob(tup) >= threshold:
+                tup = tuple(int(v) for v in st.top_counts[i, j] if v > 0)
+                if dirichlet_at_least(tup, threshold):
                     out[i, j] = True
                     break
         return out

@@ -18,7 +18,8 @@ from analysis.stopping.notes import Note
 from analysis.stopping.params import Policy
 from analysis.stopping.prepare import PreparedQuestion
 from analysis.stopping.result import QuestionResult
-from analysis.stopping.rules import prefix_counts
+from analysis.stopping.rules import Prefixes
+from analysis.stopping.sharing import shared
 
 
 def simulate_sequential(
@@ -27,8 +28,10 @@ def simulate_sequential(
     rows: np.ndarray,
     iters: np.ndarray,
     notes: list[Note],
+    share_key: object = None,
 ) -> QuestionResult:
-    """A sequential rule on the bootstrap sample `rows` [I, B] (see the module docstring)."""
+    """A sequential rule on the bootstrap sample `rows` [I, B] (see the module docstring).
+    `share_key` names the sample when the runs of a sweep may share its prefix summaries."""
     n_i, b = rows.shape
     final = prep.final[rows]
     lens = prep.lengths[rows]
@@ -36,12 +39,19 @@ def simulate_sequential(
     remap = np.full(prep.n_groups, -1, dtype=np.int64)
     remap[used] = np.arange(used.shape[0])
     fc = remap[final]
-    counts = prefix_counts(fc, used.shape[0])  # [I, B, Gf]
-    fires = policy.sequential_fires(fc, counts)
+    n_f = used.shape[0]
+    if share_key is None:
+        prefixes = Prefixes(fc, n_f)
+    else:
+        prefixes = shared(("prefixes", share_key), lambda: Prefixes(fc, n_f))
+    fires = policy.sequential_fires(fc, prefixes)
     first = np.where(fires.any(axis=1), np.argmax(fires, axis=1), -1)
     stopped = first >= 0
     n_gen = np.where(stopped, first + 1, b).astype(np.int64)
-    at = counts[np.arange(n_i), n_gen - 1]  # [I, Gf]
+    # the counts of the answers generated (the prefix counts at n_gen - 1)
+    seen = np.arange(b)[None, :] < n_gen[:, None]
+    flat = (np.arange(n_i, dtype=np.int64)[:, None] * n_f + fc)[seen & (fc >= 0)]
+    at = np.bincount(flat, minlength=n_i * n_f).reshape(n_i, n_f)  # [I, Gf]
     ans = used[np.argmax(at, axis=1)].astype(np.int64)
     cum = np.cumsum(lens, axis=1)
     tokens = cum[np.arange(n_i), n_gen - 1].astype(np.int64)

@@ -48,16 +48,27 @@ def checkpoint_votes(
     weights: np.ndarray | None,
     n_groups: int,
     n_checkpoints: int | None = None,
+    *,
+    k0: int | None = None,
 ) -> np.ndarray:
     """Snapshot votes of every checkpoint of every iteration: [I, K, G+1] float64.
 
     `gidx` [I, B, K] holds `k * (G+1) + group` (group G = no answer, the last "dummy" bin);
     traces outside `mask` also go to the dummy bin, so `[..., :G]` are the votes and the
     dummy bin only collects what never votes. One bincount; per bin the traces are added in
-    sample order (the published `np.add.at` order)."""
+    sample order (the published `np.add.at` order).
+
+    `gidx` may be a block of kb checkpoints (its k absolute): with `k0` (the block's first
+    checkpoint) the result is the block's [I, kb, G+1] alone, the same sums (the same traces
+    in the same order land in each bin) over kb instead of K columns of bins; else the
+    [I, n_checkpoints, G+1] grid of which only the block's columns are filled."""
     n_i, _b, kb = gidx.shape
-    k = kb if n_checkpoints is None else n_checkpoints  # gidx may be a block of the K columns
     g1 = n_groups + 1
+    if k0 is not None:
+        k = kb
+        gidx = gidx - np.int32(k0 * g1) if k0 else gidx
+    else:
+        k = kb if n_checkpoints is None else n_checkpoints
     if mask is not None:
         dummy = ((gidx // g1) * g1 + n_groups).astype(gidx.dtype)
         gidx = np.where(mask, gidx, dummy)

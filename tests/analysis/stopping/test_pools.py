@@ -5,11 +5,13 @@ it cannot promise that."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from analysis.mars import features as mars_features
@@ -48,14 +50,23 @@ def test_same_pools_as_the_feature_store(mars_file: Path, with_lows: bool) -> No
         mars_file, with_lows=with_lows, columns=mars_store.POOL_COLUMNS
     )
     want = [store.pool(q) for q in store.qids]
-    got = fast.cached_pools(mars_file, 2048, with_lows=with_lows)
-    assert got is not None
-    _assert_same_pools(got, want)
-    if with_lows:  # the second read comes from the flat copy of the lows
-        assert list(fast._lows_dir(fast.cached_table_paths(mars_file, 2048)[0]).iterdir())
-        again = fast.cached_pools(mars_file, 2048, with_lows=True)
-        assert again is not None
-        _assert_same_pools(again, want)
+    for _read in ("tables or copy", "the copy"):  # the second read is from the flat copy
+        got = fast.cached_pools(mars_file, 2048, with_lows=with_lows)
+        assert got is not None
+        _assert_same_pools(got, want)
+    paths = fast.cached_table_paths(mars_file, 2048)
+    assert paths is not None and (fast._copy_dir(paths) / "meta.json").is_file()
+
+
+def test_a_warm_read_needs_no_pyarrow(mars_file: Path) -> None:
+    fast.cached_pools(mars_file, 2048, with_lows=True)  # the copy and its lows exist now
+    code = (
+        "import sys; from analysis.stopping.pools import cached_pools; "
+        f"assert cached_pools({str(mars_file)!r}, 2048, with_lows=True) is not None; "
+        "print(sorted(m for m in ('pyarrow', 'polars', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_names_and_version_are_the_owners(mars_file: Path) -> None:
@@ -85,14 +96,24 @@ def test_a_table_not_built_is_none(tmp_path: Path) -> None:
     assert fast.cached_pools(path, 1024, with_lows=False) is None  # another window
 
 
-def test_a_bad_lows_copy_is_rebuilt(mars_file: Path) -> None:
-    fp = fast.cached_table_paths(mars_file, 2048)[0]  # type: ignore[index]  # built by the fixture
-    n = pq.ParquetFile(fp).metadata.num_rows
-    want = fast.flat_lows(fp, n)
-    (fast._lows_dir(fp) / "offsets.i64").write_bytes(b"\x00" * 16)  # a torn copy
-    got = fast.flat_lows(fp, n)
-    assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
-    assert fast.flat_lows(fp, n)[0].shape == (n + 1,)
+def test_a_torn_or_stale_copy_is_rebuilt(mars_file: Path) -> None:
+    paths = fast.cached_table_paths(mars_file, 2048)
+    assert paths is not None
+    want = fast.cached_pools(mars_file, 2048, with_lows=True)
+    folder = fast._copy_dir(paths)
+    (folder / "low_offsets.bin").write_bytes(b"\x00" * 16)  # torn lows
+    (folder / "ckpt_conf.bin").write_bytes(b"\x00" * 8)  # a torn column
+    got = fast.cached_pools(mars_file, 2048, with_lows=True)
+    assert got is not None and want is not None
+    _assert_same_pools(got, want)
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["sources"][1][1] += 1  # the groups table changed since the copy
+    (folder / "meta.json").write_text(json.dumps(meta))
+    assert fast._load_copy(paths) is None
+    again = fast.cached_pools(mars_file, 2048, with_lows=True)
+    assert again is not None
+    _assert_same_pools(again, want)
+    assert fast._load_copy(paths) is not None  # rewritten
 
 
 def test_nulls_fall_back_to_the_store(tmp_path: Path) -> None:
