@@ -64,7 +64,10 @@ from cache import errors
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.progress import ProgressFn
 
-PARALLEL_MIN_BYTES = 64 << 20  # below this, starting processes costs more than it saves
+# below this, one process: on the realistic 30 x 512 pool (186 MiB) two workers cost ~35 % more
+# CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
+# faster in wall time on a shared 2-core machine (bench/mars_ingest.py --workers 2)
+PARALLEL_MIN_BYTES = 200 << 20
 LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
 
 QuestionResult = tuple[pa.Table, pa.Table, list[tuple]]
