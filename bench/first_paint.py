@@ -14,7 +14,8 @@ skeleton or a stale element, and every visible chart has drawn. The moment is th
 itself is timed to its last run. Each view is opened once untimed first, so the sample and the
 derived tables are built and the server is warm.
 
-Where the time goes, per view (medians, page clock):
+Where the time goes, per view (page clock; each part is its own median over the runs, so the
+parts need not add up to the median total; per run they do):
 - `load`: navigation start to the websocket opening (HTML and the JavaScript bundle);
 - `server`: websocket open to the `script_finished` message (the script run, figure building and
   the transfer; Streamlit streams elements while the script runs);
