@@ -3,13 +3,17 @@
     python bench/playground.py [--synthetic] [--reference-sweep]
 
 Times, from prepared (cached) pools, one full run per policy (targets: <= 0.3 s for SC, DCO and
-Parallel-Probe, <= 1 s for calibrated MARS) and frontier sweeps of 11 parameter values (<= 3 s),
+Parallel-Probe, <= 1 s for calibrated MARS) and frontier sweeps of 11 parameter values (<= 3 s;
+the runs of a sweep share what does not depend on the value, `analysis.stopping.sharing`),
 each next to the plain per-iteration Python loop (`analysis.stopping.reference_loop`) on the same
-pools in the same process, and checks that both give identical per-question results.
+pools in the same process, and checks that both give identical per-question results. CPU
+seconds are printed beside wall seconds (a shared machine's wall time measures its other jobs).
 
 Pools: the bundled sample's DeepSeek-8B AIME 2025 file (30 questions x 128 traces, built into a
-temporary folder if the sample is not there), or with --synthetic 30 x 4,096 synthetic traces.
-Every timed run starts cold: the q-model / calibration caches and the bootstrap memo are cleared.
+temporary folder if the sample is not there), with --synthetic 30 x 4,096 synthetic traces, or
+with --data any MARS file (e.g. the realistic 30 x 512 pool of bench/mars_ingest.py).
+Every timed run starts cold: the q-model / calibration caches, the bootstrap memo and the
+Dirichlet Monte Carlo memo are cleared.
 """
 
 from __future__ import annotations
@@ -36,11 +40,13 @@ from analysis.stopping import (  # noqa: E402
 )
 from analysis.stopping.bootstrap import _iteration_rows  # noqa: E402
 from analysis.stopping.reference_loop import reference_simulate  # noqa: E402
+from analysis.stopping.rules import _dirichlet_draws, dirichlet_prob  # noqa: E402
 from analysis.stopping.synthetic import synthetic_pool  # noqa: E402
 from cache.sample import sample_root  # noqa: E402
 from cache.sample.mars import FILES, write_file  # noqa: E402
 
 TARGETS = {"offline": 0.3, "dco": 0.3, "sc-pp": 0.3, "sc-mars-cal": 1.0, "dco-mars-cal": 1.0}
+SWEEPS = ["sc-mars-cal", "dco", "sc-consensus", "sc-pp", "dco-stability", "ac-dirichlet"]
 METHODS = [
     "offline",
     "dco",
@@ -72,19 +78,33 @@ def synthetic_pools():  # type: ignore[no-untyped-def]  # returns the pools as b
     return "synthetic 30 x 4096", [synthetic_pool(q, n=4096, seed=1) for q in range(30)]
 
 
+def file_pools(path: Path):  # type: ignore[no-untyped-def]  # returns the pools as built by the store
+    store = load_features(path)
+    return f"file {path}", [store.pool(q) for q in store.qids]
+
+
 def cold(preps) -> None:
     for p in preps:
         p.cache.clear()
     _iteration_rows.cache_clear()
+    _dirichlet_draws.cache_clear()
+    dirichlet_prob.cache_clear()
 
 
 def timed(fn, repeat: int = 3) -> tuple[float, object]:
+    """(best wall seconds, result); the CPU seconds of the best run go to `LAST_CPU`."""
+    global LAST_CPU
     best, out = float("inf"), None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
-        best = min(best, time.perf_counter() - t)
+        wall = time.perf_counter() - t
+        if wall < best:
+            best, LAST_CPU = wall, time.process_time() - c
     return best, out
+
+
+LAST_CPU = 0.0
 
 
 def policy_of(method: str):
@@ -99,8 +119,13 @@ def main() -> int:
         "--reference-sweep", action="store_true", help="also time the loop sweep (slow)"
     )
     ap.add_argument("--methods", nargs="*", default=METHODS)
+    ap.add_argument("--data", type=Path, default=None, help="a MARS file instead of the sample")
+    ap.add_argument("--sweeps", nargs="*", default=SWEEPS, help="methods whose frontier to time")
     args = ap.parse_args()
-    label, pools = synthetic_pools() if args.synthetic else sample_pools()
+    if args.data is not None:
+        label, pools = file_pools(args.data)
+    else:
+        label, pools = synthetic_pools() if args.synthetic else sample_pools()
     t = time.perf_counter()
     preps = [prepare(p) for p in pools]
     print(
@@ -109,7 +134,7 @@ def main() -> int:
     st = SimSettings()
     print(f"setting: budget {st.budget} x {st.iterations} iterations x {len(preps)} questions\n")
     print(
-        f"{'method':14s} {'vectorised':>11s} {'loop':>9s} {'ratio':>7s} {'target':>7s}  same  acc%   sav%"
+        f"{'method':14s} {'vectorised':>11s} {'cpu':>7s} {'loop':>9s} {'ratio':>7s} {'target':>7s}  same  acc%   sav%"
     )
     ok_all = True
     for m in args.methods:
@@ -120,6 +145,7 @@ def main() -> int:
             return simulate(preps, pol, st)
 
         t_fast, run = timed(fast)
+        c_fast = LAST_CPU
         cold(preps)
         t0 = time.perf_counter()
         ref = reference_simulate(preps, pol, st)
@@ -131,11 +157,11 @@ def main() -> int:
         o = run.overall_frame().iloc[0]
         tgt = f"{target:.1f}s" if target else "-"
         print(
-            f"{m:14s} {t_fast:10.3f}s {t_ref:8.2f}s {t_ref / t_fast:6.0f}x {tgt:>7s}  {'yes' if same else 'NO':4s} "
+            f"{m:14s} {t_fast:10.3f}s {c_fast:6.3f}s {t_ref:8.2f}s {t_ref / t_fast:6.0f}x {tgt:>7s}  {'yes' if same else 'NO':4s} "
             f"{o['accuracy_pct']:5.1f} {o['mean_token_savings_pct']:6.1f} {flag}"
         )
     print("\nfrontier sweeps (11 values of the main parameter, one bootstrap sample reused):")
-    for m in ("sc-mars-cal", "dco", "sc-consensus", "sc-pp"):
+    for m in args.sweeps:
         pol = policy_of(m)
         name, _lab, values = main_param(pol)
 
@@ -144,7 +170,7 @@ def main() -> int:
             return sweep(preps, pol, values, st)
 
         t_sw, pts = timed(run_sweep, repeat=2)
-        line = f"{m:14s} sweep over {name:10s} {t_sw:7.3f}s (target 3.0s) {'ok' if t_sw <= 3.0 else 'SLOW'}"
+        line = f"{m:14s} sweep over {name:10s} {t_sw:7.3f}s (cpu {LAST_CPU:.3f}s, target 3.0s) {'ok' if t_sw <= 3.0 else 'SLOW'}"
         if args.reference_sweep or m in ("dco", "sc-pp"):
             cold(preps)
             t0 = time.perf_counter()
