@@ -61,6 +61,8 @@ def test_scan_reports_empty_truncated_and_missing_files(tmp_path: Path) -> None:
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(CorruptFile) as err:
         parquet_info(truncated)
-    assert "trunc.parquet" in err.value.message and "trunc.parquet may be truncated" in err.value.hint
+    assert (
+        "trunc.parquet" in err.value.message and "trunc.parquet may be truncated" in err.value.hint
+    )
     with pytest.raises(SourceNotFound):
         parquet_info(tmp_path / "nope.parquet")
