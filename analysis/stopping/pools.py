@@ -74,7 +74,7 @@ def features_version() -> int:
 
 def _table_path(name: str, version: int, source: Path, params: dict) -> Path:
     """`cache.store.table_path(name, version, [source], params)` (that module imports polars)."""
-    from cache.paths import derived_dir
+    from cache.paths import derived_dir  # why here: only this lookup needs the cache folder
 
     p = Path(source).resolve()
     st = p.stat()
