@@ -58,18 +58,17 @@ _LIST_COLUMNS = frozenset(("ckpt_pos", "ckpt_conf", "ckpt_group", "probe_pos", *
 _VERSION_LINE = re.compile(r"^FEATURES_VERSION\s*=\s*(\d+)\b", re.MULTILINE)
 
 
-def features_version() -> int:
+def features_version() -> int | None:
     """`analysis.mars.features.FEATURES_VERSION`, read from its source unless the module is
-    loaded already (importing it costs ~0.5 s: pyarrow.compute, polars, the answer grouper)."""
+    loaded already (importing it costs ~0.5 s: pyarrow.compute, polars, the answer grouper).
+    None if the source does not state it as a plain number (the caller takes the slow path)."""
     mod: Any = sys.modules.get("analysis.mars.features")
-    if mod is None:
-        spec = importlib.util.find_spec("analysis.mars.features")
-        origin = spec.origin if spec is not None else None
-        found = _VERSION_LINE.search(Path(origin).read_text()) if origin else None
-        if found is not None:
-            return int(found.group(1))
-        import analysis.mars.features as mod  # a form the line above does not read
-    return int(mod.FEATURES_VERSION)
+    if mod is not None:
+        return int(mod.FEATURES_VERSION)
+    spec = importlib.util.find_spec("analysis.mars.features")
+    origin = spec.origin if spec is not None else None
+    found = _VERSION_LINE.search(Path(origin).read_text()) if origin else None
+    return int(found.group(1)) if found is not None else None
 
 
 def _table_path(name: str, version: int, source: Path, params: dict) -> Path:
@@ -91,6 +90,8 @@ def _table_path(name: str, version: int, source: Path, params: dict) -> Path:
 def cached_table_paths(path: Path, window: int) -> tuple[Path, Path, Path] | None:
     """(features, groups, notes) tables of a MARS file if all three are built, else None."""
     version = features_version()
+    if version is None:
+        return None
     paths = tuple(
         _table_path(n, version, path, {"window": window}) for n in (FEATURES, GROUPS, NOTES)
     )
