@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import tempfile
@@ -35,33 +34,9 @@ from filelock import FileLock, Timeout
 from cache.errors import BuildFailed, CacheUnwritable
 from cache.paths import cache_root, derived_dir
 from cache.progress import ProgressFn, no_progress
+from cache.table_keys import table_path
 
 Table: TypeAlias = pl.DataFrame | pa.Table
-
-
-def source_identity(path: Path) -> dict[str, object]:
-    """What makes a source file 'the same': resolved path, size and mtime (ns)."""
-    p = Path(path).resolve()
-    st = p.stat()
-    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def table_key(name: str, version: int, sources: Sequence[Path], params: dict | None = None) -> str:
-    """A stable hex key for one derivation of one set of sources."""
-    payload = {
-        "name": name,
-        "version": version,
-        "params": params or {},
-        "sources": [source_identity(s) for s in sources],
-    }
-    blob = json.dumps(payload, sort_keys=True, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:20]
-
-
-def table_path(
-    name: str, version: int, sources: Sequence[Path], params: dict | None = None
-) -> Path:
-    return derived_dir() / f"{name}-v{version}-{table_key(name, version, sources, params)}.parquet"
 
 
 def work_dir(name: str, version: int, sources: Sequence[Path], params: dict | None = None) -> Path:

@@ -241,12 +241,12 @@ def _install_shortcuts(mv: Any) -> None:
     """Wrap math-verify's grader `sympy_expr_eq` and `solve` (see the block comment above);
     left alone for a math-verify version this was not checked on."""
     global _PLAIN_ASSUMPTIONS, _PLAIN_HEADS
-    from math_verify import grader
+    from math_verify import grader  # why: lazy, ~0.5 s
 
     version = getattr(mv, "__version__", "") or _dist_version("math-verify")
     if getattr(grader, "_rte_shortcuts", False) or not version.startswith(_MV_VERSIONS):
         return
-    import sympy
+    import sympy  # why: lazy, ~0.5 s
 
     real = sympy.Symbol("_rte_real", real=True, finite=True).assumptions0
     _PLAIN_ASSUMPTIONS = (frozenset({"commutative": True}.items()), frozenset(real.items()))
@@ -309,7 +309,7 @@ def _install_shortcuts(mv: Any) -> None:
 
 
 def _dist_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # why: only on this rare path
 
     try:
         return version(name)
@@ -386,7 +386,7 @@ def _sets_differ(a: Any, b: Any) -> bool:
 
 def _finite_elements(x: Any) -> list | None:
     """The elements of a finite set or tuple, [x] for a non-set, None for other sets."""
-    import sympy
+    import sympy  # why: lazy, ~0.5 s
 
     if isinstance(x, sympy.FiniteSet | sympy.Tuple):
         return list(x.args)
@@ -401,7 +401,7 @@ def _all_matched(va: list[complex], vb: list[complex]) -> bool:
 
 def _proper_interval(x: Any) -> bool:
     """A sympy Interval with numeric (symbol-free) ends, the end well above the start."""
-    import sympy
+    import sympy  # why: lazy, ~0.5 s
 
     if not isinstance(x, sympy.Interval):
         return False
@@ -426,7 +426,7 @@ def _point_value(e: Any) -> complex | None:
 @functools.lru_cache(maxsize=_CACHE_MAX)
 def _point_value_cached(e: Any) -> complex | None:
     """Value of a plain expression (see `_values_differ`) at the fixed real point, else None."""
-    import sympy
+    import sympy  # why: lazy, ~0.5 s
 
     if not isinstance(e, sympy.Expr) or isinstance(e, sympy.Symbol | sympy.MatrixExpr):
         return None
@@ -454,9 +454,9 @@ def _point_value_cached(e: Any) -> complex | None:
 
 def _coordinate(name: str) -> Any:
     """A fixed rational in (0.6, 1.6) per symbol name (distinct names, distinct values)."""
-    import zlib
+    import zlib  # why: only on this rare path
 
-    import sympy
+    import sympy  # why: lazy, ~0.5 s
 
     return sympy.Rational(6000 + zlib.crc32(name.encode()) % 10007, 10000)
 

@@ -48,9 +48,8 @@ from analysis.mars.flags import (
     FLAG_PROBES_UNSORTED,
     FLAGS,
 )
+from analysis.mars.table_names import PROBE_STEP
 
-FEATURES_VERSION = 7  # 7: a group is labelled by its most common member
-PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400
 BATCH_ROWS = 512

@@ -1,7 +1,7 @@
 """MARS derived tables through the versioned store, and raw reads of a few traces for the zoom.
 
 Tables (names start with the dataset name so the home page lists them), all keyed by the source
-file's identity, `analysis.mars.features.FEATURES_VERSION` and the window:
+file's identity, `analysis.mars.table_names.FEATURES_VERSION` and the window:
 - `mars-features`: one row per trace (schema in `analysis.mars.features`);
 - `mars-groups`: answer groups per question;
 - `mars-notes`: data problems found while building.
@@ -18,10 +18,11 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import FEATURES_VERSION, MarsTables
+from analysis.mars.features import MarsTables
 from analysis.mars.ingest import build_features
 from analysis.mars.pool import QuestionPool
 from analysis.mars.summaries import pool_from_features
+from analysis.mars.table_names import FEATURES, FEATURES_VERSION, GROUPS, NOTES
 from cache.datasets import MARS_FILES
 from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
@@ -31,9 +32,6 @@ from cache.sources import SourceConfig, dataset_root, resolve_file
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 from cache.warmers import Warmed
 
-FEATURES = "mars-features"
-GROUPS = "mars-groups"
-NOTES = "mars-notes"
 # the feature columns a `QuestionPool` is built from (`pool_from_features`), record lows aside:
 # the simulator's CLI loads only these (the curves and per-probe lists are most of the table)
 POOL_COLUMNS = (

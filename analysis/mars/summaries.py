@@ -15,8 +15,8 @@ import polars as pl
 import pyarrow as pa
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import PROBE_STEP
 from analysis.mars.pool import QuestionPool
+from analysis.mars.table_names import PROBE_STEP
 
 
 def _as_polars(t: pa.Table | pl.DataFrame) -> pl.DataFrame:

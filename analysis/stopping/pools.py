@@ -12,18 +12,13 @@ their first use. `cached_pools` returns None whenever it cannot promise the same
 not built yet, or values it does not handle the way polars does (nulls, repeated trace or group
 ids); the caller then goes through `load_features`, which also builds what is missing.
 
-Two facts are read from their owners without importing them (the imports are the cost):
-`FEATURES_VERSION` from the source of `analysis.mars.features`, and the derived tables' file
-names as `cache.store.table_path` forms them; test_pools.py pins both to their owners.
+The tables' names and version come from `analysis.mars.table_names` and their paths from
+`cache.table_keys`, both free of heavy imports.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
-import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +26,9 @@ from typing import Any
 import numpy as np
 
 from analysis.mars.pool import QuestionPool
+from analysis.mars.table_names import FEATURES, FEATURES_VERSION, GROUPS, NOTES, PROBE_STEP
+from cache.table_keys import table_path
 
-# the names and version of the derived tables (analysis.mars.store, analysis.mars.features)
-FEATURES, GROUPS, NOTES = "mars-features", "mars-groups", "mars-notes"
-PROBE_STEP = 2048  # analysis.mars.features.PROBE_STEP: probes every 2048 tokens (the data's)
 # what `pool_from_features` reads of each table (the record lows only for DeepConf truncation)
 POOL_COLUMNS = (
     "qid",
@@ -55,45 +49,13 @@ LOW_COLUMNS = ("low_window", "low_value")
 GROUP_COLUMNS = ("qid", "group_id", "label", "is_correct", "ground_truth")
 NOTE_COLUMNS = ("qid", "kind", "message")
 _LIST_COLUMNS = frozenset(("ckpt_pos", "ckpt_conf", "ckpt_group", "probe_pos", *LOW_COLUMNS))
-_VERSION_LINE = re.compile(r"^FEATURES_VERSION\s*=\s*(\d+)\b", re.MULTILINE)
-
-
-def features_version() -> int | None:
-    """`analysis.mars.features.FEATURES_VERSION`, read from its source unless the module is
-    loaded already (importing it costs ~0.5 s: pyarrow.compute, polars, the answer grouper).
-    None if the source does not state it as a plain number (the caller takes the slow path)."""
-    mod: Any = sys.modules.get("analysis.mars.features")
-    if mod is not None:
-        return int(mod.FEATURES_VERSION)
-    spec = importlib.util.find_spec("analysis.mars.features")
-    origin = spec.origin if spec is not None else None
-    found = _VERSION_LINE.search(Path(origin).read_text()) if origin else None
-    return int(found.group(1)) if found is not None else None
-
-
-def _table_path(name: str, version: int, source: Path, params: dict) -> Path:
-    """`cache.store.table_path(name, version, [source], params)` (that module imports polars)."""
-    from cache.paths import derived_dir  # why here: only this lookup needs the cache folder
-
-    p = Path(source).resolve()
-    st = p.stat()
-    payload = {
-        "name": name,
-        "version": version,
-        "params": params,
-        "sources": [{"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns}],
-    }
-    key = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-    return derived_dir() / f"{name}-v{version}-{key[:20]}.parquet"
 
 
 def cached_table_paths(path: Path, window: int) -> tuple[Path, Path, Path] | None:
     """(features, groups, notes) tables of a MARS file if all three are built, else None."""
-    version = features_version()
-    if version is None:
-        return None
+    params = {"window": window}
     paths = tuple(
-        _table_path(n, version, path, {"window": window}) for n in (FEATURES, GROUPS, NOTES)
+        table_path(n, FEATURES_VERSION, [path], params) for n in (FEATURES, GROUPS, NOTES)
     )
     return paths if all(p.is_file() for p in paths) else None  # type: ignore[return-value]  # three names, three paths
 

@@ -14,7 +14,6 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import FEATURES_VERSION
 from analysis.mars.pool import QuestionPool
 from analysis.mars.store import (
     FEATURES,
@@ -25,6 +24,7 @@ from analysis.mars.store import (
     read_traces,
 )
 from analysis.mars.summaries import question_overview
+from analysis.mars.table_names import FEATURES_VERSION
 from cache.datasets import MARS_FILES
 from cache.errors import DataError
 from cache.sources import SourceConfig, dataset_root

@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from analysis.mars import features as mars_features
 from analysis.mars import store as mars_store
+from analysis.mars.table_names import FEATURES_VERSION
 from analysis.stopping import pools as fast
 from cache.sample.mars import write_file
 from cache.store import table_path
@@ -70,8 +70,6 @@ def test_a_warm_read_needs_no_pyarrow(mars_file: Path) -> None:
 
 
 def test_names_and_version_are_the_owners(mars_file: Path) -> None:
-    assert fast.features_version() == mars_features.FEATURES_VERSION
-    assert fast.PROBE_STEP == mars_features.PROBE_STEP
     assert fast.POOL_COLUMNS == mars_store.POOL_COLUMNS
     assert fast.LOW_COLUMNS == mars_store.LOW_COLUMNS
     assert (fast.FEATURES, fast.GROUPS, fast.NOTES) == (
@@ -79,7 +77,7 @@ def test_names_and_version_are_the_owners(mars_file: Path) -> None:
         mars_store.GROUPS,
         mars_store.NOTES,
     )
-    v = mars_features.FEATURES_VERSION
+    v = FEATURES_VERSION
     for name, got in zip(
         (fast.FEATURES, fast.GROUPS, fast.NOTES),
         fast.cached_table_paths(mars_file, 2048) or (),
