@@ -132,7 +132,14 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
     async def mars(pg: Any) -> None:
         await pg.goto(f"{base}/mars?file={MARS_FILE}&qid=3&view=Curves")
         await _settle(pg)
-        await pg.locator(".js-plotly-plot .gl-container canvas").first.wait_for()
+        # the curves drawn in a visible chart: SVG up to 12k points, WebGL beyond
+        # (components.mars.figures); the hidden Plotly preload chart does not count
+        await pg.wait_for_function(
+            """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+                .filter((el) => el.offsetParent !== null)
+                .some((el) => el.querySelector('.scatterlayer .trace, .gl-container canvas'))""",
+            timeout=STEP_TIMEOUT_MS,
+        )
 
     async def policy_change(pg: Any) -> None:
         await pg.goto(f"{base}/playground?policy=sc-consensus&budget=32")

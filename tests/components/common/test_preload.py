@@ -3,32 +3,37 @@ Plotly while the body runs), gone when the body ends, even when it fails."""
 
 from __future__ import annotations
 
+import pytest
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
 
 def _script() -> None:
     import plotly.graph_objects as go
     import streamlit as st
-    from streamlit.delta_generator import DeltaGenerator
 
     from components.common.preload import KEY, plotly_preloaded
 
     sent = st.session_state.setdefault("sent", [])
-    if not getattr(DeltaGenerator.plotly_chart, "_recorded", False):
-        original = DeltaGenerator.plotly_chart
-
-        def recorded(self, fig, *a, **k):  # type: ignore[no-untyped-def]
-            st.session_state["sent"].append(fig.data[0].type)
-            return original(self, fig, *a, **k)
-
-        recorded._recorded = True  # type: ignore[attr-defined]
-        DeltaGenerator.plotly_chart = recorded  # type: ignore[method-assign]
     st.session_state["key"] = KEY
     with plotly_preloaded(st.session_state.get("enabled", True)):
         st.container().plotly_chart(go.Figure(go.Bar(x=[1], y=[2])), key="body_chart")
         sent.append("body ran")
         if st.session_state.get("fail"):
             raise RuntimeError("the view failed")
+
+
+@pytest.fixture(autouse=True)
+def _record_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record the order in which charts are sent (undone after each test, so nothing leaks)."""
+    original = DeltaGenerator.plotly_chart
+
+    def recorded(self, fig, *a, **k):  # type: ignore[no-untyped-def]
+        st.session_state.setdefault("sent", []).append(fig.data[0].type)
+        return original(self, fig, *a, **k)
+
+    monkeypatch.setattr(DeltaGenerator, "plotly_chart", recorded)
 
 
 def test_the_preload_chart_goes_first_and_only_the_views_chart_remains() -> None:
