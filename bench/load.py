@@ -182,7 +182,11 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
         await pg.goto(f"{base}/casebook?q={title}")
         await _settle(pg)
         await pg.get_by_text("1 case(s)").first.wait_for()
-        await pg.get_by_role("button", name="Delete").first.click()
+        # open the one listed case: a click on its row's selection box (the grid is a canvas)
+        grid = pg.locator('[data-testid="stDataFrame"]').first
+        box = await grid.bounding_box()
+        await pg.mouse.click(box["x"] + 18, box["y"] + 38 + 17)
+        await pg.get_by_role("button", name="Delete", exact=True).first.click()
         await pg.get_by_text("Deleted").first.wait_for()
         await _settle(pg)
 
