@@ -69,6 +69,11 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
     wait_for_app(page)
     assert_no_exception(page)
+    # on a cold cache the per-question table arrives after the first paint: wait for its cells
+    page.wait_for_function(
+        """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
+        timeout=120_000,
+    )
     x0 = page.evaluate(CURRENT_X)
     table0 = _cells(page)
     runs0, frags0 = log.full_runs, log.fragment_runs  # whole-page runs so far (the first load)
