@@ -22,7 +22,16 @@ from analysis.mars.features import MarsTables
 from analysis.mars.ingest import build_features
 from analysis.mars.pool import QuestionPool
 from analysis.mars.summaries import pool_from_features
-from analysis.mars.table_names import FEATURES, FEATURES_VERSION, GROUPS, NOTES
+from analysis.mars.table_names import (
+    FEATURES,
+    FEATURES_VERSION,
+    GROUPS,
+    LOW_COLUMNS,
+    NOTES,
+)
+from analysis.mars.table_names import (
+    POOL_COLUMNS as POOL_COLUMNS,  # re-exported: load_features(columns=POOL_COLUMNS)
+)
 from cache.datasets import MARS_FILES
 from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
@@ -31,25 +40,6 @@ from cache.scan import collect, parquet_info
 from cache.sources import SourceConfig, dataset_root, resolve_file
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 from cache.warmers import Warmed
-
-# the feature columns a `QuestionPool` is built from (`pool_from_features`), record lows aside:
-# the simulator's CLI loads only these (the curves and per-probe lists are most of the table)
-POOL_COLUMNS = (
-    "qid",
-    "trace_idx",
-    "length",
-    "final_group",
-    "mean_conf",
-    "tail_conf",
-    "min_group",
-    "bottom_10",
-    "end_conf",
-    "ckpt_pos",
-    "ckpt_conf",
-    "ckpt_group",
-    "probe_pos",
-)
-LOW_COLUMNS = ("low_window", "low_value")
 
 
 @dataclass(frozen=True)

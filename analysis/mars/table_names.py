@@ -11,3 +11,21 @@ GROUPS = "mars-groups"
 NOTES = "mars-notes"
 FEATURES_VERSION = 7  # 7: a group is labelled by its most common member
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
+# the feature columns a `QuestionPool` is built from (`pool_from_features`); the simulator loads
+# only these (the curves and per-probe lists are most of the table), the lows only for DeepConf
+POOL_COLUMNS = (
+    "qid",
+    "trace_idx",
+    "length",
+    "final_group",
+    "mean_conf",
+    "tail_conf",
+    "min_group",
+    "bottom_10",
+    "end_conf",
+    "ckpt_pos",
+    "ckpt_conf",
+    "ckpt_group",
+    "probe_pos",
+)
+LOW_COLUMNS = ("low_window", "low_value")

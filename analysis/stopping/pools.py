@@ -26,26 +26,18 @@ from typing import Any
 import numpy as np
 
 from analysis.mars.pool import QuestionPool
-from analysis.mars.table_names import FEATURES, FEATURES_VERSION, GROUPS, NOTES, PROBE_STEP
+from analysis.mars.table_names import (
+    FEATURES,
+    FEATURES_VERSION,
+    GROUPS,
+    LOW_COLUMNS,
+    NOTES,
+    POOL_COLUMNS,
+    PROBE_STEP,
+)
 from cache.table_keys import table_path
 
-# what `pool_from_features` reads of each table (the record lows only for DeepConf truncation)
-POOL_COLUMNS = (
-    "qid",
-    "trace_idx",
-    "length",
-    "final_group",
-    "mean_conf",
-    "tail_conf",
-    "min_group",
-    "bottom_10",
-    "end_conf",
-    "ckpt_pos",
-    "ckpt_conf",
-    "ckpt_group",
-    "probe_pos",
-)
-LOW_COLUMNS = ("low_window", "low_value")
+# what `pool_from_features` reads of the groups and notes tables (the features: POOL_COLUMNS)
 GROUP_COLUMNS = ("qid", "group_id", "label", "is_correct", "ground_truth")
 NOTE_COLUMNS = ("qid", "kind", "message")
 _LIST_COLUMNS = frozenset(("ckpt_pos", "ckpt_conf", "ckpt_group", "probe_pos", *LOW_COLUMNS))
