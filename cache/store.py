@@ -46,6 +46,21 @@ def work_dir(name: str, version: int, sources: Sequence[Path], params: dict | No
     return path
 
 
+def atomic_write_bytes(data: bytes, dest: Path) -> Path:
+    """Write to a temp file beside `dest` (unique to this writer), then rename over it: a reader
+    sees the old file or the new one, never a part."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return dest
+
+
 def atomic_write_parquet(table: Table, dest: Path) -> Path:
     """Write to a temp file beside `dest`, fsync, then rename over it."""
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -24,10 +24,13 @@ import functools
 import logging
 import re
 import threading
+import time
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from analysis.mars.verdict_memo import VerdictMemo
 
 LONG_ANSWER_CHARS = 120  # longer extracted answers are treated as text spans, not maths
 VERIFY_MAX_CHARS = 60
@@ -477,10 +480,61 @@ def _parse(norm: str) -> Any:
         return []
 
 
+# the persistent memo of the current build (`use_memo`), consulted before math-verify
+_MEMO: VerdictMemo | None = None
+
+
+def use_memo(memo: VerdictMemo | None) -> VerdictMemo | None:
+    """Let grouping read and record its math-verify facts in `memo` (None: stop); returns the
+    memo used before. Why: see `analysis.mars.verdict_memo`. Not with FAST_VERIFY off (the test
+    comparing the shortcuts with math-verify's own code must run math-verify)."""
+    global _MEMO
+    before, _MEMO = _MEMO, memo
+    return before
+
+
+def current_memo() -> VerdictMemo | None:
+    return _MEMO
+
+
+def clear_caches() -> None:
+    """Forget every in-process fact (tests and the cold benchmark start from nothing)."""
+    for f in (_parse, _parses, _fingerprint, _verified, _cheap_only, _point_value_cached):
+        f.cache_clear()
+    _SOLVED.clear()
+
+
+def _memo() -> VerdictMemo | None:
+    return _MEMO if FAST_VERIFY else None
+
+
+@functools.lru_cache(maxsize=_CACHE_MAX)
+def _parses(norm: str) -> bool:
+    """Does math-verify parse `norm` to anything (memoised like `_fingerprint`)?"""
+    memo = _memo()
+    if memo is not None:
+        hit = memo.parses.get(norm)
+        if hit is not None:
+            return hit
+    t = time.perf_counter()
+    ok = bool(_parse(norm))
+    if memo is not None:
+        memo.add_parse(norm, ok, time.perf_counter() - t)
+    return ok
+
+
 @functools.lru_cache(maxsize=_CACHE_MAX)
 def _fingerprint(norm: str) -> str | None:
-    """`_numeric_fingerprint` of a normalised answer, cached like `_parse` (evalf is slow)."""
-    return _numeric_fingerprint(_parse(norm))
+    """`_numeric_fingerprint` of a normalised answer, cached like `_parse` (evalf is slow) and
+    kept in the persistent memo when one is in use."""
+    memo = _memo()
+    if memo is not None and norm in memo.fingerprints:
+        return memo.fingerprints[norm]
+    t = time.perf_counter()
+    fp = _numeric_fingerprint(_parse(norm))
+    if memo is not None:
+        memo.add_fingerprint(norm, fp, time.perf_counter() - t)
+    return fp
 
 
 def _numeric_fingerprint(parsed: Any) -> str | None:
@@ -522,8 +576,22 @@ def equivalent(a: str, b: str, *, cheap_reject: bool = True) -> bool:
 
 @functools.lru_cache(maxsize=_CACHE_MAX)
 def _verified(a: str, b: str) -> bool:
-    """math-verify's verdict on two normalised answers (`a <= b`), cached like `_parse`; any
-    error or timeout is "not equivalent"."""
+    """math-verify's verdict on two normalised answers (`a <= b`), cached like `_parse` and
+    kept in the persistent memo when one is in use; any error or timeout is "not
+    equivalent"."""
+    memo = _memo()
+    if memo is not None:
+        hit = memo.verdicts.get((a, b))
+        if hit is not None:
+            return hit
+    t = time.perf_counter()
+    same = _verify(a, b)
+    if memo is not None:
+        memo.add_verdict(a, b, same, time.perf_counter() - t)
+    return same
+
+
+def _verify(a: str, b: str) -> bool:
     pa_, pb_ = _parse(a), _parse(b)
     if not (pa_ and pb_):
         return False
@@ -629,7 +697,7 @@ class AnswerGrouper:
                 if self._equivalent(self._norms[g], norm):
                     return g
             return None
-        if key[0] == "s" and _parse(norm):
+        if key[0] == "s" and _parses(norm):
             for g in self._symbolic[:20]:
                 if self._equivalent(self._norms[g], norm):
                     return g

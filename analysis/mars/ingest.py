@@ -24,6 +24,7 @@ claim file each), largest first, so one long question cannot leave a core idle a
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
 import queue
@@ -35,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from filelock import Timeout as LockTimeout
 
+from analysis.mars import answers, verdict_memo
 from analysis.mars.confidence import WINDOW
 from analysis.mars.features import (
     BATCH_ROWS,
@@ -71,6 +75,40 @@ PARALLEL_MIN_BYTES = 200 << 20
 LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
 
 QuestionResult = tuple[pa.Table, pa.Table, list[tuple]]
+_log = logging.getLogger(__name__)
+_MEMO_LOCK = threading.Lock()
+_MEMO_USERS = 0  # builds of this process using the attached memo (Streamlit runs several)
+
+
+@contextmanager
+def _answer_memo(path: Path | None) -> Iterator[None]:
+    """Group answers with the persistent memo at `path` (`analysis.mars.verdict_memo`), and
+    save what this build learnt when it ends. Builds running at once in one process share the
+    memo attached first. A memo that cannot be saved (read-only or full cache, a lock held too
+    long) costs only speed next time, so it is logged, not raised."""
+    global _MEMO_USERS
+    if path is None:
+        yield
+        return
+    with _MEMO_LOCK:
+        memo = answers.current_memo()
+        if memo is None:
+            memo = verdict_memo.load(path)
+            answers.use_memo(memo)
+        _MEMO_USERS += 1
+    try:
+        yield
+    finally:
+        with _MEMO_LOCK:
+            _MEMO_USERS -= 1
+            try:
+                verdict_memo.save(memo, path)
+            except (OSError, LockTimeout) as exc:
+                _log.warning(
+                    "answer memo not saved to %s (%s): the next build recomputes", path, exc
+                )
+            if _MEMO_USERS == 0:
+                answers.use_memo(None)
 
 
 @dataclass
@@ -621,6 +659,7 @@ def build_features(
     batch_rows: int = BATCH_ROWS,
     stop_after: int | None = None,
     workers: int | None = None,
+    memo: Path | None = None,
 ) -> MarsTables:
     """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
 
@@ -630,9 +669,24 @@ def build_features(
     groups into shards that no question straddles, one streaming pass per process (or, when
     they cannot be split so, the questions into runs, each process keeping its own); every
     question is still computed by exactly the same code, so the output does not change.
+    `memo` is the persistent answer memo to group with (`analysis.mars.verdict_memo`; the
+    feature store passes one in its cache folder), None for none.
     Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
     data problem inside a readable file becomes a row of `notes`.
     """
+    with _answer_memo(memo):
+        return _build(path, window, work_dir, progress, batch_rows, stop_after, workers)
+
+
+def _build(
+    path: Path,
+    window: int,
+    work_dir: Path | None,
+    progress: ProgressFn | None,
+    batch_rows: int,
+    stop_after: int | None,
+    workers: int | None,
+) -> MarsTables:
     path = Path(path)
     pf = _open(path)
     columns = _check_schema(pf, path)

@@ -35,11 +35,20 @@ from analysis.mars.table_names import (
 from cache.datasets import MARS_FILES
 from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
+from cache.paths import derived_dir
 from cache.progress import ProgressFn, scaled
 from cache.scan import collect, parquet_info
 from cache.sources import SourceConfig, dataset_root, resolve_file
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 from cache.warmers import Warmed
+
+ANSWER_MEMO = "mars-answer-memo.json"
+
+
+def answer_memo_path() -> Path:
+    """The persistent answer memo every MARS build of this cache shares
+    (`analysis.mars.verdict_memo`)."""
+    return derived_dir() / ANSWER_MEMO
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,9 @@ def feature_paths(
     def build_all(prog: ProgressFn | None) -> MarsTables:
         if "t" not in built:
             wd = work_dir(FEATURES, FEATURES_VERSION, sources, params)
-            built["t"] = build_features(path, window=window, work_dir=wd, progress=prog)
+            built["t"] = build_features(
+                path, window=window, work_dir=wd, progress=prog, memo=answer_memo_path()
+            )
             # companions first, so a finished features table always has its groups and notes
             for name, table in ((GROUPS, built["t"].groups), (NOTES, built["t"].notes)):
                 atomic_write_parquet(table, table_path(name, FEATURES_VERSION, sources, params))

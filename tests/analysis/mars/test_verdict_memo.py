@@ -1,0 +1,145 @@
+"""The persistent answer memo: a rebuild groups exactly as a cold build without asking
+math-verify, facts are kept only under their versions and only when no timeout could have cut
+them, and a broken or unwritable memo costs speed, never a build."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.mars import answers, ingest, verdict_memo
+from analysis.mars.answers import AnswerGrouper, normalize
+from analysis.mars.verdict_memo import VerdictMemo
+from cache.sample.mars import write_file
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def garbage_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("memo") / "garbage.parquet"
+    write_file(path, "aime", 48, seed=11, n_questions=3, median_len=3000, garbage="realistic")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    answers.clear_caches()
+    before = answers.use_memo(None)
+    yield
+    answers.use_memo(before)
+    answers.clear_caches()
+
+
+def _build_in_child(path: Path, memo: Path, out: Path) -> dict:
+    """A build in a fresh process (empty in-process caches), reporting what it imported."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from analysis.mars import ingest\n"
+        f"t = ingest.build_features(Path({str(path)!r}), workers=1, memo=Path({str(memo)!r}))\n"
+        "import pyarrow.parquet as pq\n"
+        f"pq.write_table(t.features, {str(out)!r})\n"
+        f"pq.write_table(t.groups, {str(out)!r} + '.groups')\n"
+        "print(json.dumps({'math_verify': 'math_verify' in sys.modules,"
+        " 'sympy': 'sympy' in sys.modules}))\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_a_rebuild_with_the_memo_groups_the_same_without_math_verify(
+    garbage_file: Path, tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    memo = tmp_path / "memo.json"
+    first = _build_in_child(garbage_file, memo, tmp_path / "a.parquet")
+    assert first["math_verify"], "the garbage pool should need math-verify when cold"
+    doc = json.loads(memo.read_text())
+    assert doc["key"] == verdict_memo.version_key()
+    assert doc["verdicts"] and doc["fingerprints"] and doc["parses"]
+    second = _build_in_child(garbage_file, memo, tmp_path / "b.parquet")
+    assert not second["math_verify"] and not second["sympy"]
+    for suffix in ("", ".groups"):
+        a = pq.read_table(tmp_path / f"a.parquet{suffix}")
+        b = pq.read_table(tmp_path / f"b.parquet{suffix}")
+        assert a.equals(b)
+
+
+def test_a_recorded_verdict_is_what_grouping_uses(tmp_path: Path) -> None:
+    """The memo is consulted: a (made-up) verdict in it joins two answers math-verify keeps
+    apart, so this test fails if grouping ignored the memo."""
+    a, b = normalize("x^2+1"), normalize("\\frac{\\pi}{6}")
+    assert a is not None and b is not None
+    g = AnswerGrouper("7")
+    assert g.add("x^2+1") != g.add("\\frac{\\pi}{6}")
+    answers.clear_caches()
+    memo = VerdictMemo(verdict_memo.version_key())
+    memo.verdicts[(min(a, b), max(a, b))] = True
+    memo.fingerprints[a] = memo.fingerprints[b] = None
+    memo.parses[a] = memo.parses[b] = True
+    answers.use_memo(memo)
+    g = AnswerGrouper("7")
+    assert g.add("x^2+1") == g.add("\\frac{\\pi}{6}")
+
+
+def test_facts_of_other_versions_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "memo.json"
+    memo = VerdictMemo("rte0-math-verify0.0.1")
+    memo.add_verdict("a_1", "b_1", True, 0.01)
+    verdict_memo.save(memo, path)
+    assert verdict_memo.load(path).verdicts == {}
+
+
+def test_a_fact_that_a_timeout_could_have_cut_is_not_kept(tmp_path: Path) -> None:
+    memo = VerdictMemo(verdict_memo.version_key())
+    memo.add_verdict("p", "q", False, verdict_memo.MAX_RECORD_S + 0.05)
+    memo.add_parse("p", False, 2.5)
+    memo.add_fingerprint("p", None, 3.0)
+    memo.add_verdict("p", "r", False, 0.2)
+    assert memo.verdicts == {("p", "r"): False} and not memo.parses and not memo.fingerprints
+
+
+def test_saves_merge_and_survive_lone_surrogates(tmp_path: Path) -> None:
+    path = tmp_path / "memo.json"
+    key = verdict_memo.version_key()
+    one, two = VerdictMemo(key), VerdictMemo(key)
+    one.add_verdict("\ud800x", "y", False, 0.01)
+    two.add_fingerprint("\\sqrt{2}", "1.41421356,0", 0.01)
+    verdict_memo.save(one, path)
+    verdict_memo.save(two, path)
+    back = verdict_memo.load(path)
+    assert back.verdicts == {("\ud800x", "y"): False}
+    assert back.fingerprints == {"\\sqrt{2}": "1.41421356,0"}
+
+
+def test_a_corrupt_memo_counts_as_empty_and_is_rewritten(tmp_path: Path, caplog) -> None:
+    path = tmp_path / "memo.json"
+    path.write_text('{"key": "' + verdict_memo.version_key() + '", "parses": [1, 2')
+    with caplog.at_level(logging.WARNING):
+        memo = verdict_memo.load(path)
+    assert memo.size() == 0 and "corrupt" in caplog.text
+    memo.add_parse("z", True, 0.01)
+    verdict_memo.save(memo, path)
+    assert verdict_memo.load(path).parses == {"z": True}
+
+
+def test_an_unwritable_memo_does_not_stop_the_build(
+    garbage_file: Path, tmp_path: Path, caplog
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with caplog.at_level(logging.WARNING):
+        tables = ingest.build_features(garbage_file, workers=1, memo=blocker / "memo.json")
+    assert tables.features.num_rows > 0
+    assert "answer memo not saved" in caplog.text
+    assert answers.current_memo() is None  # detached after the build
