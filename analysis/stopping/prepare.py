@@ -120,7 +120,12 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
             )
         )
     # compact ids: only groups the pool uses, in id order (so "lowest id wins ties" is kept)
-    used = np.unique(np.concatenate((final, groups[groups >= 0]))).astype(np.int64)
+    # (a presence mask over 0..max_id, not np.unique: its first call imports numpy.ma, ~10 ms
+    # of a warm run; the ids are small: at most one per distinct answer of the pool)
+    present = np.zeros(max(max_id, -1) + 1, dtype=bool)
+    present[final] = True
+    present[groups[groups >= 0]] = True
+    used = np.flatnonzero(present).astype(np.int64)
     remap = np.full(max(max_id, 0) + 2, -1, dtype=np.int32)
     remap[used] = np.arange(used.shape[0], dtype=np.int32)
     final = remap[final]
