@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from analysis.mars.answers import LONG_ANSWER_CHARS, AnswerGrouper
 from analysis.mars.confidence import WINDOW, batch_features
@@ -49,6 +48,7 @@ from analysis.mars.flags import (
     FLAGS,
 )
 from analysis.mars.table_names import PROBE_STEP
+from cache import arrow_numpy as an
 
 CURVE_POINTS = 96
 FINAL_ANSWER_MAX = 400
@@ -126,16 +126,8 @@ def _list_values(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
     """(offsets int64 [n+1], values) of a list column, values left in their stored dtype
     (float16 stays float16: `analysis.mars.confidence.batch_features` widens per trace through
     `cache.floats.to_f32`, which keeps the working set in the CPU cache). Null lists are empty."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    if arr.null_count:
-        arr = arr.fill_null(pa.scalar([], type=arr.type))
-    offsets = np.asarray(arr.offsets, dtype=np.int64)
-    start, stop = int(offsets[0]), int(offsets[-1])
-    values = arr.values.slice(start, stop - start)
-    if values.null_count:
-        values = pc.fill_null(values, float("nan"))
-    return offsets - start, values.to_numpy(zero_copy_only=False)
+    offsets, values = an.list_parts(arr)
+    return offsets, an.primitive(values, float("nan"))
 
 
 def _probe_arrays(col: pa.Array | None, n: int) -> tuple[np.ndarray, np.ndarray, list, np.ndarray]:
@@ -147,14 +139,8 @@ def _probe_arrays(col: pa.Array | None, n: int) -> tuple[np.ndarray, np.ndarray,
             [],
             np.zeros(0, dtype=np.float32),
         )
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    if col.null_count:
-        col = col.fill_null(pa.scalar([], type=col.type))
-    off = np.asarray(col.offsets, dtype=np.int64)
-    start, stop = int(off[0]), int(off[-1])
-    values = col.values.slice(start, stop - start)
-    off = off - start
+    off, values = an.list_parts(col)
+    start, stop = 0, int(off[-1])
     names = [values.type.field(i).name for i in range(values.type.num_fields)]
 
     def fld(name: str) -> pa.Array | None:
@@ -162,7 +148,7 @@ def _probe_arrays(col: pa.Array | None, n: int) -> tuple[np.ndarray, np.ndarray,
 
     pos_a = fld("position")
     pos = (
-        np.asarray(pc.fill_null(pos_a, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        np.asarray(an.primitive(pos_a, -1), dtype=np.int64)
         if pos_a is not None
         else np.full(stop - start, -1, dtype=np.int64)
     )
@@ -170,7 +156,7 @@ def _probe_arrays(col: pa.Array | None, n: int) -> tuple[np.ndarray, np.ndarray,
     ans = ans_a.to_pylist() if ans_a is not None else [None] * (stop - start)
     avg_a = fld("avg_conf")
     avg = (
-        np.asarray(pc.fill_null(avg_a, np.nan).to_numpy(zero_copy_only=False), dtype=np.float32)
+        np.asarray(an.primitive(avg_a, np.nan), dtype=np.float32)
         if avg_a is not None
         else np.full(stop - start, np.nan, dtype=np.float32)
     )
@@ -181,8 +167,8 @@ def numeric_batch(batch: pa.RecordBatch, window: int) -> dict:
     """Everything that needs `confs`, for every row of a batch (then `confs` can go)."""
     n = batch.num_rows
     names = batch.schema.names
-    qid = np.asarray(pc.fill_null(batch.column("qid"), -1).to_numpy(), dtype=np.int64)
-    tix = np.asarray(pc.fill_null(batch.column("trace_idx"), -1).to_numpy(), dtype=np.int64)
+    qid = np.asarray(an.primitive(batch.column("qid"), -1), dtype=np.int64)
+    tix = np.asarray(an.primitive(batch.column("trace_idx"), -1), dtype=np.int64)
     offsets, values = _list_values(batch.column("confs"))
     bf = batch_features(offsets, values, window, ck_step=PROBE_STEP, n_points=CURVE_POINTS)
     m = bf.metrics
@@ -340,7 +326,7 @@ def concat_parts(parts: list[dict]) -> dict:
 
 
 def _list_array(off: np.ndarray, values: np.ndarray, typ: pa.DataType) -> pa.Array:
-    return pa.ListArray.from_arrays(pa.array(off.astype(np.int32)), pa.array(values, type=typ))
+    return an.list_array(off, values, typ)
 
 
 def _majority_ground_truth(gts: list) -> str:
@@ -463,20 +449,20 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
     np.cumsum(curve_off, out=cvo[1:])
     curve_flat = curve[part["length"] > 0].ravel()
     cols = {
-        "qid": pa.array(np.full(n, q, dtype=np.int64)),
-        "trace_idx": pa.array(tix),
-        "length": pa.array(part["length"]),
-        "final_answer": pa.array(final_answer, type=pa.string()),
-        "final_group": pa.array(final_group.astype(np.int32)),
-        "final_correct": pa.array(correct(final_group)),
-        "mean_conf": pa.array(part["mean_conf"].astype(np.float32)),
-        "tail_conf": pa.array(part["tail_conf"].astype(np.float32)),
-        "min_group": pa.array(part["min_group"].astype(np.float32)),
-        "bottom_10": pa.array(part["bottom_10"].astype(np.float32)),
-        "end_conf": pa.array(part["end_conf"].astype(np.float32)),
-        "n_nonfinite": pa.array(part["n_nonfinite"]),
-        "n_negative": pa.array(part["n_negative"]),
-        "flags": pa.array(flags.astype(np.int32)),
+        "qid": an.array(np.full(n, q, dtype=np.int64), pa.int64()),
+        "trace_idx": an.array(tix, pa.int64()),
+        "length": an.array(part["length"], pa.int64()),
+        "final_answer": an.strings(final_answer),
+        "final_group": an.array(final_group, pa.int32()),
+        "final_correct": an.array(correct(final_group), pa.bool_()),
+        "mean_conf": an.array(part["mean_conf"], pa.float32()),
+        "tail_conf": an.array(part["tail_conf"], pa.float32()),
+        "min_group": an.array(part["min_group"], pa.float32()),
+        "bottom_10": an.array(part["bottom_10"], pa.float32()),
+        "end_conf": an.array(part["end_conf"], pa.float32()),
+        "n_nonfinite": an.array(part["n_nonfinite"], pa.int64()),
+        "n_negative": an.array(part["n_negative"], pa.int64()),
+        "flags": an.array(flags, pa.int32()),
         "ckpt_pos": _list_array(ck_off, ck_pos, pa.int64()),
         "ckpt_conf": _list_array(ck_off, part["ck_conf"].astype(np.float32), pa.float32()),
         "ckpt_group": _list_array(ck_off, ck_group, pa.int32()),
@@ -498,13 +484,13 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
     n_probe = np.bincount(p_group[p_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
     groups = pa.Table.from_pydict(
         {
-            "qid": pa.array(np.full(ng, q, dtype=np.int64)),
-            "group_id": pa.array(np.arange(ng, dtype=np.int32)),
-            "label": pa.array(grouper.labels, type=pa.string()),
-            "is_correct": pa.array(grouper.group_correct),
-            "n_final": pa.array(np.asarray(n_final, dtype=np.int64)),
-            "n_probe": pa.array(np.asarray(n_probe, dtype=np.int64)),
-            "ground_truth": pa.array([gt] * ng, type=pa.string()),
+            "qid": an.array(np.full(ng, q, dtype=np.int64), pa.int64()),
+            "group_id": an.array(np.arange(ng, dtype=np.int32), pa.int32()),
+            "label": an.strings(list(grouper.labels)),
+            "is_correct": an.array(grouper.group_correct, pa.bool_()),
+            "n_final": an.array(np.asarray(n_final, dtype=np.int64), pa.int64()),
+            "n_probe": an.array(np.asarray(n_probe, dtype=np.int64), pa.int64()),
+            "ground_truth": an.strings([gt] * ng),
         },
         schema=GROUP_SCHEMA,
     )
@@ -513,7 +499,10 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
 
 def notes_table(notes: list[tuple]) -> pa.Table:
     """(qid, trace_idx, kind, message) tuples as a NOTE_SCHEMA table."""
-    return pa.Table.from_pylist(
-        [{"qid": q, "trace_idx": t, "kind": k, "message": m} for q, t, k, m in notes],
-        schema=NOTE_SCHEMA,
-    )
+    cols = [
+        an.array(np.array([n[0] for n in notes], dtype=np.int64), pa.int64()),
+        an.array(np.array([n[1] for n in notes], dtype=np.int64), pa.int64()),
+        an.strings([n[2] for n in notes]),
+        an.strings([n[3] for n in notes]),
+    ]
+    return pa.Table.from_arrays(cols, schema=NOTE_SCHEMA)

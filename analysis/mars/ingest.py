@@ -65,6 +65,7 @@ from analysis.mars.features import (
     warm_grouping,
 )
 from cache import errors
+from cache.arrow_numpy import primitive
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.progress import ProgressFn
 
@@ -263,7 +264,7 @@ def _question_layout(pf: pq.ParquetFile, path: Path) -> tuple[np.ndarray, list[s
         ids = pf.read(columns=["qid"]).column("qid")
     except (OSError, pa.ArrowInvalid) as exc:
         raise CorruptFile(f"cannot read {path.name}: {exc}", "is the file complete?") from exc
-    qids_all = np.asarray(pc.fill_null(ids, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    qids_all = np.asarray(primitive(ids, -1), dtype=np.int64)
     rg_q: list[set[int]] = []
     start = 0
     for i in range(pf.num_row_groups):
@@ -603,7 +604,7 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
             t = pf.read_row_groups(row_groups, columns=cols)
         except (OSError, pa.ArrowException):
             return  # the workers report a corrupt file; warming is only a head start
-        qid = np.asarray(pc.fill_null(t.column("qid"), -1).to_numpy(), dtype=np.int64)
+        qid = np.asarray(primitive(t.column("qid"), -1), dtype=np.int64)
         finals = t.column("extracted_answer").to_pylist() if "extracted_answer" in cols else []
         gts = t.column("ground_truth").to_pylist() if "ground_truth" in cols else []
         probes = t.column("probes").to_pylist() if "probes" in cols else []
