@@ -13,7 +13,7 @@ Pools: the bundled sample's DeepSeek-8B AIME 2025 file (30 questions x 128 trace
 temporary folder if the sample is not there), with --synthetic 30 x 4,096 synthetic traces, or
 with --data any MARS file (e.g. the realistic 30 x 512 pool of bench/mars_ingest.py).
 Every timed run starts cold: the q-model / calibration caches, the bootstrap memo and the
-Dirichlet Monte Carlo memo are cleared.
+Dirichlet probability memo (with its quadrature tables) are cleared.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from analysis.stopping import (  # noqa: E402
 )
 from analysis.stopping.bootstrap import _iteration_rows  # noqa: E402
 from analysis.stopping.reference_loop import reference_simulate  # noqa: E402
-from analysis.stopping.rules import _dirichlet_draws, dirichlet_prob  # noqa: E402
+from analysis.stopping.rules import clear_dirichlet_memo  # noqa: E402
 from analysis.stopping.synthetic import synthetic_pool  # noqa: E402
 from cache.sample import sample_root  # noqa: E402
 from cache.sample.mars import FILES, write_file  # noqa: E402
@@ -87,8 +87,7 @@ def cold(preps) -> None:
     for p in preps:
         p.cache.clear()
     _iteration_rows.cache_clear()
-    _dirichlet_draws.cache_clear()
-    dirichlet_prob.cache_clear()
+    clear_dirichlet_memo()
 
 
 def timed(fn, repeat: int = 3) -> tuple[float, object]:

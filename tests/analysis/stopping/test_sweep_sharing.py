@@ -7,13 +7,7 @@ import numpy as np
 import pytest
 
 from analysis.stopping import SimSettings, policy_for_method, prepare, simulate, sweep
-from analysis.stopping.rules import (
-    _DirichletDraws,
-    beta_prob,
-    beta_prob_counts,
-    dirichlet_at_least,
-    dirichlet_prob,
-)
+from analysis.stopping.rules import beta_prob, beta_prob_counts
 from analysis.stopping.sharing import active, shared, sharing
 from analysis.stopping.synthetic import synthetic_pool
 from analysis.stopping.voting import checkpoint_votes
@@ -66,21 +60,6 @@ def test_the_scope_ends_with_the_sweep() -> None:
             assert shared("k", lambda: 3) == 1
     assert not active() and calls == [1]
     assert shared("k", lambda: 4) == 4  # outside a scope: computed every time
-
-
-def test_dirichlet_decisions_equal_the_full_estimate() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(40):
-        tup = tuple(
-            sorted((int(x) for x in rng.integers(1, 30, size=rng.integers(2, 6))), reverse=True)
-        )
-        p = dirichlet_prob(tup)
-        draws = _DirichletDraws(tup)
-        # thresholds in a random order, around the estimate too: each decision resumes
-        thresholds = [*rng.uniform(0, 1, 6), p, p - 1e-12, p + 1e-12, 0.0, 1.0]
-        for t in rng.permutation(thresholds):
-            assert draws.at_least(float(t)) == (p >= t), (tup, t, p)
-        assert dirichlet_at_least(tup, 0.5) == (p >= 0.5)
 
 
 def test_beta_table_is_the_beta_function() -> None:
