@@ -68,6 +68,7 @@ from cache import errors
 from cache.arrow_numpy import primitive
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.progress import ProgressFn
+from cache.store import atomic_write_bytes, atomic_write_parquet
 
 # below this, one process: on the realistic 30 x 512 pool (186 MiB) two workers cost ~35 % more
 # CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
@@ -206,17 +207,10 @@ def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
 
 
 def _write_atomic(table: pa.Table, dest: Path) -> None:
-    """Write `table` to a temp file unique to this writer beside `dest`, then rename it over
-    `dest`: concurrent writers of the same chunk each rename a complete file, so one wins and
-    (same input, same code) its bytes are the same as the other's."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Through a temp file unique to this writer, then renamed over `dest`: concurrent writers
+    of the same chunk each rename a complete file, so one wins and (same input, same code) its
+    bytes are the same as the other's."""
+    atomic_write_parquet(table, dest, fsync=False)
 
 
 def _write_chunk(work_dir: Path, q: int, f: pa.Table, g: pa.Table, n: pa.Table) -> None:
@@ -235,15 +229,9 @@ def _write_part(part_dir: Path, q: int, part: dict) -> None:
     cached per process), and the strings repeat across questions, so each worker would repeat
     the whole file's grouping work; the parent does it once while the workers compute. Pickle:
     a private scratch folder, written by our own worker, read once by its parent."""
-    dest = _part_path(part_dir, q)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=part_dir)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(part, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(
+        pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), _part_path(part_dir, q)
+    )
 
 
 def _chunk_done(work_dir: Path | None, q: int) -> bool:
