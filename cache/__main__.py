@@ -95,6 +95,8 @@ def cmd_info(_args: argparse.Namespace) -> int:
     print(f"derived: {len(tables)} tables, {human_size(total)}")
     for p in tables:
         print(f"  {human_size(p.stat().st_size):>10}  {p.name}")
+    for p in sorted(derived_dir().glob("*.json")):  # memos of the builders (e.g. MARS answers)
+        print(f"memo: {human_size(p.stat().st_size):>10}  {p.name}")
     return 0
 
 
