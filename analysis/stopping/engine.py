@@ -42,6 +42,7 @@ from analysis.stopping.dco import dco_thresholds
 from analysis.stopping.notes import BUDGET_NOTE, Note, NoteCode, budget_note
 from analysis.stopping.params import DEFAULT_SETTINGS, Policy, SimSettings, Voting
 from analysis.stopping.prepare import PreparedQuestion
+from analysis.stopping.quantiles import percentile_last_axis
 from analysis.stopping.result import Diagnostics, QuestionResult
 from analysis.stopping.rules import Block, RuleSetup, RuleState
 from analysis.stopping.sequential import simulate_sequential
@@ -126,7 +127,7 @@ def _deepconf_offline_votes(prep: PreparedQuestion, rows: np.ndarray) -> dict[st
         ("top10_bottom_window_filtered", feats["bottom_window_weighted"]),
     ):
         if np.isfinite(w).all():  # every pool trace is eligible: plain percentile is the same
-            pct = np.percentile(w, 90, axis=1)
+            pct = percentile_last_axis(w, 90)  # np.percentile's bits, without numpy.ma
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)

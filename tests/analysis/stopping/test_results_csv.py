@@ -68,7 +68,7 @@ try:
 except SystemExit:
     pass
 heavy = ("pandas", "polars", "pyarrow", "scipy.optimize", "scipy.special", "tqdm",
-         "analysis.mars.store", "analysis.mars.features")
+         "analysis.mars.store", "analysis.mars.features", "numpy.ma")
 print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """
 
@@ -91,6 +91,9 @@ def test_a_warm_simulate_imports_only_numpy(tmp_path: Path) -> None:
         )  # fmt: skip
         loaded[i, method] = json.loads(out.stderr.strip().splitlines()[-1])
     assert "analysis.mars.store" in loaded[0, "offline"]  # the build
-    assert loaded[1, "sc-pp"] == ["pyarrow"] and loaded[2, "dco"] == ["pyarrow"]  # the copies
+    assert loaded[1, "sc-pp"] == ["pyarrow"]  # the copies
+    assert loaded[2, "dco"] == ["numpy.ma", "pyarrow"]
     for key in list(loaded)[3:]:
-        assert loaded[key] == [], key
+        # numpy.ma (~10 ms): np.unique's and np.percentile's first call imports it; only the
+        # DeepConf threshold (`dco.dco_thresholds`) still takes np.percentile
+        assert loaded[key] == ([] if key[1] != "dco" else ["numpy.ma"]), key
