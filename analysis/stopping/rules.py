@@ -81,8 +81,9 @@ class Block:
         return self.prep.n_groups
 
     def answers(self) -> np.ndarray:
-        """[A, B, kb] answer group of each sampled trace at each checkpoint."""
-        return self.prep.groups[:, self.k0 : self.k1][self.sub]
+        """[A, B, kb] answer group of each sampled trace at each checkpoint (np.take: the
+        same gather as `[sub]` on the column slice, several times faster)."""
+        return np.take(self.prep.groups[:, self.k0 : self.k1], self.sub, axis=0)
 
     def eligible(self, answers: np.ndarray) -> np.ndarray:
         return answers >= 0 if self.mask is None else (answers >= 0) & self.mask
