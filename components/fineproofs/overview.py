@@ -1,7 +1,9 @@
 """The Overview tab: a sortable, filterable grid of traces x prefixes, one page at a time.
 
 Why server-side pages: the collection holds ~10k traces; only the shown page is drawn, so the
-figure stays small. A click on a cell (or a table row) opens that trace in the Trace tab.
+grid stays small. The grid is an HTML table (components/fineproofs/grid.py), not a Plotly chart:
+the view's first paint then loads no Plotly. A click on a cell (or a table row) opens that trace
+in the Trace tab.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import streamlit as st
 
 from analysis.fineproofs.values import KEYS, overview_cells, select_traces
 from cache.sources import SourceConfig
-from components.common.selection import event_of, selected_points, selected_rows
+from components.common.click_text import click_text
+from components.common.selection import event_of, selected_rows
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
 from components.fineproofs.cases import trace_case_counts
-from components.fineproofs.figures import overview_figure
+from components.fineproofs.grid import overview_grid_html, parse_pick
 from components.fineproofs.shared import open_trace
 
 SORTS = {
@@ -39,14 +42,14 @@ TABLE_COLUMNS = (
 )  # fmt: skip
 
 
-def _on_grid_select() -> None:
-    """A clicked cell carries (problem_id, sample_index, ordinal): open that trace there."""
-    for p in selected_points(event_of(GRID_KEY)):
-        cd = p.get("customdata")
-        if cd and len(cd) >= 2:
-            o = cd[2] if len(cd) > 2 else None
-            open_trace(str(cd[0]), int(cd[1]), int(o) if o else None)
-            return
+def _on_grid_pick(page_rows: list[tuple[str, int]], value: str) -> None:
+    """A clicked cell names (row on the page, prefix ordinal): open that trace there (the
+    endpoint column, ordinal 0, opens the trace without a prefix)."""
+    hit = parse_pick(value)
+    if hit is None or hit[0] >= len(page_rows):
+        return
+    pid, sample = page_rows[hit[0]]
+    open_trace(str(pid), int(sample), hit[1] or None)
 
 
 def _on_table_select(page_rows: list[tuple[str, int]]) -> None:
@@ -140,7 +143,8 @@ def render_overview(src: SourceConfig) -> None:
     cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
     sel = (FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read())
     marked = trace_case_counts()
-    fig = overview_figure(
+    page_rows = page_traces.select(*KEYS).rows()
+    html = overview_grid_html(
         cells,
         page_traces,
         metric=color,
@@ -148,14 +152,7 @@ def render_overview(src: SourceConfig) -> None:
         selected=sel if sel[0] else None,
         marked=marked,
     )
-    st.plotly_chart(
-        fig,
-        key=GRID_KEY,
-        on_select=_on_grid_select,
-        selection_mode="points",
-        config={"displayModeBar": False},
-    )
-    page_rows = page_traces.select(*KEYS).rows()
+    click_text(html, key=GRID_KEY, on_pick=functools.partial(_on_grid_pick, page_rows))
     # text, not a number: an empty cell reads better than "None" for a trace without cases
     badges = [f"● {marked[k]}" if k in marked else "" for k in page_rows]
     view = page_traces.select(*TABLE_COLUMNS).insert_column(

@@ -68,12 +68,14 @@ def test_clicking_an_overview_cell_opens_the_trace(app_url: str, page) -> None: 
     page.goto(f"{app_url}/fineproofs")
     wait_for_app(page)
     assert_no_exception(page)
-    point = page.locator(".js-plotly-plot .scatterlayer .trace .points path").first
-    point.wait_for(timeout=30_000)
-    point.click(force=True)
+    # the grid is an HTML table in the click_text component (no Plotly at first paint)
+    assert page.locator(".js-plotly-plot").count() == 0
+    cell = page.locator("[data-testid='fp-grid'] td[data-pick$=':2']").first
+    cell.wait_for(timeout=30_000)
+    cell.click()
     page.wait_for_selector("#fp-trace-text .fp-step", timeout=30_000)
     wait_for_app(page)
-    assert "problem=" in page.url and "sample=" in page.url
+    assert "problem=" in page.url and "sample=" in page.url and "prefix=2" in page.url
     assert page.locator('[data-testid="stHeading"]').filter(has_text="Trace ").count() >= 1
     assert_no_exception(page)
 
