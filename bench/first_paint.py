@@ -22,7 +22,11 @@ parts need not add up to the median total; per run they do):
 - `render`: `script_finished` to settled (the browser laying out and drawing the elements).
 Bytes are the decoded payload of every websocket message (Streamlit's ForwardMsg protobufs; the
 wire may be smaller with permessage-deflate) plus non-static HTTP bodies; `plotly` is the part in
-Plotly figure specs and `charts` the number of Plotly figures sent.
+Plotly figure specs and `charts` the number of Plotly figures sent (with app.py's hidden preload
+chart). The line under each view gives the figures drawn at first paint (without the preload),
+their figure JSON, and whether the tab loaded Plotly's bundle at all: on the benchmark machine
+that bundle alone costs about 2.5-3 s of browser CPU in a new tab, more than everything else a
+view draws, so a view under 2 s draws no Plotly chart at first paint.
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ class Opening:
     plotly_bytes: int
     charts: int
     reruns: int  # script runs after the first
+    figures: int = 0  # Plotly figures drawn on the page (not the hidden preload chart)
+    figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
     largest: list[tuple[int, str]] = field(default_factory=list)  # (bytes, element) top 5
 
@@ -121,6 +127,16 @@ def _element(msg: Any) -> tuple[str, str] | None:
         except ValueError:
             label = ""
     return kind, label
+
+
+def _is_preload(config: str) -> bool:
+    """app.py's hidden one-point chart (components/common/preload.py) is the static one."""
+    import json  # why: only while decoding frames
+
+    try:
+        return bool(json.loads(config or "{}").get("staticPlot"))
+    except ValueError:
+        return False
 
 
 def new_context(browser: Any) -> Any:
@@ -168,7 +184,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
     done_at = settled
     elements: Counter[str] = Counter()
     largest: list[tuple[int, str]] = []
-    plotly_bytes = charts = runs = 0
+    plotly_bytes = charts = runs = figures = figure_json = 0
     for (t, _n), payload in zip(frames, payloads, strict=False):
         msg = _decode(payload)
         if msg is None:
@@ -185,6 +201,10 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         if kind == "plotly_chart":
             plotly_bytes += len(payload)
             charts += 1
+            chart = msg.delta.new_element.plotly_chart
+            if not _is_preload(chart.config):
+                figures += 1
+                figure_json += len(chart.spec)
     largest.sort(reverse=True)
     return Opening(
         total=settled / 1000,
@@ -197,6 +217,8 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         reruns=max(runs - 1, 0),
         elements=elements,
         largest=largest[:5],
+        figures=figures,
+        figure_json=figure_json,
     )
 
 
@@ -246,6 +268,11 @@ def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: boo
             f"{_med([o.plotly_bytes for o in ops]) / 1e6:>6.2f} "
             f"{_med([o.charts for o in ops]):>6.0f}  {top} / {verdict}"
             + (f" ({reruns} rerun{'s' if reruns > 1 else ''})" if reruns else "")
+        )
+        loaded = "yes" if _med([o.charts for o in ops]) else "no"
+        print(
+            f"    figures at first paint: {_med([o.figures for o in ops]):.0f}, figure JSON "
+            f"{_med([o.figure_json for o in ops]) / 1e3:.0f} kB; Plotly bundle loaded: {loaded}"
         )
         if detail:
             last = ops[-1]
