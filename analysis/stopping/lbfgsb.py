@@ -5,8 +5,8 @@ scipy.optimize` costs about 0.6 s of CPU (it pulls in scipy.linalg, sparse, linp
 than the whole rest of a warm `simulate` run. The minimiser itself is one compiled routine,
 `setulb` in the extension `scipy/optimize/_lbfgsb`, driven by reverse communication: it returns
 a task code, the caller evaluates f and g when asked (`FG`), counts an iteration at each new
-iterate (`NEW_X`) and stops at any other code. We load that extension by its file (only
-`import scipy`, which is lazy, runs) and drive it the way `scipy.optimize.minimize(...,
+iterate (`NEW_X`) and stops at any other code. We load that extension by its file (scipy's
+own __init__ does not run) and drive it the way `scipy.optimize.minimize(...,
 method="L-BFGS-B", jac=...)` does with the same defaults, so the iterates and the result are
 bit-identical (tests/analysis/stopping/test_lbfgsb.py compares them with scipy.optimize).
 
@@ -51,9 +51,13 @@ def _extension() -> ModuleType | None:
     mod = sys.modules.get(_EXT)
     if mod is None:
         try:
-            import scipy  # why here: `import scipy` is lazy (no submodule), only to find the file
-
-            folder = Path(scipy.__file__).parent / "optimize"
+            # the file only: `find_spec` locates the scipy package without running its
+            # __init__, which imports subprocess, sysconfig and scipy._lib (~40 ms); the
+            # extension needs none of it (it links its OpenBLAS itself)
+            pkg = importlib.util.find_spec("scipy")
+            if pkg is None or pkg.origin is None:
+                return None
+            folder = Path(pkg.origin).parent / "optimize"
             files = [folder / f"_lbfgsb{s}" for s in importlib.machinery.EXTENSION_SUFFIXES]
             found = next((f for f in files if f.is_file()), None)
             spec = importlib.util.spec_from_file_location(_EXT, found) if found else None

@@ -96,3 +96,31 @@ def test_q_model_fit_is_the_scipy_fit() -> None:
         platt = minimize(ploss, [1.0, 0.0], jac=pgrad, method="L-BFGS-B", options={"maxiter": 100})
     assert np.array_equal(model.coef, coef)
     assert (model.platt_a, model.platt_b) == (float(platt.x[0]), float(platt.x[1]))
+
+
+def test_a_fresh_process_loads_the_routine_without_scipy_init() -> None:
+    """The extension is loaded by its file: scipy's __init__ (subprocess, sysconfig, scipy._lib:
+    ~40 ms of a warm sc-mars-cal run) never runs, and the iterates are still scipy's."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from analysis.stopping import lbfgsb\n"
+        "c = np.array([1.5, -2.0, 0.25])\n"
+        "r = lbfgsb.minimize_lbfgsb(lambda p: float(np.sum((p - c) ** 4) + np.sum(p ** 2)),\n"
+        "                           lambda p: 4 * (p - c) ** 3 + 2 * p, np.zeros(3), 50)\n"
+        "print(lbfgsb.fast_path_available(), 'scipy' in sys.modules, r.x.tobytes().hex())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    fast, scipy_loaded, x_hex = out.stdout.split()
+    c = np.array([1.5, -2.0, 0.25])
+    want = minimize(
+        lambda p: float(np.sum((p - c) ** 4) + np.sum(p**2)),
+        np.zeros(3),
+        jac=lambda p: 4 * (p - c) ** 3 + 2 * p,
+        method="L-BFGS-B",
+        options={"maxiter": 50},
+    )
+    assert (fast, scipy_loaded) == ("True", "False")
+    assert x_hex == want.x.tobytes().hex()
