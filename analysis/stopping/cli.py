@@ -34,7 +34,6 @@ from analysis.stopping import (
     simulate,
 )
 from analysis.stopping.pools import cached_pools
-from cache.datasets import mars_file_for
 from cache.errors import SchemaError, SourceNotFound
 
 if TYPE_CHECKING:
@@ -52,6 +51,8 @@ def resolve_mars_file(data: Path, model: str, dataset: str) -> Path:
     if data.is_file():
         return data
     if data.is_dir():
+        from cache.datasets import mars_file_for  # why here: a file path needs no registry
+
         rel = mars_file_for(model, dataset)
         path = data / rel
         if path.is_file():
