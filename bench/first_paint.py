@@ -19,7 +19,9 @@ parts need not add up to the median total; per run they do):
 - `load`: navigation start to the websocket opening (HTML and the JavaScript bundle);
 - `server`: websocket open to the `script_finished` message (the script run, figure building and
   the transfer; Streamlit streams elements while the script runs);
-- `render`: `script_finished` to settled (the browser laying out and drawing the elements).
+- `render`: `script_finished` to settled (the browser laying out and drawing the elements);
+- `cpu s`: the seconds the tab's main thread was busy until settled (CDP `TaskDuration`): the
+  browser CPU, less disturbed than the wall times by other work on a shared machine.
 Bytes are the decoded payload of every websocket message (Streamlit's ForwardMsg protobufs; the
 wire may be smaller with permessage-deflate) plus non-static HTTP bodies; `plotly` is the part in
 Plotly figure specs and `charts` the number of Plotly figures sent (with app.py's hidden preload
@@ -93,6 +95,7 @@ class Opening:
     plotly_bytes: int
     charts: int
     reruns: int  # script runs after the first
+    cpu: float = 0.0  # seconds the tab's main thread was busy (CDP TaskDuration)
     figures: int = 0  # Plotly figures drawn on the page (not the hidden preload chart)
     figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
@@ -160,6 +163,8 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         ws.on("framereceived", got)
 
     page.on("websocket", on_ws)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
     page.goto(url)
     page.wait_for_function(
         f"() => window.__rteSettled.ok && performance.now() - window.__rteSettled.at >= {HOLD_MS}",
@@ -175,6 +180,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
                 .reduce((n, e) => n + (e.decodedBodySize || 0), 0)"""
         )
     )
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     page.close()
     if own:
         context.close()
@@ -217,6 +223,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         reruns=max(runs - 1, 0),
         elements=elements,
         largest=largest[:5],
+        cpu=float(metrics.get("TaskDuration", 0.0)),
         figures=figures,
         figure_json=figure_json,
     )
@@ -247,7 +254,7 @@ def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: boo
     print(f"first paint in {how}, warm server, {runs} runs each (target <= {TARGET_S} s)")
     head = (
         f"{'view':<11} {'median s':>8} {'max s':>6} {'load':>5} {'server':>6} {'render':>6} "
-        f"{'MB':>6} {'plotly':>6} {'charts':>6}  dominated by / verdict"
+        f"{'cpu s':>5} {'MB':>6} {'plotly':>6} {'charts':>6}  dominated by / verdict"
     )
     print(head)
     worst = 0.0
@@ -263,7 +270,7 @@ def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: boo
         reruns = max(o.reruns for o in ops)
         print(
             f"{name:<11} {med:>8.2f} {max(o.total for o in ops):>6.2f} {parts['load']:>5.2f} "
-            f"{parts['server']:>6.2f} {parts['render']:>6.2f} "
+            f"{parts['server']:>6.2f} {parts['render']:>6.2f} {_med([o.cpu for o in ops]):>5.2f} "
             f"{_med([o.nbytes for o in ops]) / 1e6:>6.2f} "
             f"{_med([o.plotly_bytes for o in ops]) / 1e6:>6.2f} "
             f"{_med([o.charts for o in ops]):>6.0f}  {top} / {verdict}"
