@@ -90,7 +90,7 @@ def realistic_pools(folder: Path):  # type: ignore[no-untyped-def]  # the store'
     """The realistic 30 x 512 pool of bench/mars_ingest.py, generated if absent."""
     path = folder / "mars_realistic_30x512_realistic-garbage.parquet"
     if not path.exists():
-        from cache.sample.mars import write_full_size_file
+        from cache.sample.mars import write_full_size_file  # why: only to generate the pool
 
         t = time.perf_counter()
         write_full_size_file(path, n_questions=30, n_traces=512, garbage="realistic")
