@@ -10,7 +10,9 @@ Target (issue 12): <= 0.3 s wall for offline, dco and sc-pp at budget 128 x 16 i
 columns, `analysis.stopping.pools`) are built first (a cold build is bench/mars_ingest.py's
 business), so every timed run is warm. Each figure is the median of `--runs` fresh processes.
 CPU seconds (user + sys of the child, `resource.getrusage`) are printed beside wall seconds: on
-a shared machine the wall time of a short process mostly measures the other jobs. The floors are
+a shared machine the wall time of a short process mostly measures the other jobs. CPU counts
+every thread: OpenBLAS starts a thread per core when numpy loads, which spins for work (about
+0.09 CPU-s here), so CPU can exceed wall unless OPENBLAS_NUM_THREADS=1. The floors are
 measured in the same run, interleaved with the simulate runs: `python -c pass` (the interpreter
 and its `site`, which runs the installed packages' .pth files), `python -S -c pass` (without
 site) and `python -c "import numpy"` (the one module a warm run cannot do without).
@@ -194,11 +196,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"{s.med('load_cpu'):.3f})"
                 )
                 print(
-                    "    phases, cpu: interpreter+site "
-                    f"{s.med('start_cpu'):.3f}  "
-                    + "  ".join(f"{p} {s.med(p + '_cpu'):.3f}" for p in PHASES)
-                    + f'  | above python -c "import numpy": cpu '
-                    f"{s.med('cpu') - pc.med('cpu'):.3f}"
+                    "    phases, wall (cpu): "
+                    + "  ".join(f"{p} {s.med(p):.3f} ({s.med(p + '_cpu'):.3f})" for p in PHASES)
+                    + f"  | interpreter+site cpu {s.med('start_cpu'):.3f}"
+                    + f'  | above python -c "import numpy": wall '
+                    f"{s.med('wall') - pc.med('wall'):.3f} cpu {s.med('cpu') - pc.med('cpu'):.3f}"
                 )
             if "baseline" in roots:
                 a, b = series[("now", m)], series[("baseline", m)]
