@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from cache.errors import run_command
@@ -29,6 +30,10 @@ def _modules_for(argv: list[str]) -> tuple[str, ...]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "numpy" not in sys.modules:
+        # one OpenBLAS thread, set before numpy loads (it reads this once): a command's matrix
+        # products are tiny, and the spinning pool cost a warm `simulate` ~25 % of its CPU
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in _modules_for(argv):

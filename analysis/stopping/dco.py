@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from analysis.stopping.prepare import PreparedQuestion
+from analysis.stopping.quantiles import percentile_last_axis
 
 
 def dco_thresholds(
@@ -20,4 +21,4 @@ def dco_thresholds(
     if rows.shape[1] == 0 or prep.n == 0:
         return np.full(rows.shape[0], np.nan)
     head = prep.min_group[rows[:, : max(1, warmup)]]
-    return np.percentile(head, percentile, axis=1)
+    return percentile_last_axis(head, percentile)

@@ -92,8 +92,8 @@ def test_a_warm_simulate_imports_only_numpy(tmp_path: Path) -> None:
         loaded[i, method] = json.loads(out.stderr.strip().splitlines()[-1])
     assert "analysis.mars.store" in loaded[0, "offline"]  # the build
     assert loaded[1, "sc-pp"] == ["pyarrow"]  # the copies
-    assert loaded[2, "dco"] == ["numpy.ma", "pyarrow"]
+    assert loaded[2, "dco"] == ["pyarrow"]
     for key in list(loaded)[3:]:
-        # numpy.ma (~10 ms): np.unique's and np.percentile's first call imports it; only the
-        # DeepConf threshold (`dco.dco_thresholds`) still takes np.percentile
-        assert loaded[key] == ([] if key[1] != "dco" else ["numpy.ma"]), key
+        # no numpy.ma (~10 ms): np.unique's and np.percentile's first call imports it, and the
+        # warm path takes neither (`analysis.stopping.quantiles`)
+        assert loaded[key] == [], key
