@@ -4,7 +4,7 @@ Targets (issue 6): the overview renders in < 1 s server-side with a figure paylo
 trace view, including loading and decompressing its shard, takes < 0.3 s. Each figure is printed
 with a naive baseline measured in the same run:
 
-- overview: one page of traces (server-side pagination) vs all traces in one figure;
+- overview: one page of traces (server-side pagination, an HTML grid) vs all traces in one grid;
 - trace view: the store's annotated table (built once) vs re-reading and re-annotating the whole
   prefix table for every trace view.
 
@@ -42,9 +42,9 @@ from cache.fineproofs_io import load_shard, shard_relpath  # noqa: E402
 from cache.sample.fineproofs import write_large  # noqa: E402
 from components.fineproofs.figures import (  # noqa: E402
     hist_heatmap_figure,
-    overview_figure,
     value_curve_figure,
 )
+from components.fineproofs.grid import overview_grid_html  # noqa: E402
 from components.fineproofs.text import highlighted_html  # noqa: E402
 
 
@@ -120,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         picked = select_traces(summary, sort="largest_drop", descending=True)
         page = picked.slice(0, page_rows) if page_rows else picked
         cells = overview_cells(annotated, page, axis="ordinal", metric="value")
-        fig = overview_figure(cells, page, metric="value", axis="ordinal")
-        return len(fig.to_json())
+        return len(overview_grid_html(cells, page, metric="value", axis="ordinal"))
 
     def overview_depth() -> int:
         picked = select_traces(
@@ -130,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         )  # fmt: skip
         page = picked.slice(50, 100)
         cells = overview_cells(annotated, page, axis="depth", metric="change")
-        return len(overview_figure(cells, page, metric="change", axis="depth").to_json())
+        return len(overview_grid_html(cells, page, metric="change", axis="depth"))
 
     ov_t, ov_bytes = _t(overview)
     ovd_t, ovd_bytes = _t(overview_depth)

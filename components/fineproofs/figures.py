@@ -9,19 +9,16 @@ small whatever the collection size. All hover text built from data goes through 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 import polars as pl
 
 from analysis.fineproofs.values import GRADE_BINS
-from components.common.formatting import fmt_num
 from components.common.safe_text import esc_hover
 from components.common.theme import (
     ALERT,
-    CASE_ACCENT,
-    CHANGE_SCALE,
     FOCUS,
     FP_BAND,
     FP_BIMODAL,
@@ -30,11 +27,7 @@ from components.common.theme import (
     FP_GRID,
     FP_GUIDE,
     FP_HIST_SCALE,
-    FP_MARKER_EDGE,
     FP_RECOVERY,
-    FP_ROW_SELECTED,
-    FP_TRANSPARENT,
-    MISSING,
     VALUE_SCALE,
 )
 
@@ -46,231 +39,6 @@ MARK_DY = 0.07  # vertical offset of the drop/recovery/first-error marks from th
 
 def _f32(values: object) -> np.ndarray:
     return np.asarray(values, dtype=np.float64).astype(np.float32)
-
-
-def trace_label(problem_id: str, sample_index: int) -> str:
-    """Row label (escaped: plotly renders a subset of HTML in tick labels)."""
-    return esc_hover(f"{str(problem_id)[:10]}·s{sample_index}", 40)
-
-
-def marked_label(label: str, n_cases: int) -> str:
-    """A row label with the casebook mark: a bookmark dot and the number of cases."""
-    if n_cases <= 0:
-        return label
-    return f"<span style='color:{CASE_ACCENT}'><b>● {int(n_cases)}</b></span> {label}"
-
-
-def overview_figure(
-    cells: pl.DataFrame,
-    traces: pl.DataFrame,
-    metric: str = "value",
-    axis: str = "ordinal",
-    n_depth_bins: int = 10,
-    selected: tuple[str, int] | None = None,
-    marked: Mapping[tuple[str, int], int] | None = None,
-) -> go.Figure:
-    """Rows = the given page of traces (in order), columns = prefix ordinal or depth bin.
-
-    `cells` comes from `analysis.fineproofs.values.overview_cells`; `traces` is the same page of
-    the per-trace summary (adds the endpoint grade as its own diamond column at the right).
-    `marked` maps (problem_id, sample_index) to its number of casebook cases: those rows get a
-    mark before their label and the count in their cells' hover.
-    """
-    n_rows = traces.height
-    marked = marked or {}
-    labels = [
-        marked_label(trace_label(p, s), marked.get((p, s), 0))
-        for p, s in traces.select("problem_id", "sample_index").rows()
-    ]
-    if axis == "ordinal":
-        n_cols = int(cells["grid_col"].max() or 1) if cells.height else 1
-        xs = cells["grid_col"].to_numpy().astype(np.float32)
-        tickvals = list(range(1, n_cols + 1))
-        ticktext = [str(i) for i in tickvals]
-        end_x = n_cols + 1.2
-        x_title = "prefix ordinal (1 = first collected prefix)"
-    else:
-        n_cols = n_depth_bins
-        xs = cells["grid_col"].to_numpy().astype(np.float32) + 1
-        tickvals = list(range(1, n_cols + 1))
-        ticktext = [f"{i / n_cols:.1f}–{(i + 1) / n_cols:.1f}" for i in range(n_cols)]
-        end_x = n_cols + 1.2
-        x_title = "relative depth step/num_steps (binned)"
-    height = ROW_PX * max(n_rows, 1) + TOP_PX + BOTTOM_PX
-    size = ROW_PX - 4
-    vals = cells["val"].cast(pl.Float64).fill_nan(None).to_numpy()
-    vals = np.asarray(vals, dtype=np.float64)
-    ok = ~np.isnan(vals)
-    if metric == "change":
-        cscale, cmin, cmax, ctitle = CHANGE_SCALE, -CHANGE_RANGE, CHANGE_RANGE, "change"
-    else:
-        cscale, cmin, cmax, ctitle = VALUE_SCALE, 0.0, 1.0, "mean grade"
-    pid = cells["problem_id"].to_list()
-    smp = cells["sample_index"].to_list()
-    ords = cells["ordinal"].to_list()
-    custom = np.array([pid, smp, ords], dtype=object).T if cells.height else np.empty((0, 3))
-    hover = [
-        f"{esc_hover(str(p)[:16], 20)} · sample {s}<br>prefix {o} · step {st}<br>{metric} "
-        + fmt_num(v, "+.3f" if metric == "change" else ".3f")
-        + (f" ± {2 * se:.3f} (2 SE)" if se is not None and se == se and metric == "value" else "")
-        + (f"<br>{esc_hover(fl)}" if fl else "")
-        + (f"<br>● {marked[(p, s)]} case(s) in the casebook" if (p, s) in marked else "")
-        for p, s, o, st, v, se, fl in zip(
-            pid, smp, ords, cells["step"].to_list(), cells["val"].to_list(), cells["se"].to_list(),
-            cells["flags"].to_list(), strict=True,
-        )
-    ]  # fmt: skip
-    hover_arr = np.array(hover, dtype=object)
-    ys = cells["grid_row"].to_numpy().astype(np.float32)
-    # colours: a heatmap fills each cell whatever the column width; clicks/hover: invisible
-    # square markers on top (heatmaps emit no selection in Streamlit)
-    z = np.full((max(n_rows, 1), n_cols), np.nan, dtype=np.float32)
-    ri, ci = ys[ok].astype(int), xs[ok].astype(int) - 1
-    inside = (ri >= 0) & (ri < z.shape[0]) & (ci >= 0) & (ci < n_cols)
-    z[ri[inside], ci[inside]] = vals[ok][inside]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Heatmap(
-            z=z,
-            x=np.arange(1, n_cols + 1, dtype=np.float32),
-            y=np.arange(z.shape[0], dtype=np.float32),
-            colorscale=cscale,
-            zmin=cmin,
-            zmax=cmax,
-            xgap=2,
-            ygap=2,
-            hoverinfo="skip",
-            colorbar={"title": {"text": ctitle}, "thickness": 12, "len": min(1.0, 300 / height)},
-            name=ctitle,
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=xs[ok],
-            y=ys[ok],
-            mode="markers",
-            marker={
-                "symbol": "square",
-                "size": size,
-                "color": _f32(vals[ok]),
-                "colorscale": cscale,
-                "cmin": cmin,
-                "cmax": cmax,
-                "opacity": 0,
-                "line": {"width": 0},
-            },
-            selected={"marker": {"opacity": 0}},
-            unselected={"marker": {"opacity": 0}},
-            customdata=custom[ok] if len(custom) else None,
-            hovertext=hover_arr[ok] if len(hover_arr) else None,
-            hovertemplate="%{hovertext}<extra></extra>",
-            name=ctitle,
-            showlegend=False,
-        )
-    )
-    if (~ok).any():
-        # a prefix without a value: a grey cell (drawn like the others), hover/click on top
-        zm = np.full(z.shape, np.nan, dtype=np.float32)
-        mi, mc = ys[~ok].astype(int), xs[~ok].astype(int) - 1
-        keep = (mi >= 0) & (mi < zm.shape[0]) & (mc >= 0) & (mc < n_cols)
-        zm[mi[keep], mc[keep]] = 1.0
-        fig.add_trace(
-            go.Heatmap(
-                z=zm,
-                x=np.arange(1, n_cols + 1, dtype=np.float32),
-                y=np.arange(zm.shape[0], dtype=np.float32),
-                colorscale=[[0, MISSING], [1, MISSING]],
-                showscale=False,
-                xgap=2,
-                ygap=2,
-                hoverinfo="skip",
-                name="no value cells",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=xs[~ok],
-                y=ys[~ok],
-                mode="markers",
-                marker={"symbol": "square", "size": size, "color": MISSING, "opacity": 0},
-                selected={"marker": {"opacity": 0}},
-                unselected={"marker": {"opacity": 0}},
-                customdata=custom[~ok],
-                hovertext=hover_arr[~ok],
-                hovertemplate="%{hovertext}<br>no value here (no grade, or the first prefix "
-                "has no previous one to change from)<extra></extra>",
-                name="no value",
-                showlegend=False,
-            )
-        )
-    # endpoint grade (base grading log): its own mark, not a 32-sample mean
-    end = traces["endpoint"].cast(pl.Float64).to_numpy() if "endpoint" in traces.columns else None
-    if end is not None and n_rows:
-        has = ~np.isnan(end)
-        rows_idx = np.arange(n_rows, dtype=np.float32)
-        custom_end = np.array(
-            [traces["problem_id"].to_list(), traces["sample_index"].to_list(), [0] * n_rows],
-            dtype=object,
-        ).T
-        fig.add_trace(
-            go.Scatter(
-                x=np.full(int(has.sum()), end_x, dtype=np.float32),
-                y=rows_idx[has],
-                mode="markers",
-                marker={
-                    "symbol": "diamond",
-                    "size": max(6, size - 2),
-                    "color": _f32(end[has]),
-                    "colorscale": VALUE_SCALE,
-                    "cmin": 0,
-                    "cmax": 1,
-                    "line": {"width": 1, "color": FP_MARKER_EDGE},
-                },
-                customdata=custom_end[has],
-                hovertemplate="endpoint grade (base grading log): %{marker.color:.3f}<extra></extra>",
-                name="endpoint",
-                showlegend=False,
-            )
-        )
-    if selected is not None:
-        keys = traces.select("problem_id", "sample_index").rows()
-        if selected in keys:
-            r = keys.index(selected)
-            fig.add_hrect(
-                y0=r - 0.5,
-                y1=r + 0.5,
-                line_width=2,
-                line_color=FP_ROW_SELECTED,
-                fillcolor=FP_TRANSPARENT,
-            )
-    fig.update_layout(
-        height=height,
-        margin={"l": 10, "r": 10, "t": TOP_PX, "b": BOTTOM_PX},
-        clickmode="event+select",
-        dragmode=False,
-        plot_bgcolor="white",
-        hovermode="closest",
-        hoverdistance=60,  # a click anywhere in a wide cell still reaches its marker
-    )
-    fig.update_xaxes(
-        tickvals=[*tickvals, end_x],
-        ticktext=[*ticktext, "endpoint"],
-        title_text=x_title,
-        range=[0.4, end_x + 0.6],
-        showgrid=False,
-        zeroline=False,
-        fixedrange=True,
-    )
-    fig.update_yaxes(
-        tickvals=list(range(n_rows)),
-        ticktext=labels,
-        range=[max(n_rows, 1) - 0.5, -0.5],  # top row first, no padding above it
-        showgrid=False,
-        zeroline=False,
-        fixedrange=True,
-        tickfont={"family": "monospace", "size": 11},
-    )
-    return fig
 
 
 def value_curve_figure(

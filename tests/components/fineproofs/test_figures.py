@@ -12,12 +12,8 @@ import polars as pl
 
 from analysis.fineproofs.values import attach_step_text, series_from_values, text_segments
 from components.fineproofs.figures import (
-    ROW_PX,
     bar_figure,
     depth_distribution_figure,
-    marked_label,
-    overview_figure,
-    trace_label,
     value_curve_figure,
 )
 from components.fineproofs.text import highlighted_html
@@ -43,29 +39,6 @@ def test_highlighted_text_and_figures_escape_model_text() -> None:
     assert html.escape(evil, quote=True) in out
     assert "&quot;quoted&quot; &lt;i&gt;" in out  # hover title attribute escaped too
     assert "$x$" in out  # maths left as written (no markdown/LaTeX processing in st.html)
-    cells = pl.DataFrame(
-        {
-            "grid_row": [0],
-            "problem_id": ["<b>id</b>0000000"],
-            "sample_index": [0],
-            "grid_col": [1],
-            "val": [0.5],
-            "step": [1],
-            "rel_depth": [1.0],
-            "se": [0.1],
-            "flags": ["<img src=x>"],
-            "ordinal": [1],
-        }  # fmt: skip
-    )
-    traces = pl.DataFrame(
-        {"problem_id": ["<b>id</b>0000000"], "sample_index": [0], "endpoint": [0.5]}
-    )
-    fig = overview_figure(cells, traces)
-    labels = list(fig.layout.yaxis.ticktext) + [
-        str(h) for t in fig.data for h in (t.hovertext or [])
-    ]
-    assert labels and not any("<b>id" in x or "<img" in x for x in labels)
-    assert any("&lt;b&gt;id" in x for x in labels) and any("&lt;img" in x for x in labels)
 
 
 def test_depth_heatmap_keeps_sources_with_a_shared_prefix() -> None:
@@ -115,47 +88,7 @@ def test_value_curve_marks_do_not_overlap_and_end_tick_is_labelled() -> None:
     )
 
 
-def test_overview_height_follows_rows_and_bars_have_horizontal_labels() -> None:
-    def fig_for(n: int):
-        cells = pl.DataFrame(
-            {
-                "grid_row": list(range(n)),
-                "problem_id": [f"{i:016x}" for i in range(n)],
-                "sample_index": [0] * n,
-                "grid_col": [1] * n,
-                "val": [0.5] * n,
-                "step": [1] * n,
-                "rel_depth": [1.0] * n,
-                "se": [0.1] * n,
-                "flags": [""] * n,
-                "ordinal": [1] * n,
-            }
-        )
-        traces = cells.select("problem_id", "sample_index").with_columns(endpoint=pl.lit(0.5))
-        return overview_figure(cells, traces)
-
-    small, big = fig_for(5), fig_for(50)
-    assert big.layout.height - small.layout.height == 45 * ROW_PX
-    assert small.layout.margin.t <= 10
-    assert small.layout.yaxis.range[1] == -0.5  # first row at the very top
+def test_bars_have_horizontal_labels() -> None:
     bars = bar_figure(list(range(20)), [f"{i / 20:.2f}–{(i + 1) / 20:.2f}" for i in range(20)])
     assert bars.layout.xaxis.tickangle == 0 and len(bars.layout.xaxis.ticktext) <= 6
     assert bars.layout.yaxis.title.text == "count"
-
-
-def test_overview_marks_rows_with_cases_and_keeps_labels_escaped() -> None:
-    cells = pl.DataFrame(
-        {"grid_row": [0, 1], "problem_id": ["<b>a</b>", "bbbb"], "sample_index": [0, 1],
-         "grid_col": [1, 1], "val": [0.5, 0.4], "step": [1, 1], "rel_depth": [1.0, 1.0],
-         "se": [0.1, 0.1], "flags": ["", ""], "ordinal": [1, 1]}
-    )  # fmt: skip
-    traces = pl.DataFrame(
-        {"problem_id": ["<b>a</b>", "bbbb"], "sample_index": [0, 1], "endpoint": [0.5, 0.4]}
-    )
-    fig = overview_figure(cells, traces, marked={("<b>a</b>", 0): 3})
-    ticks = list(fig.layout.yaxis.ticktext)
-    assert ticks[0].endswith(trace_label("<b>a</b>", 0)) and "● 3</b>" in ticks[0]
-    assert "<b>a</b>" not in ticks[0] and ticks[1] == trace_label("bbbb", 1)
-    hover = [str(h) for t in fig.data if t.hovertext is not None for h in t.hovertext]
-    assert sum("3 case(s) in the casebook" in h for h in hover) == 1
-    assert marked_label("x", 0) == "x"
