@@ -40,6 +40,13 @@ class SourceRefused(SourceNotFound):
     title = "Source not allowed"
 
 
+class HubFileMissing(SourceNotFound):
+    """The Hub repo answered, and the file is not in it (at that revision): a file missing from
+    the source, as in a folder, not an outage."""
+
+    title = "File not in the Hub repo"
+
+
 class CacheUnwritable(DataError):
     """The cache folder (or the HF cache) is read-only or full: nothing new can be stored."""
 

@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 from cache.access import check_inside_roots, check_local_path, check_repo, is_inside_roots
 from cache.datasets import DATASETS, DatasetInfo
-from cache.errors import CacheUnwritable, HubUnavailable, SourceNotFound
+from cache.errors import CacheUnwritable, HubFileMissing, HubUnavailable, SourceNotFound
 from cache.paths import cache_root
 from cache.progress import ProgressFn
 from cache.sample import ensure_sample
@@ -225,7 +225,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
             f"revision {rev!r} does not exist in {repo}", f"use 'main' or a valid commit, or {back}"
         ) from None
     except hf_errors.RemoteEntryNotFoundError:
-        raise HubUnavailable(
+        raise HubFileMissing(
             f"{relpath} does not exist in {repo}@{rev}", f"is this the right repo? Or {back}"
         ) from None
     except hf_errors.LocalEntryNotFoundError:

@@ -15,7 +15,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.store import depth_table, prefixes_table, traces_table
-from cache.errors import DataError, SourceNotFound, SourceRefused
+from cache.errors import DataError, HubUnavailable, SourceNotFound, SourceRefused
 from cache.fineproofs_io import (
     MANIFEST_FILE,
     PREFIX_FILE,
@@ -24,6 +24,7 @@ from cache.fineproofs_io import (
     ShardMissing,
     TraceNotFound,
     TraceRecord,
+    TraceTextUnavailable,
     find_trace,
     load_shard,
     present_shards,
@@ -109,6 +110,14 @@ def trace_record(src: SourceConfig, problem_id: str, sample_index: int) -> Trace
             f"its values, curve and step statistics come from the prefix table and are shown "
             f"without the text; to read the text, copy {name} from the export into "
             f"{TRACES_DIR}/ of the source",
+        ) from None
+    except HubUnavailable as exc:
+        # the Hub cannot give the shard now (offline and not in the HF cache, unreachable):
+        # the values still come from the prefix table, only the text waits
+        raise TraceTextUnavailable(
+            f"the text of trace {problem_id} sample {sample_index} is unavailable: {exc.message}",
+            f"its values, curve and step statistics come from the prefix table and are shown "
+            f"without the text; {exc.hint}",
         ) from None
     shard = _shard(str(path), file_stamp(path))
     try:

@@ -178,3 +178,48 @@ def test_hub_unreachable_falls_back_to_cached_copy(tmp_path: Path) -> None:
         _probe(env, "wenbochen111/MARS", "main", "Qwen3-32B/hmmt.parquet").get("text")
         == "from-cache"
     )
+
+
+_ENTRY_NOT_FOUND_SERVER = textwrap.dedent(
+    """
+    import http.server, sys
+    class H(http.server.BaseHTTPRequestHandler):
+        def _answer(self):
+            self.send_response(404)
+            self.send_header("X-Error-Code", "EntryNotFound")
+            self.send_header("X-Error-Message", "Entry not found")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        do_HEAD = do_GET = _answer
+        def log_message(self, *a):
+            pass
+    s = http.server.HTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """
+)
+
+
+def test_a_file_the_hub_repo_lacks_is_a_missing_file_not_an_outage(tmp_path: Path) -> None:
+    """A Hub that answers "entry not found" (a real HTTP server on loopback, speaking the Hub's
+    error header): the file is missing from the source, as in a folder (`HubFileMissing`, a
+    `SourceNotFound`), so the views say what is missing rather than "Hub unavailable"."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", _ENTRY_NOT_FOUND_SERVER], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        env = {
+            "HF_HUB_OFFLINE": "0",
+            "HF_HUB_CACHE": str(tmp_path),
+            "HF_ENDPOINT": f"http://127.0.0.1:{port}",
+            "HF_HUB_ETAG_TIMEOUT": "5",
+            "HF_HUB_DOWNLOAD_TIMEOUT": "5",
+        }
+        got = _probe(env, "wenbochen111/MARS", "main", "Qwen3-32B/aime25.parquet")
+    finally:
+        server.kill()
+    assert got["error"] == "HubFileMissing", got
+    assert "Qwen3-32B/aime25.parquet does not exist in wenbochen111/MARS@main" in got["message"]
+    assert "sample" in got["hint"]

@@ -211,3 +211,35 @@ def test_a_shard_that_is_not_gzip_is_reported_so(copy: Path) -> None:
     err = _errors(at)
     assert f"{path.name} is not gzip" in err and "gzip -c" in err
     assert len(at.get("plotly_chart")) == 2  # the curve does not need the text
+
+
+def test_a_shard_the_hub_cannot_give_keeps_values_curve_and_step_panel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Hub source (HF_HUB_OFFLINE, files in a real HF cache layout) whose HF cache lacks one
+    shard: the trace's text is reported unavailable with the Hub's reason, and its values still
+    show (before, the whole trace view was a "Hub unavailable" error)."""
+    from huggingface_hub import constants
+
+    from tests.cache.test_sources import _populate_hf_cache
+
+    root = tmp_path / "fp"
+    write_sample(root)
+    pid, sample = astral_trace(root)
+    missing = shard_relpath(pid)
+    files = {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and str(p.relative_to(root)) != missing
+    }
+    hub = tmp_path / "hub"
+    _populate_hf_cache(hub, "asingh15/fineproofs-branch-rollout-distribution", files, "2" * 40)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(hub))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("RTE_FINEPROOFS_SOURCE", "hub")
+    at = _app({"problem": pid, "sample": str(sample), "prefix": "2"})
+    err = _errors(at)
+    assert "Trace text unavailable" in err and missing in err and "HF_HUB_OFFLINE" in err
+    assert "shown without the text" in err
+    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1
+    assert {m.label for m in at.metric} >= {"value", "± 2 SE", "change"}
