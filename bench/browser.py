@@ -1,7 +1,8 @@
 """Shared pieces of the browser benchmarks: a `streamlit run app.py` server, Debian's Chromium
 through Playwright, and "the page has settled" (script finished, charts drawn).
 
-Used by `bench/first_paint.py` and `bench/load.py`; the test suite has its own fixtures.
+Used by `bench/first_paint.py`, `bench/load.py` and the real-browser tests' fixtures
+(`tests/e2e/conftest.py`).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ CHROMIUM = os.environ.get("RTE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 
@@ -65,18 +68,23 @@ class Server:
 
 @contextmanager
 def streamlit_server(
-    cache_dir: Path, log: Path | None = None, drop: tuple[str, ...] = (), **env: str
+    cache_dir: Path,
+    log: Path | None = None,
+    drop: tuple[str, ...] = (),
+    log_name: str = "streamlit-bench",
+    **env: str,
 ) -> Iterator[Server]:
     """Start the app on a free loopback port (offline), yield it, stop it after.
 
-    `drop` removes variables of this process's environment (e.g. a locked profile) for the server.
+    `drop` removes variables of this process's environment (e.g. a locked profile) for the server;
+    the server's output goes to `log`, else to `cache_dir/<log_name>-<port>.log`.
     """
     port = free_port()
     full_env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **env)
     for name in drop:
         full_env.pop(name, None)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log or cache_dir / f"streamlit-bench-{port}.log"
+    log_path = log or cache_dir / f"{log_name}-{port}.log"
     with open(log_path, "w") as out:
         proc = subprocess.Popen(
             [
@@ -101,15 +109,7 @@ def streamlit_server(
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read()
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"the server did not start; see {log_path}") from None
-                    time.sleep(0.3)
+            wait_healthy(url, proc, log_path)
             yield Server(url, proc.pid, log_path)
         finally:
             proc.terminate()
@@ -117,6 +117,20 @@ def streamlit_server(
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log_path: Path, timeout: float = 120) -> None:
+    """Block until the Streamlit server at `url` answers its health check; raise (naming the
+    log) if its process exits first or the time runs out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start; see {log_path}") from None
+            time.sleep(0.3)
 
 
 def rss_mb(pid: int) -> float:

@@ -3,85 +3,24 @@ chromium driven by Playwright (the Playwright browser download is unreachable he
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("RTE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, REPO, free_port
+from bench.browser import streamlit_server as _server
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "REPO", "free_port"]
 
 
 @contextmanager
 def streamlit_server(cache_dir: Path, **extra_env: str) -> Iterator[str]:
-    """Start `streamlit run app.py` on a free loopback port; yield its base URL."""
-    port = _free_port()
-    env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **extra_env)
-    log_path = cache_dir / f"streamlit-e2e-{port}.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-            ],
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.time() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    time.sleep(0.3)
-                if proc.poll() is not None:
-                    raise RuntimeError(f"streamlit exited early; see {log_path}")
-                if time.time() > deadline:
-                    raise RuntimeError("streamlit did not become healthy within 60 s")
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    """Start `streamlit run app.py` on a free loopback port (offline, `bench.browser`); yield
+    its base URL. Its output goes to `cache_dir/streamlit-e2e-<port>.log`."""
+    with _server(cache_dir, log_name="streamlit-e2e", **extra_env) as srv:
+        yield srv.url
 
 
 @pytest.fixture(scope="session")

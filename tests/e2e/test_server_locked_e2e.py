@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -16,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import REPO, _free_port, assert_no_exception, wait_for_app
+from bench.browser import wait_healthy
+from tests.e2e.conftest import REPO, assert_no_exception, free_port, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ def procfile_web() -> str:
 @contextmanager
 def procfile_server(cache_dir: Path, **env: str) -> Iterator[str]:
     """Start the Procfile's web line through a shell, as a platform would, on a free port."""
-    port = _free_port()
+    port = free_port()
     full = dict(os.environ, PORT=str(port), RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1")
     full.pop("RTE_PROFILE", None)  # the Procfile's own default must apply
     full.update(env)
@@ -45,18 +45,7 @@ def procfile_server(cache_dir: Path, **env: str) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    time.sleep(0.3)
-                if proc.poll() is not None:
-                    raise RuntimeError(f"the Procfile's web process exited; see {log_path}")
-                if time.time() > deadline:
-                    raise RuntimeError("the Procfile's web process did not become healthy")
+            wait_healthy(url, proc, log_path)
             yield url
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
