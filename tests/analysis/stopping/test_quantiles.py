@@ -19,6 +19,8 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("q", [0, 1, 10, 37.5, 50, 90, 90.0, 99.9, 100])
 @pytest.mark.parametrize("n", [1, 2, 3, 16, 127, 128])
+# inf - inf between neighbours warns in numpy's interpolation and in ours alike (rows 6, 7, 10)
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_bit_identical_to_numpy(dtype: type, q: float, n: int) -> None:
     rng = np.random.default_rng(n * 1000 + int(q * 10))
     a = rng.normal(size=(24, n)).astype(dtype)
