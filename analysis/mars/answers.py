@@ -497,6 +497,18 @@ def current_memo() -> VerdictMemo | None:
     return _MEMO
 
 
+def asks_math_verify(norm: str | None) -> bool:
+    """Could grouping ask math-verify about this normalised answer? (not for empty answers,
+    exact rationals, long text spans, bare words, placeholders and prose)."""
+    key = answer_key(norm)
+    return key is not None and key[0] == "s" and norm is not None and not _cheap_only(norm)
+
+
+def memo_knows(memo: VerdictMemo, norm: str) -> bool:
+    """Does the memo hold the fact grouping asks first about `norm` (its fingerprint)?"""
+    return norm in memo.fingerprints
+
+
 def clear_caches() -> None:
     """Forget every in-process fact (tests and the cold benchmark start from nothing)."""
     for f in (_parse, _parses, _fingerprint, _verified, _cheap_only, _point_value_cached):

@@ -145,3 +145,27 @@ def test_an_unwritable_memo_does_not_stop_the_build(
     assert tables.features.num_rows > 0
     assert "answer memo not saved" in caplog.text
     assert answers.current_memo() is None  # detached after the build
+
+
+def test_unknown_answers_get_a_worker_for_the_numbers_known_ones_one_process(
+    garbage_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A cold build of a file whose answers the memo does not know splits in two: one worker
+    process does the numeric pass while this one groups; once the memo knows them, one process
+    does it all. Both give the tables of a plain single-process build."""
+    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    plain = ingest.build_features(garbage_file, workers=1)
+    assert ingest.LAST_WORKER_PEAK_RSS == []
+    answers.clear_caches()
+    memo = tmp_path / "memo.json"
+    cold = ingest.build_features(garbage_file, memo=memo)
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 1  # one worker, the grouping here beside it
+    answers.clear_caches()
+    warm = ingest.build_features(garbage_file, memo=memo)
+    assert ingest.LAST_WORKER_PEAK_RSS == []  # every answer known: no worker
+    for got in (cold, warm):
+        assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
+    # no memo at all: nothing says the answers are dear, the plain single pass runs
+    ingest.build_features(garbage_file)
+    assert ingest.LAST_WORKER_PEAK_RSS == []
