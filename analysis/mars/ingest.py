@@ -9,7 +9,10 @@ run of questions. The workers do the numeric pass only and hand each whole quest
 batch to the parent, which does the answer grouping and the tables (the same `finalise_question`
 on the same batch, so the same output): grouping is mostly per distinct string and the strings
 repeat across questions, so done once in one process it costs about half what two workers each
-repeating it did, and it runs beside the workers' numeric pass. Figures: bench/mars_ingest.py.
+repeating it did, and it runs beside the workers' numeric pass. A smaller file (from
+OVERLAP_MIN_BYTES) whose answers the persistent memo does not know yet gets the same split with
+one worker: its cold build is then the longer of the two halves, not their sum. Figures:
+bench/mars_ingest.py.
 
 Resumable: each finished question is written to `work_dir/q<qid>.*.parquet` (through a temp file
 unique to its writer, then renamed, so two sessions building the same file cannot mix their
