@@ -130,7 +130,8 @@ def _bench(path: Path, workers: int | None = None) -> None:
             each = ", ".join(f"worker {i}: {w:.0f} MB" for i, w in enumerate(peaks))
             total = rss_parent + sum(peaks)
             print(
-                f"{label}: {t_feat:.2f} s for {rows} traces ({len(peaks) or 1} process(es)); "
+                f"{label}: {t_feat:.2f} s for {rows} traces "
+                f"({f'parent + {len(peaks)} worker(s)' if peaks else 'one process'}); "
                 f"peak RSS parent {rss_parent:.0f} MB{', ' + each if each else ''}; "
                 f"sum {total:.0f} MB; math-verify imported: {'yes' if mv else 'no'}"
             )
