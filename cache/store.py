@@ -95,8 +95,13 @@ def _unwritable(exc: OSError, what: str) -> CacheUnwritable:
 
 
 def _lock_paths(dest: Path) -> tuple[Path, Path]:
-    locks = dest.parent / "locks"
-    return locks / f"{dest.stem}.lock", locks / f"{dest.stem}.progress"
+    return lock_file(dest), lock_file(dest).with_suffix(".progress")
+
+
+def lock_file(dest: Path) -> Path:
+    """Where the lock of a file in the store lives: `locks/` beside it, so that the folder of
+    tables lists tables only (the caller creates the folder)."""
+    return dest.parent / "locks" / f"{dest.stem}.lock"
 
 
 def _mirrored(progress: ProgressFn | None, sidecar: Path) -> ProgressFn:

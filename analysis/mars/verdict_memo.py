@@ -33,7 +33,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from cache.store import atomic_write_bytes
+from cache.store import atomic_write_bytes, lock_file
 
 MEMO_VERSION = 1  # bump when the grouping shortcuts of analysis.mars.answers change a verdict
 MAX_RECORD_S = 1.9  # math-verify's alarm is 2 s (whole seconds): below this none fired
@@ -120,8 +120,9 @@ def save(memo: VerdictMemo, path: Path) -> None:
     """Merge what `memo` learnt into the file (other builds may have saved meanwhile)."""
     if memo.learnt == 0:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock", timeout=LOCK_WAIT_S):
+    lock = lock_file(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock), timeout=LOCK_WAIT_S):
         merged = _read(path, memo.key)
         if merged.size() + memo.size() > MAX_ENTRIES:
             merged = VerdictMemo(memo.key)  # bounded: start again from this build's facts
