@@ -2,17 +2,18 @@
 
 A trace's record lows are the windows where the running minimum of its group confidence drops
 (`QuestionPool.low_window` / `low_value`, strictly decreasing values per trace). The first window
-whose group confidence is `< thr` is the first record low below `thr`, so with decreasing values
-the truncation is a binary search in the trace's own slice; `first_below` runs it for all
-queries of a bootstrap sample at once (a dozen steps over [I, B] arrays).
+whose group confidence is `< thr` is the first record low below `thr`. `first_below` finds it for
+all queries of a bootstrap sample at once with one int64 `searchsorted` in a key index of the
+lows (row, then value rank), built once per pool: on the realistic 512 x 64 pools this took
+DeepConf from 0.32 to under 0.2 s a run, where a vectorised binary search over [I, B] arrays
+cost six steps of seven array operations each.
 
 Why apart from `prepare`: a full pool holds millions of lows and only DeepConf-filtered methods
 read them. When every low of the source pool is finite and each trace's lows decrease (every
 table the feature builder writes), the search reads them where they lie in the `QuestionPool`,
 through the pool-row -> source-row map: no copy, no index. Otherwise (`flat`) they are
 restricted to the pool, non-finite ones dropped, with the NONFINITE_LOWS / UNSORTED_LOWS notes;
-lows that still do not decrease are looked up through a sorted key index (the order the note
-announces), built on first use.
+lows that still do not decrease are found in key order (the order the note announces).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class RecordLows:
     window: np.ndarray  # integer windows
     value: np.ndarray  # float32 (in place) or float64 (flat)
     rows: np.ndarray | None
-    decreasing: bool  # values strictly decrease within every row: binary search
+    decreasing: bool  # values strictly decrease within every row (else: UNSORTED_LOWS)
     _index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _flat: RecordLows | None = field(default=None, repr=False)
 
@@ -122,27 +123,16 @@ class RecordLows:
         """(hit, window) for pool rows `rows` [..., B] and thresholds `thr` [...]: whether the
         row has a record low `< thr` (thr finite) and the window of the first one."""
         src = rows if self.rows is None else self.rows[rows]
-        start, stop = self.offsets[src], self.offsets[src + 1]
+        stop = self.offsets[src + 1]
         t = np.broadcast_to(thr[..., None], rows.shape)
-        if self.decreasing:
-            pos = start.copy()
-            hi = stop.copy()
-            last = max(self.value.shape[0] - 1, 0)
-            open_ = pos < hi
-            while open_.any():  # the first index in [pos, hi) whose value is < t
-                mid = (pos + hi) // 2
-                below = self.value[np.minimum(mid, last)] < t
-                hi = np.where(open_ & below, mid, hi)
-                pos = np.where(open_ & ~below, mid + 1, pos)
-                open_ = pos < hi
-        else:
-            keys, _win, uniq = self._key_index()
-            m_u = uniq.shape[0]
-            # r = number of record-low values < thr, once per threshold (not per trace)
-            r = np.searchsorted(uniq, thr, side="left").astype(np.int64)
-            pos = np.searchsorted(keys, rows * (m_u + 1) + (m_u - r)[..., None], side="right")
+        keys, windows, uniq = self._key_index()
+        m_u = uniq.shape[0]
+        # r = number of distinct record-low values < thr, once per threshold (not per trace);
+        # in row m the lows below thr are those with key > m*(M+1) + (M - r), and the first of
+        # them in key order is the first below thr (in window order when the lows decrease)
+        r = np.searchsorted(uniq, thr, side="left").astype(np.int64)
+        pos = np.searchsorted(keys, src * (m_u + 1) + (m_u - r)[..., None], side="right")
         hit = (pos < stop) & np.isfinite(t)
-        windows = self.window if self.decreasing else self._key_index()[1]
         if windows.size:
             win = windows[np.minimum(pos, windows.shape[0] - 1)].astype(np.int64)
         else:
@@ -150,18 +140,27 @@ class RecordLows:
         return hit, win
 
     def _key_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(keys, windows in key order, sorted distinct values) of flat lows that do not
-        decrease: key = r*(M+1) + (M - rank(value)), so one int64 searchsorted finds, in row r,
-        the first low (in decreasing value order) below a threshold."""
+        """(keys, windows in key order, sorted distinct values) of the lows: key = r*(M+1) +
+        (M - rank(value)), so one int64 searchsorted finds, in row r, the first low (in
+        decreasing value order, which is window order when the lows decrease) below a
+        threshold. Built on first use."""
         if self._index is None:
             n = self.offsets.shape[0] - 1
+            lo, hi = int(self.offsets[0]), int(self.offsets[-1])
+            vals = self.value[lo:hi]
             row_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.offsets))
-            uniq = np.unique(self.value)
+            # the distinct values, in float64 (thresholds are float64: ranks must compare as
+            # `value < thr` does); sorted by hand, as np.unique's first call imports numpy.ma
+            srt = np.sort(vals.astype(np.float64))
+            uniq = srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if srt.size else srt
             m_u = uniq.shape[0]
-            keys = row_of * (m_u + 1) + (m_u - np.searchsorted(uniq, self.value))
-            win = self.window
+            keys = row_of * (m_u + 1) + (m_u - np.searchsorted(uniq, vals))
+            win = self.window[lo:hi]
             if keys.size > 1 and not np.all(np.diff(keys) > 0):
                 o = np.argsort(keys, kind="stable")
                 keys, win = keys[o], win[o]
-            self._index = (keys.astype(np.int64), win, uniq)
+            # positions count from the array's start, as the offsets do
+            keys = np.concatenate((np.full(lo, -1, dtype=np.int64), keys.astype(np.int64)))
+            win = np.concatenate((np.zeros(lo, dtype=win.dtype), win))
+            self._index = (keys, win, uniq)
         return self._index
