@@ -15,8 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.pool import QuestionPool
-from analysis.mars.table_names import PROBE_STEP
+from analysis.mars.pool import QuestionPool, checkpoint_answers, probe_grid
 
 
 def _as_polars(t: pa.Table | pl.DataFrame) -> pl.DataFrame:
@@ -63,24 +62,19 @@ def pool_from_features(
     final_group = f["final_group"].to_numpy().astype(np.int32) if n else np.zeros(0, np.int32)
 
     p_off, p_pos = _flat(f["probe_pos"], np.int64) if n else (np.zeros(1, np.int64), np.zeros(0))
-    grid_all = p_pos[(p_pos > 0) & (p_pos % PROBE_STEP == 0)]
-    grid = np.unique(grid_all).astype(np.int64)
-    k = grid.shape[0]
-    ckpt_group = np.full((n, k), -1, dtype=np.int32)
-    ckpt_conf = np.full((n, k), np.nan, dtype=np.float32)
-    if n and k:
+    grid = probe_grid(p_pos)
+    if n and grid.shape[0]:
         c_off, c_pos = _flat(f["ckpt_pos"], np.int64)
-        _, c_conf = _flat(f["ckpt_conf"], np.float32)
-        _, c_grp = _flat(f["ckpt_group"], np.int32)
-        owner = np.repeat(np.arange(n), np.diff(c_off))
-        col = np.searchsorted(grid, c_pos)
-        ok = (col < k) & (grid[np.minimum(col, k - 1)] == c_pos)
-        ckpt_group[owner[ok], col[ok]] = c_grp[ok]
-        ckpt_conf[owner[ok], col[ok]] = c_conf[ok]
-        after = grid[None, :] >= lengths[:, None]
-        end_conf = f["end_conf"].to_numpy().astype(np.float32)
-        ckpt_group = np.where(after, final_group[:, None], ckpt_group).astype(np.int32)
-        ckpt_conf = np.where(after, end_conf[:, None], ckpt_conf).astype(np.float32)
+        ckpt = (
+            c_off,
+            c_pos,
+            _flat(f["ckpt_conf"], np.float32)[1],
+            _flat(f["ckpt_group"], np.int32)[1],
+        )
+    else:
+        ckpt = (np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    end_conf = f["end_conf"].to_numpy() if n else np.zeros(0, np.float32)
+    ckpt_group, ckpt_conf = checkpoint_answers(grid, lengths, final_group, end_conf, ckpt)
     if n and "low_window" in f.columns:
         l_off, l_win = _flat(f["low_window"], np.int64)
         _, l_val = _flat(f["low_value"], np.float32)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool
+from analysis.mars.pool import QuestionPool, sorted_distinct
 from analysis.stopping.notes import Note, NoteCode
 
 
@@ -150,9 +150,8 @@ class RecordLows:
             vals = self.value[lo:hi]
             row_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.offsets))
             # the distinct values, in float64 (thresholds are float64: ranks must compare as
-            # `value < thr` does); sorted by hand, as np.unique's first call imports numpy.ma
-            srt = np.sort(vals.astype(np.float64))
-            uniq = srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if srt.size else srt
+            # `value < thr` does); not np.unique, whose first call imports numpy.ma
+            uniq = sorted_distinct(np.sort(vals.astype(np.float64)))
             m_u = uniq.shape[0]
             keys = row_of * (m_u + 1) + (m_u - np.searchsorted(uniq, vals))
             win = self.window[lo:hi]

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool
+from analysis.mars.pool import QuestionPool, checkpoint_answers, probe_grid, sorted_distinct
 from analysis.mars.table_names import (
     FEATURES,
     FEATURES_VERSION,
@@ -33,7 +33,6 @@ from analysis.mars.table_names import (
     LOW_COLUMNS,
     NOTES,
     POOL_COLUMNS,
-    PROBE_STEP,
 )
 from cache.table_keys import table_path
 
@@ -297,30 +296,6 @@ def flat_lows(
     return off, win, val
 
 
-def _sorted_distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct values of an already sorted array, as `np.unique` gives them. Why not
-    `np.unique`: its first call imports numpy.ma (~10 ms of a warm run), and its hash table
-    costs more than one comparison pass over sorted input."""
-    if values.shape[0] == 0:
-        return values.copy()
-    keep = np.empty(values.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
-
-
-def _grid(probe_pos: np.ndarray) -> np.ndarray:
-    """The checkpoint grid: the distinct positive probe positions at a multiple of PROBE_STEP,
-    ascending (int64). Positions are token offsets, so one bincount of the step indices is
-    short (the longest trace / PROBE_STEP); implausibly far positions are sorted instead."""
-    steps = probe_pos[(probe_pos > 0) & (probe_pos % PROBE_STEP == 0)] // PROBE_STEP
-    if steps.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    if int(steps.max()) > 4 * steps.shape[0] + 65536:
-        return _sorted_distinct(np.sort(steps)).astype(np.int64) * PROBE_STEP
-    return np.flatnonzero(np.bincount(steps)).astype(np.int64) * PROBE_STEP
-
-
 def _pools(
     cols: _Columns, window: int, lows: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 ) -> list[QuestionPool]:
@@ -346,7 +321,7 @@ def _pools(
     n_text = [f"{k}: {m}" for k, m in zip(cols.notes["kind"], cols.notes["message"], strict=True)]
 
     out = []
-    qids = _sorted_distinct(q_sorted)
+    qids = sorted_distinct(q_sorted)
     starts = np.searchsorted(q_sorted, qids, side="left")
     stops = np.searchsorted(q_sorted, qids, side="right")
     g_lo, g_hi = np.searchsorted(gq, qids, side="left"), np.searchsorted(gq, qids, side="right")
@@ -387,23 +362,18 @@ def _pool(
     lengths = flat["length"][rows].astype(np.int64)
     final_group = flat["final_group"][rows].astype(np.int32)
     _p_off, p_pos = _gather(*ragged["probe_pos"], rows, np.int64)
-    grid = _grid(p_pos)
-    k = grid.shape[0]
-    ckpt_group = np.full((n, k), -1, dtype=np.int32)
-    ckpt_conf = np.full((n, k), np.nan, dtype=np.float32)
-    if n and k:
-        c_off, c_pos = _gather(*ragged["ckpt_pos"], rows, np.int64)
-        _, c_conf = _gather(*ragged["ckpt_conf"], rows, np.float32)
-        _, c_grp = _gather(*ragged["ckpt_group"], rows, np.int32)
-        owner = np.repeat(np.arange(n), np.diff(c_off))
-        col = np.searchsorted(grid, c_pos)
-        ok = (col < k) & (grid[np.minimum(col, k - 1)] == c_pos)
-        ckpt_group[owner[ok], col[ok]] = c_grp[ok]
-        ckpt_conf[owner[ok], col[ok]] = c_conf[ok]
-        after = grid[None, :] >= lengths[:, None]
-        end_conf = flat["end_conf"][rows].astype(np.float32)
-        ckpt_group = np.where(after, final_group[:, None], ckpt_group).astype(np.int32)
-        ckpt_conf = np.where(after, end_conf[:, None], ckpt_conf).astype(np.float32)
+    grid = probe_grid(p_pos)
+    ckpt = (
+        (
+            *_gather(*ragged["ckpt_pos"], rows, np.int64),
+            _gather(*ragged["ckpt_conf"], rows, np.float32)[1],
+            _gather(*ragged["ckpt_group"], rows, np.int32)[1],
+        )
+        if n and grid.shape[0]
+        else (np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    )
+    end_conf = flat["end_conf"][rows].astype(np.float32)
+    ckpt_group, ckpt_conf = checkpoint_answers(grid, lengths, final_group, end_conf, ckpt)
     if n and with_lows:
         # the windows stay int32 (the table's type): widening millions of them cost ~0.1 s
         l_off, l_win = _gather(*ragged["low_window"], rows, np.int32)
