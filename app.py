@@ -35,7 +35,7 @@ pages = [
 page = st.navigation(pages)
 render_source_sidebar()
 # the views whose first paint draws a chart: the browser loads Plotly while their script runs
-CHARTS_FIRST = {"mars", "playground"}
+CHARTS_FIRST: set[str] = set()
 
 try:
     with routed(), plotly_preloaded(page.url_path in CHARTS_FIRST):

@@ -49,7 +49,12 @@ SETTLED_JS = """() => {
     const gd = el.querySelector('.js-plotly-plot');
     return gd && gd._fullLayout && !gd._fullLayout._replotting && el.querySelector('.main-svg');
   });
-  return drawn ? performance.now() : false;
+  // our components (lite charts, clickable text) draw into their shadow root once their JS ran
+  const lite = Array.from(document.querySelectorAll('[data-testid="stBidiComponentIsolated"]'))
+    .filter((el) => el.offsetParent !== null)
+    .every((el) => el.shadowRoot && el.shadowRoot.querySelector(
+      '.rte-click-root, svg[data-testid="lite-chart-svg"]'));
+  return drawn && lite ? performance.now() : false;
 }"""
 
 

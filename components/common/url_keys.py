@@ -43,8 +43,9 @@ class MarsKeys:
     FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
     QID = Param("qid", None, parse=int_in(0, 10**6))
     TRACE = Param("trace", None, parse=int_in(0, 10**7))
-    # tab; Curves: traces shown, smoothing, curves/bands, probe markers; Single trace: smoothing
-    WIDGETS: tuple[str, ...] = ("view", "n", "smooth", "show", "markers", "zsmooth")
+    # tab; Curves: traces shown, smoothing, curves/bands, probe markers, Plotly zoom; Single
+    # trace: smoothing
+    WIDGETS: tuple[str, ...] = ("view", "n", "smooth", "show", "markers", "zoom", "zsmooth")
 
 
 class PlaygroundKeys:

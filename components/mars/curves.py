@@ -9,6 +9,7 @@ import streamlit as st
 from analysis.mars.summaries import sample_traces
 from cache.sources import SourceConfig
 from components.common.guards import guard
+from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
@@ -24,6 +25,10 @@ SMOOTHING = (1, 3, 5, 9, 15, 25)
 DEFAULT_CURVES = 30  # enough to see the spread, few enough to follow single curves
 DEFAULT_SMOOTHING = 5
 MAX_CURVES = 1000
+_ZOOM_HELP = (
+    "Draw the curves with Plotly: drag to zoom, pan, box-select. It loads Plotly's 4.7 MB "
+    "bundle, so the tab opens slower in a new browser tab."
+)
 _N_HELP = "A stable random sample of the question's traces (more traces keep the ones shown)."
 
 
@@ -56,7 +61,7 @@ def _on_curves_select() -> None:
 
 def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:
     n_max = max(1, min(MAX_CURVES, feats.height))
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
+    c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 1.1, 1.1], vertical_alignment="bottom")
     if n_max > 1:
         n = c1.slider(
             "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
@@ -76,6 +81,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
         "probes", value=True, help="show the probe answers as markers", **bound("markers")
     )
+    zoom = c5.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
     shown = sample_traces(feats, int(n), seed=qid)
     if mode == "quantile bands":
         st.plotly_chart(mf.bands_figure(shown, smooth=int(smooth)), width="stretch")
@@ -86,13 +92,16 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         return
     probe_text = mc.probes(rel, src, qid) if markers else None
     fig = mf.curves_figure(shown, probe_text, smooth=int(smooth), show_probes=bool(markers))
-    st.plotly_chart(
-        fig,
-        on_select=_on_curves_select,
-        selection_mode="points",
-        key=CURVES_KEY,
-        width="stretch",
-    )
+    if zoom:
+        st.plotly_chart(
+            fig,
+            on_select=_on_curves_select,
+            selection_mode="points",
+            key=CURVES_KEY,
+            width="stretch",
+        )
+    else:
+        lite_chart(fig, key=CURVES_KEY, on_select=_on_curves_select)
     st.caption(
         "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
         "coloured by its final answer (green right, red wrong, grey none). Markers: the probe "

@@ -16,6 +16,7 @@ from cache.sources import SourceConfig
 from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num
 from components.common.guards import guard
+from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
@@ -98,12 +99,10 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             "lengths."
         )
         marked = mcs.qid_case_counts(rel)
-        st.plotly_chart(
+        lite_chart(
             mf.overview_grid(ov, selected=current if current in qids else None, marked=marked),
-            on_select=_on_grid_select,
-            selection_mode="points",
             key=GRID_KEY,
-            config={"displayModeBar": False},
+            on_select=_on_grid_select,
         )
         table = ov.with_columns(
             (pl.col("pass_at_1") * 100).round(1).alias("pass@1 %"),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from analysis.stopping import FrontierPoint, Policy, RunResult, point_of
+from components.common.lite_chart import lite_chart
 from components.common.safe_text import md_text
 from components.stopping.figures import frontier_figure
 
@@ -23,7 +24,7 @@ def show_frontier(
     if not sweep_pts:
         st.caption("This policy has no parameter to sweep; it is shown with the other policies.")
     fig = frontier_figure(sweep_pts, label, point_of(cur), others)
-    st.plotly_chart(fig, key="frontier", width="stretch")
+    lite_chart(fig, key="frontier")
     note = policy.main.note
     st.caption(
         f"Line: {md_text(policy.method)} swept over {md_text(label) or '—'}; ring: current setting; "

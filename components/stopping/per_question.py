@@ -10,6 +10,7 @@ import streamlit as st
 from analysis.stopping import RunResult
 from analysis.stopping.compare import per_question_comparison
 from components.common.links import view_href
+from components.common.lite_chart import lite_chart
 from components.common.selection import selected_points, selected_rows
 from components.stopping.cases import case_mark, qid_case_counts
 from components.stopping.figures import per_question_figure
@@ -56,13 +57,7 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
         )
     else:
         st.markdown("No question loses accuracy against SC.")
-    ev = st.plotly_chart(
-        per_question_figure(cmp),
-        key="perq_chart",
-        on_select="rerun",
-        selection_mode="points",
-        width="stretch",
-    )
+    ev = lite_chart(per_question_figure(cmp), key="perq_chart")
     pts = selected_points(ev)
     chart_q = int(pts[0]["x"]) if pts and pts[0].get("x") is not None else None
     table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))

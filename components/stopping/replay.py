@@ -9,6 +9,7 @@ from analysis.stopping import Policy, SimSettings, replay
 from cache.sources import SourceConfig
 from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num, fmt_quantity
+from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc
 from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import bound
@@ -98,4 +99,4 @@ def show_replay(
             "(the snapshot vote it would take if it stopped there)."
         )
     fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold())
-    st.plotly_chart(fig, key="replay_fig", width="stretch")
+    lite_chart(fig, key="replay_fig")

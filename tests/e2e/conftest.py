@@ -67,3 +67,17 @@ def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untype
 
 def assert_no_exception(pg) -> None:  # type: ignore[no-untyped-def]
     assert pg.locator('[data-testid="stException"]').count() == 0, "an exception box is shown"
+
+
+# the points of a lite chart's trace named NAME, [[x, y], ...] (null when no chart has it); lite
+# charts (components/common/lite_chart.py) draw SVG inside their component's shadow root
+LITE_POINTS = """(name) => {
+  for (const host of document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')) {
+    const svg = host.shadowRoot && host.shadowRoot.querySelector('svg[data-testid="lite-chart-svg"]');
+    if (!svg) continue;
+    const g = [...svg.querySelectorAll('g.trace')].find((e) => e.dataset.name === name);
+    if (g) return [...g.querySelectorAll('[data-x]')].map((e) => [Number(e.dataset.x), Number(e.dataset.y)]);
+  }
+  return null;
+}"""
+LITE_SVG = 'svg[data-testid="lite-chart-svg"]'  # Playwright's CSS locators pierce shadow roots

@@ -1,12 +1,14 @@
 """MARS in a real browser: a deep link opens a question whose confidence curves and probe
-markers render (SVG for a few curves, WebGL for many), and the vote-evolution tab draws its
-stacked areas."""
+markers render without Plotly (lite SVG charts), the grid and the probes answer clicks, "zoom"
+switches the curves to Plotly, and the vote-evolution tab draws its stacked areas."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.conftest import LITE_SVG, assert_no_exception, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -17,16 +19,23 @@ def test_deep_link_renders_curves_and_probe_markers(app_url: str, page) -> None:
     page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=40")
     wait_for_app(page, timeout=120_000)
     assert_no_exception(page)
-    # (the question grid sits in a collapsed expander once a question is open)
-    page.locator(".js-plotly-plot >> visible=true").first.wait_for(timeout=60_000)
-    # the curves figure: 40 curves are drawn as SVG lines (no WebGL canvas to set up), plus its
-    # legend entries for curves, ends and probe markers
-    page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=30_000)
-    assert page.locator(".js-plotly-plot .gl-container canvas").count() == 0
-    legend = " ".join(page.locator(".js-plotly-plot .legendtext").all_text_contents())
+    # the curves chart: 40 curves as SVG paths, with its legend entries for curves, ends and
+    # probe markers; no Plotly chart anywhere (its 4.7 MB bundle is not even loaded)
+    curves = page.locator(f"{LITE_SVG} >> visible=true").last
+    curves.locator("g.trace path").first.wait_for(timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() == 0
+    legend = " ".join(curves.locator(".legend text").all_text_contents())
     assert "final answer" in legend
     assert "trace end" in legend
     assert "probe: right answer" in legend or "probe: wrong / no answer" in legend
+    # a legend click hides that trace, a second click brings it back (no rerun: in the browser)
+    entry = curves.locator("[data-legend]").filter(has_text="wrong final answer")
+    wrong = curves.locator('g.trace[data-name^="wrong final answer"]')
+    assert entry.count() == 1 and wrong.count() == 1
+    entry.click()
+    wrong.first.wait_for(state="detached", timeout=5_000)
+    entry.click()
+    wrong.first.wait_for(state="attached", timeout=5_000)
     # the question from the link is the one shown
     boxes = page.locator('[data-testid="stSelectbox"]')
     shown = " ".join(
@@ -57,8 +66,8 @@ def test_vote_evolution_tab_from_a_link(app_url: str, page) -> None:  # type: ig
 def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/mars?file={FILE}")
     wait_for_app(page, timeout=120_000)
-    # the grid is the page's first chart (the curves below draw SVG markers too)
-    squares = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace .points path")
+    # the grid is the page's first chart, drawn without Plotly
+    squares = page.locator(LITE_SVG).first.locator('g.trace[data-name="questions"] path')
     squares.first.wait_for(timeout=60_000)
     assert squares.count() == 30
     squares.nth(13).click(force=True)
@@ -75,33 +84,35 @@ def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:
     assert "Q13 · pass@1" in shown, shown
 
 
-_PROBE_PIXEL = """() => {
-  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
-    g => (g._fullData || []).some(t => (t.name || '').startsWith('probe')));
-  if (!gd) return null;
-  // _fullData: x/y decoded from plotly's binary arrays
-  const t = gd._fullData.find(t => (t.name || '').startsWith('probe'));
-  const i = Math.min(2, t.x.length - 1);  // not the first probe (2,048 tokens)
-  if (!t.customdata || !Array.isArray(t.customdata[i])) return null;
-  const L = gd._fullLayout, box = gd.getBoundingClientRect();
-  return {x: box.left + L._size.l + L.xaxis.d2p(t.x[i]),
-          y: box.top + L._size.t + L.yaxis.d2p(t.y[i]),
-          pos: Math.round(t.customdata[i][1]), trace: t.customdata[i][0]};
-}"""
-
-
 def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&smooth=1")
     wait_for_app(page, timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=60_000)
-    page.wait_for_function(f"({_PROBE_PIXEL})() !== null", timeout=30_000)
-    target = page.evaluate(_PROBE_PIXEL)
-    assert target["pos"] > 2048, target
-    page.locator(".js-plotly-plot").last.scroll_into_view_if_needed()
-    target = page.evaluate(_PROBE_PIXEL)
-    page.mouse.click(target["x"], target["y"])
+    curves = page.locator(LITE_SVG).last
+    probes = curves.locator('g.trace[data-name^="probe"] path')
+    probes.first.wait_for(timeout=60_000)
+    probe = probes.nth(min(2, probes.count() - 1))  # not the first probe (2,048 tokens)
+    probe.scroll_into_view_if_needed()
+    probe.hover(force=True)
+    # the hover text names the trace and the probe position, as Plotly's did
+    tip = page.locator(".rte-lite-tip")
+    tip.wait_for(state="visible", timeout=10_000)
+    m = re.match(r"trace (\d+) @ (\d+)", tip.inner_text())
+    assert m, tip.inner_text()
+    trace, pos = int(m.group(1)), int(m.group(2))
+    assert pos > 2048
+    probe.click(force=True)
     # the Single trace tab opens on that trace, with that probe's text under the table
-    page.get_by_text(f"Probe at token {target['pos']}", exact=False).wait_for(timeout=60_000)
+    page.get_by_text(f"Probe at token {pos}", exact=False).wait_for(timeout=60_000)
     assert_no_exception(page)
-    assert f"trace={target['trace']}" in page.evaluate("() => window.location.search")
+    assert f"trace={trace}" in page.evaluate("() => window.location.search")
+
+
+def test_zoom_draws_the_curves_with_plotly(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """ "zoom" is the way to Plotly's zoom and pan: the same curves, drawn by Plotly."""
+    page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=10&zoom=true")
+    wait_for_app(page, timeout=120_000)
+    assert_no_exception(page)
+    page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=60_000)
+    legend = " ".join(page.locator(".js-plotly-plot .legendtext").all_text_contents())
+    assert "final answer" in legend and "trace end" in legend

@@ -16,12 +16,12 @@ import pytest
 from google.protobuf.message import DecodeError
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-CURRENT_X = """() => { const g = [...document.querySelectorAll('.js-plotly-plot')][0];
-  const t = g && g.data.find(d => d.name === 'current setting'); return t ? t.x[0] : null; }"""
+CURRENT_X = f"""() => {{ const p = ({LITE_POINTS})('current setting');
+  return p && p.length ? p[0][0] : null; }}"""
 
 
 class RunLog:
@@ -136,8 +136,9 @@ def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type:
     main = page.inner_text('[data-testid="stMain"]')
     assert "Parallel-Probe (sc-pp)" in main
     assert "Q2, iteration 0" in main
-    n_plots = page.locator(".js-plotly-plot").count()
-    assert n_plots >= 3  # frontier, per-question chart, replay
+    # frontier, per-question chart, replay: all drawn without Plotly
+    assert page.locator(LITE_SVG).count() >= 3
+    assert page.locator(".js-plotly-plot").count() == 0
 
 
 def _perq_table(page):  # type: ignore[no-untyped-def]
@@ -212,13 +213,20 @@ def test_dco_explains_zero_savings_and_replays_votes(app_url: str, page) -> None
     assert "untruncated SC" in info.inner_text()
     # charts below the fold draw once scrolled to
     page.get_by_text("This policy never stops early").scroll_into_view_if_needed()
+    replay = page.locator(LITE_SVG).filter(has_text="vote share per answer")
+    share = replay.locator('g.trace[data-name="leader share (%)"] [data-x]')
+    share.first.wait_for(timeout=60_000)
+    assert share.count() > 1  # a point at every checkpoint shown
+    # Play steps through the checkpoints from the first one; its label is plain text
+    bar = page.locator(".rte-lite-steps")
+    play = bar.locator("button")
+    assert play.inner_text() == "Play"
+    n_all = share.count()
+    play.click()
+    assert play.inner_text() == "Pause"
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.js-plotly-plot')].some(g =>
-             (g.layout.annotations || []).some(a => a.text === 'vote share per answer')
-             && g._fullData.some(d => d.name === 'leader share (%)' && d._length > 1))""",
+        f"""() => {{ const p = ({LITE_POINTS})('leader share (%)');
+             return p && p.length === {n_all}; }}""",
         timeout=60_000,
     )
-    labels = page.evaluate(
-        "() => [...document.querySelectorAll('.updatemenu-button text')].map(t => t.textContent)"
-    )
-    assert labels == ["Play", "Pause"], labels
+    assert play.inner_text() == "Play"  # the animation ended on the last checkpoint

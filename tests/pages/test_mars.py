@@ -3,7 +3,6 @@ full of bad data that must give notes, never a traceback."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,6 +15,7 @@ from cache.casebook.store import open_store
 from cache.sample.mars import SCHEMA, write_file
 from components.common.safe_text import esc
 from components.mars import header as mars_header
+from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -41,7 +41,13 @@ def open_page(local_mars: Path, monkeypatch):
 
 
 def _charts(at) -> list[dict]:  # type: ignore[no-untyped-def]
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    """The Plotly figures (the tabs after Curves)."""
+    return plotly_specs(at)
+
+
+def _lite(at) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The charts drawn without Plotly: the question grid, then the curves."""
+    return lite_specs(at)
 
 
 def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None:
@@ -52,19 +58,20 @@ def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None
     q = next(s for s in at.selectbox if s.label == "Question")
     assert q.value == 2
     assert next(m for m in at.metric if m.label == "traces").value == "20"
-    specs = _charts(at)
+    assert not at.get("plotly_chart")  # nothing loads Plotly's bundle at first paint
+    specs = _lite(at)
     curves = specs[-1]  # the grid comes first, the curves figure last
-    names = [t.get("name", "") for t in curves["data"]]
+    names = [t.get("name", "") for t in curves["traces"]]
     assert any(
         n.startswith("right final answer") or n.startswith("wrong final answer") for n in names
     )
     assert "trace end" in names
-    probe = [t for t in curves["data"] if t.get("name", "").startswith("probe")]
-    # 20 curves: plain SVG, every trace of the figure (an SVG trace would sit under a WebGL one)
-    assert probe and {t["type"] for t in curves["data"]} == {"scatter"}
-    hover = " ".join(" ".join(t.get("text", [])) for t in probe)
+    probe = [t for t in curves["traces"] if t.get("name", "").startswith("probe")]
+    assert probe and all(t["picks"] for t in probe)  # a click names (trace, position)
+    hover = " ".join(" ".join(t["tips"]) for t in probe)
     assert "avg_conf" in hover and "\\boxed{" in hover
-    assert "<b>" not in hover  # the sample's HTML-like garbage answer is escaped
+    # dataset text is plain text for the browser's textContent: any markup in it is characters
+    assert "<br>" not in hover and "&lt;" not in hover
     assert at.query_params["qid"] in ("2", ["2"])
 
 
@@ -78,7 +85,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
         assert any("(ground truth)" in t.get("name", "") for t in fig["data"])
         assert all(t.get("stackgroup") == "one" for t in fig["data"])
     elif view == "Distributions":
-        assert len(_charts(at)) >= 5
+        assert len(_charts(at)) >= 4 and len(_lite(at)) == 1  # 4 figures; the grid is lite
     elif view == "Single trace":
         trace = next(s for s in at.selectbox if s.label == "Trace")
         assert trace.value == 3
@@ -257,7 +264,7 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     assert at.error and "odd notes row" in " ".join(e.value for e in at.error)
     assert next(s for s in at.selectbox if s.label == "Question").value == 2
     assert next(m for m in at.metric if m.label == "traces").value == "20"
-    assert len(at.get("plotly_chart")) >= 2  # grid + curves still drawn
+    assert len(_lite(at)) >= 2  # grid + curves still drawn
 
 
 def test_curves_default_to_a_readable_sample_smoothed(open_page) -> None:
@@ -269,10 +276,10 @@ def test_curves_default_to_a_readable_sample_smoothed(open_page) -> None:
     smooth = next(s for s in at.select_slider if s.label.startswith("Smoothing"))
     assert smooth.value == 5
     assert smooth.label == "Smoothing (points averaged)"  # plain words, no formula
-    curves = _charts(at)[-1]
+    curves = _lite(at)[-1]
     counted = sum(
         int(t["name"].rsplit("(", 1)[1].rstrip(")"))
-        for t in curves["data"]
+        for t in curves["traces"]
         if t.get("name", "").endswith(")") and "final answer" in t.get("name", "")
     )
     assert counted == 20
@@ -332,7 +339,7 @@ def _save_case(at, key: str, title: str):  # type: ignore[no-untyped-def]
 
 
 def _grid(at) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    return next(s for s in _charts(at) if any(t.get("name") == "questions" for t in s["data"]))
+    return next(s for s in _lite(at) if any(t.get("name") == "questions" for t in s["traces"]))
 
 
 def test_capture_a_question(open_page, db: str, local_mars: Path) -> None:
@@ -400,8 +407,8 @@ def test_the_grid_rings_questions_with_cases_of_this_file_only(open_page, db: st
     s.add(make_case("mars", "mars", item={"file": "Qwen3-8B/x.parquet", "qid": "2"}, title="o"))
     at = open_page(qid="0")
     assert not at.exception, at.exception
-    ring = [t for t in _grid(at)["data"] if t.get("name") == "has cases"]
-    assert ring and sorted(ring[0]["customdata"]) == [1, 3]
+    ring = [t for t in _grid(at)["traces"] if t.get("name") == "has cases"]
+    assert ring and sorted(ring[0]["picks"]) == [1, 3]
     assert any("ringed = has cases" in c.value for c in at.caption)
 
 

@@ -3,8 +3,6 @@ runs and replayed iterations go to the casebook."""
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import shutil
 from pathlib import Path
@@ -23,6 +21,7 @@ from cache.sample.mars import SCHEMA, write_file
 from components.common.safe_text import md_text
 from components.stopping import view as pv
 from components.stopping.figures import MARKER_STYLE
+from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -71,8 +70,8 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     after = _metric(app, "mean token savings")
     assert float(after.rstrip("%")) > float(before.rstrip("%"))  # a looser tau stops earlier
     # the other sections followed: the frontier's "current setting" marker moved
-    fig = json.loads(app.get("plotly_chart")[0].proto.spec)
-    cur = next(t for t in fig["data"] if t.get("name") == "current setting")
+    fig = _frontier(app)
+    cur = next(t for t in fig["traces"] if t.get("name") == "current setting")
     assert cur["x"][0] == pytest.approx(float(after.rstrip("%")), abs=0.06)
 
 
@@ -306,7 +305,9 @@ def _perq(app):  # type: ignore[no-untyped-def]
 
 
 def _frontier(app) -> dict:  # type: ignore[no-untyped-def]
-    return json.loads(app.get("plotly_chart")[0].proto.spec)
+    """The frontier: the page's first chart, drawn without Plotly (a lite chart's spec)."""
+    assert not app.get("plotly_chart")  # nothing on the page loads Plotly's bundle
+    return lite_specs(app)[0]
 
 
 def test_window_choice_changes_the_confidence_windows(sample_root: Path) -> None:
@@ -362,7 +363,7 @@ def test_budget_above_the_pool_is_explained_on_the_sample(sample_root: Path) -> 
 
 def test_frontier_shows_the_published_policies_by_default_grouped(open_app) -> None:
     app = open_app(policy="sc-consensus", budget="16")
-    data = _frontier(app)["data"]
+    data = _frontier(app)["traces"]
     names = {t.get("name") for t in data}
     # a readable default: the published methods, not all 16 (the legend overlapped)
     assert names & set(ALL_METHODS) == {
@@ -375,31 +376,30 @@ def test_frontier_shows_the_published_policies_by_default_grouped(open_app) -> N
     assert {"SC full budget (offline)", "DeepConf online (dco)", "sc-consensus sweep"} <= names
     groups = {t.get("name"): t.get("legendgroup") for t in data}
     assert groups["sc-pp"] == "published" and groups["DeepConf online (dco)"] == "baseline"
-    assert _frontier(app)["layout"]["legend"]["groupclick"] == "togglegroup"
+    assert _frontier(app)["legend"]["groupclick"] == "togglegroup"
+    titles = {t.get("legendgroup"): t.get("grouptitle") for t in data if t.get("grouptitle")}
+    assert titles["baseline"] == "Baselines" and titles["published"] == "Published"
     ours = open_app(policy="sc-mars", budget="16", others=["sc-consensus", "esc"])
-    groups = {t.get("name"): t.get("legendgroup") for t in _frontier(ours)["data"]}
+    groups = {t.get("name"): t.get("legendgroup") for t in _frontier(ours)["traces"]}
     assert groups["sc-consensus"] == "checkpoint" and groups["esc"] == "sequential"
     picked = open_app(policy="sc-consensus", budget="16", others=["sc-pp", "ac-entropy"])
     assert not picked.exception, picked.exception
     ms = next(m for m in picked.multiselect if m.key == "others")
     assert ms.value == ["sc-pp", "ac-entropy"]
-    names = {t.get("name") for t in _frontier(picked)["data"]}
+    names = {t.get("name") for t in _frontier(picked)["traces"]}
     assert names & set(ALL_METHODS) == {"sc-pp", "ac-entropy"}
     assert "DeepConf online (dco)" in names  # baselines stay
 
 
 def _arr(v):  # type: ignore[no-untyped-def]
-    """A plotly JSON array: a list, or plotly's binary form {"dtype", "bdata"}."""
-    if isinstance(v, dict):
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
-    return np.asarray(v, dtype=float)
+    """A chart's array as floats (None, a gap, as NaN)."""
+    return np.asarray([np.nan if x is None else x for x in v], dtype=float)
 
 
 def _chart(app, title: str) -> dict:  # type: ignore[no-untyped-def]
-    """The plotly chart whose annotations (subplot titles) include `title`."""
-    for c in app.get("plotly_chart"):
-        spec = json.loads(c.proto.spec)
-        if any(a.get("text") == title for a in spec["layout"].get("annotations", [])):
+    """The lite chart whose annotations (subplot titles) include `title`."""
+    for spec in lite_specs(app):
+        if any(a.get("text") == title for a in spec["annotations"]):
             return spec
     raise AssertionError(f"no chart titled {title!r}")
 
@@ -422,14 +422,15 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
     assert m, note
     assert 0 < float(m.group(1)) < 100  # truncation saves tokens on the sample
     fig = _chart(at, "vote share per answer")
-    answers = [t for t in fig["data"] if t["type"] == "scatter" and t.get("xaxis", "x") == "x"]
-    n_k = len(fig["frames"])  # the Play control steps through the checkpoints
+    answers = [t for t in fig["traces"] if t["type"] == "scatter" and t["xaxis"] == "x"]
+    n_k = len(fig["steps"]["counts"])  # the Play control steps through the checkpoints
+    assert fig["steps"]["counts"] == list(range(1, n_k + 1))
     assert n_k > 1 and answers
     assert all(_arr(t["y"]).shape == (n_k,) for t in answers)  # a share at every checkpoint
     assert max(_arr(t["y"]).max() for t in answers) > 0
-    share = _arr(next(t for t in fig["data"] if t.get("name") == "leader share (%)")["y"])
+    share = _arr(next(t for t in fig["traces"] if t.get("name") == "leader share (%)")["y"])
     assert share.shape == (n_k,) and share.max() > 0
-    assert not [a for a in fig["layout"]["annotations"] if "stop at" in a["text"]]
+    assert not [a for a in fig["annotations"] if "stop at" in a["text"]]
     assert any("never stops early" in c.value for c in at.caption)
 
 
@@ -460,7 +461,7 @@ def test_stopped_early_shows_its_total(open_app) -> None:
 
 
 def _marker(app, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-    t = next(t for t in _frontier(app)["data"] if t.get("name") == name)
+    t = next(t for t in _frontier(app)["traces"] if t.get("name") == name)
     return t["marker"]["symbol"], t["marker"]["color"]
 
 
@@ -479,16 +480,17 @@ def test_frontier_markers_keep_their_look_across_policies(open_app) -> None:
 def test_frontier_and_per_question_axes_have_headroom_and_round_ticks(open_app) -> None:
     app = open_app(policy="sc-mars-cal", budget="16")
     front = _frontier(app)
-    ys = [y for t in front["data"] if t.get("name") != "Pareto front" for y in _arr(t["y"])]
-    lo, hi = front["layout"]["yaxis"]["range"]
-    assert hi >= max(ys) + 3 and lo <= min(ys) - 3
+    ys = [y for t in front["traces"] if t.get("name") != "Pareto front" for y in _arr(t["y"])]
+    lo, hi = front["axes"]["yaxis"]["range"]
+    assert hi >= max(ys) + 3 - 1e-4 and lo <= min(ys) - 3 + 1e-4  # the points are float32
     perq = next(
-        json.loads(c.proto.spec)
-        for c in app.get("plotly_chart")
-        if any(t.get("name") == "savings (%)" for t in json.loads(c.proto.spec)["data"])
+        spec
+        for spec in lite_specs(app)
+        if any(t.get("name") == "savings (%)" for t in spec["traces"])
     )
-    lay = perq["layout"]
-    assert "overlaying" not in lay["yaxis2"]  # two rows, not twin axes with unrelated ticks
+    lay = perq["axes"]
+    # two rows, not twin axes with unrelated ticks (the lite renderer refuses `overlaying`)
+    assert lay["yaxis2"]["domain"][1] < lay["yaxis"]["domain"][0]
     assert lay["yaxis2"]["tickvals"] == [0, 25, 50, 75, 100]
     assert lay["yaxis2"]["range"][1] > 100 and lay["yaxis2"]["range"][0] < 0
 

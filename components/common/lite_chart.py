@@ -1,0 +1,82 @@
+"""Charts a view opens on, drawn as SVG without Plotly (see `lite_spec` for why).
+
+`lite_chart(fig, key=..., on_select=...)` takes the same `go.Figure` a view would hand to
+`st.plotly_chart` and behaves like it where the views rely on it: hover text, a click on a point
+hands `{"selection": {"points": [...]}}` to `on_select` through `st.session_state[key]` (so
+`components.common.selection` reads it unchanged), legend items and group titles hide and show
+traces. It has no zoom or pan: a view that offers them draws the Plotly chart on request. A figure
+the lite renderer cannot draw goes to `st.plotly_chart` (logged), so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from components.common.lite_spec import LiteUnsupported, chart_spec
+
+LOG = logging.getLogger(__name__)
+COMPONENT = "rte_lite_chart"
+SELECT_EVENT = "selection"
+_JS_FILE = Path(__file__).with_name("lite_chart.js")
+_CSS = """
+.rte-lite-root { position: relative; width: 100%; }
+.rte-lite-root svg { display: block; overflow: visible; }
+.rte-lite-root [data-legend]:focus-visible { outline: 2px solid var(--st-primary-color); }
+.rte-lite-tip {
+  position: absolute; z-index: 5; pointer-events: none; max-width: 420px;
+  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; line-height: 1.35;
+  background: rgba(255, 255, 255, 0.97); color: #31333f; border: 1px solid #999;
+  border-left-width: 4px; border-radius: 4px; padding: 4px 7px;
+  box-shadow: 0 2px 6px rgba(0, 0, 0, 0.15);
+}
+.rte-lite-steps { display: flex; align-items: center; gap: 10px; height: 36px; font-size: 13px; }
+.rte-lite-steps input { flex: 1; accent-color: var(--st-primary-color); }
+.rte-lite-steps button {
+  font: inherit; padding: 2px 12px; border-radius: 6px; cursor: pointer;
+  border: 1px solid rgba(49, 51, 63, 0.25); background: white;
+}
+"""
+STEPS_PX = 40  # the Play / slider bar under a chart with steps
+
+_COMPONENT: Any = None
+
+
+def _component() -> Any:
+    """Register the component once per process (a second registration only logs a warning)."""
+    global _COMPONENT
+    if _COMPONENT is None:
+        _COMPONENT = st.components.v2.component(
+            COMPONENT, js=_JS_FILE.read_text(encoding="utf-8"), css=_CSS
+        )
+    return _COMPONENT
+
+
+def lite_chart(
+    fig: go.Figure,
+    *,
+    key: str,
+    on_select: Callable[[], None] | None = None,
+) -> Any:
+    """Draw `fig` without Plotly; a figure it cannot draw is drawn by `st.plotly_chart`.
+
+    Returns the click of this run as `st.plotly_chart` would (read it with
+    `selection.selected_points`): a click reruns the script even without `on_select`."""
+    try:
+        spec = chart_spec(fig)
+    except LiteUnsupported as exc:
+        LOG.warning("chart %s drawn with Plotly: the lite renderer cannot draw %s", key, exc)
+        return st.plotly_chart(
+            fig, key=key, on_select=on_select or "rerun", selection_mode="points", width="stretch"
+        )
+    return _component()(
+        key=key,
+        data={"spec": spec},
+        height=spec["height"] + (STEPS_PX if spec["steps"] else 0),
+        on_selection_change=on_select or (lambda: None),
+    )

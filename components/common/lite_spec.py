@@ -1,0 +1,448 @@
+"""A Plotly figure as the small drawing spec `lite_chart` draws in the browser, without Plotly.
+
+Why: a view that draws any Plotly chart at first paint pays for Plotly's 4.7 MB bundle in a new
+tab, about 2.5-3 s of browser CPU on the benchmark machine (bench/first_paint.py), whatever the
+figure holds. The figures a view opens on are plain scatter and bar charts, so the same
+`go.Figure` the view builds (one builder, also for the zoomable Plotly version) is reduced here to
+what those need: points, lines, bars, text labels, shapes, annotations and a legend.
+
+Everything is resolved in Python, so the browser code stays small: colour scales become colours,
+hover templates become one plain-text tooltip a point (the browser sets it as text, never as
+HTML), typed arrays become lists with None for NaN. A figure using anything this module cannot draw
+raises `LiteUnsupported`, and the caller draws it with Plotly instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale, sample_colorscale
+
+from components.common.theme import LINE_PALETTE
+
+TRACE_TYPES = {"scatter", "scattergl", "bar"}
+# layout keys a figure may use; anything else that changes the drawing is refused
+LAYOUT_KEYS = {
+    "height",
+    "margin",
+    "legend",
+    "showlegend",
+    "title",
+    "hovermode",
+    "clickmode",
+    "dragmode",
+    "uirevision",
+    "bargap",
+    "barmode",
+    "shapes",
+    "annotations",
+    "template",
+    "font",
+    "width",
+    "autosize",
+}
+_AXIS = re.compile(r"^[xy]axis\d*$")
+_FIELD = re.compile(r"%\{([^}:]+)(?::([^}]*))?\}")
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_EXTRA = re.compile(r"<extra>.*?</extra>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_INDEX = re.compile(r"^(\w+)\[(\d+)\]$")
+DEFAULT_HEIGHT = 450
+STEP_MARGIN_T, STEP_MARGIN_B = 40, 70  # Plotly's room for Play (above) and the slider (below)
+
+
+class LiteUnsupported(ValueError):
+    """The figure uses something the lite renderer does not draw."""
+
+
+def plain_text(markup: object) -> str:
+    """Plotly's pseudo-HTML label as plain text: `<br>` as a newline, tags dropped, entities
+    decoded. Dataset text reached Plotly escaped (`safe_text.esc_hover`), so its own `<` and `&`
+    come back as characters; the browser shows the result as text, never as markup."""
+    if markup is None:
+        return ""
+    s = _EXTRA.sub("", str(markup))
+    s = _BR.sub("\n", s)
+    s = _TAG.sub("", s)
+    return html.unescape(s)
+
+
+def _array(value: Any) -> list | None:
+    """A Plotly data array (list, tuple, numpy array or Plotly's {"dtype", "bdata"}) as a list."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and "bdata" in value:
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            dims = [int(d) for d in str(shape).split(",")]
+            raw = raw.reshape(dims)
+        return _clean(raw.tolist())
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist())
+    if isinstance(value, list | tuple):
+        return _clean([v.tolist() if isinstance(v, np.ndarray) else v for v in value])
+    return None
+
+
+def _clean(values: list) -> list:
+    """NaN and inf as None (JSON has no NaN); numpy scalars as Python numbers."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, list):
+            out.append(_clean(v))
+        elif isinstance(v, float) and not math.isfinite(v):
+            out.append(None)
+        elif isinstance(v, np.generic):
+            item = v.item()
+            out.append(None if isinstance(item, float) and not math.isfinite(item) else item)
+        else:
+            out.append(v)
+    return out
+
+
+def _scalar_or_list(value: Any) -> Any:
+    arr = _array(value)
+    return arr if arr is not None else value
+
+
+def _fmt(value: Any, spec: str | None) -> str:
+    """A hover value under a d3-style format (the subset Python's format() shares)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if spec:
+        try:
+            if spec.endswith("d"):
+                return format(int(round(value)), spec)
+            return format(value, spec)
+        except (ValueError, TypeError):
+            return str(value)
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def _field(name: str, point: int, trace: dict[str, Any]) -> Any:
+    m = _INDEX.match(name)
+    key, index = (m.group(1), int(m.group(2))) if m else (name, None)
+    if key == "meta":
+        v = trace.get("meta")
+        return v[index] if index is not None and isinstance(v, list | tuple) else v
+    arr = trace.get(f"_{key}")
+    if arr is None:
+        v = trace.get(key)
+        return v if not isinstance(v, list | tuple | np.ndarray) else None
+    if not isinstance(arr, list):
+        v = arr
+    elif point < len(arr):
+        v = arr[point]
+    else:
+        return None
+    if index is not None:
+        return v[index] if isinstance(v, list | tuple) and index < len(v) else None
+    return v
+
+
+def _tips(t: dict[str, Any], n: int) -> list[str] | None:
+    """One plain-text tooltip a point, as Plotly would label it; None when hovering is off."""
+    info = str(t.get("hoverinfo") or "")
+    if info in ("skip", "none"):
+        return None
+    template = t.get("hovertemplate")
+    if isinstance(template, list | tuple):
+        raise LiteUnsupported("a hover template per point")
+    out = []
+    for i in range(n):
+        if template:
+            text = _FIELD.sub(
+                lambda m, i=i: _fmt(_field(m.group(1), i, t), m.group(2)), str(template)
+            )
+        else:
+            given = _field("hovertext", i, t) or _field("text", i, t)
+            x, y = _field("x", i, t), _field("y", i, t)
+            text = (
+                str(given)
+                if given
+                else f"{t.get('name') or ''}\n({_fmt(x, None)}, {_fmt(y, None)})".strip()
+            )
+        out.append(plain_text(text).strip())
+    return out
+
+
+def _colours(marker: dict[str, Any], n: int) -> Any:
+    """Marker colours: numbers on a colour scale become colour strings."""
+    colour = marker.get("color")
+    arr = _array(colour)
+    if arr is None or not arr or not isinstance(arr[0], int | float | type(None)):
+        return arr if arr is not None else colour
+    scale = marker.get("colorscale")
+    if scale is None:
+        raise LiteUnsupported("numeric marker colours without a colour scale")
+    named = get_colorscale(scale) if isinstance(scale, str) else [list(s) for s in scale]
+    vals = [float(v) if v is not None else math.nan for v in arr]
+    finite = [v for v in vals if math.isfinite(v)]
+    lo = marker.get("cmin", min(finite) if finite else 0.0)
+    hi = marker.get("cmax", max(finite) if finite else 1.0)
+    span = (hi - lo) or 1.0
+    ts = [min(1.0, max(0.0, (v - lo) / span)) if math.isfinite(v) else 0.0 for v in vals]
+    return list(sample_colorscale(named, ts)) if ts else []
+
+
+def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
+    kind = str(t.get("type") or "scatter")
+    if kind not in TRACE_TYPES:
+        raise LiteUnsupported(f"a {kind} trace")
+    if kind == "bar" and (t.get("orientation") or "v") != "v":
+        raise LiteUnsupported("horizontal bars")
+    if t.get("fill") not in (None, "none"):
+        raise LiteUnsupported("filled areas")
+    for key in ("x", "y", "customdata", "text", "hovertext"):
+        t[f"_{key}"] = _array(t.get(key))
+    x, y = t["_x"] or [], t["_y"] or []
+    if not y and t.get("y") is None:
+        raise LiteUnsupported("a trace without y values")
+    n = min(len(x), len(y)) if x else len(y)
+    if not x:
+        x = list(range(n))
+        t["_x"] = x
+    default_colour = LINE_PALETTE[index % len(LINE_PALETTE)]
+    marker = dict(t.get("marker") or {})
+    line = dict(t.get("line") or {})
+    mline = dict(marker.get("line") or {})
+    text = t["_text"] if t["_text"] is not None else t.get("text")
+    mode = str(t.get("mode") or ("lines+markers" if n < 20 else "lines"))
+    if kind == "bar":
+        mode = "bars"
+    textfont = dict(t.get("textfont") or {})
+    group_title = (t.get("legendgrouptitle") or {}).get("text")
+    return {
+        "type": kind if kind == "bar" else "scatter",
+        "mode": mode,
+        "name": plain_text(t.get("name")) if t.get("name") is not None else f"trace {index}",
+        "showlegend": t.get("showlegend"),
+        "legendgroup": t.get("legendgroup"),
+        "grouptitle": plain_text(group_title) if group_title else None,
+        "visible": t.get("visible", True),
+        "xaxis": t.get("xaxis") or "x",
+        "yaxis": t.get("yaxis") or "y",
+        "x": x[:n],
+        "y": y[:n],
+        "opacity": t.get("opacity", 1),
+        "line": {
+            "color": line.get("color") or default_colour,
+            "width": line.get("width", 2),
+            "dash": line.get("dash") or "solid",
+        },
+        "marker": {
+            "color": _colours(marker, n) or (line.get("color") or default_colour),
+            "size": _scalar_or_list(marker.get("size", 6)),
+            "symbol": _scalar_or_list(marker.get("symbol", "circle")),
+            "opacity": _scalar_or_list(marker.get("opacity", 1)),
+            "line_color": _scalar_or_list(mline.get("color")),
+            "line_width": _scalar_or_list(mline.get("width", 0)),
+        },
+        "text": [plain_text(v) for v in text]
+        if isinstance(text, list)
+        else (plain_text(text) if text else None),
+        "textposition": t.get("textposition") or "middle center",
+        "textcolor": _scalar_or_list(textfont.get("color")),
+        "textsize": textfont.get("size", 12),
+        "tips": _tips(t, n),
+        "picks": t["_customdata"][:n] if isinstance(t["_customdata"], list) else None,
+    }
+
+
+def _axis(spec: dict[str, Any]) -> dict[str, Any]:
+    title = spec.get("title")
+    title_text = title.get("text") if isinstance(title, dict) else title
+    if spec.get("type") not in (None, "-", "linear"):
+        raise LiteUnsupported(f"a {spec.get('type')} axis")
+    if spec.get("overlaying") or spec.get("side") == "right":
+        raise LiteUnsupported("twin axes")
+    return {
+        "domain": list(spec.get("domain") or [0.0, 1.0]),
+        "range": _array(spec.get("range")),
+        "title": plain_text(title_text) if title_text else "",
+        "visible": spec.get("visible", True),
+        "showticklabels": spec.get("showticklabels", True),
+        "tickvals": _array(spec.get("tickvals")),
+        "ticktext": [plain_text(v) for v in spec.get("ticktext") or []] or None,
+        "tickformat": spec.get("tickformat") or "",
+        "ticksuffix": spec.get("ticksuffix") or "",
+        "anchor": spec.get("anchor"),
+        "matches": spec.get("matches"),
+        "reversed": spec.get("autorange") == "reversed",
+        "zeroline": bool(spec.get("zeroline", False)),
+        "showgrid": spec.get("showgrid", True),
+    }
+
+
+def _shape(s: dict[str, Any]) -> dict[str, Any]:
+    if s.get("type") not in ("line", "rect"):
+        raise LiteUnsupported(f"a {s.get('type')} shape")
+    line = s.get("line") or {}
+    return {
+        "type": s["type"],
+        "x0": s.get("x0"),
+        "x1": s.get("x1"),
+        "y0": s.get("y0"),
+        "y1": s.get("y1"),
+        "xref": s.get("xref") or "x",
+        "yref": s.get("yref") or "y",
+        "color": line.get("color") or "#444",
+        "width": line.get("width", 2),
+        "dash": line.get("dash") or "solid",
+        "fill": s.get("fillcolor"),
+        "opacity": s.get("opacity", 1),
+    }
+
+
+def _annotation(a: dict[str, Any]) -> dict[str, Any]:
+    font = a.get("font") or {}
+    return {
+        "text": plain_text(a.get("text")),
+        "x": a.get("x"),
+        "y": a.get("y"),
+        "xref": a.get("xref") or "x",
+        "yref": a.get("yref") or "y",
+        "xanchor": a.get("xanchor") or "center",
+        "yanchor": a.get("yanchor") or "middle",
+        "color": font.get("color") or "#31333f",
+        "size": font.get("size", 12),
+        "bg": a.get("bgcolor"),
+    }
+
+
+def _is_prefix(part: list, full: list) -> bool:
+    """`part` is the start of `full`, up to float32 rounding (frames are often float32)."""
+    if len(part) > len(full):
+        return False
+    try:
+        a = np.array([math.nan if v is None else v for v in part], dtype=np.float64)
+        b = np.array([math.nan if v is None else v for v in full[: len(part)]], dtype=np.float64)
+    except (TypeError, ValueError):
+        return part == full[: len(part)]
+    return bool(np.allclose(a, b, rtol=1e-6, atol=1e-12, equal_nan=True))
+
+
+def _prefix_steps(fig: go.Figure, traces: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """An animation whose frame k shows the first points of every trace (a replay stepping
+    through checkpoints) as point counts a step; any other animation is refused."""
+    if not fig.frames:
+        return None
+    counts = []
+    for frame in fig.frames:
+        data = list(frame.data or [])
+        ids = list(frame.traces) if frame.traces is not None else list(range(len(data)))
+        if not data or ids != list(range(len(traces))):
+            raise LiteUnsupported("animation frames that are not prefixes of the traces")
+        n = None
+        for i, ft in zip(ids, data, strict=True):
+            fx, fy = _array(ft.x) or [], _array(ft.y) or []
+            full = traces[i]
+            if not (_is_prefix(fx, full["x"]) and _is_prefix(fy, full["y"])):
+                raise LiteUnsupported("animation frames that are not prefixes of the traces")
+            n = len(fx) if n is None else n
+            if len(fx) != n:
+                raise LiteUnsupported("animation frames of uneven length")
+        counts.append(int(n or 0))
+    sliders = fig.layout.sliders or ()
+    labels = [str(s.label) for s in sliders[0].steps] if sliders else [str(c) for c in counts]
+    current = sliders[0].currentvalue if sliders else None
+    duration = 500
+    for menu in fig.layout.updatemenus or ():
+        for button in menu.buttons or ():
+            args = list(button.args or [])
+            if button.label == "Play" and len(args) > 1 and isinstance(args[1], dict):
+                duration = int((args[1].get("frame") or {}).get("duration", duration))
+    active = sliders[0].active if sliders and sliders[0].active is not None else len(counts) - 1
+    return {
+        "counts": counts,
+        "labels": [plain_text(x) for x in labels[: len(counts)]],
+        "active": int(active),
+        "prefix": plain_text(current.prefix) if current and current.prefix else "",
+        "suffix": plain_text(current.suffix) if current and current.suffix else "",
+        "duration": duration,
+    }
+
+
+def chart_spec(fig: go.Figure) -> dict[str, Any]:
+    """What `lite_chart` draws for `fig`; `LiteUnsupported` when it cannot draw it faithfully."""
+    layout = fig.layout.to_plotly_json()
+    extra = {k for k in layout if not _AXIS.match(k)} - LAYOUT_KEYS
+    if fig.frames:
+        extra -= {"updatemenus", "sliders"}  # the animation's own controls, drawn as steps
+    if extra:
+        raise LiteUnsupported("layout " + ", ".join(sorted(extra)))
+    if layout.get("barmode") not in (None, "group", "overlay"):
+        raise LiteUnsupported(f"barmode {layout.get('barmode')}")
+    traces = [_trace(dict(t.to_plotly_json()), i) for i, t in enumerate(fig.data)]
+    axes = {k: _axis(v) for k, v in layout.items() if _AXIS.match(k)}
+    for t in traces:
+        for ref, letter in ((t["xaxis"], "x"), (t["yaxis"], "y")):
+            axes.setdefault(f"{letter}axis{ref[1:]}", _axis({}))
+    legend = dict(layout.get("legend") or {})
+    margin = {
+        k: int((layout.get("margin") or {}).get(k, d))
+        for k, d in (("l", 80), ("r", 80), ("t", 100), ("b", 80))
+    }
+    steps = _prefix_steps(fig, traces)
+    for t in traces:
+        t["x"], t["y"] = _pack(t["x"]), _pack(t["y"])
+    if steps is not None:  # the controls sit under the chart: free the room Plotly kept
+        margin["t"] -= min(STEP_MARGIN_T, max(0, margin["t"] - 30))
+        margin["b"] -= min(STEP_MARGIN_B, max(0, margin["b"] - 40))
+    title = layout.get("title")
+    title_text = title.get("text") if isinstance(title, dict) else title
+    return {
+        "height": int(layout.get("height") or DEFAULT_HEIGHT),
+        "margin": margin,
+        "title": plain_text(title_text) if title_text else "",
+        "axes": axes,
+        "traces": traces,
+        "shapes": [_shape(dict(s)) for s in layout.get("shapes") or []],
+        "annotations": [_annotation(dict(a)) for a in layout.get("annotations") or []],
+        "legend": {
+            "show": layout.get("showlegend", _legend_default(traces)),
+            "orientation": legend.get("orientation") or "v",
+            "groupclick": legend.get("groupclick") or "togglegroup",
+            "fontsize": (legend.get("font") or {}).get("size", 12),
+        },
+        "bargap": float(layout.get("bargap", 0.2)),
+        "steps": steps,
+        "selectable": "select" in str(layout.get("clickmode") or ""),
+        "revision": str(layout.get("uirevision") or ""),
+    }
+
+
+def _pack(values: list) -> Any:
+    """Numbers as base64 float32 (a third of their JSON text; drawing needs no more), NaN for
+    gaps; other values (categories) stay a list."""
+    if not all(
+        v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values
+    ):
+        return values
+    arr = np.array([math.nan if v is None else v for v in values], dtype=np.float32)
+    return {"f32": base64.b64encode(arr.tobytes()).decode("ascii")}
+
+
+def unpack(values: Any) -> list:
+    """The inverse of `_pack`, for tests and callers that read a spec."""
+    if isinstance(values, dict) and "f32" in values:
+        arr = np.frombuffer(base64.b64decode(values["f32"]), dtype=np.float32)
+        return [None if not math.isfinite(v) else v for v in arr.astype(np.float64).tolist()]
+    return list(values)
+
+
+def _legend_default(traces: Sequence[dict[str, Any]]) -> bool:
+    """Plotly shows a legend when more than one trace would be in it."""
+    return sum(1 for t in traces if t["showlegend"] is not False) > 1
