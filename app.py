@@ -12,7 +12,6 @@ import streamlit as st
 from components.casebook.present import banner as present_banner
 from components.common.guards import show_bug
 from components.common.links import VIEWS
-from components.common.preload import plotly_preloaded
 from components.common.router import routed
 from components.common.source_picker import render_source_sidebar
 
@@ -34,11 +33,8 @@ pages = [
 ]
 page = st.navigation(pages)
 render_source_sidebar()
-# the views whose first paint draws a chart: the browser loads Plotly while their script runs
-CHARTS_FIRST: set[str] = set()
-
 try:
-    with routed(), plotly_preloaded(page.url_path in CHARTS_FIRST):
+    with routed():
         if page.url_path != "casebook":
             present_banner()
         page.run()

@@ -24,11 +24,11 @@ parts need not add up to the median total; per run they do):
   browser CPU, less disturbed than the wall times by other work on a shared machine.
 Bytes are the decoded payload of every websocket message (Streamlit's ForwardMsg protobufs; the
 wire may be smaller with permessage-deflate) plus non-static HTTP bodies; `plotly` is the part in
-Plotly figure specs and `charts` the number of Plotly figures sent (with app.py's hidden preload
-chart). The line under each view gives the figures drawn at first paint (without the preload),
-their figure JSON, and whether the tab loaded Plotly's bundle at all: on the benchmark machine
-that bundle alone costs about 2.5-3 s of browser CPU in a new tab, more than everything else a
-view draws, so a view under 2 s draws no Plotly chart at first paint.
+Plotly figure specs and `charts` the number of Plotly figures sent. The line under each view gives
+the Plotly figures drawn at first paint, their figure JSON, and whether the tab loaded Plotly's
+bundle at all: on the benchmark machine that bundle alone costs about 2.5-3 s of browser CPU in a
+new tab, more than everything else a view draws, so the views open on lite charts
+(components/common/lite_chart.py: SVG, no Plotly; they count as `bidi_component` elements).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Opening:
     charts: int
     reruns: int  # script runs after the first
     cpu: float = 0.0  # seconds the tab's main thread was busy (CDP TaskDuration)
-    figures: int = 0  # Plotly figures drawn on the page (not the hidden preload chart)
+    figures: int = 0  # Plotly figures drawn on the page
     figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
     largest: list[tuple[int, str]] = field(default_factory=list)  # (bytes, element) top 5
@@ -130,16 +130,6 @@ def _element(msg: Any) -> tuple[str, str] | None:
         except ValueError:
             label = ""
     return kind, label
-
-
-def _is_preload(config: str) -> bool:
-    """app.py's hidden one-point chart (components/common/preload.py) is the static one."""
-    import json  # why: only while decoding frames
-
-    try:
-        return bool(json.loads(config or "{}").get("staticPlot"))
-    except ValueError:
-        return False
 
 
 def new_context(browser: Any) -> Any:
@@ -207,10 +197,8 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         if kind == "plotly_chart":
             plotly_bytes += len(payload)
             charts += 1
-            chart = msg.delta.new_element.plotly_chart
-            if not _is_preload(chart.config):
-                figures += 1
-                figure_json += len(chart.spec)
+            figures += 1
+            figure_json += len(msg.delta.new_element.plotly_chart.spec)
     largest.sort(reverse=True)
     return Opening(
         total=settled / 1000,

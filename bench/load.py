@@ -132,14 +132,11 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
     async def mars(pg: Any) -> None:
         await pg.goto(f"{base}/mars?file={MARS_FILE}&qid=3&view=Curves")
         await _settle(pg)
-        # the curves drawn in a visible chart: SVG up to 12k points, WebGL beyond
-        # (components.mars.figures); the hidden Plotly preload chart does not count
-        await pg.wait_for_function(
-            """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
-                .filter((el) => el.offsetParent !== null)
-                .some((el) => el.querySelector('.scatterlayer .trace, .gl-container canvas'))""",
-            timeout=STEP_TIMEOUT_MS,
-        )
+        # the curves drawn: a lite chart's SVG paths (components/common/lite_chart.py), inside
+        # its component's shadow root
+        # (the question grid above is a lite chart too, in a collapsed expander: not visible)
+        curves = 'svg[data-testid="lite-chart-svg"] g.trace path >> visible=true'
+        await pg.locator(curves).first.wait_for(timeout=STEP_TIMEOUT_MS)
 
     async def policy_change(pg: Any) -> None:
         await pg.goto(f"{base}/playground?policy=sc-consensus&budget=32")

@@ -61,7 +61,7 @@ def _on_curves_select() -> None:
 
 def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:
     n_max = max(1, min(MAX_CURVES, feats.height))
-    c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 1.1, 1.1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
     if n_max > 1:
         n = c1.slider(
             "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
@@ -81,7 +81,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
         "probes", value=True, help="show the probe answers as markers", **bound("markers")
     )
-    zoom = c5.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
+    zoom = c4.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
     shown = sample_traces(feats, int(n), seed=qid)
     if mode == "quantile bands":
         st.plotly_chart(mf.bands_figure(shown, smooth=int(smooth)), width="stretch")

@@ -95,7 +95,7 @@ def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> N
     probe.scroll_into_view_if_needed()
     probe.hover(force=True)
     # the hover text names the trace and the probe position, as Plotly's did
-    tip = page.locator(".rte-lite-tip")
+    tip = page.locator(".rte-lite-tip >> visible=true")
     tip.wait_for(state="visible", timeout=10_000)
     m = re.match(r"trace (\d+) @ (\d+)", tip.inner_text())
     assert m, tip.inner_text()

@@ -74,6 +74,7 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
         """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
         timeout=120_000,
     )
+    page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
     x0 = page.evaluate(CURRENT_X)
     table0 = _cells(page)
     runs0, frags0 = log.full_runs, log.fragment_runs  # whole-page runs so far (the first load)
@@ -106,6 +107,7 @@ def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: st
     page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
     wait_for_app(page)
     runs0, frags0 = log.full_runs, log.fragment_runs
+    page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
     x0 = page.evaluate(CURRENT_X)
     slider = (
         page.locator('[data-testid="stSlider"]')
