@@ -11,7 +11,7 @@ the lite renderer cannot draw goes to `st.plotly_chart` (logged), so nothing is 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +62,14 @@ def lite_chart(
     *,
     key: str,
     on_select: Callable[[], None] | None = None,
+    steps: Mapping[str, Any] | None = None,
 ) -> Any:
     """Draw `fig` without Plotly; a figure it cannot draw is drawn by `st.plotly_chart`.
 
     Returns the click of this run as `st.plotly_chart` would (read it with
     `selection.selected_points`): a click reruns the script even without `on_select`."""
     try:
-        spec = chart_spec(fig)
+        spec = chart_spec(fig, steps)
     except LiteUnsupported as exc:
         LOG.warning("chart %s drawn with Plotly: the lite renderer cannot draw %s", key, exc)
         return st.plotly_chart(

@@ -4,7 +4,8 @@ Why: a view that draws any Plotly chart at first paint pays for Plotly's 4.7 MB 
 tab, about 2.5-3 s of browser CPU on the benchmark machine (bench/first_paint.py), whatever the
 figure holds. The figures a view opens on are plain scatter and bar charts, so the same
 `go.Figure` the view builds (one builder, also for the zoomable Plotly version) is reduced here to
-what those need: points, lines, bars, text labels, shapes, annotations and a legend.
+what those need: points, lines, bars, text labels, shapes, annotations, a legend, and steps (a
+Play button and a slider showing the first points of every trace, for a replay).
 
 Everything is resolved in Python, so the browser code stays small: colour scales become colours,
 hover templates become one plain-text tooltip a point (the browser sets it as text, never as
@@ -18,7 +19,8 @@ import base64
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -55,7 +57,6 @@ _EXTRA = re.compile(r"<extra>.*?</extra>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 _INDEX = re.compile(r"^(\w+)\[(\d+)\]$")
 DEFAULT_HEIGHT = 450
-STEP_MARGIN_T, STEP_MARGIN_B = 40, 70  # Plotly's room for Play (above) and the slider (below)
 
 
 class LiteUnsupported(ValueError):
@@ -152,6 +153,10 @@ def _field(name: str, point: int, trace: dict[str, Any]) -> Any:
     return v
 
 
+def _substitute(m: re.Match[str], point: int, trace: dict[str, Any]) -> str:
+    return _fmt(_field(m.group(1), point, trace), m.group(2))
+
+
 def _tips(t: dict[str, Any], n: int) -> list[str] | None:
     """One plain-text tooltip a point, as Plotly would label it; None when hovering is off."""
     info = str(t.get("hoverinfo") or "")
@@ -163,9 +168,7 @@ def _tips(t: dict[str, Any], n: int) -> list[str] | None:
     out = []
     for i in range(n):
         if template:
-            text = _FIELD.sub(
-                lambda m, i=i: _fmt(_field(m.group(1), i, t), m.group(2)), str(template)
-            )
+            text = _FIELD.sub(partial(_substitute, point=i, trace=t), str(template))
         else:
             given = _field("hovertext", i, t) or _field("text", i, t)
             x, y = _field("x", i, t), _field("y", i, t)
@@ -322,65 +325,16 @@ def _annotation(a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _is_prefix(part: list, full: list) -> bool:
-    """`part` is the start of `full`, up to float32 rounding (frames are often float32)."""
-    if len(part) > len(full):
-        return False
-    try:
-        a = np.array([math.nan if v is None else v for v in part], dtype=np.float64)
-        b = np.array([math.nan if v is None else v for v in full[: len(part)]], dtype=np.float64)
-    except (TypeError, ValueError):
-        return part == full[: len(part)]
-    return bool(np.allclose(a, b, rtol=1e-6, atol=1e-12, equal_nan=True))
+def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What `lite_chart` draws for `fig`; `LiteUnsupported` when it cannot draw it faithfully.
 
-
-def _prefix_steps(fig: go.Figure, traces: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """An animation whose frame k shows the first points of every trace (a replay stepping
-    through checkpoints) as point counts a step; any other animation is refused."""
-    if not fig.frames:
-        return None
-    counts = []
-    for frame in fig.frames:
-        data = list(frame.data or [])
-        ids = list(frame.traces) if frame.traces is not None else list(range(len(data)))
-        if not data or ids != list(range(len(traces))):
-            raise LiteUnsupported("animation frames that are not prefixes of the traces")
-        n = None
-        for i, ft in zip(ids, data, strict=True):
-            fx, fy = _array(ft.x) or [], _array(ft.y) or []
-            full = traces[i]
-            if not (_is_prefix(fx, full["x"]) and _is_prefix(fy, full["y"])):
-                raise LiteUnsupported("animation frames that are not prefixes of the traces")
-            n = len(fx) if n is None else n
-            if len(fx) != n:
-                raise LiteUnsupported("animation frames of uneven length")
-        counts.append(int(n or 0))
-    sliders = fig.layout.sliders or ()
-    labels = [str(s.label) for s in sliders[0].steps] if sliders else [str(c) for c in counts]
-    current = sliders[0].currentvalue if sliders else None
-    duration = 500
-    for menu in fig.layout.updatemenus or ():
-        for button in menu.buttons or ():
-            args = list(button.args or [])
-            if button.label == "Play" and len(args) > 1 and isinstance(args[1], dict):
-                duration = int((args[1].get("frame") or {}).get("duration", duration))
-    active = sliders[0].active if sliders and sliders[0].active is not None else len(counts) - 1
-    return {
-        "counts": counts,
-        "labels": [plain_text(x) for x in labels[: len(counts)]],
-        "active": int(active),
-        "prefix": plain_text(current.prefix) if current and current.prefix else "",
-        "suffix": plain_text(current.suffix) if current and current.suffix else "",
-        "duration": duration,
-    }
-
-
-def chart_spec(fig: go.Figure) -> dict[str, Any]:
-    """What `lite_chart` draws for `fig`; `LiteUnsupported` when it cannot draw it faithfully."""
+    `steps` adds a Play button and a slider: step k shows the first `counts[k]` points of every
+    trace, under `prefix + labels[k] + suffix`, `duration` ms a step, opening on step `active`
+    (the axes keep the whole data's range)."""
+    if fig.frames:
+        raise LiteUnsupported("Plotly animation frames (pass steps instead)")
     layout = fig.layout.to_plotly_json()
     extra = {k for k in layout if not _AXIS.match(k)} - LAYOUT_KEYS
-    if fig.frames:
-        extra -= {"updatemenus", "sliders"}  # the animation's own controls, drawn as steps
     if extra:
         raise LiteUnsupported("layout " + ", ".join(sorted(extra)))
     if layout.get("barmode") not in (None, "group", "overlay"):
@@ -395,12 +349,8 @@ def chart_spec(fig: go.Figure) -> dict[str, Any]:
         k: int((layout.get("margin") or {}).get(k, d))
         for k, d in (("l", 80), ("r", 80), ("t", 100), ("b", 80))
     }
-    steps = _prefix_steps(fig, traces)
     for t in traces:
         t["x"], t["y"] = _pack(t["x"]), _pack(t["y"])
-    if steps is not None:  # the controls sit under the chart: free the room Plotly kept
-        margin["t"] -= min(STEP_MARGIN_T, max(0, margin["t"] - 30))
-        margin["b"] -= min(STEP_MARGIN_B, max(0, margin["b"] - 40))
     title = layout.get("title")
     title_text = title.get("text") if isinstance(title, dict) else title
     return {
@@ -418,9 +368,26 @@ def chart_spec(fig: go.Figure) -> dict[str, Any]:
             "fontsize": (legend.get("font") or {}).get("size", 12),
         },
         "bargap": float(layout.get("bargap", 0.2)),
-        "steps": steps,
+        "steps": _steps(steps),
         "selectable": "select" in str(layout.get("clickmode") or ""),
         "revision": str(layout.get("uirevision") or ""),
+    }
+
+
+def _steps(steps: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if steps is None:
+        return None
+    counts = [int(c) for c in steps["counts"]]
+    if not counts:
+        raise LiteUnsupported("steps without any step")
+    labels = [plain_text(x) for x in steps.get("labels") or counts]
+    return {
+        "counts": counts,
+        "labels": labels + [""] * (len(counts) - len(labels)),
+        "active": min(max(int(steps.get("active", len(counts) - 1)), 0), len(counts) - 1),
+        "prefix": plain_text(steps.get("prefix")),
+        "suffix": plain_text(steps.get("suffix")),
+        "duration": int(steps.get("duration", 500)),
     }
 
 

@@ -53,6 +53,9 @@ _GROUP_ORDER = {k: i for i, k in enumerate(GROUP_TITLES)}
 _SEQUENTIAL = {m for m in ALL_METHODS if policy_for_method(m).sequential}
 
 
+REPLAY_STEP_MS = 500  # one checkpoint a half second while playing
+
+
 def family(method: str) -> str:
     """The legend group of a frontier marker: the baselines (SC at full budget, DeepConf
     online), the other published methods, our checkpoint rules, our sequential rules."""
@@ -242,28 +245,18 @@ def per_question_figure(cmp: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def replay_frames(
-    grid: np.ndarray, lines: list[np.ndarray], tokens: np.ndarray
-) -> list[dict[str, object]]:
-    """Frame k of the Play animation: every line and the token bars up to checkpoint k.
-
-    Why plain dicts and float32: building 25 x 9 graph objects first and then assigning them
-    (plotly validates both) took about 0.2 s of the playground's first paint; assigned as dicts
-    they are validated once. The frames are most of the figure's bytes; float32 halves them
-    (the hover shows 2 decimals).
-    """
-    n_tr = len(lines) + 1
-    g32 = grid.astype(np.float32)
-    ys = [np.asarray(y, dtype=np.float32) for y in lines]
-    t32 = np.asarray(tokens, dtype=np.float32)
-    frames = []
-    for k in range(grid.shape[0]):
-        data: list[dict[str, object]] = [
-            {"type": "scatter", "x": g32[: k + 1], "y": y[: k + 1]} for y in ys
-        ]
-        data.append({"type": "bar", "x": g32[: k + 1], "y": t32[: k + 1]})
-        frames.append({"data": data, "traces": list(range(n_tr)), "name": str(k)})
-    return frames
+def replay_steps(grid: np.ndarray) -> dict[str, object]:
+    """The replay's Play control and checkpoint slider, as `lite_chart` steps: step k shows every
+    line and the token bars up to checkpoint k; it opens on the last checkpoint."""
+    k = int(grid.shape[0])
+    return {
+        "counts": list(range(1, k + 1)),
+        "labels": [f"{int(p)}" for p in grid],
+        "active": max(k - 1, 0),
+        "prefix": "checkpoint at ",
+        "suffix": " tokens",
+        "duration": REPLAY_STEP_MS,
+    }
 
 
 def replay_figure(
@@ -274,8 +267,8 @@ def replay_figure(
     top: int = 6,
 ) -> go.Figure:
     """One bootstrap iteration: vote share per answer group at each checkpoint, the rule's
-    signal (MARS margin vs threshold, or the leader's share), tokens spent, the stop marker;
-    a Play button steps through the checkpoints (plotly frames, no rerun)."""
+    signal (MARS margin vs threshold, or the leader's share), tokens spent, the stop marker.
+    Drawn by `lite_chart` with `replay_steps`: Play steps through the checkpoints in the browser."""
     fig = make_subplots(
         rows=3,
         cols=1,
@@ -360,63 +353,10 @@ def replay_figure(
             bgcolor=theme.STOP_LABEL_BG,
             name="stop label",
         )
-    fig.frames = replay_frames(grid, [y for _r, _n, y, _l in series], tokens)
     fig.update_layout(
         height=700,
-        margin={"l": 10, "r": 10, "t": 70, "b": 110},
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},
         legend={"orientation": "v", "x": 1.01, "y": 1.0, "font": {"size": 11}},
-        updatemenus=[
-            {
-                "type": "buttons",
-                "x": 0.0,
-                "y": 1.06,
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "direction": "left",
-                "buttons": [
-                    {
-                        "label": "Play",
-                        "method": "animate",
-                        "args": [
-                            None,
-                            {
-                                "frame": {"duration": 500, "redraw": True},
-                                "fromcurrent": False,
-                                "transition": {"duration": 0},
-                            },
-                        ],
-                    },
-                    {
-                        "label": "Pause",
-                        "method": "animate",
-                        "args": [
-                            [None],
-                            {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"},
-                        ],
-                    },
-                ],
-            }
-        ],
-        sliders=[
-            {
-                "active": grid.shape[0] - 1,
-                "y": -0.07,
-                "yanchor": "top",
-                "len": 0.95,
-                "currentvalue": {"prefix": "checkpoint at ", "suffix": " tokens"},
-                "steps": [
-                    {
-                        "label": f"{int(p)}",
-                        "method": "animate",
-                        "args": [
-                            [str(k)],
-                            {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"},
-                        ],
-                    }
-                    for k, p in enumerate(grid)
-                ],
-            }
-        ],
     )
     fig.update_xaxes(title_text="checkpoint position (tokens)", row=3, col=1, title_standoff=4)
     return fig

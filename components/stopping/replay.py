@@ -15,7 +15,7 @@ from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import bound
 from components.stopping import cached as pc
 from components.stopping.cases import replay_snapshot, show_replay_cases
-from components.stopping.figures import replay_figure
+from components.stopping.figures import replay_figure, replay_steps
 
 DL = LinkNotes("playground")  # this view's deep-link notes
 
@@ -99,4 +99,4 @@ def show_replay(
             "(the snapshot vote it would take if it stopped there)."
         )
     fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold())
-    lite_chart(fig, key="replay_fig")
+    lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid))

@@ -19,7 +19,7 @@ from cache.sample.mars import write_file
 from components.common.lite_spec import LiteUnsupported, chart_spec, plain_text, unpack
 from components.common.safe_text import esc_hover
 from components.mars import figures as mf
-from components.stopping.figures import replay_figure
+from components.stopping.figures import replay_figure, replay_steps
 
 
 def test_plain_text_turns_plotly_markup_into_text_and_keeps_dataset_markup_as_characters() -> None:
@@ -92,8 +92,9 @@ def test_gaps_colour_scales_and_clicks_survive() -> None:
         go.Figure(go.Scatter(x=[1], y=[1]), layout={"geo": {"showland": True}}),
         go.Figure(
             go.Scatter(x=[0, 1], y=[0, 1]),
-            frames=[go.Frame(data=[go.Scatter(x=[0, 1], y=[5, 5])])],  # not a prefix
+            frames=[go.Frame(data=[go.Scatter(x=[0, 1], y=[5, 5])])],  # Plotly's animation
         ),
+        go.Figure(go.Scatter(x=[1], y=[1], yaxis="y2"), layout={"yaxis2": {"overlaying": "y"}}),
     ],
 )
 def test_what_it_cannot_draw_is_refused(fig: go.Figure) -> None:
@@ -101,26 +102,27 @@ def test_what_it_cannot_draw_is_refused(fig: go.Figure) -> None:
         chart_spec(fig)
 
 
-def test_the_replay_animation_becomes_steps_over_checkpoints() -> None:
+def test_the_replay_steps_through_its_checkpoints() -> None:
     pool = hand_pool(
         final=[0, 1, 0],
         groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
         labels=["<b>7</b>", "8"],
     )
     res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
+    assert diag is not None
     fig = replay_figure(diag, res, "MARS margin vs threshold")
-    spec = chart_spec(fig)
+    spec = chart_spec(fig, replay_steps(diag.grid))
     steps = spec["steps"]
-    assert steps["counts"] == [1, 2, 3]  # frame k shows the first k + 1 checkpoints
+    assert steps["counts"] == [1, 2, 3]  # step k shows the first k + 1 checkpoints
     assert steps["active"] == 2 and steps["prefix"] == "checkpoint at "
     assert steps["labels"] == [f"{int(p)}" for p in diag.grid]
+    assert chart_spec(fig)["steps"] is None
     assert {t["yaxis"] for t in spec["traces"]} == {"y", "y2", "y3"}
     assert any(t["type"] == "bar" for t in spec["traces"])
     names = [t["name"] for t in spec["traces"]]
     assert any(n.startswith("<b>7</b>") for n in names)  # text for textContent, not markup
     titles = [a["text"] for a in spec["annotations"]]
     assert "vote share per answer" in titles and any("stop at" in x for x in titles)
-    assert spec["margin"]["b"] < fig.layout.margin.b  # the slider sits under the chart
 
 
 def test_the_views_first_figures_all_draw_without_plotly(tmp_path) -> None:  # type: ignore[no-untyped-def]

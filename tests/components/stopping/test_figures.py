@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterator
 
 from analysis.stopping import Consensus, Mars, SimSettings, prepare, replay
 from analysis.stopping.synthetic import hand_pool
-from components.stopping.figures import replay_figure
+from components.stopping.figures import replay_figure, replay_steps
 
 
 def _strings(obj: object) -> Iterator[str]:
@@ -38,10 +37,7 @@ def test_figures_escape_answer_text_and_stay_small() -> None:
     assert not [s for s in strings if "<script>" in s or "<b>7" in s]
     assert any("&lt;script&gt;" in s for s in strings)
     assert len(text) < 2_000_000
-    assert len(fig.frames) == 3  # one frame per checkpoint for the Play control
-    # plain-text Play/Pause labels: the ⏸ glyph is missing from common fonts (a box)
-    buttons = fig.layout.updatemenus[0].buttons
-    assert [b.label for b in buttons] == ["Play", "Pause"]
+    assert not fig.frames  # Play steps through the checkpoints in the browser (replay_steps)
     assert diag is not None and diag.margin is not None and diag.threshold is not None
     assert diag.margin.shape == (1, 3) and diag.threshold.shape == (1, 3)
 
@@ -82,22 +78,19 @@ def test_replay_stop_label_sits_inside_the_top_panel() -> None:
     assert title["yref"] == "paper" and title["yanchor"] == "bottom"  # the title sits above
 
 
-def test_replay_frames_grow_one_checkpoint_at_a_time_in_float32() -> None:
-    """The Play frames are the figure's bulk: float32 binary arrays (half the bytes of float64),
-    frame k holding every line and the token bars up to checkpoint k, traces in figure order."""
+def test_replay_steps_show_one_more_checkpoint_each() -> None:
+    """Play and the slider: step k shows every line and the token bars up to checkpoint k,
+    labelled by its position; the replay opens on the last checkpoint."""
     pool = hand_pool(
         final=[0, 1, 0],
         groups=[[0, 0, 0], [1, 1, 1], [0, 1, 0]],
         labels=["7", "8"],
     )
     res, diag = replay(prepare(pool), Mars(), SimSettings(budget=16, iterations=4), 2)
-    fig = json.loads(replay_figure(diag, res, "MARS margin vs threshold").to_json())
-    frames = fig["frames"]
-    n_traces = len(fig["data"])
-    assert [f["name"] for f in frames] == ["0", "1", "2"]
-    for k, frame in enumerate(frames):
-        assert frame["traces"] == list(range(n_traces))
-        assert [d["type"] for d in frame["data"]] == [d["type"] for d in fig["data"]]
-        for d in frame["data"]:
-            assert d["x"]["dtype"] == "f4" and d["y"]["dtype"] == "f4"
-            assert len(base64.b64decode(d["x"]["bdata"])) == 4 * (k + 1)
+    assert diag is not None
+    steps = replay_steps(diag.grid)
+    assert steps["counts"] == [1, 2, 3]
+    assert steps["labels"] == [f"{int(p)}" for p in diag.grid]
+    assert steps["active"] == 2 and steps["prefix"] == "checkpoint at "
+    fig = replay_figure(diag, res, "MARS margin vs threshold")
+    assert all(len(t.x) == 3 for t in fig.data)  # every trace has a point at every checkpoint
