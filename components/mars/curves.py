@@ -106,7 +106,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
         "coloured by its final answer (green right, red wrong, grey none). Markers: the probe "
         "answers forced every 2,048 tokens and at the end, at their stored `avg_conf` "
-        "(○ right, × wrong); | marks the trace end. Click a marker to pick that trace for the "
+        "(● right, × wrong); | marks the trace end. Click a marker to pick that trace for the "
         "Single trace tab."
     )
     picked = st.session_state.pop(PICKED_KEY, None)
