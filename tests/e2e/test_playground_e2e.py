@@ -219,11 +219,18 @@ def test_dco_explains_zero_savings_and_replays_votes(app_url: str, page) -> None
     share = replay.locator('g.trace[data-name="leader share (%)"] [data-x]')
     share.first.wait_for(timeout=60_000)
     assert share.count() > 1  # a point at every checkpoint shown
-    # Play steps through the checkpoints from the first one; its label is plain text
+    # Play steps on through the checkpoints to the last; its label is plain text
     bar = page.locator(".rte-lite-steps")
     play = bar.locator("button")
     assert play.inner_text() == "Play"
     n_all = share.count()
+    # the slider moves the replay back (start near the end, so playing it out is quick)
+    bar.locator("input").fill(str(n_all - 3))
+    page.wait_for_function(
+        f"""() => {{ const p = ({LITE_POINTS})('leader share (%)');
+             return p && p.length === {n_all - 2}; }}""",
+        timeout=10_000,
+    )
     play.click()
     assert play.inner_text() == "Pause"
     page.wait_for_function(
