@@ -12,6 +12,7 @@ from the parquet file, the default figures (100 curves with markers, votes) seri
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from analysis.mars.store import load_features, read_probes  # why: see above
     from analysis.mars.summaries import sample_traces, vote_shares  # why: see above
     from cache.sample.mars import write_file  # why: see above
+    from components.common.lite_spec import chart_spec  # why: see above
     from components.mars import figures as mf  # why: see above
 
     path = args.path
@@ -73,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{n} curves + {sum(len(x or []) for x in big['probe_pos'].to_list())} probe markers: "
         f"figure JSON {len(payload) / 1e6:.2f} MB (target <= 2 MB), built in {dt:.3f} s"
+    )
+    t = time.perf_counter()
+    lite = json.dumps(chart_spec(fig), allow_nan=False)
+    dt = time.perf_counter() - t
+    print(
+        f"the same as the lite chart draws it (the default, no Plotly): spec JSON "
+        f"{len(lite) / 1e6:.2f} MB (target <= 2 MB), reduced in {dt:.3f} s"
     )
     bands = mf.bands_figure(big, smooth=5).to_json()
     print(f"quantile bands of {n} traces: {len(bands) / 1e6:.3f} MB")

@@ -253,9 +253,12 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
             "line_color": _scalar_or_list(mline.get("color")),
             "line_width": _scalar_or_list(mline.get("width", 0)),
         },
-        "text": [plain_text(v) for v in text]
-        if isinstance(text, list)
-        else (plain_text(text) if text else None),
+        # labels drawn on the points; text that is only hover text is already in `tips`
+        "text": None
+        if "text" not in mode
+        else (
+            [plain_text(v) for v in text] if isinstance(text, list) else plain_text(text) or None
+        ),
         "textposition": t.get("textposition") or "middle center",
         "textcolor": _scalar_or_list(textfont.get("color")),
         "textsize": textfont.get("size", 12),

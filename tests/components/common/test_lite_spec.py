@@ -157,3 +157,16 @@ def test_the_views_first_figures_all_draw_without_plotly(tmp_path) -> None:  # t
     assert "majority: <i>2</i> (right)" in squares["tips"][1]
     assert grid["axes"]["xaxis"]["visible"] is False
     assert not math.isnan(grid["height"])
+
+
+def test_a_thousand_curves_with_probe_markers_stay_under_2_mb_as_a_lite_spec(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The issue's payload budget holds for what the browser is sent by default (the hover text
+    once, in `tips`; marker-only traces send no separate `text`)."""
+    path = tmp_path / "one_question.parquet"
+    write_file(path, "hmmt", 1000, seed=5, n_questions=1)
+    store = load_features(path)
+    qid = store.qids[0]
+    spec = chart_spec(mf.curves_figure(store.question(qid), read_probes(path, qid), smooth=1))
+    probes = [t for t in spec["traces"] if t["name"].startswith("probe")]
+    assert sum(len(t["tips"]) for t in probes) > 3000 and all(t["text"] is None for t in probes)
+    assert len(json.dumps(spec, allow_nan=False)) <= 2_000_000
