@@ -96,7 +96,6 @@ class Opening:
     charts: int
     reruns: int  # script runs after the first
     cpu: float = 0.0  # seconds the tab's main thread was busy (CDP TaskDuration)
-    figures: int = 0  # Plotly figures drawn on the page
     figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
     largest: list[tuple[int, str]] = field(default_factory=list)  # (bytes, element) top 5
@@ -180,7 +179,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
     done_at = settled
     elements: Counter[str] = Counter()
     largest: list[tuple[int, str]] = []
-    plotly_bytes = charts = runs = figures = figure_json = 0
+    plotly_bytes = charts = runs = figure_json = 0
     for (t, _n), payload in zip(frames, payloads, strict=False):
         msg = _decode(payload)
         if msg is None:
@@ -197,7 +196,6 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         if kind == "plotly_chart":
             plotly_bytes += len(payload)
             charts += 1
-            figures += 1
             figure_json += len(msg.delta.new_element.plotly_chart.spec)
     largest.sort(reverse=True)
     return Opening(
@@ -212,7 +210,6 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         elements=elements,
         largest=largest[:5],
         cpu=float(metrics.get("TaskDuration", 0.0)),
-        figures=figures,
         figure_json=figure_json,
     )
 
@@ -266,7 +263,7 @@ def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: boo
         )
         loaded = "yes" if _med([o.charts for o in ops]) else "no"
         print(
-            f"    figures at first paint: {_med([o.figures for o in ops]):.0f}, figure JSON "
+            f"    figures at first paint: {_med([o.charts for o in ops]):.0f}, figure JSON "
             f"{_med([o.figure_json for o in ops]) / 1e3:.0f} kB; Plotly bundle loaded: {loaded}"
         )
         if detail:

@@ -114,7 +114,15 @@ function numeric(v) {
   return typeof v === "number" && Number.isFinite(v);
 }
 
-function layoutLegend(spec, hidden, width) {
+// the smallest gap between distinct x values of bars (a bar's slot), `fallback` for one bar
+function barStep(xs, fallback) {
+  const sorted = [...new Set(xs.filter(numeric))].sort((a, b) => a - b);
+  let step = Infinity;
+  for (let k = 1; k < sorted.length; k++) step = Math.min(step, sorted[k] - sorted[k - 1]);
+  return Number.isFinite(step) ? step : fallback;
+}
+
+function layoutLegend(spec, width) {
   // legend entries: group titles and items, flowed into rows (horizontal) or one column
   const entries = [];
   const seenGroups = new Set();
@@ -167,7 +175,7 @@ function draw(root, spec, state, setTriggerValue) {
     "data-testid": "lite-chart-svg",
   });
   const m = spec.margin;
-  const legend = layoutLegend(spec, state.hidden, width - 20);
+  const legend = layoutLegend(spec, width - 20);
   const axes = spec.axes;
   const xKeys = Object.keys(axes).filter((k) => k.startsWith("x"));
   const yKeys = Object.keys(axes).filter((k) => k.startsWith("y"));
@@ -216,11 +224,8 @@ function draw(root, spec, state, setTriggerValue) {
     if (hi === lo) return [lo - 1, hi + 1];
     const span = hi - lo;
     if (pad === "bar") {
-      const xs = [];
-      spec.traces.forEach((t) => t.type === "bar" && xs.push(...t.x.filter(numeric)));
-      const sorted = [...new Set(xs)].sort((a, b) => a - b);
-      let step = span;
-      for (let k = 1; k < sorted.length; k++) step = Math.min(step, sorted[k] - sorted[k - 1]);
+      const xs = spec.traces.flatMap((t) => (t.type === "bar" && t.xaxis === ref ? t.x : []));
+      const step = barStep(xs, span);
       return [lo - step / 2, hi + step / 2];
     }
     return pad ? [lo - span * 0.05, hi + span * 0.05] : [lo, hi];
@@ -359,13 +364,7 @@ function draw(root, spec, state, setTriggerValue) {
     // a step of a replay shows each trace's first points (axes keep the full range)
     const n = spec.steps ? Math.min(t.y.length, spec.steps.counts[state.step] ?? t.y.length) : t.y.length;
     if (t.type === "bar") {
-      const xs = t.x.filter(numeric);
-      const sorted = [...new Set(xs)].sort((a, b) => a - b);
-      let step = 1;
-      if (sorted.length > 1) {
-        step = Infinity;
-        for (let k = 1; k < sorted.length; k++) step = Math.min(step, sorted[k] - sorted[k - 1]);
-      }
+      const step = barStep(t.x, 1);
       const bw = Math.abs(sx(step) - sx(0)) * (1 - spec.bargap);
       for (let i = 0; i < n; i++) {
         if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
@@ -694,7 +693,8 @@ export default function (component) {
     if (root.__rte) clearInterval(root.__rte.timer);
     root.__rte = { key, revision: spec.revision, hidden: new Set(), uid: `lc${Math.random().toString(36).slice(2, 9)}` };
   }
-  const sig = JSON.stringify(spec);
+  // a chart with steps is small; a new one (another question or iteration) starts afresh
+  const sig = spec.steps ? JSON.stringify(spec) : "";
   if (spec.steps && (root.__rte.sig !== sig || !(root.__rte.step < spec.steps.counts.length))) {
     // a new replay starts on the step Plotly's slider was set to
     clearInterval(root.__rte.timer);

@@ -76,16 +76,9 @@ def plain_text(markup: object) -> str:
 
 
 def _array(value: Any) -> list | None:
-    """A Plotly data array (list, tuple, numpy array or Plotly's {"dtype", "bdata"}) as a list."""
+    """A Plotly data array (list, tuple or numpy array, as `to_plotly_json` gives it) as a list."""
     if value is None:
         return None
-    if isinstance(value, dict) and "bdata" in value:
-        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            dims = [int(d) for d in str(shape).split(",")]
-            raw = raw.reshape(dims)
-        return _clean(raw.tolist())
     if isinstance(value, np.ndarray):
         return _clean(value.tolist())
     if isinstance(value, list | tuple):
