@@ -140,18 +140,18 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
 
     async def policy_change(pg: Any) -> None:
         await pg.goto(f"{base}/playground?policy=sc-consensus&budget=32")
-        await pg.get_by_text("Downloads (current run)").wait_for(timeout=STEP_TIMEOUT_MS)
+        await pg.get_by_role("tab", name="Frontier").wait_for(timeout=STEP_TIMEOUT_MS)
         await _settle(pg)
         picker = pg.locator('[data-testid="stSelectbox"]').filter(has_text="Stopping policy")
         await picker.locator("input").first.click()
         await pg.get_by_role("option", name="sc-pp", exact=True).click()
         await pg.wait_for_function("() => location.search.includes('policy=sc-pp')")
-        await pg.get_by_text("Downloads (current run)").wait_for(timeout=STEP_TIMEOUT_MS)
+        await pg.get_by_role("tab", name="Frontier").wait_for(timeout=STEP_TIMEOUT_MS)
         await _settle(pg)
 
     async def full_run(pg: Any) -> None:
         await pg.goto(f"{base}/playground?policy=sc-pp")  # defaults: budget 512 x 64 iterations
-        await pg.get_by_text("Downloads (current run)").wait_for(timeout=STEP_TIMEOUT_MS)
+        await pg.get_by_role("tab", name="Frontier").wait_for(timeout=STEP_TIMEOUT_MS)
         await _settle(pg)
 
     async def fineproofs(pg: Any) -> None:

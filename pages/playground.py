@@ -54,18 +54,25 @@ def lab() -> None:
     with guard("the summary", dataset="mars"):
         pv.show_summary(cur, sc)
         pv.show_run_cases(rel, src, cur, sc)
-    with guard("the frontier", dataset="mars"):
-        pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
-    picked = None
-    with guard("the per-question table", dataset="mars"):
-        picked = pv.show_per_question(rel, cur, sc)
-    with guard("the replay", dataset="mars"):
-        pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
-    with guard("the reference diff", dataset="mars"):
-        pv.show_reference(rel, src, cur, full=not preview)
-    st.subheader("Downloads (current run)")
-    with guard("the downloads", dataset="mars"):
-        pv.show_downloads(rel, cur)
+    # only the open tab is built and sent: a new tab opens on the frontier alone
+    for tab, name in pv.result_tabs():
+        with tab:
+            if name == "Frontier":
+                with guard("the frontier", dataset="mars"):
+                    pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
+            elif name == "Questions":
+                picked = None
+                with guard("the per-question table", dataset="mars"):
+                    picked = pv.show_per_question(rel, cur, sc)
+                with guard("the replay", dataset="mars"):
+                    pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
+            elif name == "Reference":
+                with guard("the reference diff", dataset="mars"):
+                    pv.show_reference(rel, src, cur, full=not preview)
+            else:
+                st.caption("The current run's results in the published simulator's CSV files.")
+                with guard("the downloads", dataset="mars"):
+                    pv.show_downloads(rel, cur)
 
 
 lab()

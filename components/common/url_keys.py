@@ -54,6 +54,7 @@ class PlaygroundKeys:
     FILE = MarsKeys.FILE
     QID = MarsKeys.QID
     # policy, its parameters (each policy's `ui_params` keys), frontier markers, bootstrap
+    # settings, the replayed iteration, the result tabs (`view`)
     WIDGETS: tuple[str, ...] = (
         "policy",
         "cal",
@@ -76,6 +77,7 @@ class PlaygroundKeys:
         "seed",
         "preview",
         "it",
+        "view",
     )
 
 

@@ -58,6 +58,22 @@ class RunLog:
         return self.finished.count(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
+def _results(page) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the results (the tabs under the summary) are on screen and the app is idle."""
+    page.get_by_role("tab", name="Frontier").wait_for(timeout=180_000)
+    wait_for_app(page)
+
+
+def _open_tab(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    page.get_by_role("tab", name=name).click()
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('[role="tab"]')]
+             .some(t => t.innerText.trim() === {name!r} && t.getAttribute('aria-selected') === 'true')""",
+        timeout=30_000,
+    )
+    wait_for_app(page)
+
+
 def _cells(page) -> str:  # type: ignore[no-untyped-def]
     cells = page.locator('[data-testid="stDataFrame"] [role="gridcell"]')
     return "|".join(c.inner_text() for c in cells.all())
@@ -65,20 +81,21 @@ def _cells(page) -> str:  # type: ignore[no-untyped-def]
 
 def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     log = RunLog(page)
-    page.goto(f"{app_url}/playground?policy=sc-consensus&budget=64")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    page.goto(f"{app_url}/playground?policy=sc-consensus&budget=64&view=Questions")
+    _results(page)
     assert_no_exception(page)
     # on a cold cache the per-question table arrives after the first paint: wait for its cells
     page.wait_for_function(
         """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
         timeout=120_000,
     )
-    page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
-    x0 = page.evaluate(CURRENT_X)
     table0 = _cells(page)
+    _open_tab(page, "Frontier")  # a tab opens by a fragment run: the page around it stays
+    page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
+    assert "view=" not in page.url  # the frontier is the default tab
+    x0 = page.evaluate(CURRENT_X)
     runs0, frags0 = log.full_runs, log.fragment_runs  # whole-page runs so far (the first load)
-    assert x0 is not None and table0 and runs0 >= 1
+    assert x0 is not None and table0 and runs0 >= 1 and frags0 >= 1
     slider = (
         page.locator('[data-testid="stSlider"]')
         .filter(has_text="tau")
@@ -91,12 +108,18 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     wait_for_app(page)
     assert_no_exception(page)
     assert page.evaluate(CURRENT_X) > x0  # a looser tau saves more tokens
-    assert _cells(page) != table0  # per-question savings / stop positions changed
     assert "tau=0.75" in page.url
     # only the fragment reran: the page script outside it (title, file and policy pickers) did
     # not run again, though 20 slider steps went by; the server reported fragment runs instead
     assert log.full_runs == runs0
     assert log.fragment_runs > frags0
+    _open_tab(page, "Questions")
+    page.wait_for_function(
+        """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
+        timeout=60_000,
+    )
+    assert _cells(page) != table0  # per-question savings / stop positions changed
+    assert log.full_runs == runs0
 
 
 def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
@@ -104,8 +127,7 @@ def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: st
     fragment moves, and a whole-page run when the policy (outside the fragment) changes."""
     log = RunLog(page)
     page.goto(f"{app_url}/playground?policy=sc-stability&budget=32")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    _results(page)
     runs0, frags0 = log.full_runs, log.fragment_runs
     page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
     x0 = page.evaluate(CURRENT_X)
@@ -132,14 +154,18 @@ def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: st
 
 def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/playground?policy=sc-pp&conv=4&budget=32&qid=2")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    _results(page)
     assert_no_exception(page)
     main = page.inner_text('[data-testid="stMain"]')
     assert "Parallel-Probe (sc-pp)" in main
+    # a link naming a question opens the Questions tab on its replay
     assert "Q2, iteration 0" in main
-    # frontier, per-question chart, replay: all drawn without Plotly
-    assert page.locator(LITE_SVG).count() >= 3
+    # per-question chart and replay (the frontier's tab is closed): drawn without Plotly
+    page.locator(LITE_SVG).nth(1).wait_for(timeout=60_000)
+    assert page.locator(LITE_SVG).count() == 2
+    assert page.locator(".js-plotly-plot").count() == 0
+    _open_tab(page, "Frontier")
+    page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)
     assert page.locator(".js-plotly-plot").count() == 0
 
 
@@ -156,9 +182,10 @@ def _replay_line(page) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    page.goto(
+        f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet&view=Questions"
+    )
+    _results(page)
     assert_no_exception(page)
     assert _replay_line(page).startswith("Q0,")
     table = _perq_table(page)
@@ -189,9 +216,10 @@ def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # 
 
 
 def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    page.goto(
+        f"{app_url}/playground?policy=sc-pp&budget=32&file=Qwen3-32B/aime25.parquet&view=Questions"
+    )
+    _results(page)
     # elements below the fold mount once scrolled to (with warm caches the page is short-lived
     # at the top and the table is not mounted yet)
     page.get_by_text("Per question, next to self-consistency").scroll_into_view_if_needed()
@@ -207,9 +235,8 @@ def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # typ
 def test_dco_explains_zero_savings_and_replays_votes(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     """dco: the 0 % savings are explained next to the metrics, the replay draws the vote at
     every checkpoint (not an empty chart), and its Play/Pause buttons are plain text."""
-    page.goto(f"{app_url}/playground?policy=dco&budget=64")
-    page.get_by_text("Downloads (current run)").wait_for(timeout=180_000)
-    wait_for_app(page)
+    page.goto(f"{app_url}/playground?policy=dco&budget=64&view=Questions")
+    _results(page)
     assert_no_exception(page)
     info = page.locator('[data-testid="stAlert"]').filter(has_text="never stops early")
     assert "untruncated SC" in info.inner_text()

@@ -49,6 +49,15 @@ def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def open_tab(app, name: str):  # type: ignore[no-untyped-def]
+    """Switch the result tabs to `name` (a click on the tab) and rerun."""
+    assert name in pv.TABS
+    app.session_state[pv.TABS_KEY] = name
+    if pv.TABS_KEY in app.query_params:  # AppTest sends its URL again on every run
+        app.query_params[pv.TABS_KEY] = name
+    return app.run()
+
+
 def test_renders_and_slider_updates_results(open_app) -> None:
     """A slider move updates the results. That only the fragment reran cannot be seen in
     AppTest: every `AppTest.run()` executes the whole page script (its script runner receives
@@ -57,10 +66,11 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     app = open_app(policy="sc-consensus", budget="32")
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
-    assert [h.value for h in app.subheader][:2] == [
-        "Accuracy against token savings",
-        "Per question, next to self-consistency",
-    ]
+    # a new tab opens on the frontier; the closed tabs are neither built nor sent
+    assert [t.label for t in app.tabs] == list(pv.TABS)
+    assert [h.value for h in app.subheader] == ["Accuracy against token savings"]
+    assert not [d for d in app.dataframe if "savings_pct" in getattr(d.value, "columns", [])]
+    assert not app.get("download_button") and len(lite_specs(app)) == 1
     before = _metric(app, "mean token savings")
     tau = next(s for s in app.slider if s.key == "tau")
     assert tau.value == pytest.approx(0.95)
@@ -94,6 +104,10 @@ def test_every_policy_renders(open_app, method: str) -> None:
     assert not app.exception, (method, app.exception)
     assert not [e for e in app.error], (method, [e.value for e in app.error])
     assert next(s for s in app.selectbox if s.key == "policy").value == method
+    for tab in pv.TABS[1:]:
+        open_tab(app, tab)
+        assert not app.exception, (method, tab, app.exception)
+        assert not [e for e in app.error], (method, tab, [e.value for e in app.error])
     assert len(app.get("download_button")) == 3
 
 
@@ -187,6 +201,7 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     at = new_app()
     at.query_params["policy"] = "sc-pp"
     at.query_params["budget"] = "16"
+    at.query_params["view"] = "Reference"
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
@@ -238,20 +253,32 @@ def test_bad_reference_csv_is_a_data_error(
     at = new_app()
     at.query_params["policy"] = "sc-pp"
     at.query_params["budget"] = "16"
+    at.query_params["view"] = "Reference"
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
     errs = [e.value for e in at.error]
     assert len(errs) == 1 and "Unexpected columns" in errs[0], errs
     assert "summary\\_per\\_question" in errs[0] and bad.replace("_", "\\_") in errs[0]
-    # the sections after the reference diff still render
+    # the other tabs still render
+    open_tab(at, "Downloads")
+    assert not at.error, [e.value for e in at.error]
     assert len(at.get("download_button")) == 3
 
 
-@pytest.mark.parametrize("section", ["show_summary", "show_frontier", "show_per_question"])
-def test_a_failing_section_leaves_the_others(open_app, monkeypatch, section: str) -> None:
-    """A bug in one results section shows a bug box there; the replay, reference diff and
-    downloads still render."""
+@pytest.mark.parametrize(
+    ("section", "broken_tabs"),
+    [
+        ("show_summary", set(pv.TABS)),  # above the tabs: its box shows whichever tab is open
+        ("show_frontier", {"Frontier"}),
+        ("show_per_question", {"Questions"}),
+    ],
+)
+def test_a_failing_section_leaves_the_others(
+    open_app, monkeypatch, section: str, broken_tabs: set[str]
+) -> None:
+    """A bug in one results section shows a bug box there; every other section (the replay,
+    the reference diff, the downloads) still renders in its tab."""
 
     def boom(*_a, **_k):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
@@ -259,13 +286,22 @@ def test_a_failing_section_leaves_the_others(open_app, monkeypatch, section: str
     monkeypatch.setenv("RTE_STRICT", "0")  # let the guard show the bug box instead of raising
     monkeypatch.setattr(pv, section, boom)
     app = open_app(policy="sc-pp", budget="16")
-    assert not app.exception, app.exception
-    assert len(app.error) == 1 and "boom" in app.error[0].value
-    heads = [h.value for h in app.subheader]
-    assert "Replay one bootstrap iteration" in heads
-    # no reference CSVs in this source: the section is its one-line caption
-    assert any(c.value.startswith("**Against the published reference:**") for c in app.caption)
-    assert len(app.get("download_button")) == 3
+    for tab in pv.TABS:
+        open_tab(app, tab)
+        assert not app.exception, (tab, app.exception)
+        errors = [e.value for e in app.error]
+        if tab in broken_tabs:
+            assert len(errors) == 1 and "boom" in errors[0], (tab, errors)
+        else:
+            assert not errors, (tab, errors)
+        if tab == "Questions":
+            assert "Replay one bootstrap iteration" in [h.value for h in app.subheader]
+        elif tab == "Reference":  # no reference CSVs in this source: a one-line caption
+            assert any(
+                c.value.startswith("**Against the published reference:**") for c in app.caption
+            )
+        elif tab == "Downloads":
+            assert len(app.get("download_button")) == 3
 
 
 def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
@@ -275,6 +311,7 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     assert (sample_root / "mars" / "repro_reference/DeepSeek-8B/aime-2025/sc-mars-cal").is_dir()
     at = new_app(timeout=300)
     at.query_params["policy"] = "sc-mars-cal"
+    at.query_params["view"] = "Reference"
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
@@ -317,7 +354,7 @@ def test_window_choice_changes_the_confidence_windows(sample_root: Path) -> None
 
     def open_dco(**params: str):  # type: ignore[no-untyped-def]
         at = new_app()
-        at.query_params.update({"policy": "dco", **params})
+        at.query_params.update({"policy": "dco", "view": "Questions", **params})
         at.switch_page("pages/playground.py")
         return at.run()
 
@@ -410,6 +447,7 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
     untruncated SC cost of the same sample; the replay still shows its vote at each checkpoint."""
     at = new_app()
     at.query_params["policy"] = "dco"
+    at.query_params["view"] = "Questions"
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
@@ -483,6 +521,7 @@ def test_frontier_and_per_question_axes_have_headroom_and_round_ticks(open_app) 
     ys = [y for t in front["traces"] if t.get("name") != "Pareto front" for y in _arr(t["y"])]
     lo, hi = front["axes"]["yaxis"]["range"]
     assert hi >= max(ys) + 3 - 1e-4 and lo <= min(ys) - 3 + 1e-4  # the points are float32
+    open_tab(app, "Questions")
     perq = next(
         spec
         for spec in lite_specs(app)
@@ -545,6 +584,7 @@ def test_a_run_is_captured_with_its_parameters(open_app, db: str) -> None:
     assert snap["accuracy_pct"] == pytest.approx(acc, abs=0.06)
     assert snap["token_savings_pct"] == pytest.approx(savings, abs=0.06)
     assert snap["sc_accuracy_pct"] is not None and "untruncated_savings_pct" not in snap
+    open_tab(app, "Questions")
     assert snap["questions_lost_vs_sc"] == sum(_perq(app)["flag"] != "")
     assert (snap["budget"], snap["iterations"], snap["warmup"], snap["window"], snap["seed"]) == (
         16,
@@ -658,6 +698,26 @@ def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
     assert len(notes) == 1 and asked in notes[0] and shown in notes[0], notes
     at.run()
     assert _link_notes(at), "the note stays while the fallback is shown"
+
+
+def test_a_link_opens_the_tab_it_names_and_a_replay_link_opens_the_replay(open_app) -> None:
+    """`?view=` opens that tab; a link naming a question or an iteration to replay (a replay
+    case's link) opens the Questions tab; a bad tab name falls back to the frontier."""
+    cases = [
+        ({"view": "Downloads"}, "Downloads"),
+        ({"it": "3"}, "Questions"),
+        ({"qid": "1"}, "Questions"),
+        ({"qid": "1", "view": "Frontier"}, "Frontier"),
+        ({"view": "<script>"}, "Frontier"),
+    ]
+    for params, tab in cases:
+        at = open_app(policy="sc-pp", budget="16", **params)
+        assert not at.exception, (params, at.exception)
+        assert not at.error, (params, [e.value for e in at.error])
+        heads = [h.value for h in at.subheader]
+        assert ("Accuracy against token savings" in heads) == (tab == "Frontier"), params
+        assert ("Replay one bootstrap iteration" in heads) == (tab == "Questions"), params
+        assert (len(at.get("download_button")) == 3) == (tab == "Downloads"), params
 
 
 def test_the_replayed_iteration_lives_in_the_url(open_app) -> None:
