@@ -6,7 +6,9 @@ whose group confidence is `< thr` is the first record low below `thr`. `first_be
 all queries of a bootstrap sample at once with one int64 `searchsorted` in a key index of the
 lows (row, then value rank), built once per pool: on the realistic 512 x 64 pools this took
 DeepConf from 0.32 to under 0.2 s a run, where a vectorised binary search over [I, B] arrays
-cost six steps of seven array operations each.
+cost six steps of seven array operations each. Building the index costs more than a search or
+two, though (0.9 s of a 1.6 s warm `simulate --method dco` on the realistic pool), so a pool's
+first `BISECT_SEARCHES` searches bisect instead; both give the same answer.
 
 Why apart from `prepare`: a full pool holds millions of lows and only DeepConf-filtered methods
 read them. When every low of the source pool is finite and each trace's lows decrease (every
@@ -24,6 +26,12 @@ import numpy as np
 
 from analysis.mars.pool import QuestionPool, sorted_distinct
 from analysis.stopping.notes import Note, NoteCode
+
+# the first searches of a pool bisect its rows; from the next one on, the key index (built once,
+# ~30 ms for a realistic 512-trace pool) answers: a one-shot `simulate` process (one or two
+# searches a question) never builds it, the playground (a sweep searches a pool dozens of
+# times) builds it on its third search
+BISECT_SEARCHES = 2
 
 
 def strictly_decreasing(offsets: np.ndarray, values: np.ndarray) -> bool:
@@ -59,6 +67,7 @@ class RecordLows:
     decreasing: bool  # values strictly decrease within every row (else: UNSORTED_LOWS)
     _index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _flat: RecordLows | None = field(default=None, repr=False)
+    _searches: int = field(default=0, repr=False)
 
     @classmethod
     def of_pool(cls, pool: QuestionPool, keep: np.ndarray, notes: list[Note]) -> RecordLows:
@@ -125,6 +134,9 @@ class RecordLows:
         src = rows if self.rows is None else self.rows[rows]
         stop = self.offsets[src + 1]
         t = np.broadcast_to(thr[..., None], rows.shape)
+        self._searches += 1
+        if self._index is None and self.decreasing and self._searches <= BISECT_SEARCHES:
+            return self._bisect(src, stop, t)
         keys, windows, uniq = self._key_index()
         m_u = uniq.shape[0]
         # r = number of distinct record-low values < thr, once per threshold (not per trace);
@@ -137,6 +149,31 @@ class RecordLows:
             win = windows[np.minimum(pos, windows.shape[0] - 1)].astype(np.int64)
         else:
             win = np.zeros(pos.shape, np.int64)
+        return hit, win
+
+    def _bisect(
+        self, src: np.ndarray, stop: np.ndarray, t: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`first_below` without the key index: a binary search in every queried row at once
+        (its lows strictly decrease, so those below `t` are a suffix of the row). Same answer
+        as the index: `value < t` compared in float64, as the index's ranks compare."""
+        lo = self.offsets[src].copy()
+        hi = stop.copy()
+        n_vals = self.value.shape[0]
+        longest = int((hi - lo).max()) if lo.size else 0
+        for _ in range(longest.bit_length()):
+            open_ = lo < hi
+            if not open_.any():
+                break
+            mid = (lo + hi) >> 1
+            below = self.value[np.minimum(mid, max(n_vals - 1, 0))] < t
+            hi = np.where(open_ & below, mid, hi)
+            lo = np.where(open_ & ~below, mid + 1, lo)
+        hit = (lo < stop) & np.isfinite(t)
+        if self.window.size:
+            win = self.window[np.minimum(lo, self.window.shape[0] - 1)].astype(np.int64)
+        else:
+            win = np.zeros(lo.shape, np.int64)
         return hit, win
 
     def _key_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
