@@ -9,7 +9,10 @@ LRU caches (pure functions of the two strings, so sharing them between sessions 
 
 Group ids are deterministic: numbered 0, 1, ... in order of first appearance of the answers as
 they are added (the feature builder adds final answers in `trace_idx` order, then probe answers),
-as shared/spec/stopping.md requires for tie-breaks. A null or empty answer has no group (-1).
+as shared/spec/stopping.md requires for tie-breaks. A null or empty answer has no group (-1). An
+answer the normaliser empties (a probe cut after `n=`, a lone `.` or `$`) is still an answer,
+as in the published simulator, where only null and "" are no answer: it gets a group of its own
+(keyed by its raw text, equal only to itself), so it votes and its switch probability counts.
 
 Timeout-safe path: math-verify's own timeouts use `signal.alarm`, which only works on the main
 thread. On the main thread we pass short timeouts; elsewhere (Streamlit runs scripts in worker
@@ -33,6 +36,7 @@ import numpy as np
 from analysis.mars.verdict_memo import VerdictMemo
 
 LONG_ANSWER_CHARS = 120  # longer extracted answers are treated as text spans, not maths
+RAW_KEY = "r:"  # grouping key prefix of an answer the normaliser empties (`n=`): its raw text
 VERIFY_MAX_CHARS = 60
 LABEL_MAX_CHARS = 80
 
@@ -633,14 +637,18 @@ class AnswerGrouper:
         self._correct: list[bool] = []
 
     def add(self, answer: object) -> int:
-        """Group id of `answer` (new id if unseen), -1 for null/empty."""
+        """Group id of `answer` (new id if unseen), -1 for null and ""."""
         if answer is None:
             return -1
         hit = self._raw_to_group.get(answer)
         if hit is None:
             norm = normalize(answer)
-            g = self._group_of(norm, answer)
-            shown = self._display(norm, g, answer)
+            if norm is None and str(answer) != "":
+                g = self._raw_group(str(answer))
+                shown: str | None = " ".join(str(answer).split()) or "(blank)"
+            else:
+                g = self._group_of(norm, answer)
+                shown = self._display(norm, g, answer)
             hit = (g, shown)
             self._raw_to_group[answer] = hit
         g, shown = hit
@@ -682,6 +690,20 @@ class AnswerGrouper:
         if g is None:
             g = self._new_group(norm, key)
         self._key_to_group[key] = g
+        return g
+
+    def _raw_group(self, raw: str) -> int:
+        """The group of an answer with an empty normal form: its own, by its exact text (a wrong
+        answer: it never matches the ground truth)."""
+        key = RAW_KEY + raw
+        g = self._key_to_group.get(key)
+        if g is None:
+            g = len(self._members)
+            self._members.append({})
+            self._norms.append(key)
+            self._fps.append(None)
+            self._correct.append(False)
+            self._key_to_group[key] = g
         return g
 
     def _equivalent(self, a: str, b: str) -> bool:

@@ -44,6 +44,16 @@ def test_group_ids_in_order_of_first_appearance_and_correctness() -> None:
     assert g.correct_of(np.array([-1, 1, 2])).tolist() == [False, True, False]
 
 
+def test_an_answer_the_normaliser_empties_is_an_answer_of_its_own() -> None:
+    """A probe cut after `n=` (or a lone `.`) normalises to nothing, but the published simulator
+    counts every answer but null and "": its own group, equal only to itself, never correct."""
+    g = AnswerGrouper("2")
+    ids = g.add_many(["n=", "2", "n=", "x=", ".", "", None, "n=2", "  "])
+    assert ids.tolist() == [0, 1, 0, 2, 3, -1, -1, 1, 4]
+    assert g.labels == ["n=", "2", "x=", ".", "(blank)"]
+    assert g.group_correct.tolist() == [False, True, False, False, False]
+
+
 def test_deterministic_across_runs() -> None:
     answers = ["5", "2^{99}", "garbage text", "5", "\\sqrt{3}", "2^{99}", "\\sqrt3"]
     a = AnswerGrouper("2^{99}").add_many(answers).tolist()
