@@ -208,13 +208,17 @@ class Sides:
         found = sorted(out.rglob("results.csv"))
         return run, found[0].parent if found else out
 
-    def clear(self, keep_memo: bool = False) -> None:
-        """Empty both caches; `keep_memo` keeps our answer memo (what a rebuild finds: after a
-        version bump of the tables, or for another file with the same answer strings)."""
+    def clear(self, side: str, keep_memo: bool = False) -> None:
+        """Empty one side's cache; `keep_memo` keeps our answer memo (what a rebuild finds:
+        after a version bump of the tables, or for another file with the same answer strings)."""
+        if side == "theirs":
+            shutil.rmtree(self.their_cache, ignore_errors=True)
+            return
         memo = self.our_cache / "derived" / ANSWER_MEMO
         saved = memo.read_bytes() if keep_memo and memo.exists() else None
+        if keep_memo and saved is None:
+            raise SystemExit(f"no answer memo at {memo} to keep")
         shutil.rmtree(self.our_cache, ignore_errors=True)
-        shutil.rmtree(self.their_cache, ignore_errors=True)
         if saved is not None:
             memo.parent.mkdir(parents=True, exist_ok=True)
             memo.write_bytes(saved)
@@ -298,14 +302,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_cold:
         for i in range(args.cold_runs):
             for side in ("theirs", "ours") if i % 2 else ("ours", "theirs"):
-                sides.clear()
+                sides.clear(side)
                 run, _ = sides.ours("offline") if side == "ours" else sides.theirs("offline")
                 (cold_o if side == "ours" else cold_t).append(run)
                 print(
                     f"  cold {side}: {run.wall:.1f} s, {run.cpu:.1f} CPU-s, rc {run.rc}", flush=True
                 )
             # ours again with the answer memo the cold run left (tables still cold)
-            sides.clear(keep_memo=True)
+            sides.clear("ours", keep_memo=True)
             run, _ = sides.ours("offline")
             memo_o.append(run)
             print(f"  cold ours, memo kept: {run.wall:.1f} s, {run.cpu:.1f} CPU-s", flush=True)
