@@ -78,9 +78,12 @@ def test_locked_sidebar_is_read_only_and_ignores_the_url(locked_url: str, page) 
     labels = side.locator('[data-testid="stExpander"] summary').all_inner_texts()
     assert any("MARS · Local folder" in t for t in labels), labels
     assert any("Parason · Bundled sample" in t for t in labels), labels
+    # the configured folder, with its one file: its card may still be drawing on a busy machine
+    # (the status widget shows only after a script has run a while, so wait_for_app can be early)
+    page.locator('[data-testid="stMain"]').get_by_text("1 / 9").first.wait_for(timeout=60_000)
     main = page.inner_text('[data-testid="stMain"]')
     assert "/etc" not in main and "Hugging Face Hub ·" not in main
-    assert "1 / 9" in main  # the configured folder, with its one file
+    assert "1 / 9" in main
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
 
 
