@@ -208,6 +208,12 @@ class Sides:
         found = sorted(out.rglob("results.csv"))
         return run, found[0].parent if found else out
 
+    def plain_read(self) -> Run:
+        """The floor of a cold build: a plain pyarrow read of the `confs` column, fresh process."""
+        code = "import sys, pyarrow.parquet as pq; pq.read_table(sys.argv[1], columns=['confs'])"
+        cmd = [sys.executable, "-c", code, str(self.pool)]
+        return measure(cmd, ROOT, self.env_ours, self.work / "out" / "plain-read.log")
+
     def clear(self, side: str, keep_memo: bool = False) -> None:
         """Empty one side's cache; `keep_memo` keeps our answer memo (what a rebuild finds:
         after a version bump of the tables, or for another file with the same answer strings)."""
@@ -315,6 +321,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  cold ours, memo kept: {run.wall:.1f} s, {run.cpu:.1f} CPU-s", flush=True)
         rows.append(_row("cold offline", cold_o, cold_t, TARGETS["cold"]))
         rows.append(_row("cold, our memo kept", memo_o, cold_t, None))
+        reads = [sides.plain_read() for _ in range(max(args.cold_runs, 1))]
+        floor = _med(reads, "wall")
+        print(
+            f"  plain read_table(columns=['confs']): {floor:.2f} s; ours cold "
+            f"{_med(cold_o, 'wall') / floor:.1f}x it, memo kept {_med(memo_o, 'wall') / floor:.1f}x",
+            flush=True,
+        )
     # warm: both caches built (by the cold runs, or now), one untimed run of each side first
     last: dict[tuple[str, str], Path] = {}
     for method in args.methods:
