@@ -147,6 +147,21 @@ def _bench(path: Path, workers: int | None = None) -> None:
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
+def pool_file(folder: Path, name: str, nq: int, nt: int) -> Path:
+    """The generated pool `name` (n questions x n traces, realistic probe garbage), made when
+    absent. The garbage kind is in the name: a file generated before the full pool had
+    realistic garbage (same size, far fewer strings for math-verify) must not be reused."""
+    from cache.sample.mars import write_full_size_file  # why here: only when generating
+
+    path = folder / f"mars_{name}_{nq}x{nt}_realistic-garbage.parquet"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        t = time.perf_counter()
+        write_full_size_file(path, n_questions=nq, n_traces=nt, garbage="realistic")
+        print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--small", action="store_true", help="4 questions x 256 traces")
@@ -156,21 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=None, help="worker processes (default: the build's choice)"
     )
     args = ap.parse_args(argv)
-    # why here: after the sys.path insert; the parent stays light for the children it spawns
-    from cache.sample.mars import write_full_size_file
-
     sizes = {"realistic": (30, 512), "full": (30, 4096)}
     if args.small:
         sizes = {"realistic": (4, 256), "full": (4, 256)}
     for name in ("realistic", "full") if args.pool == "both" else (args.pool,):
         nq, nt = sizes[name]
-        # the garbage kind is in the name: a file generated before the full pool had realistic
-        # garbage (same size, far fewer strings for math-verify) must not be reused
-        path = args.dir / f"mars_{name}_{nq}x{nt}_realistic-garbage.parquet"
-        if not path.exists():
-            t = time.perf_counter()
-            write_full_size_file(path, n_questions=nq, n_traces=nt, garbage="realistic")
-            print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+        path = pool_file(args.dir, name, nq, nt)
         print(f"== {name} pool ({nq} x {nt} traces)")
         _bench(path, args.workers)
     return 0

@@ -52,8 +52,10 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from analysis.mars.store import ANSWER_MEMO  # noqa: E402
+from bench.mars_ingest import pool_file  # noqa: E402
+
 MODEL, DATASET = "deepseek-8b", "aime-2025"
-ANSWER_MEMO = "mars-answer-memo.json"  # analysis.mars.store.ANSWER_MEMO, in <cache>/derived/
 FILE_REL = Path("DeepSeek-8B/aime25_deepseek.parquet")  # where --model/--dataset point them
 CAL_FLAGS = ["--warmup-gamma", "--ucb-z", "1.0", "--gamma-min", "0.5"]
 TARGETS = {"cold": 50.0, "warm": 10.0}  # times faster than theirs
@@ -148,17 +150,6 @@ def contiguous_copy(src: Path, dst: Path) -> Path:
     writer.close()
     tmp.replace(dst)
     return dst
-
-
-def realistic_pool(folder: Path) -> Path:
-    from cache.sample.mars import write_full_size_file  # why here: only when generating
-
-    path = folder / "mars_realistic_30x512_realistic-garbage.parquet"
-    if not path.exists():
-        print(f"generating {path} ...", flush=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_full_size_file(path, n_questions=30, n_traces=512, garbage="realistic")
-    return path
 
 
 def method_flags(method: str) -> list[str]:
@@ -289,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     pool = contiguous_copy(
-        args.pool or realistic_pool(args.dir),
+        args.pool or pool_file(args.dir, "realistic", 30, 512),
         args.dir / "published-pool-contiguous.parquet",
     )
     work = args.dir / "published-work"

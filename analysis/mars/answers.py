@@ -698,12 +698,7 @@ class AnswerGrouper:
         key = RAW_KEY + raw
         g = self._key_to_group.get(key)
         if g is None:
-            g = len(self._members)
-            self._members.append({})
-            self._norms.append(key)
-            self._fps.append(None)
-            self._correct.append(False)
-            self._key_to_group[key] = g
+            g = self._key_to_group[key] = self._new_group(key, key)
         return g
 
     def _equivalent(self, a: str, b: str) -> bool:
@@ -761,7 +756,7 @@ class AnswerGrouper:
 
     def _is_gt(self, norm: str, key: str) -> bool:
         gt = self._gt_norm
-        if gt is None or key[0] == "t":
+        if gt is None or key[0] in ("t", RAW_KEY[0]):
             return False
         gt_key = answer_key(gt)
         if gt_key == key:

@@ -157,8 +157,7 @@ class RecordLows:
         """`first_below` without the key index: a binary search in every queried row at once
         (its lows strictly decrease, so those below `t` are a suffix of the row). Same answer
         as the index: `value < t` compared in float64, as the index's ranks compare."""
-        lo = self.offsets[src].copy()
-        hi = stop.copy()
+        lo, hi = self.offsets[src], stop  # never written in place: np.where makes new arrays
         n_vals = self.value.shape[0]
         longest = int((hi - lo).max()) if lo.size else 0
         for _ in range(longest.bit_length()):

@@ -11,10 +11,11 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components.common.deeplink import LinkNotes
 from components.common.url_keys import PlaygroundKeys
+from components.stopping.replay import ITERATION_KEY
 
 TABS = ("Frontier", "Questions", "Reference", "Downloads")
 TABS_KEY = "view"
-REPLAY_KEYS = (PlaygroundKeys.QID.key, "it")
+REPLAY_KEYS = (PlaygroundKeys.QID.key, ITERATION_KEY)
 _DEFAULT_STATE = "_pg_tab_default"
 
 
