@@ -61,18 +61,16 @@ def atomic_write_bytes(data: bytes, dest: Path) -> Path:
     return dest
 
 
-def atomic_write_parquet(table: Table, dest: Path, *, fsync: bool = True) -> Path:
-    """Write to a temp file beside `dest` (unique to this writer), fsync unless told not to (a
-    resumable chunk is cheaper to rebuild than to sync), then rename over it."""
+def atomic_write_parquet(table: Table, dest: Path) -> Path:
+    """Write to a temp file beside `dest` (unique to this writer), fsync, then rename over it."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     os.close(fd)
     try:
         arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
         pq.write_table(arrow, tmp, compression="zstd")
-        if fsync:
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

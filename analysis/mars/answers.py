@@ -14,6 +14,14 @@ answer the normaliser empties (a probe cut after `n=`, a lone `.` or `$`) is sti
 as in the published simulator, where only null and "" are no answer: it gets a group of its own
 (keyed by its raw text, equal only to itself), so it votes and its switch probability counts.
 
+The published simulator's cap: a question with more than SYMBOLIC_PAIRWISE_MAX distinct
+non-numeric answers (`max_symbolic_pairwise` there; realistic probe garbage gives 110-190) has
+them compared with nothing but the ground truth: each stays a group of its own, unless its
+normal form or numeric value matches. `compares_symbolic` decides it for a whole question
+(answers with a numeric value still merge; bare words, prose and text spans count as
+non-numeric, as does anything math-verify reads only with free symbols). Why: it is the published
+grouping, and those comparisons were half the cold cost of a realistic pool.
+
 Timeout-safe path: math-verify's own timeouts use `signal.alarm`, which only works on the main
 thread. On the main thread we pass short timeouts; elsewhere (Streamlit runs scripts in worker
 threads) we disable them and instead never hand math-verify a string longer than
@@ -28,6 +36,7 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -38,6 +47,7 @@ from analysis.mars.verdict_memo import VerdictMemo
 LONG_ANSWER_CHARS = 120  # longer extracted answers are treated as text spans, not maths
 RAW_KEY = "r:"  # grouping key prefix of an answer the normaliser empties (`n=`): its raw text
 VERIFY_MAX_CHARS = 60
+SYMBOLIC_PAIRWISE_MAX = 50  # the published simulator's `max_symbolic_pairwise`
 LABEL_MAX_CHARS = 80
 
 _INT_RE = re.compile(r"^[+-]?\d+$")
@@ -617,15 +627,49 @@ def _verify(a: str, b: str) -> bool:
         return False
 
 
+def compares_symbolic(answers: Iterable[object], limit: int = SYMBOLIC_PAIRWISE_MAX) -> bool:
+    """May a question's non-numeric answers be compared pairwise (the published cap, see the
+    module docstring)? Counts its distinct answers (null and "" are none) that have no numeric
+    value: no exact rational, no symbol-free math-verify reading. Bare words, prose, text spans
+    and answers the normaliser empties are counted without asking math-verify, and counting
+    stops as soon as it passes `limit`."""
+    distinct = {a for a in answers if a is not None and a != ""}
+    count = 0
+    maybe_numeric: list[str] = []
+    for a in distinct:
+        norm = normalize(a)
+        key = answer_key(norm)
+        if key is not None and key[0] == "n":
+            continue
+        if norm is not None and asks_math_verify(norm):
+            maybe_numeric.append(norm)
+        else:
+            count += 1
+    if count > limit:
+        return False
+    for norm in sorted(maybe_numeric):
+        count += _fingerprint(norm) is None
+        if count > limit:
+            return False
+    return True
+
+
 class AnswerGrouper:
     """Assigns group ids to the answers of one question in order of first appearance.
 
     A group's label is its most common member (normal form; first seen wins a tie), so a group
-    reads `116` rather than the rare full-width `１１６` that happened to come first."""
+    reads `116` rather than the rare full-width `１１６` that happened to come first.
 
-    def __init__(self, ground_truth: object, *, cheap_reject: bool = True) -> None:
+    `symbolic_pairwise=False` (a question over the published cap, `compares_symbolic`): an
+    answer without a numeric value is compared with no other group, only with the ground
+    truth."""
+
+    def __init__(
+        self, ground_truth: object, *, cheap_reject: bool = True, symbolic_pairwise: bool = True
+    ) -> None:
         self.ground_truth = "" if ground_truth is None else str(ground_truth)
         self._cheap = cheap_reject
+        self._pairwise = symbolic_pairwise
         self._gt_norm = normalize(self.ground_truth)
         self._key_to_group: dict[str, int] = {}
         self._raw_to_group: dict[object, tuple[int, str | None]] = {}
@@ -726,7 +770,7 @@ class AnswerGrouper:
                 if self._equivalent(self._norms[g], norm):
                     return g
             return None
-        if key[0] == "s" and _parses(norm):
+        if self._pairwise and key[0] == "s" and _parses(norm):
             for g in self._symbolic[:20]:
                 if self._equivalent(self._norms[g], norm):
                     return g

@@ -25,17 +25,20 @@ notes (data problems, never exceptions): qid (-1: whole file), trace_idx (-1: wh
   kind, message.
 
 Group ids come from `analysis.mars.answers.AnswerGrouper`, fed final answers in trace_idx order and
-then probe answers (trace_idx, then position), so they are deterministic.
+then probe answers (trace_idx, then position), so they are deterministic. Whether a question's
+non-numeric answers are compared pairwise (the published simulator's cap) is decided from all of
+its answers first (`compares_symbolic`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import pyarrow as pa
 
-from analysis.mars.answers import LONG_ANSWER_CHARS, AnswerGrouper
+from analysis.mars.answers import LONG_ANSWER_CHARS, AnswerGrouper, compares_symbolic
 from analysis.mars.confidence import WINDOW, batch_features
 from analysis.mars.flags import (
     FLAG_EMPTY,
@@ -340,7 +343,10 @@ def warm_grouping(finals: list, probe_answers: list, gts: list) -> None:
     numeric batch arrives, so `finalise_question` then mostly hits them. The ingest's parent
     does this while its workers' first questions are still being computed; any order of the
     answers is fine, the verdicts do not depend on it."""
-    grouper = AnswerGrouper(_majority_ground_truth([g for g in gts if g is not None]))
+    grouper = AnswerGrouper(
+        _majority_ground_truth([g for g in gts if g is not None]),
+        symbolic_pairwise=compares_symbolic(chain(finals, probe_answers)),
+    )
     grouper.add_many(finals)
     grouper.add_many(probe_answers)
 
@@ -383,8 +389,8 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
             (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")
         )
 
-    grouper = AnswerGrouper(gt)
     finals = part["final"]
+    grouper = AnswerGrouper(gt, symbolic_pairwise=compares_symbolic(chain(finals, part["p_ans"])))
     final_group = grouper.add_many(finals)
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))

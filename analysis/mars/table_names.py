@@ -9,7 +9,9 @@ from __future__ import annotations
 FEATURES = "mars-features"
 GROUPS = "mars-groups"
 NOTES = "mars-notes"
-FEATURES_VERSION = 8  # 7: a group is labelled by its most common member; 8: `n=` is an answer
+# 7: a group is labelled by its most common member; 8: `n=` is an answer; 9: the published cap
+# on pairwise comparison of non-numeric answers
+FEATURES_VERSION = 9
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 # the feature columns a `QuestionPool` is built from (`pool_from_features`); the simulator loads
 # only these (the curves and per-probe lists are most of the table), the lows only for DeepConf

@@ -74,13 +74,18 @@ def load_prepared(
     Only the columns a pool is built from are read; the record lows (the biggest of them) only
     with `with_lows`, which the DeepConf-filtered methods need for truncation. Without them a
     pool has no lows, which no other method reads. A built table is read with pyarrow alone
-    (`pools.cached_pools`); otherwise the feature store builds it (polars, the builder)."""
+    (`pools.cached_pools`); otherwise the feature store builds it (polars, the builder) and the
+    same fast read serves the built table (and leaves its flat copy for the next run)."""
     pools = cached_pools(path, window, with_lows=with_lows)
     if pools is not None:
         return [prepare(p) for p in pools]
     # why here (start-up time): the feature store loads only when the fast read cannot serve
-    from analysis.mars.store import POOL_COLUMNS, load_features
+    from analysis.mars.store import POOL_COLUMNS, feature_paths, load_features
 
+    feature_paths(path, window=window, progress=progress)  # builds the tables
+    pools = cached_pools(path, window, with_lows=with_lows)  # and leaves the flat copy
+    if pools is not None:
+        return [prepare(p) for p in pools]
     store = load_features(
         path, window=window, progress=progress, with_lows=with_lows, columns=POOL_COLUMNS
     )

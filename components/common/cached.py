@@ -8,10 +8,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from cache.errors import SourceNotFound
+from cache.datasets import DATASETS
+from cache.errors import DataError, SourceNotFound
 from cache.progress import ProgressFn
 from cache.sample import sample_root
-from cache.sources import SourceConfig, resolve_file
+from cache.sources import SourceConfig, dataset_root, resolve_file
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
@@ -29,6 +30,22 @@ def resolve(dataset: str, relpath: str, source: SourceConfig) -> Path:
         _resolve.clear()
         path = Path(_resolve(dataset, relpath, source))
     return path
+
+
+@st.cache_data(show_spinner=False, ttl=10, max_entries=16)
+def present_files(dataset: str, src: SourceConfig) -> tuple[str, ...] | None:
+    """The known files of `dataset` a local folder holds, in the list's order; None for the
+    sample and the Hub (every file can be had) or a folder that cannot be read (resolving a
+    file says why)."""
+    if src.kind != "local":
+        return None
+    try:
+        root = dataset_root(dataset, src)
+    except DataError:
+        return None
+    if root is None:
+        return None
+    return tuple(r for r in DATASETS[dataset].files if (root / r).is_file())
 
 
 def file_stamp(path: Path) -> int:

@@ -25,9 +25,7 @@ from analysis.mars.store import (
 )
 from analysis.mars.summaries import question_overview
 from analysis.mars.table_names import FEATURES_VERSION
-from cache.datasets import MARS_FILES
-from cache.errors import DataError
-from cache.sources import SourceConfig, dataset_root
+from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress
 
@@ -36,21 +34,6 @@ from components.common.cached import file_stamp, resolve, st_progress
 def _store(path: str, mtime: int) -> MarsFeatureStore:
     # the view never needs the record lows (DeepConf truncation data): leave them on disk
     return load_features(Path(path), with_lows=False)
-
-
-@st.cache_data(show_spinner=False, ttl=10, max_entries=16)
-def present_files(src: SourceConfig) -> tuple[str, ...] | None:
-    """The MARS files a local folder holds, in the list's order; None for the sample and the
-    Hub (every file can be had) or a folder that cannot be read (resolving a file says why)."""
-    if src.kind != "local":
-        return None
-    try:
-        root = dataset_root("mars", src)
-    except DataError:
-        return None
-    if root is None:
-        return None
-    return tuple(r for r in MARS_FILES if (root / r).is_file())
 
 
 def file_path(relpath: str, src: SourceConfig) -> Path:

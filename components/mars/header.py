@@ -13,6 +13,7 @@ from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import question_stats
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
+from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num
 from components.common.guards import guard
@@ -45,7 +46,7 @@ QID_NOTE = (
 def pick_file(src: SourceConfig) -> str:
     """The MARS file, bound to `?file=<relpath>`. A local folder without the default file
     opens the first file it has; files it lacks say so in the list."""
-    present = mc.present_files(src)
+    present = present_files("mars", src)
     raw = DL.asked(MarsKeys.FILE.key)
     first_run = f"_sel_{MarsKeys.FILE.key}" not in st.session_state
     if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:

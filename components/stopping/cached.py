@@ -26,26 +26,11 @@ from analysis.stopping import (
     sweep,
 )
 from analysis.stopping.ties import TieCheck, tie_check
-from cache.datasets import MARS_FILES, mars_reference_dir
+from cache.datasets import mars_reference_dir
 from cache.errors import DataError
 from cache.progress import ProgressFn, scaled
-from cache.sources import SourceConfig, dataset_root
+from cache.sources import SourceConfig
 from components.common.cached import file_stamp, resolve, st_progress
-
-
-@st.cache_data(show_spinner=False, ttl=10, max_entries=16)
-def present_files(src: SourceConfig) -> tuple[str, ...] | None:
-    """The MARS files a local folder holds, in the list's order; None for the sample and the
-    Hub (every file can be had) or a folder that cannot be read (resolving a file says why)."""
-    if src.kind != "local":
-        return None
-    try:
-        root = dataset_root("mars", src)
-    except DataError:
-        return None
-    if root is None:
-        return None
-    return tuple(r for r in MARS_FILES if (root / r).is_file())
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

@@ -22,11 +22,11 @@ from analysis.stopping import (
 from analysis.stopping.params import ParamSpec
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
+from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
 from components.common.url_state import bound, url_selectbox
-from components.stopping import cached as pc
 
 DL = LinkNotes("playground")  # this view's deep-link notes
 
@@ -74,7 +74,7 @@ def pick_file(src: SourceConfig) -> str:
     """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key), so a
     link carries it to and from the MARS view. A local folder without the default file opens
     the first file it has; files it lacks say so in the list."""
-    present = pc.present_files(src)
+    present = present_files("mars", src)
     raw = DL.asked(PlaygroundKeys.FILE.key)
     first_run = f"_sel_{PlaygroundKeys.FILE.key}" not in st.session_state
     if present and DEFAULT_FILE not in present and first_run and raw not in present:

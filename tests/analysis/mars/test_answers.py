@@ -282,3 +282,39 @@ def test_sets_of_other_values_are_decided_without_math_verify() -> None:
     assert answers._sets_differ(parsed("(1,2)"), parsed("117"))
     assert not answers._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
     assert not answers._sets_differ(parsed("(1,2)"), parsed("\\{1,2\\}"))  # ends vs elements
+
+
+def _prose(k: int) -> list[str]:
+    """k distinct prose fragments (probe garbage): non-numeric, decided without math-verify."""
+    return [f"Letmecheckcase{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(k)]
+
+
+def test_published_cap_counts_distinct_non_numeric_answers() -> None:
+    """The published simulator's `max_symbolic_pairwise`: over 50 distinct answers without a
+    numeric value, no pairwise comparison. Numbers and numeric LaTeX do not count, nor do null,
+    "" or a repeat; prose, bare words, symbolic maths and an emptied `n=` do."""
+    numeric = ["116", "1/9", "2^{10}", "\\sqrt{2}", "\\frac{\\pi}{6}", None, ""]
+    assert answers.compares_symbolic([*numeric, *_prose(50), *_prose(50)])
+    assert not answers.compares_symbolic([*numeric, *_prose(51)])
+    assert answers.compares_symbolic([*_prose(48), "a+b"])
+    assert not answers.compares_symbolic([*_prose(48), "a+b", "x^2+1", "n="])
+    # each distinct raw string counts, as there (both spell the same prose)
+    assert not answers.compares_symbolic([*_prose(50), "Wait, the case", "Wait,thecase"])
+
+
+def test_over_the_cap_symbolic_answers_stay_apart_but_numbers_and_truth_still_match() -> None:
+    """Over the cap `a b^{-1}` and `\\frac{a}{b}` stay two groups (the published simulator keeps each
+    non-numeric string its own); numeric values still merge (`2^{10}` is `1024`) and an answer
+    equal to the ground truth is still correct."""
+    stream = ["1024", "\\frac{a}{b}", "a b^{-1}", "2^{10}", "b+a", "a+b", *_prose(60)]
+    assert not answers.compares_symbolic(stream)
+    both = {}
+    for pairwise in (True, False):
+        g = AnswerGrouper("a+b", symbolic_pairwise=pairwise)
+        ids = g.add_many(stream).tolist()
+        both[pairwise] = ids
+        assert ids[3] == ids[0]  # numeric value: merged either way
+        assert g.group_correct[ids[4]] and g.group_correct[ids[5]]
+    assert both[True][2] == both[True][1] and both[True][5] == both[True][4]
+    assert both[False][2] != both[False][1] and both[False][5] != both[False][4]
+    assert len(set(both[False])) == len(set(both[True])) + 2

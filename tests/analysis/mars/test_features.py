@@ -111,7 +111,7 @@ def test_resumable(small_file: Path, tables: mf.MarsTables, tmp_path: Path, monk
     wd.mkdir()
     partial = build_features(small_file, work_dir=wd, stop_after=2)  # "crash" after 2 questions
     assert partial.features.column("qid").to_pylist().count(3) == 0
-    assert len(list(wd.glob("*.features.parquet"))) == 2
+    assert len(list(wd.glob("*.features.arrow"))) == 2
     calls: list[int] = []
     real = ingest.finalise_question
 
@@ -279,4 +279,32 @@ def test_corrupt_bytes_mid_file_are_a_data_error(small_file: Path, tmp_path: Pat
     with pytest.raises(CorruptFile, match="corrupt.parquet"):
         build_features(bad, work_dir=tmp_path / "w", batch_rows=4)
     # the questions before the damage were finished and kept for a resumed build
-    assert len(list((tmp_path / "w").glob("*.features.parquet"))) >= 1
+    assert len(list((tmp_path / "w").glob("*.features.arrow"))) >= 1
+
+
+def test_the_published_cap_applies_per_question(tmp_path: Path) -> None:
+    """A question with over 50 distinct non-numeric answers keeps `a b^{-1}` and `\\frac{a}{b}`
+    apart; one with few merges them. Decided per question from all its answers, final and
+    probe."""
+
+    def row(q: int, t: int, final: str, probes: list[str]) -> dict:
+        return {
+            "qid": q,
+            "trace_idx": t,
+            "ground_truth": "7",
+            "extracted_answer": final,
+            "confs": [1.0] * (2048 * (len(probes) + 1)),
+            "probes": [
+                {"position": 2048 * (k + 1), "answer": a, "is_correct": False}
+                for k, a in enumerate(probes)
+            ],
+        }
+
+    garbage = [f"Letmecheckcase{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(55)]
+    rows = [row(q, 0, "a b^{-1}", []) for q in (0, 1)]
+    rows += [row(q, 1, "\\frac{a}{b}", garbage if q == 1 else garbage[:3]) for q in (0, 1)]
+    path = tmp_path / "cap.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+    f = {(r["qid"], r["trace_idx"]): r for r in build_features(path).features.to_pylist()}
+    assert f[(0, 0)]["final_group"] == f[(0, 1)]["final_group"]
+    assert f[(1, 0)]["final_group"] != f[(1, 1)]["final_group"]
