@@ -61,6 +61,31 @@ def atomic_write_bytes(data: bytes, dest: Path) -> Path:
     return dest
 
 
+def _text_leaves(t: pa.DataType, path: str) -> Iterator[str]:
+    if (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or pa.types.is_string_view(t)
+        or pa.types.is_binary_view(t)
+    ):
+        yield path
+    elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        yield from _text_leaves(t.value_type, f"{path}.list.element")
+    elif pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            yield from _text_leaves(t.field(i).type, f"{path}.{t.field(i).name}")
+
+
+def dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The leaf columns worth dictionary-encoding: text (labels and answers repeat). Why not
+    every column, pyarrow's default: on floats and ids it is work thrown away (the dictionary
+    overflows and pyarrow falls back to plain), which made writing the MARS feature table 1.6x
+    slower and its file larger."""
+    return [leaf for f in schema for leaf in _text_leaves(f.type, f.name)]
+
+
 def atomic_write_parquet(table: Table, dest: Path) -> Path:
     """Write to a temp file beside `dest` (unique to this writer), fsync, then rename over it."""
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +93,9 @@ def atomic_write_parquet(table: Table, dest: Path) -> Path:
     os.close(fd)
     try:
         arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
-        pq.write_table(arrow, tmp, compression="zstd")
+        pq.write_table(
+            arrow, tmp, compression="zstd", use_dictionary=dictionary_columns(arrow.schema)
+        )
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, dest)

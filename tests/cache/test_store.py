@@ -102,3 +102,37 @@ def test_work_dir_is_removed_after_success(source: Path) -> None:
     (wd / "chunk-0.parquet").write_bytes(b"x")
     store.derived_table("t-partial", 1, [source], _builder([]))
     assert not wd.exists()
+
+
+def test_only_text_columns_are_dictionary_encoded(tmp_path: Path) -> None:
+    """Labels and answers repeat, floats and ids do not: a derived table dictionary-encodes its
+    text leaves (top level, in lists, in structs) and nothing else, and reads back unchanged."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "value": pa.array([0.5, 1.5] * 300),
+            "label": pa.array(["a", "b"] * 300),
+            "texts": pa.array([["u", "v"]] * 600),
+            "probe": pa.array([{"answer": "7", "position": 2048}] * 600),
+            "curve": pa.array([[1.0, 2.0]] * 600, type=pa.list_(pa.float32())),
+        }
+    )
+    dest = store.atomic_write_parquet(table, tmp_path / "t.parquet")
+    rg = pq.ParquetFile(dest).metadata.row_group(0)
+    encodings = {
+        rg.column(i).path_in_schema: "RLE_DICTIONARY" in rg.column(i).encodings
+        for i in range(rg.num_columns)
+    }
+    assert encodings == {
+        "value": False,
+        "label": True,
+        "texts.list.element": True,
+        "probe.answer": True,
+        "probe.position": False,
+        "curve.list.element": False,
+    }
+    assert pq.read_table(dest).equals(table)
+    frame = pl.DataFrame({"name": ["x", "y"], "n": [1, 2]})  # polars writes large strings
+    assert store.dictionary_columns(frame.to_arrow().schema) == ["name"]
