@@ -15,7 +15,7 @@ as in the published simulator, where only null and "" are no answer: it gets a g
 (keyed by its raw text, equal only to itself), so it votes and its switch probability counts.
 
 The published simulator's cap: a question with more than SYMBOLIC_PAIRWISE_MAX distinct
-non-numeric answers (`max_symbolic_pairwise` there; realistic probe garbage gives 110-190) has
+non-numeric answers (`max_symbolic_pairwise` there; realistic probe garbage gives 139-183) has
 them compared with nothing but the ground truth: each stays a group of its own, unless its
 normal form or numeric value matches. `compares_symbolic` decides it for a whole question
 (answers with a numeric value still merge; bare words, prose and text spans count as
