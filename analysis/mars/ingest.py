@@ -14,7 +14,7 @@ OVERLAP_MIN_BYTES) whose answers the persistent memo does not know yet gets the 
 one worker: its cold build is then the longer of the two halves, not their sum. Figures:
 bench/mars_ingest.py.
 
-Resumable: each finished question is written to `work_dir/q<qid>.*.arrow` (Arrow IPC) (through a temp file
+Resumable: each finished question is written to `work_dir/q<qid>.*.arrow` (Arrow IPC, through a temp file
 unique to its writer, then renamed, so two sessions building the same file cannot mix their
 bytes); a rerun skips the row groups whose questions are all done.
 
