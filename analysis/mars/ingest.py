@@ -428,33 +428,62 @@ def _claim(claim_dir: Path, i: int) -> bool:
     return True
 
 
+class _Shards:
+    """The tasks of a parallel build as one process works through them: it claims the next
+    unclaimed one (in task order) and computes its numeric parts. The workers loop on it; the
+    parent takes one whenever it has nothing else to do (its answers all grouped, no part
+    waiting), so it does not sit idle while a worker finishes the file alone."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.spec = spec
+        self.path = Path(spec["path"])
+        self.next = 0
+        self._file: tuple[pq.ParquetFile, list[str], np.ndarray, np.ndarray] | None = None
+
+    def _opened(self) -> tuple[pq.ParquetFile, list[str], np.ndarray, np.ndarray]:
+        if self._file is None:
+            pf = _open(self.path)
+            columns = _check_schema(pf, self.path)
+            qids_all, _ = _question_layout(pf, self.path)
+            sizes = [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
+            self._file = (pf, columns, qids_all, np.cumsum([0, *sizes]))
+        return self._file
+
+    def take_one(self) -> list[int] | None:
+        """Claim and compute the next free task: its qids, or None when none is left."""
+        tasks = self.spec["tasks"]
+        while self.next < len(tasks):
+            i = self.next
+            self.next += 1
+            if not _claim(Path(self.spec["claim_dir"]), i):
+                continue
+            pf, columns, qids_all, starts = self._opened()
+            row_groups, only = tasks[i]
+            return _shard(
+                pf,
+                self.path,
+                columns,
+                qids_all,
+                starts,
+                row_groups,
+                self.spec["window"],
+                Path(self.spec["chunk_dir"]),
+                self.spec["batch_rows"],
+                only,
+                Path(self.spec["part_dir"]),
+            )
+        return None
+
+
 def _worker_main(spec_json: str) -> dict[str, Any]:
     """One worker process: claim the shards in order until none is left. Returns its qids, its
     peak RSS in bytes and its pid, or the DataError that stopped it."""
     spec = json.loads(spec_json)
-    p = Path(spec["path"])
     try:
-        pf = _open(p)
-        columns = _check_schema(pf, p)
-        qids_all, _ = _question_layout(pf, p)
-        sizes = [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
-        starts = np.cumsum([0, *sizes])
+        shards = _Shards(spec)
         done: list[int] = []
-        for i, (row_groups, only) in enumerate(spec["tasks"]):
-            if _claim(Path(spec["claim_dir"]), i):
-                done += _shard(
-                    pf,
-                    p,
-                    columns,
-                    qids_all,
-                    starts,
-                    row_groups,
-                    spec["window"],
-                    Path(spec["chunk_dir"]),
-                    spec["batch_rows"],
-                    only,
-                    Path(spec["part_dir"]),
-                )
+        while (qids := shards.take_one()) is not None:
+            done += qids
     except DataError as exc:
         return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -534,7 +563,8 @@ def _parallel(
 ) -> dict[int, QuestionResult]:
     """Run `workers` worker processes over the tasks (claimed in order) for the numeric work;
     this process finalises each question (answer grouping, tables, its chunk in `work_dir`) as
-    its numeric part arrives, so the grouping runs once, beside the workers."""
+    its numeric part arrives, so the grouping runs once, beside the workers. With nothing left
+    to group and no part waiting, it claims a task itself (`_Shards`)."""
     scratch = Path(tempfile.mkdtemp(prefix="mars-features-"))
     chunk_dir = work_dir if work_dir is not None else scratch / "chunks"
     claim_dir = scratch / "claims"
@@ -542,17 +572,17 @@ def _parallel(
     chunk_dir.mkdir(parents=True, exist_ok=True)
     claim_dir.mkdir()
     part_dir.mkdir()
-    spec = json.dumps(
-        {
-            "path": str(path),
-            "tasks": tasks,
-            "window": window,
-            "chunk_dir": str(chunk_dir),
-            "claim_dir": str(claim_dir),
-            "part_dir": str(part_dir),
-            "batch_rows": batch_rows,
-        }
-    )
+    spec_dict = {
+        "path": str(path),
+        "tasks": tasks,
+        "window": window,
+        "chunk_dir": str(chunk_dir),
+        "claim_dir": str(claim_dir),
+        "part_dir": str(part_dir),
+        "batch_rows": batch_rows,
+    }
+    spec = json.dumps(spec_dict)
+    own_share = _Shards(spec_dict)
     procs: list[tuple[subprocess.Popen, Path, Path]] = []
     try:
         env = _worker_env()
@@ -582,7 +612,7 @@ def _parallel(
                 hook(len(results) / max(total, 1), f"{path.name}: {len(results)}/{total} questions")
             if not running and not found:
                 break
-            if not found and not _warm_next(warm, results):
+            if not found and not _warm_next(warm, results) and own_share.take_one() is None:
                 time.sleep(0.02)
         reports = [_worker_result(p, out, err) for p, out, err in procs]
         LAST_WORKER_PEAK_RSS[:] = [int(r["rss"]) for r in reports]

@@ -150,11 +150,22 @@ def test_a_parallel_build_groups_answers_once_in_the_parent(
         seen.append(q)
         return real(q, part)
 
+    own: list[int] = []
+    take = ingest._Shards.take_one
+
+    def taken(self):  # type: ignore[no-untyped-def]
+        got = take(self)
+        own.extend(got or [])
+        return got
+
     monkeypatch.setattr(ingest, "finalise_question", counted)
+    monkeypatch.setattr(ingest._Shards, "take_one", taken)  # this process's share only
     par = ingest.build_features(small_file, workers=2, work_dir=tmp_path / "w")
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
     qids = sorted(set(single.features.column("qid").to_pylist()))
     assert sorted(seen) == qids
+    # idle at once (a few plain answers to group, the workers still starting): it took tasks
+    assert own and set(own) <= set(qids)
     assert par.features.equals(single.features) and par.groups.equals(single.groups)
     assert par.notes.equals(single.notes)
     assert all(ingest._chunk_done(tmp_path / "w", q) for q in qids)
@@ -174,3 +185,32 @@ def test_warming_reads_each_question_s_answers_in_the_workers_order(small_file: 
         assert finals == [t.column("extracted_answer")[i].as_py() for i in rows]
         want = [p["answer"] for i in rows for p in (t.column("probes")[i].as_py() or [])]
         assert p_ans == want
+
+
+def test_processes_sharing_the_tasks_claim_each_once(small_file: Path, tmp_path: Path) -> None:
+    """`_Shards`: two processes working through the same task list (the workers, and the
+    parent when it is idle) claim each task exactly once and between them hand in a numeric
+    part for every question."""
+    pf = pq.ParquetFile(small_file)
+    tasks = [([i], None) for i in range(pf.num_row_groups)]
+    spec = {
+        "path": str(small_file),
+        "tasks": tasks,
+        "window": 2048,
+        "chunk_dir": str(tmp_path / "chunks"),
+        "claim_dir": str(tmp_path / "claims"),
+        "part_dir": str(tmp_path / "parts"),
+        "batch_rows": 512,
+    }
+    for d in ("chunks", "claims", "parts"):
+        (tmp_path / d).mkdir()
+    a, b = ingest._Shards(spec), ingest._Shards(spec)
+    got_a, got_b = a.take_one(), b.take_one()  # b skips the task a claimed
+    assert got_a is not None and got_b is not None and not set(got_a) & set(got_b)
+    while (more := b.take_one()) is not None:
+        got_b += more
+    assert a.take_one() is None  # b took the rest
+    qids = sorted(set(pq.read_table(small_file, columns=["qid"]).column("qid").to_pylist()))
+    assert sorted(got_a + got_b) == qids
+    parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
+    assert parts == [ingest._part_path(tmp_path / "parts", q).name for q in qids]
