@@ -161,7 +161,7 @@ def contiguous_copy(src: Path, dst: Path) -> Path:
         at = t.schema.get_field_index("trace_idx")
         t = t.set_column(at, "trace_idx", pa.array(np.arange(trace.shape[0], dtype=np.int64)))
         if writer is None:
-            writer = pq.ParquetWriter(tmp, t.schema, **WRITER_OPTIONS)  # type: ignore[arg-type]
+            writer = pq.ParquetWriter(tmp, t.schema, **WRITER_OPTIONS)
         writer.write_table(t)
     assert writer is not None
     writer.close()

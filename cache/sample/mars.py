@@ -409,7 +409,7 @@ WRITER_OPTIONS: dict[str, object] = {
 
 def _writer(path: Path) -> pq.ParquetWriter:
     path.parent.mkdir(parents=True, exist_ok=True)
-    return pq.ParquetWriter(path, SCHEMA, **WRITER_OPTIONS)  # type: ignore[arg-type]
+    return pq.ParquetWriter(path, SCHEMA, **WRITER_OPTIONS)
 
 
 def write_file(
