@@ -160,11 +160,18 @@ def test_a_parallel_build_groups_answers_once_in_the_parent(
 
     monkeypatch.setattr(ingest, "finalise_question", counted)
     monkeypatch.setattr(ingest._Shards, "take_one", taken)  # this process's share only
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     par = ingest.build_features(small_file, workers=2, work_dir=tmp_path / "w")
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
     qids = sorted(set(single.features.column("qid").to_pylist()))
     assert sorted(seen) == qids
-    # idle at once (a few plain answers to group, the workers still starting): it took tasks
+    assert not own  # two workers on two cores: no core to spare, it only finalises
+    seen.clear()
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 4)
+    again = ingest.build_features(small_file, workers=2)
+    assert sorted(seen) == qids and again.features.equals(single.features)
+    # a core to spare, idle at once (a few plain answers to group, the workers still
+    # starting): it computed questions itself
     assert own and set(own) <= set(qids)
     assert par.features.equals(single.features) and par.groups.equals(single.groups)
     assert par.notes.equals(single.notes)
