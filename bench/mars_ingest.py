@@ -77,14 +77,14 @@ def _features(
     elapsed = time.perf_counter() - t
     # peak RSS of the whole build: this process plus every worker process at its own peak
     # (a conservative sum: the workers' peaks need not coincide)
-    workers = [r / 2**20 for r in mars_ingest.LAST_WORKER_PEAK_RSS]
+    peaks = [r / 2**20 for r in mars_ingest.LAST_WORKER_PEAK_RSS]
     out.put(
         (
             "features",
             elapsed,
             _rss_mb(),
             tables.features.num_rows,
-            workers,
+            peaks,
             _cpu_s(),
             "math_verify" in sys.modules,
         )
