@@ -638,13 +638,10 @@ def compares_symbolic(answers: Iterable[object], limit: int = SYMBOLIC_PAIRWISE_
     maybe_numeric: list[str] = []
     for a in distinct:
         norm = normalize(a)
-        key = answer_key(norm)
-        if key is not None and key[0] == "n":
-            continue
         if norm is not None and asks_math_verify(norm):
             maybe_numeric.append(norm)
-        else:
-            count += 1
+        elif (key := answer_key(norm)) is None or key[0] != "n":
+            count += 1  # text, prose, a bare word, an emptied `n=`: never numeric
     if count > limit:
         return False
     for norm in sorted(maybe_numeric):

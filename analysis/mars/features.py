@@ -337,15 +337,21 @@ def _majority_ground_truth(gts: list) -> str:
     return max(set(gts), key=gts.count) if gts else ""
 
 
+def _question_grouper(gt: object, finals: list, probe_answers: list) -> AnswerGrouper:
+    """The grouper of one question: whether its non-numeric answers are compared pairwise (the
+    published simulator's cap) is decided from all of them, final and probe, before any is
+    added."""
+    return AnswerGrouper(gt, symbolic_pairwise=compares_symbolic(chain(finals, probe_answers)))
+
+
 def warm_grouping(finals: list, probe_answers: list, gts: list) -> None:
     """Group one question's answers and throw the groups away: fills the per-string caches of
     `analysis.mars.answers` (parse, solve, verify: pure functions of the strings) before its
     numeric batch arrives, so `finalise_question` then mostly hits them. The ingest's parent
     does this while its workers' first questions are still being computed; any order of the
     answers is fine, the verdicts do not depend on it."""
-    grouper = AnswerGrouper(
-        _majority_ground_truth([g for g in gts if g is not None]),
-        symbolic_pairwise=compares_symbolic(chain(finals, probe_answers)),
+    grouper = _question_grouper(
+        _majority_ground_truth([g for g in gts if g is not None]), finals, probe_answers
     )
     grouper.add_many(finals)
     grouper.add_many(probe_answers)
@@ -390,7 +396,7 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
         )
 
     finals = part["final"]
-    grouper = AnswerGrouper(gt, symbolic_pairwise=compares_symbolic(chain(finals, part["p_ans"])))
+    grouper = _question_grouper(gt, finals, part["p_ans"])
     final_group = grouper.add_many(finals)
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
