@@ -111,6 +111,10 @@ def _bench(path: Path, workers: int | None = None) -> None:
         f"{md.num_row_groups} row groups)"
     )
     print(f"load average before: {os.getloadavg()[0]:.2f} (other jobs skew wall times)")
+    from analysis.mars import confidence  # why here: see `main`
+
+    kernel = "compiled" if confidence._trace_kernel is not None else "NOT BUILT: the numpy loop"
+    print(f"per-trace pass: {kernel} (analysis/mars/_trace_kernel.c)")
     _, t_read, rss_read, n_values, cpu_read = _run(_plain_read, path)
     print(
         f"plain pyarrow read_table(columns=['confs']): {t_read:.2f} s, "

@@ -1,0 +1,274 @@
+/* The sequential part of the MARS confidence features, one pass per trace, for float16 input.
+ *
+ * Why compiled: numpy has no per-segment cumulative sum, so analysis/mars/confidence.py calls
+ * about thirty numpy functions per trace; on a realistic pool (15k traces) the call overhead and
+ * the float32 cumsum were most of the numeric pass. Here one C loop per trace widens float16 to
+ * float32, keeps the float32 prefix sum, the group confidences, their running minimum and record
+ * lows, and the float64 checkpoint sums. The pairwise float32 sums (mean, tail, bottom 10 %)
+ * stay with numpy, whose summation order this file does not try to copy.
+ *
+ * Numerics (the contract in confidence.py): float32 operations in source order, no FMA
+ * contraction (pyproject passes -ffp-contract=off, and the pragma below says the same), so the
+ * prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
+ * float16-origin values are exact, so any order gives the bits of numpy's reduceat.
+ *
+ * Only the buffer protocol is used (no numpy headers): the caller allocates every output.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#pragma STDC FP_CONTRACT OFF
+
+static float HALF_TO_FLOAT[65536];
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;
+        } else { /* subnormal: normalise */
+            int e = -1;
+            do {
+                e++;
+                mant <<= 1;
+            } while ((mant & 0x400u) == 0);
+            mant &= 0x3ffu;
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | (mant << 13);
+        }
+    } else if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13); /* inf, nan (payload kept) */
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+typedef struct {
+    Py_buffer b;
+    int held;
+} Buf;
+
+static int get_buf(PyObject *obj, Buf *out, int writable, Py_ssize_t itemsize, const char *name)
+{
+    if (PyObject_GetBuffer(obj, &out->b, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    out->held = 1;
+    if (out->b.itemsize != itemsize && out->b.len % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: wrong item size", name);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Buf *bufs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (bufs[i].held)
+            PyBuffer_Release(&bufs[i].b);
+}
+
+enum {
+    B_VALUES, /* uint16 [m] float16 bits */
+    B_OFFSETS, /* int64 [n+1] */
+    B_GOFF, /* int64 [n+1] offsets of each trace's groups in B_G */
+    B_CKOFF, /* int64 [n+1] offsets of each trace's checkpoints */
+    B_V32, /* out float32 [m] */
+    B_CS, /* out float32 [m+n] per-trace prefix sums, trace j at offsets[j] + j */
+    B_G, /* out float32 [goff[n]] group confidences */
+    B_NONFIN, /* out int64 [n] non-finite tokens (such a trace is left to the caller) */
+    B_MIN, /* out float32 [n] minimum group */
+    B_LOWCNT, /* out int64 [n] record lows of each trace */
+    B_LOWW, /* out int64 [cap] */
+    B_LOWV, /* out float32 [cap] */
+    B_CK64, /* out float64 [ckoff[n]] checkpoint window sums */
+    B_TOT64, /* out float64 [n] whole-trace sums */
+    N_BUFS
+};
+
+static const char *const NAMES[N_BUFS] = {
+    "values", "offsets", "group_offsets", "ck_offsets", "v32", "cs", "groups",
+    "n_nonfinite", "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64",
+};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 4, 8, 8, 4, 8, 8};
+
+/* trace_pass(values, offsets, group_offsets, ck_offsets, v32, cs, groups, n_nonfinite,
+ *            min_group, low_counts, low_window, low_value, ck_sum64, total64, window, ck_step)
+ * -> number of record lows written, or -(number needed) when low_window is too short. */
+static PyObject *trace_pass(PyObject *self, PyObject *args)
+{
+    PyObject *objs[N_BUFS];
+    Py_ssize_t window, ck_step;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
+                          &objs[11], &objs[12], &objs[13], &window, &ck_step))
+        return NULL;
+    if (window < 1) {
+        PyErr_SetString(PyExc_ValueError, "window must be >= 1");
+        return NULL;
+    }
+    Buf bufs[N_BUFS];
+    memset(bufs, 0, sizeof bufs);
+    for (int i = 0; i < N_BUFS; i++) {
+        if (get_buf(objs[i], &bufs[i], i >= B_V32, ITEM[i], NAMES[i]) < 0) {
+            release(bufs, N_BUFS);
+            return NULL;
+        }
+    }
+    const uint16_t *values = bufs[B_VALUES].b.buf;
+    const int64_t *off = bufs[B_OFFSETS].b.buf;
+    const int64_t *goff = bufs[B_GOFF].b.buf;
+    const int64_t *ckoff = bufs[B_CKOFF].b.buf;
+    float *v32 = bufs[B_V32].b.buf;
+    float *cs_all = bufs[B_CS].b.buf;
+    float *g_all = bufs[B_G].b.buf;
+    int64_t *nonfin = bufs[B_NONFIN].b.buf;
+    float *gmin = bufs[B_MIN].b.buf;
+    int64_t *lowcnt = bufs[B_LOWCNT].b.buf;
+    int64_t *loww = bufs[B_LOWW].b.buf;
+    float *lowv = bufs[B_LOWV].b.buf;
+    double *ck64 = bufs[B_CK64].b.buf;
+    double *tot64 = bufs[B_TOT64].b.buf;
+    Py_ssize_t n = bufs[B_OFFSETS].b.len / 8 - 1;
+    Py_ssize_t m = bufs[B_VALUES].b.len / 2;
+    Py_ssize_t cap = bufs[B_LOWW].b.len / 8;
+    if (bufs[B_LOWV].b.len / 4 < cap)
+        cap = bufs[B_LOWV].b.len / 4;
+    int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m || bufs[B_V32].b.len / 4 < m ||
+                                   bufs[B_CS].b.len / 4 < m + n ||
+                                   bufs[B_GOFF].b.len / 8 < n + 1 ||
+                                   bufs[B_CKOFF].b.len / 8 < n + 1));
+    for (Py_ssize_t j = 0; !bad && j < n; j++) {
+        int64_t L = off[j + 1] - off[j];
+        int64_t ng = L >= window ? L - window + 1 : 0;
+        int64_t nck = ck_step > 0 && L > 1 ? (L - 1) / ck_step : 0;
+        bad = L < 0 || goff[j + 1] - goff[j] != ng || ckoff[j + 1] - ckoff[j] != nck;
+    }
+    if (!bad && n > 0)
+        bad = bufs[B_G].b.len / 4 < goff[n] || bufs[B_CK64].b.len / 8 < ckoff[n] ||
+              bufs[B_NONFIN].b.len / 8 < n || bufs[B_MIN].b.len / 4 < n ||
+              bufs[B_LOWCNT].b.len / 8 < n || bufs[B_TOT64].b.len / 8 < n;
+    if (bad) {
+        release(bufs, N_BUFS);
+        PyErr_SetString(PyExc_ValueError, "trace_pass: inconsistent offsets or buffer sizes");
+        return NULL;
+    }
+
+    Py_ssize_t written = 0, needed = 0;
+    const float wf = (float)window;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const int64_t s = off[j], L = off[j + 1] - s;
+        const uint16_t *src = values + s;
+        float *c = v32 + s;
+        float *cs = cs_all + s + j;
+        double *ck = ck64 + ckoff[j];
+        const int64_t nck = ckoff[j + 1] - ckoff[j];
+        /* one fused pass: widen, float32 prefix sum (numpy's cumsum order), float64 running
+         * sum; it stops at each checkpoint window's start and end to note the float64 sum
+         * there (window of checkpoint k, p = (k+1) ck_step: [max(0, p - W + 1), p + 1)) */
+        float acc = 0.0f;
+        double acc64 = 0.0;
+        uint32_t special = 0;
+        int64_t k_lo = 0, k_hi = 0, i = 0;
+        cs[0] = 0.0f;
+        lowcnt[j] = 0;
+        while (i < L) {
+            int64_t stop = L;
+            if (k_lo < nck) {
+                int64_t p = (k_lo + 1) * ck_step;
+                int64_t lo = p < window ? 0 : p - window + 1;
+                if (lo == i) {
+                    ck[k_lo++] = -acc64;
+                    continue;
+                }
+                stop = lo;
+            }
+            if (k_hi < k_lo) {
+                int64_t hi = (k_hi + 1) * ck_step + 1;
+                if (hi == i) {
+                    ck[k_hi++] += acc64;
+                    continue;
+                }
+                if (hi < stop)
+                    stop = hi;
+            }
+            for (; i < stop; i++) {
+                uint16_t h = src[i];
+                float x = HALF_TO_FLOAT[h];
+                special |= (uint32_t)((h & 0x7c00u) == 0x7c00u);
+                c[i] = x;
+                acc += x;
+                acc64 += (double)x;
+                cs[i + 1] = acc;
+            }
+        }
+        while (k_hi < k_lo && (k_hi + 1) * ck_step + 1 == L)
+            ck[k_hi++] += acc64;
+        if (L == 0 || special) {
+            /* empty, or NaN/inf inside: the caller handles the trace (and its checkpoints) */
+            int64_t bad_tokens = 0;
+            for (int64_t t = 0; t < L; t++)
+                bad_tokens += (src[t] & 0x7c00u) == 0x7c00u;
+            nonfin[j] = bad_tokens;
+            tot64[j] = 0.0;
+            for (int64_t k = 0; k < nck; k++)
+                ck[k] = 0.0;
+            continue;
+        }
+        nonfin[j] = 0;
+        tot64[j] = acc64;
+        const int64_t ng = goff[j + 1] - goff[j];
+        if (ng == 0)
+            continue;
+        float *g = g_all + goff[j];
+        float mn = INFINITY;
+        int64_t lows = 0;
+        for (int64_t i = 0; i < ng; i++) {
+            float v = (cs[i + window] - cs[i]) / wf;
+            g[i] = v;
+            if (i == 0 || v < mn) {
+                mn = v;
+                if (written < cap) {
+                    loww[written] = i;
+                    lowv[written] = v;
+                    written++;
+                }
+                needed++;
+                lows++;
+            }
+        }
+        gmin[j] = mn;
+        lowcnt[j] = lows;
+    }
+    Py_END_ALLOW_THREADS
+    release(bufs, N_BUFS);
+    return PyLong_FromSsize_t(needed > cap ? -needed : written);
+}
+
+static PyMethodDef METHODS[] = {
+    {"trace_pass", trace_pass, METH_VARARGS,
+     "One pass per float16 trace: float32 values, prefix sums, group confidences, their "
+     "minimum and record lows, float64 checkpoint and whole-trace sums."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {
+    PyModuleDef_HEAD_INIT, "_trace_kernel", "Compiled per-trace pass of the MARS features.", -1,
+    METHODS,
+};
+
+PyMODINIT_FUNC PyInit__trace_kernel(void)
+{
+    for (uint32_t h = 0; h < 65536u; h++)
+        HALF_TO_FLOAT[h] = half_to_float((uint16_t)h);
+    return PyModule_Create(&MODULE);
+}

@@ -1,0 +1,22 @@
+# The compiled per-trace pass (_trace_kernel.c); every buffer is a C-contiguous numpy array.
+from typing import Any
+
+def trace_pass(
+    values: Any,
+    offsets: Any,
+    group_offsets: Any,
+    ck_offsets: Any,
+    v32: Any,
+    cs: Any,
+    groups: Any,
+    n_nonfinite: Any,
+    min_group: Any,
+    low_counts: Any,
+    low_window: Any,
+    low_value: Any,
+    ck_sum64: Any,
+    total64: Any,
+    window: int,
+    ck_step: int,
+    /,
+) -> int: ...

@@ -1,0 +1,91 @@
+"""The compiled per-trace pass (analysis/mars/_trace_kernel.c) against the numpy loop it
+replaces: the same bits in every output, on float16 traces with the edge cases a pool holds
+(empty, shorter than a window, exactly one window, NaN/inf tokens, negatives, subnormals)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from analysis.mars import confidence
+from analysis.mars.confidence import BatchFeatures, batch_features
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return a.dtype.str.encode() + str(a.shape).encode() + np.ascontiguousarray(a).tobytes()
+
+
+def _same(a: BatchFeatures, b: BatchFeatures) -> None:
+    for f in dataclasses.fields(a.metrics):
+        x, y = getattr(a.metrics, f.name), getattr(b.metrics, f.name)
+        assert _bits(x) == _bits(y), f.name
+    for name in ("ck_offsets", "ck_pos", "ck_conf", "end_conf", "curve"):
+        assert _bits(getattr(a, name)) == _bits(getattr(b, name)), name
+
+
+def test_the_kernel_is_built() -> None:
+    """The test machine has a C compiler (tests/setup.sh installs the project with it): a
+    missing kernel means the build failed and every cold MARS build runs the slow loop."""
+    assert confidence._trace_kernel is not None
+
+
+def _pool(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 14))
+    lens = rng.integers(0, 7000, n)
+    lens[rng.random(n) < 0.15] = 0
+    lens[rng.random(n) < 0.15] = 2048  # exactly one window
+    off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    m = int(off[-1])
+    sign = rng.choice([1.0, -1.0], m, p=[0.97, 0.03])
+    v = (rng.gamma(2.0, 2.0, m) * sign).astype(np.float16)
+    if seed % 3 == 0 and m:
+        specials = [np.nan, np.inf, -np.inf, 6e-8, 1e-5, 65504.0]
+        v[rng.integers(0, m, 4)] = rng.choice(specials, 4)
+    if seed % 5 == 0 and m:  # a steadily falling trace: a record low at most windows
+        v[: min(m, 9000)] = np.linspace(20, 0, min(m, 9000)).astype(np.float16)
+    return off, v
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize(
+    ("window", "ck_step", "n_points"),
+    [(2048, 2048, 200), (512, 256, 0), (100, 300, 17), (1, 1, 5), (4096, 2048, 50)],
+)
+def test_compiled_pass_gives_the_numpy_loops_bits(
+    seed: int, window: int, ck_step: int, n_points: int
+) -> None:
+    off, v = _pool(seed)
+    fast = batch_features(off, v, window, ck_step=ck_step, n_points=n_points)
+    slow = batch_features(off, v, window, ck_step=ck_step, n_points=n_points, compiled=False)
+    _same(fast, slow)
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+def test_the_kernel_refuses_offsets_that_do_not_fit_its_buffers() -> None:
+    k = confidence._trace_kernel
+    vals = np.ones(10, dtype=np.float16).view(np.uint16)
+    off = np.array([0, 20], dtype=np.int64)  # longer than the values
+    z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.trace_pass(
+            vals,
+            off,
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            z32,
+            z32,
+            z32,
+            z64,
+            z32,
+            z64,
+            z64,
+            z32,
+            np.zeros(4),
+            np.zeros(4),
+            4,
+            0,
+        )
