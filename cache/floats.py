@@ -6,13 +6,19 @@ slow JSON, so every reader of `confs` goes through here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import polars as pl
 import pyarrow as pa
+
+if TYPE_CHECKING:  # why: the numpy casts below serve build workers, which never load polars
+    import polars as pl
 
 
 def f16_list_to_f32(expr: pl.Expr) -> pl.Expr:
     """Cast a `list<float16>` (or any numeric list) column expression to `list<float32>`."""
+    import polars as pl  # why here: see the TYPE_CHECKING import above
+
     return expr.cast(pl.List(pl.Float32))
 
 

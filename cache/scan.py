@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 import pyarrow.parquet as pq
 
 from cache.errors import CorruptFile, SourceNotFound
+
+if TYPE_CHECKING:  # why: `parquet_info` serves the cold MARS build, which never loads polars
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ def parquet_info(path: Path) -> ParquetInfo:
 
 def collect(lf: pl.LazyFrame, path: Path) -> pl.DataFrame:
     """Collect a scan, turning reader failures into a `CorruptFile` naming the file."""
+    import polars as pl  # why here: see the TYPE_CHECKING import above
+
     try:
         return lf.collect()
     except (pl.exceptions.ComputeError, OSError) as exc:

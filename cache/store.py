@@ -24,9 +24,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
@@ -36,7 +35,10 @@ from cache.paths import cache_root, derived_dir
 from cache.progress import ProgressFn, no_progress
 from cache.table_keys import table_path
 
-Table: TypeAlias = pl.DataFrame | pa.Table
+if TYPE_CHECKING:  # why: polars loads only where a DataFrame is read (start-up of build workers)
+    import polars as pl
+
+Table: TypeAlias = "pl.DataFrame | pa.Table"
 
 
 def work_dir(name: str, version: int, sources: Sequence[Path], params: dict | None = None) -> Path:
@@ -92,7 +94,7 @@ def atomic_write_parquet(table: Table, dest: Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     os.close(fd)
     try:
-        arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
+        arrow = table if isinstance(table, pa.Table) else table.to_arrow()
         pq.write_table(
             arrow, tmp, compression="zstd", use_dictionary=dictionary_columns(arrow.schema)
         )
@@ -263,6 +265,8 @@ def read_derived(
     progress: ProgressFn | None = None,
 ) -> pl.DataFrame:
     """`derived_table` then read it eagerly (derived tables are small by design)."""
+    import polars as pl  # why here: see the TYPE_CHECKING import above
+
     return pl.read_parquet(
         derived_table(name, version, sources, build, params=params, progress=progress)
     )

@@ -28,6 +28,7 @@ the feature builder), since a mean of them is still well defined.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,7 +199,7 @@ def batch_features(
     len32 = lengths.astype(np.float32)  # exact: lengths < 2**24
     cs_base = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths + 1, out=cs_base[1:])
-    cs_all = np.empty(int(cs_base[-1]), dtype=np.float32)
+    cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
     n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
     gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
     g_buf = gpad_buf
@@ -344,6 +345,25 @@ def batch_features(
     return BatchFeatures(metrics, ck_off, ck_pos, ck_conf, end_conf, curve)
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, size: int, dtype: type) -> np.ndarray:
+    """A per-thread work buffer of at least `size` items, kept between batches. Why: the
+    buffers of one batch are tens of MB, and fresh ones cost a page fault every 4 KiB (about
+    0.5 s of system time a realistic pool); nothing returned by `batch_features` views them."""
+    buf = getattr(_SCRATCH, name, None)
+    if buf is None or buf.shape[0] < size or buf.dtype != dtype:
+        buf = np.empty(max(size, 1), dtype=dtype)
+        setattr(_SCRATCH, name, buf)
+    return buf[:size]
+
+
+def release_scratch() -> None:
+    """Free this thread's work buffers (a build calls it when done: a server keeps no ~150 MB)."""
+    _SCRATCH.__dict__.clear()
+
+
 def _kernel_loop(
     offsets: np.ndarray, values: np.ndarray, window: int, ck_step: int, n_points: int, st: dict
 ) -> None:
@@ -357,19 +377,19 @@ def _kernel_loop(
     g_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(ng_all, out=g_off[1:])
     m = int(offsets[-1])
-    v32 = np.empty(m, dtype=np.float32)
-    g_all = np.empty(int(g_off[-1]), dtype=np.float32)
+    v32 = _scratch("v32", m, np.float32)
+    g_all = _scratch("groups", int(g_off[-1]), np.float32)
     nonfinite = np.zeros(n, dtype=np.int64)
     gmin = np.zeros(n, dtype=np.float32)
     low_counts = np.zeros(n, dtype=np.int64)
     tot64 = np.zeros(n, dtype=np.float64)
     ck_sum64 = st["ck_sum64"]
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
-    # room for every group to be a record low: untouched pages of np.empty cost nothing, and a
-    # trace whose confidence falls steadily has a record low at most of its windows
+    # room for every group to be a record low (a trace whose confidence falls steadily has
+    # one at most of its windows); pages the kernel does not write are never touched
     cap = int(g_off[-1]) + n
-    low_w = np.empty(cap, dtype=np.int64)
-    low_v = np.empty(cap, dtype=np.float32)
+    low_w = _scratch("low_window", cap, np.int64)
+    low_v = _scratch("low_value", cap, np.float32)
     _trace_kernel.trace_pass(
         bits,
         offsets,

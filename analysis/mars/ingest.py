@@ -31,7 +31,6 @@ import logging
 import os
 import pickle
 import queue
-import resource
 import shutil
 import subprocess
 import sys
@@ -51,7 +50,7 @@ import pyarrow.parquet as pq
 from filelock import Timeout as LockTimeout
 
 from analysis.mars import answers, verdict_memo
-from analysis.mars.confidence import WINDOW
+from analysis.mars.confidence import WINDOW, release_scratch
 from analysis.mars.features import (
     BATCH_ROWS,
     FEATURE_SCHEMA,
@@ -70,6 +69,7 @@ from analysis.mars.features import (
 from cache import errors
 from cache.arrow_numpy import list_parts, primitive
 from cache.errors import CorruptFile, DataError, SchemaError
+from cache.process_memory import peak_rss_bytes
 from cache.progress import ProgressFn
 from cache.store import atomic_write_bytes
 
@@ -486,7 +486,7 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
             done += qids
     except DataError as exc:
         return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = peak_rss_bytes()
     return {"qids": done, "rss": rss, "pid": os.getpid()}
 
 
@@ -729,8 +729,11 @@ def build_features(
     Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
     data problem inside a readable file becomes a row of `notes`.
     """
-    with _answer_memo(memo):
-        return _build(path, window, work_dir, progress, batch_rows, stop_after, workers)
+    try:
+        with _answer_memo(memo):
+            return _build(path, window, work_dir, progress, batch_rows, stop_after, workers)
+    finally:
+        release_scratch()
 
 
 def _build(

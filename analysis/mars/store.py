@@ -18,16 +18,11 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from analysis.mars.confidence import WINDOW
-from analysis.mars.features import MarsTables
-from analysis.mars.ingest import build_features
+from analysis.mars.feature_files import feature_paths
 from analysis.mars.pool import QuestionPool
 from analysis.mars.summaries import pool_from_features
 from analysis.mars.table_names import (
-    FEATURES,
-    FEATURES_VERSION,
-    GROUPS,
     LOW_COLUMNS,
-    NOTES,
 )
 from analysis.mars.table_names import (
     POOL_COLUMNS as POOL_COLUMNS,  # re-exported: load_features(columns=POOL_COLUMNS)
@@ -35,20 +30,10 @@ from analysis.mars.table_names import (
 from cache.datasets import MARS_FILES
 from cache.errors import CorruptFile
 from cache.floats import f16_list_to_f32
-from cache.paths import derived_dir
 from cache.progress import ProgressFn, scaled
 from cache.scan import collect, parquet_info
 from cache.sources import SourceConfig, dataset_root, resolve_file
-from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 from cache.warmers import Warmed
-
-ANSWER_MEMO = "mars-answer-memo.json"
-
-
-def answer_memo_path() -> Path:
-    """The persistent answer memo every MARS build of this cache shares
-    (`analysis.mars.verdict_memo`)."""
-    return derived_dir() / ANSWER_MEMO
 
 
 @dataclass(frozen=True)
@@ -78,44 +63,6 @@ class MarsFeatureStore:
         return pool_from_features(
             self.features, self.groups, qid, notes=self.notes, window=self.window
         )
-
-
-def feature_paths(
-    path: Path, *, window: int = WINDOW, progress: ProgressFn | None = None
-) -> tuple[Path, Path, Path]:
-    """Paths of the (features, groups, notes) tables of a MARS file, building them if needed."""
-    path = Path(path)
-    parquet_info(path)  # a missing/corrupt file raises a DataError naming it
-    params = {"window": window}
-    sources = [path]
-    built: dict[str, MarsTables] = {}
-
-    def build_all(prog: ProgressFn | None) -> MarsTables:
-        if "t" not in built:
-            wd = work_dir(FEATURES, FEATURES_VERSION, sources, params)
-            built["t"] = build_features(
-                path, window=window, work_dir=wd, progress=prog, memo=answer_memo_path()
-            )
-            # companions first, so a finished features table always has its groups and notes
-            for name, table in ((GROUPS, built["t"].groups), (NOTES, built["t"].notes)):
-                atomic_write_parquet(table, table_path(name, FEATURES_VERSION, sources, params))
-        return built["t"]
-
-    fp = derived_table(
-        FEATURES,
-        FEATURES_VERSION,
-        sources,
-        lambda p: build_all(p).features,
-        params=params,
-        progress=progress,
-    )
-    gp = derived_table(
-        GROUPS, FEATURES_VERSION, sources, lambda p: build_all(p).groups, params=params
-    )
-    np_ = derived_table(
-        NOTES, FEATURES_VERSION, sources, lambda p: build_all(p).notes, params=params
-    )
-    return fp, gp, np_
 
 
 def load_features(

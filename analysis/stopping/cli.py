@@ -80,12 +80,14 @@ def load_prepared(
     if pools is not None:
         return [prepare(p) for p in pools]
     # why here (start-up time): the feature store loads only when the fast read cannot serve
-    from analysis.mars.store import POOL_COLUMNS, feature_paths, load_features
+    from analysis.mars.feature_files import feature_paths
 
     feature_paths(path, window=window, progress=progress)  # builds the tables
     pools = cached_pools(path, window, with_lows=with_lows)  # and leaves the flat copy
     if pools is not None:
         return [prepare(p) for p in pools]
+    from analysis.mars.store import POOL_COLUMNS, load_features  # why here: polars, rarely
+
     store = load_features(
         path, window=window, progress=progress, with_lows=with_lows, columns=POOL_COLUMNS
     )

@@ -14,17 +14,16 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars.confidence import WINDOW
+from analysis.mars.feature_files import feature_paths
 from analysis.mars.pool import QuestionPool
 from analysis.mars.store import (
-    FEATURES,
     MarsFeatureStore,
-    feature_paths,
     load_features,
     read_probes,
     read_traces,
 )
 from analysis.mars.summaries import question_overview
-from analysis.mars.table_names import FEATURES_VERSION
+from analysis.mars.table_names import FEATURES, FEATURES_VERSION
 from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress

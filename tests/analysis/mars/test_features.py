@@ -14,8 +14,9 @@ import analysis.mars.ingest as ingest
 import analysis.mars.summaries as summaries
 from analysis.mars.answers import AnswerGrouper
 from analysis.mars.confidence import conf_at_pos_one, group_confidences, windowed_means
+from analysis.mars.feature_files import feature_paths
 from analysis.mars.ingest import build_features
-from analysis.mars.store import feature_paths, load_features, read_probes, read_traces
+from analysis.mars.store import load_features, read_probes, read_traces
 from analysis.mars.summaries import pool_from_features
 from analysis.mars.table_names import PROBE_STEP
 from cache.errors import CorruptFile, SchemaError

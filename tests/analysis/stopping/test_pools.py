@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from analysis.mars import feature_files
 from analysis.mars import store as mars_store
 from analysis.mars.table_names import FEATURES_VERSION
 from analysis.stopping import pools as fast
@@ -25,7 +26,7 @@ from cache.store import table_path
 def mars_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("pools") / "DeepSeek-8B/aime25_deepseek.parquet"
     write_file(path, "aime", 40, seed=11, drop=3, n_questions=5)
-    mars_store.feature_paths(path)  # build the tables once
+    feature_files.feature_paths(path)  # build the tables once
     return path
 
 
@@ -69,14 +70,11 @@ def test_a_warm_read_needs_no_pyarrow(mars_file: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_names_and_version_are_the_owners(mars_file: Path) -> None:
+def test_the_fast_reader_looks_where_the_builder_writes(mars_file: Path) -> None:
     assert fast.POOL_COLUMNS == mars_store.POOL_COLUMNS
     assert fast.LOW_COLUMNS == mars_store.LOW_COLUMNS
-    assert (fast.FEATURES, fast.GROUPS, fast.NOTES) == (
-        mars_store.FEATURES,
-        mars_store.GROUPS,
-        mars_store.NOTES,
-    )
+    built = feature_files.feature_paths(mars_file, window=2048)
+    assert fast.cached_table_paths(mars_file, 2048) == built
     v = FEATURES_VERSION
     for name, got in zip(
         (fast.FEATURES, fast.GROUPS, fast.NOTES),

@@ -90,7 +90,9 @@ def test_a_warm_simulate_imports_only_numpy(tmp_path: Path) -> None:
             text=True, timeout=300, check=True,
         )  # fmt: skip
         loaded[i, method] = json.loads(out.stderr.strip().splitlines()[-1])
-    assert "analysis.mars.store" in loaded[0, "offline"]  # the build, then the copy
+    # the build (through analysis.mars.feature_files: no polars, no feature store), then the copy
+    assert "analysis.mars.features" in loaded[0, "offline"]
+    assert not {"polars", "analysis.mars.store"} & set(loaded[0, "offline"])
     assert loaded[1, "sc-pp"] == []  # the build left the copy
     assert loaded[2, "dco"] == ["pyarrow"]  # the lows' copy
     for key in list(loaded)[3:]:
