@@ -8,8 +8,7 @@
  * stay with numpy, whose summation order this file does not try to copy.
  *
  * Numerics (the contract in confidence.py): float32 operations in source order, no FMA
- * contraction (pyproject passes -ffp-contract=off, and the pragma below says the same), so the
- * prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
+ * contraction (pyproject passes -ffp-contract=off), so the prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
  * float16-origin values are exact, so any order gives the bits of numpy's reduceat.
  *
  * Only the buffer protocol is used (no numpy headers): the caller allocates every output.
@@ -19,8 +18,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#pragma STDC FP_CONTRACT OFF
 
 static float HALF_TO_FLOAT[65536];
 
@@ -62,8 +59,9 @@ static int get_buf(PyObject *obj, Buf *out, int writable, Py_ssize_t itemsize, c
     if (PyObject_GetBuffer(obj, &out->b, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS) < 0)
         return -1;
     out->held = 1;
-    if (out->b.itemsize != itemsize && out->b.len % itemsize != 0) {
-        PyErr_Format(PyExc_ValueError, "%s: wrong item size", name);
+    if (out->b.itemsize != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: items of %zd bytes expected, got %zd", name,
+                     itemsize, out->b.itemsize);
         return -1;
     }
     return 0;
@@ -262,8 +260,11 @@ static PyMethodDef METHODS[] = {
 };
 
 static struct PyModuleDef MODULE = {
-    PyModuleDef_HEAD_INIT, "_trace_kernel", "Compiled per-trace pass of the MARS features.", -1,
-    METHODS,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_trace_kernel",
+    .m_doc = "Compiled per-trace pass of the MARS features.",
+    .m_size = -1,
+    .m_methods = METHODS,
 };
 
 PyMODINIT_FUNC PyInit__trace_kernel(void)

@@ -184,8 +184,9 @@ def batch_features(
     Why per trace: a trace (~10k tokens, ~40 KB as float32) fits in the CPU cache, so the dozen
     passes these features need cost a fraction of the same passes over a whole batch in RAM.
     `values` may be float16 (widened per trace through `cache.floats.to_f32`) or float32.
-    float16 input goes through the compiled pass (`KERNEL`) when it is built and `compiled` is
-    True; the results are the same bits either way (tests/analysis/mars/test_confidence.py).
+    float16 input (what MARS files store) goes through the compiled pass (`_trace_kernel`) when
+    it is built and `compiled` is True; the bits are the same either way
+    (tests/analysis/mars/test_trace_kernel.py).
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     n = offsets.shape[0] - 1

@@ -89,3 +89,31 @@ def test_the_kernel_refuses_offsets_that_do_not_fit_its_buffers() -> None:
             4,
             0,
         )
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+def test_the_kernel_refuses_a_buffer_of_the_wrong_item_size() -> None:
+    k = confidence._trace_kernel
+    vals = np.ones(10, dtype=np.float16).view(np.uint16)
+    off = np.array([0, 10], dtype=np.int64)
+    z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
+    wide = np.zeros(40, np.float64)  # float64 where the kernel writes float32
+    with pytest.raises(ValueError, match="items of 4 bytes"):
+        k.trace_pass(
+            vals,
+            off,
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            wide,
+            z32,
+            z32,
+            z64,
+            z32,
+            z64,
+            z64,
+            z32,
+            np.zeros(4),
+            np.zeros(4),
+            4,
+            0,
+        )
