@@ -248,37 +248,47 @@ def batch_features(
             negative.astype(np.int64), offsets[:-1], offsets[1:], np.int64
         )
     ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
+    # the compiled pass (float16 input) does the sequential part of every trace up front: its
+    # float32 values, prefix sums (into cs_all), groups, minimum, record lows, checkpoint sums
+    kp = (
+        _kernel_pass(offsets, values, window, ck_step, lengths, ck_off, cs_all, ck_sum64)
+        if compiled and _trace_kernel is not None and values.dtype == np.float16 and n
+        else None
+    )
+    offs = offsets.tolist()
+    ck_offs = ck_off.tolist()
+    bases = cs_base.tolist()
+    reduceat = np.add.reduceat
+    f64 = np.float64
     # a trace holding both +inf and -inf sums to NaN: that is how _slow_trace gets it
     with np.errstate(invalid="ignore"):
-        if compiled and _trace_kernel is not None and values.dtype == np.float16 and n:
-            _kernel_loop(offsets, values, window, ck_step, n_points, locals())
-        else:
-            offs = offsets.tolist()
-            ck_offs = ck_off.tolist()
-            bases = cs_base.tolist()
-            reduceat = np.add.reduceat
-            f64 = np.float64
-            for j in range(n):
-                s, e = offs[j], offs[j + 1]
-                L = e - s
-                if L == 0:
-                    lows_w.append(zero_i)
-                    lows_v.append(np.zeros(1, dtype=np.float32))
-                    continue
-                c = to_f32(values[s:e])
-                total = add_reduce(c)
-                if not math.isfinite(total):
-                    n_negative[j] = 0
-                    _slow_trace(j, c, window, ck_step, n_points, locals())
-                    continue
-                mean_conf[j] = total / len32[j]
-                tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
-                if window <= L:
+        for j in range(n):
+            s, e = offs[j], offs[j + 1]
+            L = e - s
+            if L == 0:
+                lows_w.append(zero_i)
+                lows_v.append(np.zeros(1, dtype=np.float32))
+                continue
+            c = kp.v32[s:e] if kp is not None else to_f32(values[s:e])
+            total = add_reduce(c)
+            if not math.isfinite(total):
+                n_negative[j] = 0
+                _slow_trace(j, c, window, ck_step, n_points, locals())
+                continue
+            mean_conf[j] = total / len32[j]
+            tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
+            if window <= L:
+                ng = L - window + 1
+                if kp is not None:
+                    g = kp.groups[kp.g_off[j] : kp.g_off[j + 1]]
+                    min_group[j] = kp.min_group[j]
+                    lows_w.append(kp.low_window[kp.low_off[j] : kp.low_off[j + 1]])
+                    lows_v.append(kp.low_value[kp.low_off[j] : kp.low_off[j + 1]])
+                else:
                     cb = bases[j]
                     cs = cs_all[cb : cb + L + 1]
                     cs[0] = 0.0
                     np.cumsum(c, out=cs[1:])
-                    ng = L - window + 1
                     g = g_buf[:ng]
                     np.subtract(cs[window:], cs[: L + 1 - window], out=g)
                     g /= w32
@@ -286,29 +296,32 @@ def batch_features(
                     min_group[j] = mn
                     lows_w.append(lw)
                     lows_v.append(lv)
-                    bottom_10[j] = _bottom(g)
-                    n_groups[j] = ng
-                else:
-                    min_group[j] = mean_conf[j]
-                    bottom_10[j] = mean_conf[j]
-                    lows_w.append(zero_i)
-                    lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-                k0, k1 = ck_offs[j], ck_offs[j + 1]
-                if k1 > k0 and tiled:
-                    # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
-                    # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
-                    # of the whole trace: float64 partial sums of float16-origin values are exact, so
-                    # c[0] + these sums has the bits of the reference cumulative sum.
-                    idx = ck_idx[k0 + j : k1 + j + 1]
-                    sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
-                    ck_sum64[k0:k1] = sums[: k1 - k0]
-                    end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
-                else:
-                    if k1 > k0:
-                        ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
-                    end_conf[j] = add_reduce(c, dtype=f64) / L
-                if n_points and window > L:
+                bottom_10[j] = _bottom(g)
+                n_groups[j] = ng
+            else:
+                min_group[j] = mean_conf[j]
+                bottom_10[j] = mean_conf[j]
+                lows_w.append(zero_i)
+                lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
+                if n_points:
                     curve[j] = _short_curve(c, (L * bins) // n_points)
+            if kp is not None:
+                end_conf[j] = kp.total64[j] / L
+                continue
+            k0, k1 = ck_offs[j], ck_offs[j + 1]
+            if k1 > k0 and tiled:
+                # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
+                # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
+                # of the whole trace: float64 partial sums of float16-origin values are exact, so
+                # c[0] + these sums has the bits of the reference cumulative sum.
+                idx = ck_idx[k0 + j : k1 + j + 1]
+                sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
+                ck_sum64[k0:k1] = sums[: k1 - k0]
+                end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
+            else:
+                if k1 > k0:
+                    ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
+                end_conf[j] = add_reduce(c, dtype=f64) / L
 
     done = ck_sum64 != 0  # traces handled by _slow_trace wrote ck_conf themselves
     if ck_pos.shape[0]:
@@ -366,94 +379,59 @@ def release_scratch() -> None:
     _SCRATCH.__dict__.clear()
 
 
-def _kernel_loop(
-    offsets: np.ndarray, values: np.ndarray, window: int, ck_step: int, n_points: int, st: dict
-) -> None:
-    """The per-trace loop of `batch_features` over float16 input, its sequential part compiled
-    (`_trace_kernel.trace_pass`): what is left here per trace is numpy's pairwise float32 sums
-    (mean, tail, bottom 10 %), whose order the kernel does not copy, and the partition of the
-    groups (numpy's is vectorised). `st` holds `batch_features`' arrays, filled in place."""
+@dataclass(frozen=True)
+class _KernelOut:
+    """What the compiled pass leaves for `batch_features`' loop (views of per-thread scratch)."""
+
+    v32: np.ndarray  # float32 [m] the values widened
+    g_off: list[int]  # [n+1] each trace's group confidences in `groups`
+    groups: np.ndarray  # float32
+    min_group: np.ndarray  # float32 [n]
+    low_off: list[int]  # [n+1] each trace's record lows in `low_window`/`low_value`
+    low_window: np.ndarray  # int64
+    low_value: np.ndarray  # float32
+    total64: list[float]  # float64 whole-trace sums (exact for float16 input)
+
+
+def _kernel_pass(
+    offsets: np.ndarray,
+    values: np.ndarray,
+    window: int,
+    ck_step: int,
+    lengths: np.ndarray,
+    ck_off: np.ndarray,
+    cs_all: np.ndarray,
+    ck_sum64: np.ndarray,
+) -> _KernelOut:
+    """The sequential part of every float16 trace of a batch in one compiled call
+    (`_trace_kernel.trace_pass`); it also fills `cs_all` (per-trace prefix sums) and `ck_sum64`.
+    Empty traces and traces with NaN/inf are left alone: the loop handles them as before."""
     n = offsets.shape[0] - 1
-    lengths = st["lengths"]
     ng_all = np.where(lengths >= window, lengths - window + 1, 0)
     g_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(ng_all, out=g_off[1:])
     m = int(offsets[-1])
     v32 = _scratch("v32", m, np.float32)
-    g_all = _scratch("groups", int(g_off[-1]), np.float32)
-    nonfinite = np.zeros(n, dtype=np.int64)
-    gmin = np.zeros(n, dtype=np.float32)
-    low_counts = np.zeros(n, dtype=np.int64)
-    tot64 = np.zeros(n, dtype=np.float64)
-    ck_sum64 = st["ck_sum64"]
-    bits = np.ascontiguousarray(values[:m]).view(np.uint16)
+    groups = _scratch("groups", int(g_off[-1]), np.float32)
     # room for every group to be a record low (a trace whose confidence falls steadily has
     # one at most of its windows); pages the kernel does not write are never touched
     cap = int(g_off[-1]) + n
     low_w = _scratch("low_window", cap, np.int64)
     low_v = _scratch("low_value", cap, np.float32)
+    nonfinite = np.zeros(n, dtype=np.int64)
+    gmin = np.zeros(n, dtype=np.float32)
+    low_counts = np.zeros(n, dtype=np.int64)
+    tot64 = np.zeros(n, dtype=np.float64)
+    bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
-        bits,
-        offsets,
-        g_off,
-        st["ck_off"],
-        v32,
-        st["cs_all"],
-        g_all,
-        nonfinite,
-        gmin,
-        low_counts,
-        low_w,
-        low_v,
-        ck_sum64,
-        tot64,
-        window,
-        max(ck_step, 0),
-    )
+        bits, offsets, g_off, ck_off, v32, cs_all, groups, nonfinite, gmin, low_counts,
+        low_w, low_v, ck_sum64, tot64, window, max(ck_step, 0),
+    )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
-    mean_conf, tail_conf = st["mean_conf"], st["tail_conf"]
-    min_group, bottom_10, end_conf = st["min_group"], st["bottom_10"], st["end_conf"]
-    n_groups, n_negative, curve = st["n_groups"], st["n_negative"], st["curve"]
-    lows_w, lows_v = st["lows_w"], st["lows_v"]
-    add_reduce = np.add.reduce
-    w32 = np.float32(window)
-    bins = np.arange(n_points + 1, dtype=np.int64)
-    zero_i = np.zeros(1, dtype=np.int64)
-    offs, goffs, loffs = offsets.tolist(), g_off.tolist(), low_off.tolist()
-    len32 = lengths.astype(np.float32)
-    tot = tot64.tolist()
-    for j in range(n):
-        s, e = offs[j], offs[j + 1]
-        L = e - s
-        if L == 0:
-            lows_w.append(zero_i)
-            lows_v.append(np.zeros(1, dtype=np.float32))
-            continue
-        c = v32[s:e]
-        total = add_reduce(c)
-        if not math.isfinite(total):
-            n_negative[j] = 0
-            _slow_trace(j, c, window, ck_step, n_points, st)
-            continue
-        mean_conf[j] = total / len32[j]
-        if window <= L:
-            tail_conf[j] = add_reduce(c[-window:]) / w32
-            g = g_all[goffs[j] : goffs[j + 1]]
-            min_group[j] = gmin[j]
-            lows_w.append(low_w[loffs[j] : loffs[j + 1]])
-            lows_v.append(low_v[loffs[j] : loffs[j + 1]])
-            bottom_10[j] = _bottom(g)
-            n_groups[j] = L - window + 1
-        else:
-            tail_conf[j] = mean_conf[j]
-            min_group[j] = mean_conf[j]
-            bottom_10[j] = mean_conf[j]
-            lows_w.append(zero_i)
-            lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-            if n_points:
-                curve[j] = _short_curve(c, (L * bins) // n_points)
-        end_conf[j] = tot[j] / L
+    return _KernelOut(
+        v32, g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64.tolist()
+    )
 
 
 LOW_BLOCK = 128

@@ -64,56 +64,33 @@ def test_compiled_pass_gives_the_numpy_loops_bits(
     _same(fast, slow)
 
 
+def _call_with(length: int, v32: np.ndarray) -> None:
+    """`trace_pass` on ten float16 ones told they are one trace of `length`, writing its
+    float32 values into `v32` (every other buffer has room)."""
+    vals = np.ones(10, dtype=np.float16).view(np.uint16)
+    off = np.array([0, length], dtype=np.int64)
+    z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
+    none = np.zeros(2, np.int64)  # window 16 > length: no groups; ck_step 0: no checkpoints
+    confidence._trace_kernel.trace_pass(
+        vals, off, none, none, v32, z32, z32, z64, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
+        16, 0,
+    )  # fmt: skip
+
+
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
 def test_the_kernel_refuses_offsets_that_do_not_fit_its_buffers() -> None:
-    k = confidence._trace_kernel
-    vals = np.ones(10, dtype=np.float16).view(np.uint16)
-    off = np.array([0, 20], dtype=np.int64)  # longer than the values
-    z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
     with pytest.raises(ValueError, match="inconsistent"):
-        k.trace_pass(
-            vals,
-            off,
-            np.zeros(2, np.int64),
-            np.zeros(2, np.int64),
-            z32,
-            z32,
-            z32,
-            z64,
-            z32,
-            z64,
-            z64,
-            z32,
-            np.zeros(4),
-            np.zeros(4),
-            4,
-            0,
-        )
+        _call_with(20, np.zeros(40, np.float32))  # a trace longer than the values
 
 
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
 def test_the_kernel_refuses_a_buffer_of_the_wrong_item_size() -> None:
-    k = confidence._trace_kernel
-    vals = np.ones(10, dtype=np.float16).view(np.uint16)
-    off = np.array([0, 10], dtype=np.int64)
-    z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
-    wide = np.zeros(40, np.float64)  # float64 where the kernel writes float32
     with pytest.raises(ValueError, match="items of 4 bytes"):
-        k.trace_pass(
-            vals,
-            off,
-            np.zeros(2, np.int64),
-            np.zeros(2, np.int64),
-            wide,
-            z32,
-            z32,
-            z64,
-            z32,
-            z64,
-            z64,
-            z32,
-            np.zeros(4),
-            np.zeros(4),
-            4,
-            0,
-        )
+        _call_with(10, np.zeros(40, np.float64))  # float64 where the kernel writes float32
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+def test_the_kernel_accepts_consistent_buffers() -> None:
+    v32 = np.zeros(40, np.float32)
+    _call_with(10, v32)
+    assert v32[:10].tolist() == [1.0] * 10
