@@ -344,22 +344,40 @@ def _question_grouper(gt: object, finals: list, probe_answers: list) -> AnswerGr
     return AnswerGrouper(gt, symbolic_pairwise=compares_symbolic(chain(finals, probe_answers)))
 
 
-def warm_grouping(finals: list, probe_answers: list, gts: list) -> None:
-    """Group one question's answers and throw the groups away: fills the per-string caches of
-    `analysis.mars.answers` (parse, solve, verify: pure functions of the strings) before its
-    numeric batch arrives, so `finalise_question` then mostly hits them. The ingest's parent
-    does this while its workers' first questions are still being computed; any order of the
-    answers is fine, the verdicts do not depend on it."""
-    grouper = _question_grouper(
-        _majority_ground_truth([g for g in gts if g is not None]), finals, probe_answers
-    )
-    grouper.add_many(finals)
-    grouper.add_many(probe_answers)
+@dataclass(frozen=True)
+class WarmedGroups:
+    """One question's answers grouped ahead of its numeric part (`warm_grouping`), with what
+    they were grouped from: `finalise_question` reuses the groups when its part holds the same
+    answers in the same order and the same ground truth (group ids follow first appearance, so
+    anything else is grouped again)."""
+
+    ground_truth: str
+    finals: list
+    probe_answers: list
+    grouper: AnswerGrouper
+    final_group: np.ndarray
+    probe_group: np.ndarray
 
 
-def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tuple]]:
+def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:
+    """Group one question's answers before its numeric batch arrives. This fills the
+    per-string caches of `analysis.mars.answers` (parse, solve, verify: pure functions of the
+    strings), and `finalise_question` reuses the groups themselves when they fit its part.
+    The ingest's parent does this while its workers' first questions are still being
+    computed."""
+    gt = _majority_ground_truth([g for g in gts if g is not None])
+    grouper = _question_grouper(gt, finals, probe_answers)
+    final_group = grouper.add_many(finals)
+    probe_group = grouper.add_many(probe_answers)
+    return WarmedGroups(gt, finals, probe_answers, grouper, final_group, probe_group)
+
+
+def finalise_question(
+    q: int, part: dict, warmed: WarmedGroups | None = None
+) -> tuple[pa.Table, pa.Table, list[tuple]]:
     """All rows of question `q` -> its feature rows, answer groups and notes. Needs the whole
-    question: answer group ids follow first appearance in trace_idx order."""
+    question: answer group ids follow first appearance in trace_idx order. `warmed`: the
+    question's answers grouped ahead (`warm_grouping`), used only if they are the part's."""
     notes: list[tuple] = []
     tix = part["trace_idx"]
     order = np.argsort(tix, kind="stable")
@@ -396,11 +414,19 @@ def finalise_question(q: int, part: dict) -> tuple[pa.Table, pa.Table, list[tupl
         )
 
     finals = part["final"]
-    grouper = _question_grouper(gt, finals, part["p_ans"])
-    final_group = grouper.add_many(finals)
+    if (
+        warmed is not None
+        and warmed.ground_truth == gt
+        and warmed.finals == finals
+        and warmed.probe_answers == part["p_ans"]
+    ):
+        grouper, final_group, p_group = warmed.grouper, warmed.final_group, warmed.probe_group
+    else:
+        grouper = _question_grouper(gt, finals, part["p_ans"])
+        final_group = grouper.add_many(finals)
+        p_group = grouper.add_many(part["p_ans"])
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
-    p_group = grouper.add_many(part["p_ans"])
     flags = part["flags"].copy()
     long_mask = np.array(
         [a is not None and len(str(a)) > LONG_ANSWER_CHARS for a in finals], dtype=bool

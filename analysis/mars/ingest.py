@@ -59,6 +59,7 @@ from analysis.mars.features import (
     OPTIONAL,
     REQUIRED,
     MarsTables,
+    WarmedGroups,
     concat_parts,
     finalise_question,
     notes_table,
@@ -599,6 +600,7 @@ def _parallel(
         total = len(expected)
         results: dict[int, QuestionResult] = {}
         warm = _answers_to_warm(path, tasks)
+        warmed: dict[int, WarmedGroups] = {}
         while True:
             running = any(p.poll() is None for p, _, _ in procs)
             found = sorted(part_dir.glob("q*.part.pkl"))
@@ -607,7 +609,7 @@ def _parallel(
                 with fp.open("rb") as fh:
                     part = pickle.load(fh)  # noqa: S301 - our own worker's file (see _write_part)
                 fp.unlink()
-                f, g, notes = finalise_question(q, part)
+                f, g, notes = finalise_question(q, part, warmed.pop(q, None))
                 if work_dir is not None:
                     _write_chunk(work_dir, q, f, g, notes_table(notes))
                 results[q] = (f, g, notes)
@@ -616,7 +618,7 @@ def _parallel(
                 break
             if (
                 not found
-                and not _warm_next(warm, results)
+                and not _warm_next(warm, results, warmed)
                 and (own_share is None or own_share.take_one() is None)
             ):
                 time.sleep(0.02)
@@ -678,12 +680,14 @@ def _probe_answers(col: pa.ChunkedArray) -> tuple[np.ndarray | None, list]:
     return off, pc.struct_field(values, "answer").to_pylist()
 
 
-def _warm_next(warm: Iterator[tuple[int, list, list, list]], results: dict) -> bool:
-    """Warm the answer caches with the next question not yet finalised; False when none is
-    left."""
+def _warm_next(
+    warm: Iterator[tuple[int, list, list, list]], results: dict, warmed: dict[int, WarmedGroups]
+) -> bool:
+    """Group the next question not yet finalised ahead of its part (into `warmed`); False
+    when none is left."""
     for q, finals, p_ans, gts in warm:
         if q not in results:
-            warm_grouping(finals, p_ans, gts)
+            warmed[q] = warm_grouping(finals, p_ans, gts)
             return True
     return False
 

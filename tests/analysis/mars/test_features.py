@@ -116,9 +116,9 @@ def test_resumable(small_file: Path, tables: mf.MarsTables, tmp_path: Path, monk
     calls: list[int] = []
     real = ingest.finalise_question
 
-    def spy(q, part):  # type: ignore[no-untyped-def]
+    def spy(q, part, *warmed):  # type: ignore[no-untyped-def]
         calls.append(q)
-        return real(q, part)
+        return real(q, part, *warmed)
 
     monkeypatch.setattr(ingest, "finalise_question", spy)
     full = build_features(small_file, work_dir=wd)
@@ -309,3 +309,31 @@ def test_the_published_cap_applies_per_question(tmp_path: Path) -> None:
     f = {(r["qid"], r["trace_idx"]): r for r in build_features(path).features.to_pylist()}
     assert f[(0, 0)]["final_group"] == f[(0, 1)]["final_group"]
     assert f[(1, 0)]["final_group"] != f[(1, 1)]["final_group"]
+
+
+def test_groups_made_ahead_are_reused_only_when_they_are_the_parts(
+    small_file: Path, monkeypatch
+) -> None:
+    """`finalise_question` takes the groups `warm_grouping` made ahead only for the same answers
+    in the same order and the same ground truth; either way the tables are those of grouping
+    the part itself."""
+    batch = pq.ParquetFile(small_file).read_row_group(0).combine_chunks().to_batches()[0]
+    q, part = next(iter(mf.split_by_question(mf.numeric_batch(batch, 2048)).items()))
+    own = mf.finalise_question(q, part)
+    same = mf.warm_grouping(part["final"], part["p_ans"], part["gt"])
+    reordered = mf.warm_grouping(part["final"][::-1], part["p_ans"], part["gt"])
+    other_gt = mf.warm_grouping(part["final"], part["p_ans"], ["-12345"])
+    assert not np.array_equal(reordered.final_group, same.final_group)
+    made: list[object] = []
+    real = mf._question_grouper
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        made.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(mf, "_question_grouper", counted)
+    for warmed, groups_again in ((same, 0), (reordered, 1), (other_gt, 1), (None, 1)):
+        made.clear()
+        f, g, notes = mf.finalise_question(q, part, warmed)
+        assert f.equals(own[0]) and g.equals(own[1]) and notes == own[2]
+        assert len(made) == groups_again

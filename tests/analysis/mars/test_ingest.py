@@ -147,9 +147,9 @@ def test_a_parallel_build_groups_answers_once_in_the_parent(
     seen: list[int] = []
     real = ingest.finalise_question
 
-    def counted(q: int, part: dict):  # type: ignore[no-untyped-def]
+    def counted(q: int, part: dict, *warmed):  # type: ignore[no-untyped-def]
         seen.append(q)
-        return real(q, part)
+        return real(q, part, *warmed)
 
     own: list[int] = []
     take = ingest._Shards.take_one
