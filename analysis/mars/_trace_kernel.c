@@ -82,11 +82,10 @@ enum {
     B_V32, /* out float32 [m] */
     B_CS, /* out float32 [m+n] per-trace prefix sums, trace j at offsets[j] + j */
     B_G, /* out float32 [goff[n]] group confidences */
-    B_NONFIN, /* out int64 [n] non-finite tokens (such a trace is left to the caller) */
     B_MIN, /* out float32 [n] minimum group */
     B_LOWCNT, /* out int64 [n] record lows of each trace */
-    B_LOWW, /* out int64 [cap] */
-    B_LOWV, /* out float32 [cap] */
+    B_LOWW, /* out int64 [goff[n]]: a trace has at most one record low a group */
+    B_LOWV, /* out float32 [goff[n]] */
     B_CK64, /* out float64 [ckoff[n]] checkpoint window sums */
     B_TOT64, /* out float64 [n] whole-trace sums */
     N_BUFS
@@ -94,20 +93,21 @@ enum {
 
 static const char *const NAMES[N_BUFS] = {
     "values", "offsets", "group_offsets", "ck_offsets", "v32", "cs", "groups",
-    "n_nonfinite", "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64",
+    "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64",
 };
-static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 4, 8, 8, 4, 8, 8};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 4, 8, 8, 4, 8, 8};
 
-/* trace_pass(values, offsets, group_offsets, ck_offsets, v32, cs, groups, n_nonfinite,
- *            min_group, low_counts, low_window, low_value, ck_sum64, total64, window, ck_step)
- * -> number of record lows written, or -(number needed) when low_window is too short. */
+/* trace_pass(values, offsets, group_offsets, ck_offsets, v32, cs, groups, min_group,
+ *            low_counts, low_window, low_value, ck_sum64, total64, window, ck_step)
+ * -> the number of record lows written. Empty traces and traces holding NaN/inf get their
+ * float32 values only (their lows, checkpoints and total stay 0): the caller handles them. */
 static PyObject *trace_pass(PyObject *self, PyObject *args)
 {
     PyObject *objs[N_BUFS];
     Py_ssize_t window, ck_step;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
                           &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &objs[13], &window, &ck_step))
+                          &objs[11], &objs[12], &window, &ck_step))
         return NULL;
     if (window < 1) {
         PyErr_SetString(PyExc_ValueError, "window must be >= 1");
@@ -128,7 +128,6 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     float *v32 = bufs[B_V32].b.buf;
     float *cs_all = bufs[B_CS].b.buf;
     float *g_all = bufs[B_G].b.buf;
-    int64_t *nonfin = bufs[B_NONFIN].b.buf;
     float *gmin = bufs[B_MIN].b.buf;
     int64_t *lowcnt = bufs[B_LOWCNT].b.buf;
     int64_t *loww = bufs[B_LOWW].b.buf;
@@ -137,9 +136,6 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     double *tot64 = bufs[B_TOT64].b.buf;
     Py_ssize_t n = bufs[B_OFFSETS].b.len / 8 - 1;
     Py_ssize_t m = bufs[B_VALUES].b.len / 2;
-    Py_ssize_t cap = bufs[B_LOWW].b.len / 8;
-    if (bufs[B_LOWV].b.len / 4 < cap)
-        cap = bufs[B_LOWV].b.len / 4;
     int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m || bufs[B_V32].b.len / 4 < m ||
                                    bufs[B_CS].b.len / 4 < m + n ||
                                    bufs[B_GOFF].b.len / 8 < n + 1 ||
@@ -152,15 +148,16 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     }
     if (!bad && n > 0)
         bad = bufs[B_G].b.len / 4 < goff[n] || bufs[B_CK64].b.len / 8 < ckoff[n] ||
-              bufs[B_NONFIN].b.len / 8 < n || bufs[B_MIN].b.len / 4 < n ||
-              bufs[B_LOWCNT].b.len / 8 < n || bufs[B_TOT64].b.len / 8 < n;
+              bufs[B_LOWW].b.len / 8 < goff[n] || bufs[B_LOWV].b.len / 4 < goff[n] ||
+              bufs[B_MIN].b.len / 4 < n || bufs[B_LOWCNT].b.len / 8 < n ||
+              bufs[B_TOT64].b.len / 8 < n;
     if (bad) {
         release(bufs, N_BUFS);
         PyErr_SetString(PyExc_ValueError, "trace_pass: inconsistent offsets or buffer sizes");
         return NULL;
     }
 
-    Py_ssize_t written = 0, needed = 0;
+    Py_ssize_t written = 0;
     const float wf = (float)window;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < n; j++) {
@@ -213,16 +210,11 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
             ck[k_hi++] += acc64;
         if (L == 0 || special) {
             /* empty, or NaN/inf inside: the caller handles the trace (and its checkpoints) */
-            int64_t bad_tokens = 0;
-            for (int64_t t = 0; t < L; t++)
-                bad_tokens += (src[t] & 0x7c00u) == 0x7c00u;
-            nonfin[j] = bad_tokens;
             tot64[j] = 0.0;
             for (int64_t k = 0; k < nck; k++)
                 ck[k] = 0.0;
             continue;
         }
-        nonfin[j] = 0;
         tot64[j] = acc64;
         const int64_t ng = goff[j + 1] - goff[j];
         if (ng == 0)
@@ -235,12 +227,9 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
             g[i] = v;
             if (i == 0 || v < mn) {
                 mn = v;
-                if (written < cap) {
-                    loww[written] = i;
-                    lowv[written] = v;
-                    written++;
-                }
-                needed++;
+                loww[written] = i;
+                lowv[written] = v;
+                written++;
                 lows++;
             }
         }
@@ -249,7 +238,7 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     }
     Py_END_ALLOW_THREADS
     release(bufs, N_BUFS);
-    return PyLong_FromSsize_t(needed > cap ? -needed : written);
+    return PyLong_FromSsize_t(written);
 }
 
 static PyMethodDef METHODS[] = {

@@ -9,7 +9,6 @@ def trace_pass(
     v32: Any,
     cs: Any,
     groups: Any,
-    n_nonfinite: Any,
     min_group: Any,
     low_counts: Any,
     low_window: Any,

@@ -415,16 +415,14 @@ def _kernel_pass(
     groups = _scratch("groups", int(g_off[-1]), np.float32)
     # room for every group to be a record low (a trace whose confidence falls steadily has
     # one at most of its windows); pages the kernel does not write are never touched
-    cap = int(g_off[-1]) + n
-    low_w = _scratch("low_window", cap, np.int64)
-    low_v = _scratch("low_value", cap, np.float32)
-    nonfinite = np.zeros(n, dtype=np.int64)
+    low_w = _scratch("low_window", int(g_off[-1]), np.int64)
+    low_v = _scratch("low_value", int(g_off[-1]), np.float32)
     gmin = np.zeros(n, dtype=np.float32)
     low_counts = np.zeros(n, dtype=np.int64)
     tot64 = np.zeros(n, dtype=np.float64)
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
-        bits, offsets, g_off, ck_off, v32, cs_all, groups, nonfinite, gmin, low_counts,
+        bits, offsets, g_off, ck_off, v32, cs_all, groups, gmin, low_counts,
         low_w, low_v, ck_sum64, tot64, window, max(ck_step, 0),
     )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)

@@ -346,10 +346,10 @@ def _question_grouper(gt: object, finals: list, probe_answers: list) -> AnswerGr
 
 @dataclass(frozen=True)
 class WarmedGroups:
-    """One question's answers grouped ahead of its numeric part (`warm_grouping`), with what
-    they were grouped from: `finalise_question` reuses the groups when its part holds the same
-    answers in the same order and the same ground truth (group ids follow first appearance, so
-    anything else is grouped again)."""
+    """One question's answers grouped, with what they were grouped from: `warm_grouping` makes
+    them ahead of the question's numeric part, and `finalise_question` reuses them when its part
+    holds the same answers in the same order and the same ground truth (group ids follow first
+    appearance, so anything else is grouped again)."""
 
     ground_truth: str
     finals: list
@@ -358,6 +358,20 @@ class WarmedGroups:
     final_group: np.ndarray
     probe_group: np.ndarray
 
+    def fits(self, ground_truth: str, finals: list, probe_answers: list) -> bool:
+        return (
+            self.ground_truth == ground_truth
+            and self.finals == finals
+            and self.probe_answers == probe_answers
+        )
+
+
+def _grouped(gt: str, finals: list, probe_answers: list) -> WarmedGroups:
+    grouper = _question_grouper(gt, finals, probe_answers)
+    final_group = grouper.add_many(finals)
+    probe_group = grouper.add_many(probe_answers)
+    return WarmedGroups(gt, finals, probe_answers, grouper, final_group, probe_group)
+
 
 def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:
     """Group one question's answers before its numeric batch arrives. This fills the
@@ -365,11 +379,9 @@ def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:
     strings), and `finalise_question` reuses the groups themselves when they fit its part.
     The ingest's parent does this while its workers' first questions are still being
     computed."""
-    gt = _majority_ground_truth([g for g in gts if g is not None])
-    grouper = _question_grouper(gt, finals, probe_answers)
-    final_group = grouper.add_many(finals)
-    probe_group = grouper.add_many(probe_answers)
-    return WarmedGroups(gt, finals, probe_answers, grouper, final_group, probe_group)
+    return _grouped(
+        _majority_ground_truth([g for g in gts if g is not None]), finals, probe_answers
+    )
 
 
 def finalise_question(
@@ -414,17 +426,9 @@ def finalise_question(
         )
 
     finals = part["final"]
-    if (
-        warmed is not None
-        and warmed.ground_truth == gt
-        and warmed.finals == finals
-        and warmed.probe_answers == part["p_ans"]
-    ):
-        grouper, final_group, p_group = warmed.grouper, warmed.final_group, warmed.probe_group
-    else:
-        grouper = _question_grouper(gt, finals, part["p_ans"])
-        final_group = grouper.add_many(finals)
-        p_group = grouper.add_many(part["p_ans"])
+    if warmed is None or not warmed.fits(gt, finals, part["p_ans"]):
+        warmed = _grouped(gt, finals, part["p_ans"])
+    grouper, final_group, p_group = warmed.grouper, warmed.final_group, warmed.probe_group
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
     flags = part["flags"].copy()

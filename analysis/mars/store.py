@@ -21,9 +21,7 @@ from analysis.mars.confidence import WINDOW
 from analysis.mars.feature_files import feature_paths
 from analysis.mars.pool import QuestionPool
 from analysis.mars.summaries import pool_from_features
-from analysis.mars.table_names import (
-    LOW_COLUMNS,
-)
+from analysis.mars.table_names import LOW_COLUMNS
 from analysis.mars.table_names import (
     POOL_COLUMNS as POOL_COLUMNS,  # re-exported: load_features(columns=POOL_COLUMNS)
 )

@@ -72,7 +72,7 @@ def _call_with(length: int, v32: np.ndarray) -> None:
     z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
     none = np.zeros(2, np.int64)  # window 16 > length: no groups; ck_step 0: no checkpoints
     confidence._trace_kernel.trace_pass(
-        vals, off, none, none, v32, z32, z32, z64, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
+        vals, off, none, none, v32, z32, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
         16, 0,
     )  # fmt: skip
 
