@@ -248,16 +248,18 @@ FAST_VERIFY = True
 _MV_VERSIONS = ("0.9.",)  # the math-verify versions whose grader this reasoning was checked on
 _REL_TOL = 1e-4  # math-verify's loosest numeric test rounds to 6 decimals (float_rounding=6)
 # symbol assumptions under which a real point is a valid evaluation point: none (complex), or
-# the real, finite symbols latex2sympy makes; anything else (integer, positive, the odd `i`)
-# could let `simplify` use a fact a real point does not satisfy
+# the real, finite symbols latex2sympy makes; anything else (integer, positive) could let
+# `simplify` use a fact a real point does not satisfy. latex2sympy makes every symbol of an answer
+# that looks complex (`e^{i\\pi}`) non-real (`real=False`): those get a non-real point.
 _PLAIN_ASSUMPTIONS: tuple[frozenset, ...] = ()
+_NONREAL_ASSUMPTIONS: frozenset = frozenset()
 _PLAIN_HEADS: frozenset = frozenset()
 
 
 def _install_shortcuts(mv: Any) -> None:
     """Wrap math-verify's grader `sympy_expr_eq` and `solve` (see the block comment above);
     left alone for a math-verify version this was not checked on."""
-    global _PLAIN_ASSUMPTIONS, _PLAIN_HEADS
+    global _PLAIN_ASSUMPTIONS, _NONREAL_ASSUMPTIONS, _PLAIN_HEADS
     from math_verify import grader  # why: lazy, ~0.5 s
 
     version = getattr(mv, "__version__", "") or _dist_version("math-verify")
@@ -267,6 +269,8 @@ def _install_shortcuts(mv: Any) -> None:
 
     real = sympy.Symbol("_rte_real", real=True, finite=True).assumptions0
     _PLAIN_ASSUMPTIONS = (frozenset({"commutative": True}.items()), frozenset(real.items()))
+    nonreal = sympy.Symbol("_rte_nonreal", real=False).assumptions0
+    _NONREAL_ASSUMPTIONS = frozenset(nonreal.items())
     _PLAIN_HEADS = frozenset(
         {
             sympy.Add,
@@ -356,11 +360,12 @@ def _values_differ(a: Any, b: Any) -> bool:
     Both must be plain expressions: a sympy `Expr` built only from numbers, pi/e/i, symbols of
     the assumptions above and the elementary functions of _PLAIN_HEADS, not itself a symbol (a
     symbol is compared by name) and with no percentage (`UnevaluatedExpr`, 9% equals 9). For two
-    such expressions, each of its tests implies equal values at every real point: structural
-    equality; equality after rounding to 6 decimals or after `doit`; `(a - b).evalf(chop=True)
-    == 0` (only a constant below ~1e-15 is chopped); `simplify(a - b).is_zero` (valid for all
-    real values of real symbols). So values that differ at one real point by more than
-    _REL_TOL * max(1, |a|, |b|) decide it."""
+    such expressions, each of its tests implies equal values at every point the symbols'
+    assumptions allow (a real point for real or unassumed symbols, a non-real one for non-real
+    symbols): structural equality; equality after rounding to 6 decimals or after `doit`;
+    `(a - b).evalf(chop=True) == 0` (only a constant below ~1e-15 is chopped, never a coefficient
+    of a symbol); `simplify(a - b).is_zero` (valid for every value the assumptions allow). So
+    values that differ at one such point by more than _REL_TOL * max(1, |a|, |b|) decide it."""
     try:
         va, vb = _point_value(a), _point_value(b)
         if va is None or vb is None:
@@ -378,6 +383,11 @@ def _sets_differ(a: Any, b: Any) -> bool:
       equality, an empty symmetric difference, element-by-element `sympy_expr_eq`) needs every
       element of one to have an element of the other of the same value at the real point of
       `_values_differ`; one element without such a partner decides it.
+    - Two of different sizes, where a tuple is one of them or only one of them holds a truth
+      value (an equation such as `n=2needs`, which prose with `=` parses to): of its tests only
+      set equality could pass (structural, or an empty symmetric difference; the
+      element-by-element one needs equal sizes), a tuple is no set, and a truth value equals no
+      number.
     - A real interval with numeric ends, not a point, against a finite set or tuple of other than
       two elements: an interval is never equal to a finite set, and its only other test pairs
       its two ends with a two-element set.
@@ -386,6 +396,8 @@ def _sets_differ(a: Any, b: Any) -> bool:
     try:
         ea, eb = _finite_elements(a), _finite_elements(b)
         if ea is not None and eb is not None:
+            if len(ea) != len(eb) and _never_set_equal(a, ea, b, eb):
+                return True
             pa = [_point_value(x) for x in ea]
             pb = [_point_value(x) for x in eb]
             va = [v for v in pa if v is not None]
@@ -410,6 +422,19 @@ def _finite_elements(x: Any) -> list | None:
     if isinstance(x, sympy.Set):
         return None
     return [x]
+
+
+def _never_set_equal(a: Any, ea: list, b: Any, eb: list) -> bool:
+    """Can two collections of different sizes never be equal sets (see `_sets_differ`)?"""
+    import sympy  # why: lazy, ~0.5 s
+
+    if isinstance(a, sympy.Tuple) or isinstance(b, sympy.Tuple):
+        return True
+    truth_a = any(isinstance(x, sympy.logic.boolalg.Boolean) for x in ea)
+    truth_b = any(isinstance(x, sympy.logic.boolalg.Boolean) for x in eb)
+    numbers_a = all(isinstance(x, sympy.Expr) for x in ea)
+    numbers_b = all(isinstance(x, sympy.Expr) for x in eb)
+    return (truth_a and numbers_b) or (truth_b and numbers_a)
 
 
 def _all_matched(va: list[complex], vb: list[complex]) -> bool:
@@ -452,9 +477,13 @@ def _point_value_cached(e: Any) -> complex | None:
         if node.is_Number or node is sympy.I or isinstance(node, sympy.NumberSymbol):
             continue
         if isinstance(node, sympy.Symbol):
-            if frozenset(node.assumptions0.items()) not in _PLAIN_ASSUMPTIONS:
+            kind = frozenset(node.assumptions0.items())
+            if kind in _PLAIN_ASSUMPTIONS:
+                point[node] = _coordinate(node.name)
+            elif kind == _NONREAL_ASSUMPTIONS:  # a non-real point: imaginary part in (0.6, 1.6)
+                point[node] = _coordinate(node.name) + sympy.I * _coordinate(node.name + "'")
+            else:
                 return None
-            point[node] = _coordinate(node.name)
         elif node.func not in _PLAIN_HEADS:
             return None
     try:

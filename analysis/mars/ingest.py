@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,22 +189,12 @@ def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Itera
                 t.join(0.05)
 
 
-def _computed(
-    batches: Iterator[pa.RecordBatch], window: int, only: list[int] | None = None
-) -> Iterator[tuple[int, dict]]:
-    """`numeric_batch` of each batch, in order, of just the rows of the questions in `only` when
-    given (a worker's share of a row group that holds several). (Threads do not help here: the
-    per-trace loop holds the GIL between numpy calls; files big enough to matter use processes
-    instead.)"""
-    keep = pa.array(only, type=pa.int64()) if only is not None else None
+def _computed(batches: Iterator[pa.RecordBatch], window: int) -> Iterator[tuple[int, dict]]:
+    """`numeric_batch` of each batch, in order, with its row count. (Threads do not help here:
+    the per-trace loop holds the GIL between numpy calls; files big enough to matter use
+    processes instead.)"""
     for b in batches:
-        n = b.num_rows
-        if keep is not None:
-            b = b.filter(pc.is_in(b.column("qid"), value_set=keep))
-            if b.num_rows == 0:
-                yield n, {"qid": np.zeros(0, dtype=np.int64)}
-                continue
-        yield n, numeric_batch(b, window)
+        yield b.num_rows, numeric_batch(b, window)
 
 
 def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
@@ -293,14 +283,10 @@ def _stream(
     batch_rows: int,
     hook: ProgressFn,
     stop_after: int | None = None,
-    keep: bool = True,
-    only: list[int] | None = None,
-    part_dir: Path | None = None,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
-    """The streaming pass over `row_groups`: numeric features per batch, then each question is
-    finalised (grouped, tabled, written to `work_dir`) as soon as all its rows were seen; with
-    `part_dir` (a worker process), its numeric batch is written there instead, for the parent to
-    finalise (`_write_part`)."""
+    """The streaming pass over `row_groups` in this process: numeric features per batch, then
+    each question is finalised (grouped, tabled, written to `work_dir`) as soon as all its rows
+    were seen."""
     results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
     partials: dict[int, _Partial] = {}
     total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
@@ -308,7 +294,7 @@ def _stream(
         return results
     it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
     _consume(
-        _computed(_prefetch(it, path), window, only),
+        _computed(_prefetch(it, path), window),
         expected,
         done,
         work_dir,
@@ -318,16 +304,10 @@ def _stream(
         hook,
         total_rows,
         stop_after,
-        keep,
-        part_dir,
     )
     if stop_after is not None and len(results) >= stop_after:
         return results
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        if part_dir is not None:
-            _write_part(part_dir, q, concat_parts(acc.pieces))
-            results[q] = (None, None, [])
-            continue
         f, g, notes = finalise_question(q, concat_parts(acc.pieces))
         if work_dir is not None:
             _write_chunk(work_dir, q, f, g, notes_table(notes))
@@ -346,7 +326,7 @@ def _consume(
     hook: ProgressFn,
     total_rows: int,
     stop_after: int | None,
-    keep: bool,
+    keep: bool = True,
     part_dir: Path | None = None,
 ) -> None:
     """Group numeric batches by question; finalise each question once all its rows are in."""
@@ -379,47 +359,6 @@ def _consume(
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
 
 
-def _shard(
-    pf: pq.ParquetFile,
-    path: Path,
-    columns: list[str],
-    qids_all: np.ndarray,
-    starts: np.ndarray,
-    row_groups: list[int],
-    window: int,
-    chunk_dir: Path,
-    batch_rows: int,
-    only: list[int] | None = None,
-    part_dir: Path | None = None,
-) -> list[int]:
-    """Stream some row groups (questions that do not straddle other shards; or, with `only`,
-    just those questions of them), writing one chunk (or, with `part_dir`, one numeric part) per
-    question; the qids it finished."""
-    keep = np.zeros(qids_all.shape[0], dtype=bool)
-    for i in row_groups:
-        keep[starts[i] : starts[i + 1]] = True
-    if only is not None:
-        keep &= np.isin(qids_all, np.asarray(only, dtype=np.int64))
-    uq, counts = np.unique(qids_all[keep], return_counts=True)
-    expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
-    res = _stream(
-        pf,
-        path,
-        columns,
-        row_groups,
-        expected,
-        set(),
-        chunk_dir,
-        window,
-        batch_rows,
-        _no_progress,
-        keep=False,
-        only=only,
-        part_dir=part_dir,
-    )
-    return sorted(res)
-
-
 def _claim(claim_dir: Path, i: int) -> bool:
     """Take task `i` for this process (exactly one process succeeds per task)."""
     try:
@@ -430,50 +369,97 @@ def _claim(claim_dir: Path, i: int) -> bool:
 
 
 class _Shards:
-    """The tasks of a parallel build as one process works through them: it claims the next
-    unclaimed one (in task order) and computes its numeric parts. The workers loop on it; the
-    parent takes one whenever it has nothing else to do (its answers all grouped, no part
-    waiting), so it does not sit idle while a worker finishes the file alone."""
+    """The tasks of a parallel build as one process works through them, a batch at a time
+    (`step`). The workers loop on it; the parent steps whenever it has nothing else to do (its
+    answers all grouped, no part waiting), so it does not sit idle while a worker finishes the
+    file alone.
+
+    Why one stream over all the tasks this process claims: a task is often one row group, one
+    batch. Streamed task by task, each decode waited for the previous compute and each compute
+    for its decode (the worker of a realistic pool took 2.4-2.8 s for what one stream does in
+    1.3 s). Here the decode thread claims the next unclaimed task (in task order) as soon as it
+    has decoded the last one, at most `CLAIM_AHEAD` batches ahead of the compute, so a task
+    claimed ahead is little work left to the other process at the end."""
+
+    CLAIM_AHEAD = 1
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
         self.path = Path(spec["path"])
-        self.next = 0
-        self._file: tuple[pq.ParquetFile, list[str], np.ndarray, np.ndarray] | None = None
+        self._parts: Iterator[tuple[int, dict]] | None = None
+        self._expected: dict[int, int] = {}
+        self._partials: dict[int, _Partial] = {}
+        self._handed: dict[int, QuestionResult] = {}
+        self._done: set[int] = set()
+        self.finished = False
 
-    def _opened(self) -> tuple[pq.ParquetFile, list[str], np.ndarray, np.ndarray]:
-        if self._file is None:
+    @property
+    def busy(self) -> bool:
+        """Has it claimed a task it has not finished yet?"""
+        return self._parts is not None and not self.finished
+
+    def _claimed_batches(self, pf: pq.ParquetFile, columns: list[str]) -> Iterator[pa.RecordBatch]:
+        """The batches of each task this process claims, just the rows of the task's own
+        questions (a task's `only`); runs on the decode thread."""
+        claim_dir = Path(self.spec["claim_dir"])
+        for i, (row_groups, only) in enumerate(self.spec["tasks"]):
+            if not _claim(claim_dir, i):
+                continue
+            keep = pa.array(only, type=pa.int64()) if only is not None else None
+            it = pf.iter_batches(
+                batch_size=self.spec["batch_rows"], row_groups=row_groups, columns=columns
+            )
+            for b in it:
+                if keep is not None:
+                    b = b.filter(pc.is_in(b.column("qid"), value_set=keep))
+                if b.num_rows:
+                    yield b
+
+    def step(self) -> list[int] | None:
+        """Compute the next batch (claiming tasks as needed) and hand in the numeric part of
+        each question it completes (`_write_part`): their qids; None when no task is left."""
+        part_dir = Path(self.spec["part_dir"])
+        if self._parts is None:
             pf = _open(self.path)
             columns = _check_schema(pf, self.path)
             qids_all, _ = _question_layout(pf, self.path)
-            sizes = [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
-            self._file = (pf, columns, qids_all, np.cumsum([0, *sizes]))
-        return self._file
+            uq, counts = np.unique(qids_all, return_counts=True)
+            # a task holds whole questions (`_units`, `_question_tasks`): all of a qid's rows
+            self._expected = dict(zip(uq.tolist(), counts.tolist(), strict=True))
+            batches = _prefetch(self._claimed_batches(pf, columns), self.path, self.CLAIM_AHEAD)
+            self._parts = _computed(batches, self.spec["window"])
+        if self.finished:
+            return None
+        before = set(self._handed)
+        item = next(self._parts, None)
+        if item is None:
+            self.finished = True
+            for q, acc in self._partials.items():  # fewer rows than the qid column said
+                _write_part(part_dir, q, concat_parts(acc.pieces))
+                self._handed[q] = (None, None, [])
+            self._partials.clear()
+            left = sorted(set(self._handed) - before)
+            return left or None
+        _consume(
+            iter([item]),
+            self._expected,
+            self._done,
+            None,
+            self._handed,
+            self._partials,
+            self.path,
+            _no_progress,
+            1,
+            None,
+            False,
+            part_dir,
+        )
+        return sorted(set(self._handed) - before)
 
-    def take_one(self) -> list[int] | None:
-        """Claim and compute the next free task: its qids, or None when none is left."""
-        tasks = self.spec["tasks"]
-        while self.next < len(tasks):
-            i = self.next
-            self.next += 1
-            if not _claim(Path(self.spec["claim_dir"]), i):
-                continue
-            pf, columns, qids_all, starts = self._opened()
-            row_groups, only = tasks[i]
-            return _shard(
-                pf,
-                self.path,
-                columns,
-                qids_all,
-                starts,
-                row_groups,
-                self.spec["window"],
-                Path(self.spec["chunk_dir"]),
-                self.spec["batch_rows"],
-                only,
-                Path(self.spec["part_dir"]),
-            )
-        return None
+    def close(self) -> None:
+        """Stop the decode thread (a build that ends early)."""
+        if isinstance(self._parts, Generator):
+            self._parts.close()
 
 
 def _worker_main(spec_json: str) -> dict[str, Any]:
@@ -483,7 +469,7 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
     try:
         shards = _Shards(spec)
         done: list[int] = []
-        while (qids := shards.take_one()) is not None:
+        while (qids := shards.step()) is not None:
             done += qids
     except DataError as exc:
         return {"error": type(exc).__name__, "message": exc.message, "hint": exc.hint}
@@ -567,17 +553,14 @@ def _parallel(
     its numeric part arrives, so the grouping runs once, beside the workers. With nothing left
     to group, no part waiting and a core to spare, it claims a task itself (`_Shards`)."""
     scratch = Path(tempfile.mkdtemp(prefix="mars-features-"))
-    chunk_dir = work_dir if work_dir is not None else scratch / "chunks"
     claim_dir = scratch / "claims"
     part_dir = scratch / "parts"
-    chunk_dir.mkdir(parents=True, exist_ok=True)
     claim_dir.mkdir()
     part_dir.mkdir()
     spec_dict = {
         "path": str(path),
         "tasks": tasks,
         "window": window,
-        "chunk_dir": str(chunk_dir),
         "claim_dir": str(claim_dir),
         "part_dir": str(part_dir),
         "batch_rows": batch_rows,
@@ -614,18 +597,20 @@ def _parallel(
                     _write_chunk(work_dir, q, f, g, notes_table(notes))
                 results[q] = (f, g, notes)
                 hook(len(results) / max(total, 1), f"{path.name}: {len(results)}/{total} questions")
-            if not running and not found:
+            if not running and not found and not (own_share is not None and own_share.busy):
                 break
             if (
                 not found
                 and not _warm_next(warm, results, warmed)
-                and (own_share is None or own_share.take_one() is None)
+                and (own_share is None or own_share.step() is None)
             ):
                 time.sleep(0.02)
         reports = [_worker_result(p, out, err) for p, out, err in procs]
         LAST_WORKER_PEAK_RSS[:] = [int(r["rss"]) for r in reports]
         return results
     finally:
+        if own_share is not None:
+            own_share.close()
         for p, _, _ in procs:
             if p.poll() is None:
                 p.kill()

@@ -175,6 +175,7 @@ _SHORTCUT_PAIRS = [
     ("\\frac{a}{b}", "a+b"),
     ("\\binom{n}{2}", "2^{n}-1"),
     ("2", "n(n+1)/2"),
+    ("279", "e^{i\\pi}"),  # non-real `i`: evaluated at a non-real point
     # equal ones must stay equal (values agree, so math-verify's own tests run)
     ("1weget3", "weget3"),
     ("\\binom{n}{2}", "\\frac{n(n-1)}{2}"),
@@ -189,6 +190,11 @@ _SHORTCUT_PAIRS = [
     ("\\{1,2,3\\}", "\\{3,2,1\\}"),
     ("(1,2)", "\\{1,2\\}"),
     ("e^{i\\pi}", "-1"),
+    ("e^{i\\pi}", "e^{\\pi i}"),
+    ("i^2", "-1"),
+    ("i(i+1)", "i^2+i"),
+    ("\\{i,2\\}", "\\{2,i\\}"),
+    ("\\{i,2\\}", "\\{2,3\\}"),
     ("x", "x+0"),
     ("\\{1,2,3\\}", "x^2+1"),
     ("\\{1,2,3\\}", "\\{1,2,4\\}"),
@@ -196,6 +202,11 @@ _SHORTCUT_PAIRS = [
     ("(1,2)", "117"),
     ("(1,2)", "\\{1,2,3\\}"),
     ("[0,1]", "\\{0,1\\}"),
+    ("563", "Wait,thecasen=2needsseparate"),  # a set holding an equation, against a number
+    ("2", "\\{2,x=2\\}"),
+    ("x=2", "\\{2,x=2\\}"),
+    ("\\{1,2\\}", "(1,2,3)"),
+    ("\\{1,x\\}", "\\{y=1,x\\}"),  # same size: left to math-verify
 ]
 
 
@@ -219,19 +230,20 @@ def test_math_verify_shortcuts_change_no_verdict() -> None:
     (the equal pairs among them stay equal)."""
     fast = _mv_verdicts(_SHORTCUT_PAIRS, True)
     assert fast == _mv_verdicts(_SHORTCUT_PAIRS, False)
-    assert fast[10] and fast[12] and fast[14] and fast[20]  # 1weget3, binom, (x+1)^2, 2
+    assert fast[12] and fast[14] and fast[16] and fast[22]  # 1weget3, binom, (x+1)^2, 2
 
 
 def test_plainly_different_values_never_reach_simplify(monkeypatch) -> None:
     """A number against a product of prose letters, or two formulas with different values at a
-    real point, is False without sympy `simplify` (it cost ~25-90 ms a pair, every one False)."""
+    real point (a non-real one for the non-real `i` of `e^{i\\pi}`), is False without sympy
+    `simplify` (it cost ~7-90 ms a pair, every one False)."""
     from math_verify import grader
 
     answers._math_verify()
     calls: list[object] = []
     real = grader.simplify
     monkeypatch.setattr(grader, "simplify", lambda e, *a, **k: calls.append(e) or real(e, *a, **k))
-    assert _mv_verdicts(_SHORTCUT_PAIRS[:5], True) == [False] * 10
+    assert _mv_verdicts(_SHORTCUT_PAIRS[:6], True) == [False] * 12
     assert calls == []
 
 
@@ -271,7 +283,8 @@ def test_grouping_identical_with_and_without_shortcuts() -> None:
 
 def test_sets_of_other_values_are_decided_without_math_verify() -> None:
     """A finite set against a formula or a set of other values, an open interval against a
-    number: decided by `_sets_differ`; equal sets are left to math-verify."""
+    number, sets of different sizes where only one holds an equation: decided by `_sets_differ`;
+    equal sets, and equations against sets of the same size, are left to math-verify."""
     answers._math_verify()
 
     def parsed(s: str) -> object:
@@ -280,6 +293,10 @@ def test_sets_of_other_values_are_decided_without_math_verify() -> None:
     assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("x^2+1"))
     assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("\\{1,2,4\\}"))
     assert answers._sets_differ(parsed("(1,2)"), parsed("117"))
+    # sizes differ: an equation (prose with `=`) is no number, a tuple no set
+    assert answers._sets_differ(parsed("563"), parsed("Wait,thecasen=2needs"))
+    assert answers._sets_differ(parsed("\\{1,2\\}"), parsed("(1,2,3)"))
+    assert not answers._sets_differ(parsed("\\{1,x\\}"), parsed("\\{y=1,x\\}"))
     assert not answers._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
     assert not answers._sets_differ(parsed("(1,2)"), parsed("\\{1,2\\}"))  # ends vs elements
 

@@ -152,7 +152,7 @@ def test_a_parallel_build_groups_answers_once_in_the_parent(
         return real(q, part, *warmed)
 
     own: list[int] = []
-    take = ingest._Shards.take_one
+    take = ingest._Shards.step
 
     def taken(self):  # type: ignore[no-untyped-def]
         got = take(self)
@@ -160,7 +160,7 @@ def test_a_parallel_build_groups_answers_once_in_the_parent(
         return got
 
     monkeypatch.setattr(ingest, "finalise_question", counted)
-    monkeypatch.setattr(ingest._Shards, "take_one", taken)  # this process's share only
+    monkeypatch.setattr(ingest._Shards, "step", taken)  # this process's share only
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     par = ingest.build_features(small_file, workers=2, work_dir=tmp_path / "w")
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
@@ -205,19 +205,23 @@ def test_processes_sharing_the_tasks_claim_each_once(small_file: Path, tmp_path:
         "path": str(small_file),
         "tasks": tasks,
         "window": 2048,
-        "chunk_dir": str(tmp_path / "chunks"),
         "claim_dir": str(tmp_path / "claims"),
         "part_dir": str(tmp_path / "parts"),
         "batch_rows": 512,
     }
-    for d in ("chunks", "claims", "parts"):
+    for d in ("claims", "parts"):
         (tmp_path / d).mkdir()
     a, b = ingest._Shards(spec), ingest._Shards(spec)
-    got_a, got_b = a.take_one(), b.take_one()  # b skips the task a claimed
-    assert got_a is not None and got_b is not None and not set(got_a) & set(got_b)
-    while (more := b.take_one()) is not None:
+    got_a = a.step()  # its decode thread claims the first task, and more ahead
+    assert got_a is not None and a.busy
+    got_b: list[int] = []
+    while (more := b.step()) is not None:  # b skips the tasks a claimed
         got_b += more
-    assert a.take_one() is None  # b took the rest
+    while (more := a.step()) is not None:  # a finishes what it claimed, nothing more
+        got_a += more
+    assert a.step() is None and not a.busy
+    assert not set(got_a) & set(got_b)
+    assert len(list((tmp_path / "claims").iterdir())) == len(tasks)
     qids = sorted(set(pq.read_table(small_file, columns=["qid"]).column("qid").to_pylist()))
     assert sorted(got_a + got_b) == qids
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
