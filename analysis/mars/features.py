@@ -378,10 +378,20 @@ def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:
     per-string caches of `analysis.mars.answers` (parse, solve, verify: pure functions of the
     strings), and `finalise_question` reuses the groups themselves when they fit its part.
     The ingest's parent does this while its workers' first questions are still being
-    computed."""
+    computed, and the fact helper (`analysis.mars.fact_feed`) to learn math-verify's facts."""
     return _grouped(
         _majority_ground_truth([g for g in gts if g is not None]), finals, probe_answers
     )
+
+
+def trace_order(tix: np.ndarray) -> np.ndarray:
+    """The rows of one question to keep, in the order its answers are grouped: by trace_idx,
+    the first row of a duplicated trace_idx kept."""
+    order = np.argsort(tix, kind="stable")
+    st = tix[order]
+    keep = np.ones(order.shape[0], dtype=bool)
+    keep[1:] = st[1:] != st[:-1]
+    return order if keep.all() else order[keep]
 
 
 def finalise_question(
@@ -392,20 +402,12 @@ def finalise_question(
     question's answers grouped ahead (`warm_grouping`), used only if they are the part's."""
     notes: list[tuple] = []
     tix = part["trace_idx"]
-    order = np.argsort(tix, kind="stable")
-    dup = np.zeros(order.shape[0], dtype=bool)
-    st = tix[order]
-    dup[1:] = st[1:] == st[:-1]
-    if dup.any():
+    order = trace_order(tix)
+    if order.shape[0] < tix.shape[0]:
+        n_dup = tix.shape[0] - order.shape[0]
         notes.append(
-            (
-                q,
-                -1,
-                "duplicate_rows",
-                f"{int(dup.sum())} duplicate trace_idx rows; the first is kept",
-            )
+            (q, -1, "duplicate_rows", f"{n_dup} duplicate trace_idx rows; the first is kept")
         )
-        order = order[~dup]
     if not np.array_equal(order, np.arange(order.shape[0])):
         part = _subset(part, order)
     n = part["trace_idx"].shape[0]

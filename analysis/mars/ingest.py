@@ -10,8 +10,10 @@ batch to the parent, which does the answer grouping and the tables (the same `fi
 on the same batch, so the same output): grouping is mostly per distinct string and the strings
 repeat across questions, so done once in one process it costs about half what two workers each
 repeating it did, and it runs beside the workers' numeric pass. A smaller file (from
-OVERLAP_MIN_BYTES) whose answers the persistent memo does not know yet gets the same split with
-one worker: its cold build is then the longer of the two halves, not their sum. Figures:
+OVERLAP_MIN_BYTES) whose answers the persistent memo does not know yet is streamed here while a
+helper process groups its answers with math-verify and sends the facts it learnt
+(`analysis.mars.fact_feed`): this process then groups from those facts without math-verify, and
+the cold build is about the longer of the two halves, not their sum. Figures:
 bench/mars_ingest.py.
 
 Resumable: each finished question is written to `work_dir/q<qid>.*.arrow` (Arrow IPC, through a temp file
@@ -51,6 +53,7 @@ from filelock import Timeout as LockTimeout
 
 from analysis.mars import answers, verdict_memo
 from analysis.mars.confidence import WINDOW, release_scratch
+from analysis.mars.fact_feed import FactFeed, worker_env
 from analysis.mars.features import (
     BATCH_ROWS,
     FEATURE_SCHEMA,
@@ -65,6 +68,7 @@ from analysis.mars.features import (
     notes_table,
     numeric_batch,
     split_by_question,
+    trace_order,
     warm_grouping,
 )
 from cache import errors
@@ -78,10 +82,11 @@ from cache.store import atomic_write_bytes
 # CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
 # faster in wall time on a shared 2-core machine (bench/mars_ingest.py --workers 2)
 PARALLEL_MIN_BYTES = 200 << 20
-# from this size up, a file whose answers the memo does not know yet gets one worker process for
-# the numeric pass while this one groups the answers (they are the two halves of a cold build:
-# on the realistic pool, 10.9 s in one process, 6.2 s so); with the answers known, one process
-# is faster (the worker's start-up and hand-over cost more than the grouping left)
+# from this size up, a file whose answers the memo does not know yet gets a helper process for
+# the math-verify facts while this one streams the numbers (the two halves of a cold build; a
+# numeric worker instead, with this process grouping, cost ~0.45 CPU-s more on the realistic
+# pool: its start-up, decode set-up and hand-over); with the answers known, one process is
+# faster (the helper's start-up costs more than the grouping left)
 OVERLAP_MIN_BYTES = 64 << 20
 LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
 
@@ -283,12 +288,14 @@ def _stream(
     batch_rows: int,
     hook: ProgressFn,
     stop_after: int | None = None,
+    feed: FactFeed | None = None,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
     """The streaming pass over `row_groups` in this process: numeric features per batch, then
     each question is finalised (grouped, tabled, written to `work_dir`) as soon as all its rows
-    were seen."""
+    were seen, and, with `feed`, its answer facts have arrived (`analysis.mars.fact_feed`)."""
     results: dict[int, tuple[pa.Table, pa.Table, list[tuple]]] = {}
     partials: dict[int, _Partial] = {}
+    deferred: dict[int, dict] = {}
     total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
     if not row_groups:
         return results
@@ -304,14 +311,17 @@ def _stream(
         hook,
         total_rows,
         stop_after,
+        feed=feed,
+        deferred=deferred,
     )
     if stop_after is not None and len(results) >= stop_after:
         return results
+    for q, part in deferred.items():  # computed before their facts came: wait for them now
+        if feed is not None:
+            feed.wait(q)
+        _finalise_into(q, part, work_dir, results, True)
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        f, g, notes = finalise_question(q, concat_parts(acc.pieces))
-        if work_dir is not None:
-            _write_chunk(work_dir, q, f, g, notes_table(notes))
-        results[q] = (f, g, notes)
+        _finalise_into(q, concat_parts(acc.pieces), work_dir, results, True)
     return results
 
 
@@ -328,35 +338,52 @@ def _consume(
     stop_after: int | None,
     keep: bool = True,
     part_dir: Path | None = None,
+    feed: FactFeed | None = None,
+    deferred: dict[int, dict] | None = None,
 ) -> None:
-    """Group numeric batches by question; finalise each question once all its rows are in."""
+    """Group numeric batches by question; finalise each question once all its rows are in
+    (with `part_dir`, hand in its numeric part instead; with `feed`, a question whose answer
+    facts have not arrived yet waits in `deferred` while the next batches are computed)."""
     seen_rows = 0
     finished_now = 0
     for n_rows, part in parts:
         seen_rows += n_rows
         for q, sub in split_by_question(part).items():
-            if q in done or q < 0:
+            if q in done or q < 0 or (deferred is not None and q in deferred):
                 continue
             acc = partials.setdefault(q, _Partial())
             acc.rows += sub["qid"].shape[0]
             acc.pieces.append(sub)
-            if acc.rows >= expected.get(q, 0):
-                if part_dir is not None:
-                    _write_part(part_dir, q, concat_parts(acc.pieces))
-                    del partials[q]
-                    results[q] = (None, None, [])
-                    done.add(q)
-                    continue
-                f, g, notes = finalise_question(q, concat_parts(acc.pieces))
-                del partials[q]
-                if work_dir is not None:
-                    _write_chunk(work_dir, q, f, g, notes_table(notes))
-                results[q] = (f, g, notes) if keep else (None, None, [])
+            if acc.rows < expected.get(q, 0):
+                continue
+            whole = concat_parts(acc.pieces)
+            del partials[q]
+            if part_dir is not None:
+                _write_part(part_dir, q, whole)
+                results[q] = (None, None, [])
                 done.add(q)
-                finished_now += 1
-                if stop_after is not None and finished_now >= stop_after:
-                    return
+                continue
+            if feed is not None and deferred is not None and not feed.ready(q):
+                deferred[q] = whole
+                continue
+            _finalise_into(q, whole, work_dir, results, keep)
+            done.add(q)
+            finished_now += 1
+            if stop_after is not None and finished_now >= stop_after:
+                return
+        if feed is not None and deferred:
+            for q in [q for q in deferred if feed.ready(q)]:
+                _finalise_into(q, deferred.pop(q), work_dir, results, keep)
+                done.add(q)
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
+
+
+def _finalise_into(q: int, part: dict, work_dir: Path | None, results: dict, keep: bool) -> None:
+    """Finalise question q (`finalise_question`), write its chunk, keep its tables."""
+    f, g, notes = finalise_question(q, part)
+    if work_dir is not None:
+        _write_chunk(work_dir, q, f, g, notes_table(notes))
+    results[q] = (f, g, notes) if keep else (None, None, [])
 
 
 def _claim(claim_dir: Path, i: int) -> bool:
@@ -477,14 +504,6 @@ def _worker_main(spec_json: str) -> dict[str, Any]:
     return {"qids": done, "rss": rss, "pid": os.getpid()}
 
 
-def _worker_env() -> dict[str, str]:
-    """The parent's environment, with this checkout first on the path (an uninstalled tree)."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
 def _worker_result(proc: subprocess.Popen, out: Path, err: Path) -> dict[str, Any]:
     """The JSON report of a finished worker; a DataError it hit is raised again here. A worker
     stopped by a signal (the kernel's OOM killer, a kill -9) is a `BuildFailed` the user can act
@@ -571,7 +590,7 @@ def _parallel(
     own_share = _Shards(spec_dict) if workers < (os.cpu_count() or 1) else None
     procs: list[tuple[subprocess.Popen, Path, Path]] = []
     try:
-        env = _worker_env()
+        env = worker_env()
         for w in range(workers):
             out, err = scratch / f"worker{w}.out", scratch / f"worker{w}.err"
             with out.open("wb") as fo, err.open("wb") as fe:
@@ -621,12 +640,15 @@ def _parallel(
 def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list, list, list]]:
     """(qid, final answers, probe answers, ground truths) of each question, in the order the
     workers will hand them in (tasks in claim order), read lazily: just the answer columns,
-    no `confs`. Empty for a file without answers."""
+    no `confs`. A question's rows come as `finalise_question` groups them (`trace_order`).
+    Empty for a file without answers."""
     pf = _open(path)
     names = pf.schema_arrow.names
     if "extracted_answer" not in names and "probes" not in names:
         return
-    cols = [c for c in ("qid", "extracted_answer", "probes", "ground_truth") if c in names]
+    cols = [
+        c for c in ("qid", "trace_idx", "extracted_answer", "probes", "ground_truth") if c in names
+    ]
     seen: set[int] = set()
     for row_groups, only in tasks:
         try:
@@ -634,6 +656,7 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
         except (OSError, pa.ArrowException):
             return  # the workers report a corrupt file; warming is only a head start
         qid = np.asarray(primitive(t.column("qid"), -1), dtype=np.int64)
+        tix = np.asarray(primitive(t.column("trace_idx"), -1), dtype=np.int64)
         finals = t.column("extracted_answer").to_pylist() if "extracted_answer" in cols else []
         gts = t.column("ground_truth").to_pylist() if "ground_truth" in cols else []
         off, answers_flat = _probe_answers(t.column("probes")) if "probes" in cols else (None, [])
@@ -641,7 +664,8 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
             if q < 0 or q in seen or (only is not None and q not in only):
                 continue
             seen.add(q)
-            rows = np.flatnonzero(qid == q).tolist()
+            at = np.flatnonzero(qid == q)
+            rows = at[trace_order(tix[at])].tolist()
             p_ans = (
                 [a for i in rows for a in answers_flat[off[i] : off[i + 1]]]
                 if off is not None
@@ -763,30 +787,43 @@ def _build(
             and _answers_unknown(pf, path)
         )
     tasks: list[Task] | None = None
-    if (workers > 1 or overlap) and stop_after is None:
+    if workers > 1 and stop_after is None:
         units = _units(rg_q, todo_rg)
-        if units is not None and len(units) >= max(2, workers):
+        if units is not None and len(units) >= workers:
             tasks = _unit_tasks(pf, units)
-        elif overlap:
-            tasks = [(todo_rg, None)]
         else:
             tasks = _question_tasks(todo_rg, expected, done, workers)
     if tasks is not None:
         results = _parallel(path, tasks, workers, window, work_dir, batch_rows, expected, hook)
     else:
-        results = _stream(
-            pf,
-            path,
-            columns,
-            todo_rg,
-            expected,
-            done,
-            work_dir,
-            window,
-            batch_rows,
-            hook,
-            stop_after,
-        )
+        memo = answers.current_memo()
+        feed = None
+        if overlap and stop_after is None and memo is not None:
+            todo = (x for x in _answers_to_warm(path, [(todo_rg, None)]) if x[0] not in done)
+            feed = FactFeed(todo, memo)
+        try:
+            results = _stream(
+                pf,
+                path,
+                columns,
+                todo_rg,
+                expected,
+                done,
+                work_dir,
+                window,
+                batch_rows,
+                hook,
+                stop_after,
+                feed,
+            )
+        except BaseException:
+            if feed is not None:
+                feed.close()
+            raise
+        if feed is not None:
+            feed.finish()
+            if feed.peak_rss is not None:
+                LAST_WORKER_PEAK_RSS[:] = [feed.peak_rss]
         if stop_after is not None and len(results) >= stop_after:
             return _assemble(results, work_dir, expected, file_notes, window)
     hook(1.0, f"{path.name}: done")

@@ -11,6 +11,7 @@ import types
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -193,6 +194,22 @@ def test_warming_reads_each_question_s_answers_in_the_workers_order(small_file: 
         assert finals == [t.column("extracted_answer")[i].as_py() for i in rows]
         want = [p["answer"] for i in rows for p in (t.column("probes")[i].as_py() or [])]
         assert p_ans == want
+
+
+def test_warming_reads_a_question_in_trace_order_as_it_is_grouped(
+    small_file: Path, tmp_path: Path
+) -> None:
+    """Rows stored out of trace_idx order, one of them twice: the answers come in the order
+    `finalise_question` groups them (by trace_idx, the first of a duplicate kept), so the
+    fact helper asks math-verify what the grouping will."""
+    t = pq.read_table(small_file)
+    q0 = t.filter(pc.equal(t.column("qid"), 0))
+    shuffled = pa.concat_tables([q0.take(list(range(q0.num_rows))[::-1]), q0.slice(3, 1)])
+    path = tmp_path / "shuffled.parquet"
+    pq.write_table(shuffled, path)
+    (_, finals, p_ans, gts), *_ = ingest._answers_to_warm(path, [([0], None)])
+    (_, want_f, want_p, want_g), *_ = ingest._answers_to_warm(small_file, [([0], [0])])
+    assert (finals, p_ans, gts) == (want_f, want_p, want_g)
 
 
 def test_processes_sharing_the_tasks_claim_each_once(small_file: Path, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.mars import answers, ingest, verdict_memo
+from analysis.mars import answers, fact_feed, ingest, verdict_memo
 from analysis.mars.answers import AnswerGrouper, normalize
 from analysis.mars.verdict_memo import VerdictMemo
 from cache.sample.mars import write_file
@@ -147,20 +147,30 @@ def test_an_unwritable_memo_does_not_stop_the_build(
     assert answers.current_memo() is None  # detached after the build
 
 
-def test_unknown_answers_get_a_worker_for_the_numbers_known_ones_one_process(
+def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     garbage_file: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    """A cold build of a file whose answers the memo does not know splits in two: one worker
-    process does the numeric pass while this one groups; once the memo knows them, one process
-    does it all. Both give the tables of a plain single-process build."""
+    """A cold build of a file whose answers the memo does not know splits in two: a helper
+    process groups the answers with math-verify and sends the facts it learnt, while this one
+    does the numeric pass and groups from those facts without importing math-verify; once the
+    memo knows them, one process does it all. Both give the tables of a plain single-process
+    build, and the facts the helper sent are saved in the memo."""
     monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     plain = ingest.build_features(garbage_file, workers=1)
     assert ingest.LAST_WORKER_PEAK_RSS == []
     answers.clear_caches()
     memo = tmp_path / "memo.json"
+    asked: list[str] = []
+    monkeypatch.setattr(answers, "_parse", lambda norm: asked.append(norm) or [])
     cold = ingest.build_features(garbage_file, memo=memo)
-    assert len(ingest.LAST_WORKER_PEAK_RSS) == 1  # one worker, the grouping here beside it
+    monkeypatch.undo()
+    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    assert asked == []  # every fact came from the helper: math-verify never ran here
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 1 and ingest.LAST_WORKER_PEAK_RSS[0] > 10 << 20
+    learnt = verdict_memo.load(memo)
+    assert learnt.parses and learnt.fingerprints and learnt.verdicts
     answers.clear_caches()
     warm = ingest.build_features(garbage_file, memo=memo)
     assert ingest.LAST_WORKER_PEAK_RSS == []  # every answer known: no worker
@@ -169,3 +179,26 @@ def test_unknown_answers_get_a_worker_for_the_numbers_known_ones_one_process(
     # no memo at all: nothing says the answers are dear, the plain single pass runs
     ingest.build_features(garbage_file)
     assert ingest.LAST_WORKER_PEAK_RSS == []
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        ["-c", "import sys; sys.exit(3)"],  # dies at once
+        ["-c", "import sys; sys.stdout.buffer.write(b'not a pickle'); sys.stdout.flush()"],
+    ],
+)
+def test_a_failed_fact_helper_costs_speed_not_results(
+    garbage_file: Path, tmp_path: Path, monkeypatch, helper: list[str]
+) -> None:
+    """The helper's facts are a cache: when it dies or sends garbage, this process groups the
+    answers itself with math-verify, and the tables are those of a plain build."""
+    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    plain = ingest.build_features(garbage_file, workers=1)
+    answers.clear_caches()
+    monkeypatch.setattr(fact_feed, "HELPER", helper)
+    got = ingest.build_features(garbage_file, memo=tmp_path / "memo.json")
+    assert ingest.LAST_WORKER_PEAK_RSS == []  # no report from the helper
+    assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
+    assert got.notes.equals(plain.notes)

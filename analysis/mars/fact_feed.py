@@ -1,0 +1,179 @@
+"""Answer-grouping facts from a helper process, for a build that runs in one process.
+
+Why: a cold build of a file whose answers the persistent memo (`analysis.mars.verdict_memo`) does
+not know yet spends about a second on math-verify (its import, the parses, the verdicts) beside
+about a second and a half of numeric work. This build computes the numbers itself, with its
+decode thread, while a helper process groups the same questions' answers (`warm_grouping`, so it
+asks math-verify exactly what this process's grouping will ask) and sends back every fact it
+learnt. They go into this process's memo, so its grouping finds them there and never imports
+math-verify. A numeric worker instead (the earlier design) costs a second start-up with pyarrow,
+a second decode set-up and the hand-over of every question's numbers.
+
+The facts are a cache of pure results: a question whose facts have not arrived (a helper that
+failed or was slow) is grouped here as before, by math-verify, with the same result.
+
+Protocol: pickled records over the helper's pipes. To it: (qid, final answers, probe answers,
+ground truths), one per question, then end of input. From it: (qid, parses, fingerprints,
+verdicts), the facts learnt while grouping that question, as lists of items; at the end of its
+input, (-1, peak RSS in bytes) (`cache.process_memory`), so a build's memory figure counts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from analysis.mars import answers
+from analysis.mars.features import warm_grouping
+from analysis.mars.verdict_memo import VerdictMemo, version_key
+from cache.process_memory import peak_rss_bytes
+
+QuestionAnswers = tuple[int, list, list, list]  # qid, final answers, probe answers, ground truths
+HELPER = ["-m", "analysis.mars.fact_feed"]  # the helper's arguments to this interpreter
+END = -1  # the qid of the helper's last record, which carries its peak RSS
+FINISH_WAIT_S = 5.0  # every question's facts are in by then: only its last record is left
+# a question's math-verify calls each stop at 2 s; a helper silent this long is stuck: this
+# process stops waiting and groups the rest itself
+STALL_S = 120.0
+_log = logging.getLogger(__name__)
+
+
+def worker_env() -> dict[str, str]:
+    """The environment for a helper process of this package: this one's, with this checkout
+    first on the path (an uninstalled tree)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+class FactFeed:
+    """The parent's side: starts the helper, feeds it the questions' answers on one thread,
+    merges the facts it sends into `memo` on another; `wait(q)` before grouping question q."""
+
+    def __init__(self, questions: Iterable[QuestionAnswers], memo: VerdictMemo) -> None:
+        self.memo = memo
+        self._ready: set[int] = set()
+        self._cond = threading.Condition()
+        self._ended = False
+        self.peak_rss: int | None = None  # the helper's, once it has ended normally
+        self._proc = subprocess.Popen(
+            [sys.executable, *HELPER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=worker_env(),
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._feeder = threading.Thread(
+            target=self._feed, args=(questions, self._proc.stdin), daemon=True
+        )
+        self._reader = threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True)
+        self._feeder.start()
+        self._reader.start()
+
+    def _feed(self, questions: Iterable[QuestionAnswers], pipe: IO[bytes]) -> None:
+        try:
+            for item in questions:
+                pickle.dump(item, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+                pipe.flush()
+        except (OSError, ValueError) as exc:  # the helper ended (or was stopped) early
+            _log.debug("answer facts helper input closed: %s", exc)
+        except Exception:  # noqa: BLE001 - a file problem: the build reports it itself
+            _log.debug("answer facts helper: reading the answers failed", exc_info=True)
+        finally:
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+    def _read(self, pipe: IO[bytes]) -> None:
+        try:
+            while True:
+                try:
+                    record = pickle.load(pipe)  # noqa: S301 - our own helper's pipe
+                except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+                    return
+                if record[0] == END:
+                    self.peak_rss = int(record[1])
+                    return
+                q, parses, fingerprints, verdicts = record
+                with self.memo.lock:
+                    self.memo.parses.update(parses)
+                    self.memo.fingerprints.update(fingerprints)
+                    self.memo.verdicts.update(verdicts)
+                    self.memo.learnt += len(parses) + len(fingerprints) + len(verdicts)
+                with self._cond:
+                    self._ready.add(q)
+                    self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+
+    def ready(self, q: int) -> bool:
+        """Are question q's facts here (or will they never come)?"""
+        with self._cond:
+            return self._ended or q in self._ready
+
+    def wait(self, q: int) -> None:
+        """Block until question q's facts are here or the helper has ended (or stalled)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._ended or q in self._ready, STALL_S):
+                _log.warning("answer facts helper silent for %.0f s: grouping here", STALL_S)
+                self._ended = True
+
+    def finish(self) -> None:
+        """The build is done (every question's facts waited for): let the helper send its last
+        record and end, then close."""
+        self._reader.join(FINISH_WAIT_S)
+        self.close()
+
+    def close(self) -> None:
+        """Stop the helper (if it still runs) and its threads."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._reader.join()
+        self._feeder.join()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+
+
+def _learnt(memo: VerdictMemo, seen: list[int]) -> tuple[list, list, list]:
+    """The facts `memo` learnt since the sizes in `seen` (dicts keep insertion order)."""
+    parses = list(memo.parses.items())[seen[0] :]
+    fingerprints = list(memo.fingerprints.items())[seen[1] :]
+    verdicts = list(memo.verdicts.items())[seen[2] :]
+    seen[:] = [len(memo.parses), len(memo.fingerprints), len(memo.verdicts)]
+    return parses, fingerprints, verdicts
+
+
+def helper_main(inp: IO[bytes], out: IO[bytes]) -> None:
+    """The helper process: group each question it is sent and send back what it learnt."""
+    memo = VerdictMemo(version_key())
+    answers.use_memo(memo)
+    seen = [0, 0, 0]
+    while True:
+        try:
+            q, finals, probe_answers, gts = pickle.load(inp)  # noqa: S301 - our parent's pipe
+        except EOFError:
+            pickle.dump((END, peak_rss_bytes()), out, protocol=pickle.HIGHEST_PROTOCOL)
+            out.flush()
+            return
+        warm_grouping(finals, probe_answers, gts)
+        parses, fingerprints, verdicts = _learnt(memo, seen)
+        record: Any = (q, parses, fingerprints, verdicts)
+        pickle.dump(record, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
+        helper_main(sys.stdin.buffer, sys.stdout.buffer)
