@@ -36,6 +36,7 @@ import logging
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -706,8 +707,9 @@ class AnswerGrouper:
         self.long_groups: set[int] = set()
         self._correct: list[bool] = []
 
-    def add(self, answer: object) -> int:
-        """Group id of `answer` (new id if unseen), -1 for null and ""."""
+    def add(self, answer: object, times: int = 1) -> int:
+        """Group id of `answer` (new id if unseen), -1 for null and ""; it counts `times`
+        towards its group's label."""
         if answer is None:
             return -1
         hit = self._raw_to_group.get(answer)
@@ -724,14 +726,15 @@ class AnswerGrouper:
         g, shown = hit
         if g >= 0 and shown is not None:
             counts = self._members[g]
-            counts[shown] = counts.get(shown, 0) + 1
+            counts[shown] = counts.get(shown, 0) + times
         return g
 
     def add_many(self, answers: list[object]) -> np.ndarray:
-        out = np.empty(len(answers), dtype=np.int32)
-        for i, a in enumerate(answers):
-            out[i] = self.add(a)
-        return out
+        """`add` of each answer in turn, done once per distinct answer with its count (a
+        realistic question has ~3,700 answers, ~230 distinct): the same ids, in order of first
+        appearance, and the same label counts."""
+        ids = {a: self.add(a, n) for a, n in Counter(answers).items()}
+        return np.fromiter(map(ids.__getitem__, answers), dtype=np.int32, count=len(answers))
 
     def _display(self, norm: str | None, g: int, raw: object) -> str | None:
         """How a member shows in a label: text spans keep their words (the normaliser drops

@@ -31,10 +31,6 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from filelock import FileLock
-
-from cache.store import atomic_write_bytes, lock_file
-
 MEMO_VERSION = 1  # bump when the grouping shortcuts of analysis.mars.answers change a verdict
 MAX_RECORD_S = 1.9  # math-verify's alarm is 2 s (whole seconds): below this none fired
 LOCK_WAIT_S = 30.0  # another build saving its facts takes well under a second
@@ -120,6 +116,12 @@ def save(memo: VerdictMemo, path: Path) -> None:
     """Merge what `memo` learnt into the file (other builds may have saved meanwhile)."""
     if memo.learnt == 0:
         return
+    # why here: the fact helper (`analysis.mars.fact_feed`) never saves, and these imports were
+    # a fifth of its start-up
+    from filelock import FileLock
+
+    from cache.store import atomic_write_bytes, lock_file
+
     lock = lock_file(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock), timeout=LOCK_WAIT_S):
