@@ -12,7 +12,8 @@
     python bench/mars_ingest.py --small          # 4 x 256 traces, a quick check
 
 Each measurement runs in a fresh child process; the peak RSS of every process is printed (the
-build's parent and each of its worker processes, and their sum; `VmHWM`, see
+build's parent and each of its other processes (the numeric workers of a big file, or the
+helper that learns math-verify's facts for a cold mid-size one), and their sum; `VmHWM`, see
 cache/process_memory.py). The plain read runs three times, before, between and after the builds,
 and the ratios use its median. The build runs twice: truly
 cold (an empty persistent answer memo, `analysis.mars.verdict_memo`), then again with the memo
@@ -136,13 +137,13 @@ def _bench(path: Path, workers: int | None = None) -> None:
             ("rebuild, answer memo of the cold build (tables cold)", "memo"),
         ):
             _, t_feat, rss_parent, rows, peaks, cpu_feat, mv = _run(_features, path, workers, memo)
-            each = ", ".join(f"worker {i}: {w:.0f} MB" for i, w in enumerate(peaks))
+            each = ", ".join(f"process {i + 1}: {w:.0f} MB" for i, w in enumerate(peaks))
             total = rss_parent + sum(peaks)
             print(
                 f"{label}: {t_feat:.2f} s for {rows} traces "
-                f"({f'parent + {len(peaks)} worker(s)' if peaks else 'one process'}); "
+                f"({f'parent + {len(peaks)} other process(es)' if peaks else 'one process'}); "
                 f"peak RSS parent {rss_parent:.0f} MB{', ' + each if each else ''}; "
-                f"sum {total:.0f} MB; math-verify imported: {'yes' if mv else 'no'}"
+                f"sum {total:.0f} MB; math-verify imported in the parent: {'yes' if mv else 'no'}"
             )
             builds.append((what, t_feat, cpu_feat))
             reads.append(_run(_plain_read, path))

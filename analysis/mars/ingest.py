@@ -88,7 +88,8 @@ PARALLEL_MIN_BYTES = 200 << 20
 # pool: its start-up, decode set-up and hand-over); with the answers known, one process is
 # faster (the helper's start-up costs more than the grouping left)
 OVERLAP_MIN_BYTES = 64 << 20
-LAST_WORKER_PEAK_RSS: list[int] = []  # peak RSS (bytes) of each worker of the last parallel build
+# peak RSS (bytes) of each other process of the last build: its numeric workers, or its fact helper
+LAST_WORKER_PEAK_RSS: list[int] = []
 
 QuestionResult = tuple[pa.Table, pa.Table, list[tuple]]
 _log = logging.getLogger(__name__)
