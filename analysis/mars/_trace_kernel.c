@@ -4,8 +4,9 @@
  * about thirty numpy functions per trace; on a realistic pool (15k traces) the call overhead and
  * the float32 cumsum were most of the numeric pass. Here one C loop per trace widens float16 to
  * float32, keeps the float32 prefix sum, the group confidences, their running minimum and record
- * lows, and the float64 checkpoint sums. The pairwise float32 sums (mean, tail, bottom 10 %)
- * stay with numpy, whose summation order this file does not try to copy.
+ * lows, and the float64 checkpoint sums. It also copies numpy's pairwise float32 summation
+ * (`pairwise_f32`, as in numpy's loops_utils.h) for the whole-trace and tail sums; the bottom
+ * 10 % (a partition and a sort) stays with numpy.
  *
  * Numerics (the contract in confidence.py): float32 operations in source order, no FMA
  * contraction (pyproject passes -ffp-contract=off), so the prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
@@ -49,6 +50,35 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
+/* numpy's float32 add.reduce of a contiguous array: 0.0f + pairwise_f32(a, n). Blocks of up to
+ * 128 values are summed in 8 accumulators, combined in a fixed tree, then the rest in order;
+ * longer arrays are split in two halves (the first a multiple of 8) and summed recursively. */
+static float pairwise_f32(const float *a, int64_t n)
+{
+    if (n < 8) {
+        float res = -0.0f;
+        for (int64_t i = 0; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        float r[8];
+        for (int k = 0; k < 8; k++)
+            r[k] = a[k];
+        int64_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++)
+                r[k] += a[i + k];
+        float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_f32(a, n2) + pairwise_f32(a + n2, n - n2);
+}
+
 typedef struct {
     Py_buffer b;
     int held;
@@ -88,26 +118,31 @@ enum {
     B_LOWV, /* out float32 [goff[n]] */
     B_CK64, /* out float64 [ckoff[n]] checkpoint window sums */
     B_TOT64, /* out float64 [n] whole-trace sums */
+    B_SUM32, /* out float32 [n] numpy's float32 sum of each trace (NaN: it holds NaN/inf) */
+    B_TAIL32, /* out float32 [n] the same of its last `window` values (all if fewer) */
     N_BUFS
 };
 
 static const char *const NAMES[N_BUFS] = {
     "values", "offsets", "group_offsets", "ck_offsets", "v32", "cs", "groups",
-    "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64",
+    "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
+    "tail32",
 };
-static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 4, 8, 8, 4, 8, 8};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4};
 
 /* trace_pass(values, offsets, group_offsets, ck_offsets, v32, cs, groups, min_group,
- *            low_counts, low_window, low_value, ck_sum64, total64, window, ck_step)
+ *            low_counts, low_window, low_value, ck_sum64, total64, sum32, tail32, window,
+ *            ck_step)
  * -> the number of record lows written. Empty traces and traces holding NaN/inf get their
- * float32 values only (their lows, checkpoints and total stay 0): the caller handles them. */
+ * float32 values only (their lows, checkpoints and total stay 0, their sums 0 and NaN): the
+ * caller handles them. */
 static PyObject *trace_pass(PyObject *self, PyObject *args)
 {
     PyObject *objs[N_BUFS];
     Py_ssize_t window, ck_step;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
                           &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &window, &ck_step))
+                          &objs[11], &objs[12], &objs[13], &objs[14], &window, &ck_step))
         return NULL;
     if (window < 1) {
         PyErr_SetString(PyExc_ValueError, "window must be >= 1");
@@ -134,6 +169,8 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     float *lowv = bufs[B_LOWV].b.buf;
     double *ck64 = bufs[B_CK64].b.buf;
     double *tot64 = bufs[B_TOT64].b.buf;
+    float *sum32 = bufs[B_SUM32].b.buf;
+    float *tail32 = bufs[B_TAIL32].b.buf;
     Py_ssize_t n = bufs[B_OFFSETS].b.len / 8 - 1;
     Py_ssize_t m = bufs[B_VALUES].b.len / 2;
     int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m || bufs[B_V32].b.len / 4 < m ||
@@ -150,7 +187,8 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         bad = bufs[B_G].b.len / 4 < goff[n] || bufs[B_CK64].b.len / 8 < ckoff[n] ||
               bufs[B_LOWW].b.len / 8 < goff[n] || bufs[B_LOWV].b.len / 4 < goff[n] ||
               bufs[B_MIN].b.len / 4 < n || bufs[B_LOWCNT].b.len / 8 < n ||
-              bufs[B_TOT64].b.len / 8 < n;
+              bufs[B_TOT64].b.len / 8 < n || bufs[B_SUM32].b.len / 4 < n ||
+              bufs[B_TAIL32].b.len / 4 < n;
     if (bad) {
         release(bufs, N_BUFS);
         PyErr_SetString(PyExc_ValueError, "trace_pass: inconsistent offsets or buffer sizes");
@@ -210,12 +248,16 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
             ck[k_hi++] += acc64;
         if (L == 0 || special) {
             /* empty, or NaN/inf inside: the caller handles the trace (and its checkpoints) */
+            sum32[j] = tail32[j] = L == 0 ? 0.0f : NAN;
             tot64[j] = 0.0;
             for (int64_t k = 0; k < nck; k++)
                 ck[k] = 0.0;
             continue;
         }
         tot64[j] = acc64;
+        const int64_t t0 = L > window ? L - window : 0;
+        sum32[j] = 0.0f + pairwise_f32(c, L);
+        tail32[j] = 0.0f + pairwise_f32(c + t0, L - t0);
         const int64_t ng = goff[j + 1] - goff[j];
         if (ng == 0)
             continue;

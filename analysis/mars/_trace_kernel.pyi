@@ -15,6 +15,8 @@ def trace_pass(
     low_value: Any,
     ck_sum64: Any,
     total64: Any,
+    sum32: Any,
+    tail32: Any,
     window: int,
     ck_step: int,
     /,

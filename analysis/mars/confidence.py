@@ -260,31 +260,67 @@ def batch_features(
     bases = cs_base.tolist()
     reduceat = np.add.reduceat
     f64 = np.float64
+    low_counts: np.ndarray | None = None  # set when the lows are taken whole from the kernel
     # a trace holding both +inf and -inf sums to NaN: that is how _slow_trace gets it
     with np.errstate(invalid="ignore"):
-        for j in range(n):
-            s, e = offs[j], offs[j + 1]
-            L = e - s
-            if L == 0:
-                lows_w.append(zero_i)
-                lows_v.append(np.zeros(1, dtype=np.float32))
-                continue
-            c = kp.v32[s:e] if kp is not None else to_f32(values[s:e])
-            total = add_reduce(c)
-            if not math.isfinite(total):
-                n_negative[j] = 0
-                _slow_trace(j, c, window, ck_step, n_points, locals())
-                continue
-            mean_conf[j] = total / len32[j]
-            tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
-            if window <= L:
-                ng = L - window + 1
-                if kp is not None:
-                    g = kp.groups[kp.g_off[j] : kp.g_off[j + 1]]
-                    min_group[j] = kp.min_group[j]
-                    lows_w.append(kp.low_window[kp.low_off[j] : kp.low_off[j + 1]])
-                    lows_v.append(kp.low_value[kp.low_off[j] : kp.low_off[j + 1]])
-                else:
+        if kp is not None:
+            # the compiled pass gave every trace's sums: the finite ones at once, in float32 as
+            # the loop below computes them one by one; a loop only for the bottom 10 % (numpy's
+            # partition and sort) and for the rare short, empty and NaN/inf traces
+            fin = (lengths > 0) & np.isfinite(kp.sum32)
+            long_ = fin & (lengths >= window)
+            short = fin & ~long_
+            mean_conf[fin] = kp.sum32[fin] / len32[fin]
+            tail_conf[fin] = kp.tail32[fin] / np.where(lengths < window, len32, w32)[fin]
+            min_group[long_] = kp.min_group[long_]
+            min_group[short] = mean_conf[short]
+            bottom_10[short] = mean_conf[short]
+            n_groups[long_] = (lengths - window + 1)[long_]
+            end_conf[fin] = kp.total64[fin] / lengths[fin]
+            go, lo = kp.g_off, kp.low_off
+            for j in np.flatnonzero(long_).tolist():
+                bottom_10[j] = _bottom(kp.groups[go[j] : go[j + 1]])
+            if long_.all():
+                low_counts = np.diff(np.asarray(lo, dtype=np.int64))
+                lows_w.append(kp.low_window[: lo[n]])
+                lows_v.append(kp.low_value[: lo[n]])
+            else:
+                for j, is_long, is_short in zip(
+                    range(n), long_.tolist(), short.tolist(), strict=True
+                ):
+                    s, e = offs[j], offs[j + 1]
+                    if is_long:
+                        lows_w.append(kp.low_window[lo[j] : lo[j + 1]])
+                        lows_v.append(kp.low_value[lo[j] : lo[j + 1]])
+                    elif is_short:
+                        lows_w.append(zero_i)
+                        lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
+                        if n_points:
+                            curve[j] = _short_curve(kp.v32[s:e], (e - s) * bins // n_points)
+                    elif e == s:
+                        lows_w.append(zero_i)
+                        lows_v.append(np.zeros(1, dtype=np.float32))
+                    else:
+                        n_negative[j] = 0
+                        _slow_trace(j, kp.v32[s:e], window, ck_step, n_points, locals())
+        else:
+            for j in range(n):
+                s, e = offs[j], offs[j + 1]
+                L = e - s
+                if L == 0:
+                    lows_w.append(zero_i)
+                    lows_v.append(np.zeros(1, dtype=np.float32))
+                    continue
+                c = to_f32(values[s:e])
+                total = add_reduce(c)
+                if not math.isfinite(total):
+                    n_negative[j] = 0
+                    _slow_trace(j, c, window, ck_step, n_points, locals())
+                    continue
+                mean_conf[j] = total / len32[j]
+                tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
+                if window <= L:
+                    ng = L - window + 1
                     cb = bases[j]
                     cs = cs_all[cb : cb + L + 1]
                     cs[0] = 0.0
@@ -296,32 +332,29 @@ def batch_features(
                     min_group[j] = mn
                     lows_w.append(lw)
                     lows_v.append(lv)
-                bottom_10[j] = _bottom(g)
-                n_groups[j] = ng
-            else:
-                min_group[j] = mean_conf[j]
-                bottom_10[j] = mean_conf[j]
-                lows_w.append(zero_i)
-                lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-                if n_points:
-                    curve[j] = _short_curve(c, (L * bins) // n_points)
-            if kp is not None:
-                end_conf[j] = kp.total64[j] / L
-                continue
-            k0, k1 = ck_offs[j], ck_offs[j + 1]
-            if k1 > k0 and tiled:
-                # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
-                # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
-                # of the whole trace: float64 partial sums of float16-origin values are exact, so
-                # c[0] + these sums has the bits of the reference cumulative sum.
-                idx = ck_idx[k0 + j : k1 + j + 1]
-                sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
-                ck_sum64[k0:k1] = sums[: k1 - k0]
-                end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
-            else:
-                if k1 > k0:
-                    ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
-                end_conf[j] = add_reduce(c, dtype=f64) / L
+                    bottom_10[j] = _bottom(g)
+                    n_groups[j] = ng
+                else:
+                    min_group[j] = mean_conf[j]
+                    bottom_10[j] = mean_conf[j]
+                    lows_w.append(zero_i)
+                    lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
+                    if n_points:
+                        curve[j] = _short_curve(c, (L * bins) // n_points)
+                k0, k1 = ck_offs[j], ck_offs[j + 1]
+                if k1 > k0 and tiled:
+                    # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
+                    # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
+                    # of the whole trace: float64 partial sums of float16-origin values are exact, so
+                    # c[0] + these sums has the bits of the reference cumulative sum.
+                    idx = ck_idx[k0 + j : k1 + j + 1]
+                    sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
+                    ck_sum64[k0:k1] = sums[: k1 - k0]
+                    end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
+                else:
+                    if k1 > k0:
+                        ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
+                    end_conf[j] = add_reduce(c, dtype=f64) / L
 
     done = ck_sum64 != 0  # traces handled by _slow_trace wrote ck_conf themselves
     if ck_pos.shape[0]:
@@ -338,7 +371,11 @@ def batch_features(
             base = cs_base[long_, None]
             curve[long_] = (cs_all[base + e_] - cs_all[base + s_]) / (e_ - s_)
 
-    counts = np.array([x.shape[0] for x in lows_w], dtype=np.int64)
+    counts = (
+        low_counts
+        if low_counts is not None
+        else np.array([x.shape[0] for x in lows_w], dtype=np.int64)
+    )
     low_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=low_offsets[1:])
     low_window = np.concatenate(lows_w) if n else np.zeros(0, dtype=np.int64)
@@ -390,7 +427,9 @@ class _KernelOut:
     low_off: list[int]  # [n+1] each trace's record lows in `low_window`/`low_value`
     low_window: np.ndarray  # int64
     low_value: np.ndarray  # float32
-    total64: list[float]  # float64 whole-trace sums (exact for float16 input)
+    total64: np.ndarray  # float64 [n] whole-trace sums (exact for float16 input)
+    sum32: np.ndarray  # float32 [n] numpy's float32 sum of each trace (NaN: NaN/inf inside)
+    tail32: np.ndarray  # float32 [n] the same of its last `window` values
 
 
 def _kernel_pass(
@@ -420,15 +459,17 @@ def _kernel_pass(
     gmin = np.zeros(n, dtype=np.float32)
     low_counts = np.zeros(n, dtype=np.int64)
     tot64 = np.zeros(n, dtype=np.float64)
+    sum32 = np.zeros(n, dtype=np.float32)
+    tail32 = np.zeros(n, dtype=np.float32)
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
         bits, offsets, g_off, ck_off, v32, cs_all, groups, gmin, low_counts,
-        low_w, low_v, ck_sum64, tot64, window, max(ck_step, 0),
+        low_w, low_v, ck_sum64, tot64, sum32, tail32, window, max(ck_step, 0),
     )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
     return _KernelOut(
-        v32, g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64.tolist()
+        v32, g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32
     )
 
 

@@ -73,7 +73,7 @@ def _call_with(length: int, v32: np.ndarray) -> None:
     none = np.zeros(2, np.int64)  # window 16 > length: no groups; ck_step 0: no checkpoints
     confidence._trace_kernel.trace_pass(
         vals, off, none, none, v32, z32, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
-        16, 0,
+        z32, z32, 16, 0,
     )  # fmt: skip
 
 
@@ -94,3 +94,33 @@ def test_the_kernel_accepts_consistent_buffers() -> None:
     v32 = np.zeros(40, np.float32)
     _call_with(10, v32)
     assert v32[:10].tolist() == [1.0] * 10
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+def test_the_kernel_sums_as_numpy_does() -> None:
+    """Its whole-trace and tail sums have the bits of numpy's float32 `add.reduce` (pairwise
+    summation), at every length around its block sizes and far beyond, with mixed signs, zeros
+    and negative zeros; NaN for a trace holding NaN or inf."""
+    rng = np.random.default_rng(7)
+    window = 100
+    lens = [*range(0, 300), 1000, 1024, 2047, 2048, 2049, 8191, 8192, 8193, 20001]
+    parts = []
+    for L in lens:
+        v = (rng.gamma(1.0, 3.0, L) * rng.choice([1.0, -1.0], L)).astype(np.float16)
+        v[rng.random(L) < 0.1] = 0.0
+        v[rng.random(L) < 0.1] = -0.0
+        parts.append(v)
+    parts.append(np.full(9, -0.0, dtype=np.float16))  # all negative zeros: numpy gives +0.0
+    parts.append(np.array([1.0, np.inf, 2.0], dtype=np.float16))
+    off = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
+    lengths = np.diff(off)
+    ck_off = np.zeros(off.shape[0], dtype=np.int64)
+    cs_all = np.zeros(int(off[-1]) + len(parts), dtype=np.float32)
+    kp = confidence._kernel_pass(
+        off, np.concatenate(parts), window, 0, lengths, ck_off, cs_all, np.zeros(0)
+    )
+    for j, v in enumerate(parts[:-1]):
+        c = v.astype(np.float32)
+        assert kp.sum32[j].tobytes() == np.add.reduce(c).tobytes(), j
+        assert kp.tail32[j].tobytes() == np.add.reduce(c[-window:]).tobytes(), j
+    assert np.isnan(kp.sum32[-1]) and np.isnan(kp.tail32[-1])
