@@ -50,6 +50,7 @@ RAW_KEY = "r:"  # grouping key prefix of an answer the normaliser empties (`n=`)
 VERIFY_MAX_CHARS = 60
 SYMBOLIC_PAIRWISE_MAX = 50  # the published simulator's `max_symbolic_pairwise`
 LABEL_MAX_CHARS = 80
+_CACHE_MAX = 50_000  # distinct normalised answers (a file has a few thousand)
 
 _INT_RE = re.compile(r"^[+-]?\d+$")
 _THOUSANDS_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")
@@ -131,10 +132,19 @@ def _strip_outer_braces(s: str) -> str:
 
 def normalize(answer: object) -> str | None:
     """Cheap canonical form: strips \\boxed, $, spaces, \\left/\\right, spacing commands,
-    \\dfrac/\\tfrac -> \\frac, degrees, \\text{}, a leading `x =`, trailing dots; None if empty."""
+    \\dfrac/\\tfrac -> \\frac, degrees, \\text{}, a leading `x =`, trailing dots; None if empty.
+    Remembered per string: probe garbage repeats in every question of a file."""
     if answer is None:
         return None
-    s = str(answer).strip()
+    text = answer if isinstance(answer, str) else str(answer)
+    if len(text) > 4 * LONG_ANSWER_CHARS:  # a long span: not kept (the cache stays small)
+        return _normalize_str.__wrapped__(text)
+    return _normalize_str(text)
+
+
+@functools.lru_cache(maxsize=_CACHE_MAX)
+def _normalize_str(answer: str) -> str | None:
+    s = answer.strip()
     if not s:
         return None
     if len(s) > 4 * LONG_ANSWER_CHARS:
@@ -193,6 +203,7 @@ def exact_value(norm: str) -> Fraction | None:
     return None
 
 
+@functools.lru_cache(maxsize=_CACHE_MAX)
 def answer_key(norm: str | None) -> str | None:
     """Grouping key: `n:<p/q>` for exact rationals, `t:<text>` for long spans, else `s:<norm>`."""
     if norm is None:
@@ -207,8 +218,6 @@ def answer_key(norm: str | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # math-verify, cached and guarded
-
-_CACHE_MAX = 50_000  # distinct normalised answers (a file has a few thousand)
 
 
 def _mv_allowed(norm: str) -> bool:
@@ -555,7 +564,16 @@ def memo_knows(memo: VerdictMemo, norm: str) -> bool:
 
 def clear_caches() -> None:
     """Forget every in-process fact (tests and the cold benchmark start from nothing)."""
-    for f in (_parse, _parses, _fingerprint, _verified, _cheap_only, _point_value_cached):
+    for f in (
+        _parse,
+        _parses,
+        _fingerprint,
+        _verified,
+        _cheap_only,
+        _point_value_cached,
+        _normalize_str,
+        answer_key,
+    ):
         f.cache_clear()
     _SOLVED.clear()
 
