@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from analysis.mars import answers
-from analysis.mars.features import warm_grouping
+from analysis.mars.question_groups import warm_grouping
 from analysis.mars.verdict_memo import VerdictMemo, version_key
 from cache.process_memory import peak_rss_bytes
 

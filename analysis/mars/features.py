@@ -33,12 +33,11 @@ its answers first (`compares_symbolic`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import pyarrow as pa
 
-from analysis.mars.answers import LONG_ANSWER_CHARS, AnswerGrouper, compares_symbolic
+from analysis.mars.answers import LONG_ANSWER_CHARS
 from analysis.mars.confidence import WINDOW, batch_features
 from analysis.mars.flags import (
     FLAG_EMPTY,
@@ -49,6 +48,12 @@ from analysis.mars.flags import (
     FLAG_PROBE_BEYOND_END,
     FLAG_PROBES_UNSORTED,
     FLAGS,
+)
+from analysis.mars.question_groups import (
+    WarmedGroups,
+    grouped,
+    majority_ground_truth,
+    trace_order,
 )
 from analysis.mars.table_names import PROBE_STEP
 from cache import arrow_numpy as an
@@ -332,68 +337,6 @@ def _list_array(off: np.ndarray, values: np.ndarray, typ: pa.DataType) -> pa.Arr
     return an.list_array(off, values, typ)
 
 
-def _majority_ground_truth(gts: list) -> str:
-    """The most common non-null ground truth of a question ("" if none)."""
-    return max(set(gts), key=gts.count) if gts else ""
-
-
-def _question_grouper(gt: object, finals: list, probe_answers: list) -> AnswerGrouper:
-    """The grouper of one question: whether its non-numeric answers are compared pairwise (the
-    published simulator's cap) is decided from all of them, final and probe, before any is
-    added."""
-    return AnswerGrouper(gt, symbolic_pairwise=compares_symbolic(chain(finals, probe_answers)))
-
-
-@dataclass(frozen=True)
-class WarmedGroups:
-    """One question's answers grouped, with what they were grouped from: `warm_grouping` makes
-    them ahead of the question's numeric part, and `finalise_question` reuses them when its part
-    holds the same answers in the same order and the same ground truth (group ids follow first
-    appearance, so anything else is grouped again)."""
-
-    ground_truth: str
-    finals: list
-    probe_answers: list
-    grouper: AnswerGrouper
-    final_group: np.ndarray
-    probe_group: np.ndarray
-
-    def fits(self, ground_truth: str, finals: list, probe_answers: list) -> bool:
-        return (
-            self.ground_truth == ground_truth
-            and self.finals == finals
-            and self.probe_answers == probe_answers
-        )
-
-
-def _grouped(gt: str, finals: list, probe_answers: list) -> WarmedGroups:
-    grouper = _question_grouper(gt, finals, probe_answers)
-    final_group = grouper.add_many(finals)
-    probe_group = grouper.add_many(probe_answers)
-    return WarmedGroups(gt, finals, probe_answers, grouper, final_group, probe_group)
-
-
-def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:
-    """Group one question's answers before its numeric batch arrives. This fills the
-    per-string caches of `analysis.mars.answers` (parse, solve, verify: pure functions of the
-    strings), and `finalise_question` reuses the groups themselves when they fit its part.
-    The ingest's parent does this while its workers' first questions are still being
-    computed, and the fact helper (`analysis.mars.fact_feed`) to learn math-verify's facts."""
-    return _grouped(
-        _majority_ground_truth([g for g in gts if g is not None]), finals, probe_answers
-    )
-
-
-def trace_order(tix: np.ndarray) -> np.ndarray:
-    """The rows of one question to keep, in the order its answers are grouped: by trace_idx,
-    the first row of a duplicated trace_idx kept."""
-    order = np.argsort(tix, kind="stable")
-    st = tix[order]
-    keep = np.ones(order.shape[0], dtype=bool)
-    keep[1:] = st[1:] != st[:-1]
-    return order if keep.all() else order[keep]
-
-
 def finalise_question(
     q: int, part: dict, warmed: WarmedGroups | None = None
 ) -> tuple[pa.Table, pa.Table, list[tuple]]:
@@ -421,7 +364,7 @@ def finalise_question(
             notes.append((q, -1, "missing_rows", f"{n} traces; missing trace_idx {shown}{more}"))
 
     gts = [g for g in part["gt"] if g is not None]
-    gt = _majority_ground_truth(gts)
+    gt = majority_ground_truth(gts)
     if len(set(gts)) > 1:
         notes.append(
             (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")
@@ -429,7 +372,7 @@ def finalise_question(
 
     finals = part["final"]
     if warmed is None or not warmed.fits(gt, finals, part["p_ans"]):
-        warmed = _grouped(gt, finals, part["p_ans"])
+        warmed = grouped(gt, finals, part["p_ans"])
     grouper, final_group, p_group = warmed.grouper, warmed.final_group, warmed.probe_group
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))

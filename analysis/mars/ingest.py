@@ -62,15 +62,13 @@ from analysis.mars.features import (
     OPTIONAL,
     REQUIRED,
     MarsTables,
-    WarmedGroups,
     concat_parts,
     finalise_question,
     notes_table,
     numeric_batch,
     split_by_question,
-    trace_order,
-    warm_grouping,
 )
+from analysis.mars.question_groups import WarmedGroups, trace_order, warm_grouping
 from cache import errors
 from cache.arrow_numpy import list_parts, primitive
 from cache.errors import CorruptFile, DataError, SchemaError

@@ -11,6 +11,7 @@ import pytest
 
 import analysis.mars.features as mf
 import analysis.mars.ingest as ingest
+import analysis.mars.question_groups as qg
 import analysis.mars.summaries as summaries
 from analysis.mars.answers import AnswerGrouper
 from analysis.mars.confidence import conf_at_pos_one, group_confidences, windowed_means
@@ -320,18 +321,18 @@ def test_groups_made_ahead_are_reused_only_when_they_are_the_parts(
     batch = pq.ParquetFile(small_file).read_row_group(0).combine_chunks().to_batches()[0]
     q, part = next(iter(mf.split_by_question(mf.numeric_batch(batch, 2048)).items()))
     own = mf.finalise_question(q, part)
-    same = mf.warm_grouping(part["final"], part["p_ans"], part["gt"])
-    reordered = mf.warm_grouping(part["final"][::-1], part["p_ans"], part["gt"])
-    other_gt = mf.warm_grouping(part["final"], part["p_ans"], ["-12345"])
+    same = qg.warm_grouping(part["final"], part["p_ans"], part["gt"])
+    reordered = qg.warm_grouping(part["final"][::-1], part["p_ans"], part["gt"])
+    other_gt = qg.warm_grouping(part["final"], part["p_ans"], ["-12345"])
     assert not np.array_equal(reordered.final_group, same.final_group)
     made: list[object] = []
-    real = mf._question_grouper
+    real = qg._question_grouper
 
     def counted(*args):  # type: ignore[no-untyped-def]
         made.append(args[0])
         return real(*args)
 
-    monkeypatch.setattr(mf, "_question_grouper", counted)
+    monkeypatch.setattr(qg, "_question_grouper", counted)
     for warmed, groups_again in ((same, 0), (reordered, 1), (other_gt, 1), (None, 1)):
         made.clear()
         f, g, notes = mf.finalise_question(q, part, warmed)
