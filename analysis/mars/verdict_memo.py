@@ -120,7 +120,7 @@ def save(memo: VerdictMemo, path: Path) -> None:
     # a fifth of its start-up
     from filelock import FileLock
 
-    from cache.store import atomic_write_bytes, lock_file
+    from cache.store import atomic_write_bytes, lock_file  # why: as above
 
     lock = lock_file(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
