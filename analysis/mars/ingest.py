@@ -147,7 +147,22 @@ def _check_schema(pf: pq.ParquetFile, path: Path) -> list[str]:
             "is this a MARS file? expected columns qid, trace_idx, confs (+ ground_truth, "
             "extracted_answer, probes)",
         )
-    return [c for c in (*REQUIRED, *OPTIONAL) if c in names]
+    columns = [c for c in (*REQUIRED, *OPTIONAL) if c in names and c != "probes"]
+    return columns + _probe_columns(pf, ("position", "answer", "avg_conf"))
+
+
+def _probe_columns(pf: pq.ParquetFile, fields: tuple[str, ...]) -> list[str]:
+    """What to read of the `probes` column for these fields of its items: just their leaf
+    columns (`probes.list.element.answer`), not the probe texts, which are most of its bytes
+    (the whole column when none of them is there, so a malformed one is read as before; []
+    without probes)."""
+    if "probes" not in pf.schema_arrow.names:
+        return []
+    leaves = [pf.schema.column(i).path for i in range(len(pf.schema))]
+    picked = [
+        leaf for leaf in leaves if leaf.startswith("probes.") and leaf.rsplit(".", 1)[1] in fields
+    ]
+    return picked or ["probes"]
 
 
 def _prefetch(it: Iterator[pa.RecordBatch], path: Path, depth: int = 2) -> Iterator[pa.RecordBatch]:
@@ -645,9 +660,8 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
     names = pf.schema_arrow.names
     if "extracted_answer" not in names and "probes" not in names:
         return
-    cols = [
-        c for c in ("qid", "trace_idx", "extracted_answer", "probes", "ground_truth") if c in names
-    ]
+    cols = [c for c in ("qid", "trace_idx", "extracted_answer", "ground_truth") if c in names]
+    cols += _probe_columns(pf, ("answer",))
     seen: set[int] = set()
     for row_groups, only in tasks:
         try:
@@ -658,7 +672,8 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
         tix = np.asarray(primitive(t.column("trace_idx"), -1), dtype=np.int64)
         finals = t.column("extracted_answer").to_pylist() if "extracted_answer" in cols else []
         gts = t.column("ground_truth").to_pylist() if "ground_truth" in cols else []
-        off, answers_flat = _probe_answers(t.column("probes")) if "probes" in cols else (None, [])
+        has_probes = "probes" in t.schema.names
+        off, answers_flat = _probe_answers(t.column("probes")) if has_probes else (None, [])
         for q in np.unique(qid).tolist():
             if q < 0 or q in seen or (only is not None and q not in only):
                 continue
@@ -837,13 +852,13 @@ def _answers_unknown(pf: pq.ParquetFile, path: Path) -> bool:
     names = pf.schema_arrow.names
     if memo is None or not ({"extracted_answer", "probes"} & set(names)):
         return False
-    cols = [c for c in ("extracted_answer", "probes") if c in names]
+    cols = [c for c in ("extracted_answer",) if c in names] + _probe_columns(pf, ("answer",))
     try:
         t = pf.read(columns=cols)
         found: list = []
         if "extracted_answer" in cols:
             found += pc.unique(t.column("extracted_answer")).to_pylist()
-        if "probes" in cols:
+        if "probes" in t.schema.names:
             items = pc.list_flatten(t.column("probes"))
             if "answer" in [f.name for f in items.type]:
                 found += pc.unique(pc.struct_field(items, "answer")).to_pylist()
