@@ -333,9 +333,9 @@ def _stream(
     for q, part in deferred.items():  # computed before their facts came: wait for them now
         if feed is not None:
             feed.wait(q)
-        _finalise_into(q, part, work_dir, results, True)
+        _finalise_into(q, part, work_dir, results)
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        _finalise_into(q, concat_parts(acc.pieces), work_dir, results, True)
+        _finalise_into(q, concat_parts(acc.pieces), work_dir, results)
     return results
 
 
@@ -350,7 +350,6 @@ def _consume(
     hook: ProgressFn,
     total_rows: int,
     stop_after: int | None,
-    keep: bool = True,
     part_dir: Path | None = None,
     feed: FactFeed | None = None,
     deferred: dict[int, dict] | None = None,
@@ -380,24 +379,24 @@ def _consume(
             if feed is not None and deferred is not None and not feed.ready(q):
                 deferred[q] = whole
                 continue
-            _finalise_into(q, whole, work_dir, results, keep)
+            _finalise_into(q, whole, work_dir, results)
             done.add(q)
             finished_now += 1
             if stop_after is not None and finished_now >= stop_after:
                 return
         if feed is not None and deferred:
             for q in [q for q in deferred if feed.ready(q)]:
-                _finalise_into(q, deferred.pop(q), work_dir, results, keep)
+                _finalise_into(q, deferred.pop(q), work_dir, results)
                 done.add(q)
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
 
 
-def _finalise_into(q: int, part: dict, work_dir: Path | None, results: dict, keep: bool) -> None:
+def _finalise_into(q: int, part: dict, work_dir: Path | None, results: dict) -> None:
     """Finalise question q (`finalise_question`), write its chunk, keep its tables."""
     f, g, notes = finalise_question(q, part)
     if work_dir is not None:
         _write_chunk(work_dir, q, f, g, notes_table(notes))
-    results[q] = (f, g, notes) if keep else (None, None, [])
+    results[q] = (f, g, notes)
 
 
 def _claim(claim_dir: Path, i: int) -> bool:
@@ -492,7 +491,6 @@ class _Shards:
             _no_progress,
             1,
             None,
-            False,
             part_dir,
         )
         return sorted(set(self._handed) - before)
