@@ -812,7 +812,10 @@ def _build(
         feed = None
         if overlap and stop_after is None and memo is not None:
             todo = (x for x in _answers_to_warm(path, [(todo_rg, None)]) if x[0] not in done)
-            feed = FactFeed(todo, memo)
+            try:
+                feed = FactFeed(todo, memo)
+            except OSError as exc:  # no process to spare: this one groups, only slower
+                _log.warning("answer facts helper not started (%s): grouping here", exc)
         try:
             results = _stream(
                 pf,

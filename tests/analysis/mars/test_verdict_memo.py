@@ -186,18 +186,22 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     [
         ["-c", "import sys; sys.exit(3)"],  # dies at once
         ["-c", "import sys; sys.stdout.buffer.write(b'not a pickle'); sys.stdout.flush()"],
+        [],  # cannot start
     ],
 )
 def test_a_failed_fact_helper_costs_speed_not_results(
     garbage_file: Path, tmp_path: Path, monkeypatch, helper: list[str]
 ) -> None:
-    """The helper's facts are a cache: when it dies or sends garbage, this process groups the
-    answers itself with math-verify, and the tables are those of a plain build."""
+    """The helper's facts are a cache: when it dies, sends garbage or cannot start, this process
+    groups the answers itself with math-verify, and the tables are those of a plain build."""
     monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     plain = ingest.build_features(garbage_file, workers=1)
     answers.clear_caches()
-    monkeypatch.setattr(fact_feed, "HELPER", helper)
+    if helper:
+        monkeypatch.setattr(fact_feed, "HELPER", helper)
+    else:  # the helper cannot even start (no process to spare)
+        monkeypatch.setattr(fact_feed.sys, "executable", str(tmp_path / "no-such-python"))
     got = ingest.build_features(garbage_file, memo=tmp_path / "memo.json")
     assert ingest.LAST_WORKER_PEAK_RSS == []  # no report from the helper
     assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
