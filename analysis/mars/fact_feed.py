@@ -12,8 +12,13 @@ a second decode set-up and the hand-over of every question's numbers.
 The facts are a cache of pure results: a question whose facts have not arrived (a helper that
 failed or was slow) is grouped here as before, by math-verify, with the same result.
 
-Protocol: pickled records over the helper's pipes. To it: (qid, final answers, probe answers,
-ground truths), one per question, then end of input. From it: (qid, parses, fingerprints,
+The helper starts from the facts this process's memo already holds (a second file of the same
+model shares most of its probe garbage with the first), so it computes only the new ones.
+
+Protocol: pickled records over the helper's pipes. To it: first (SEED, parses, fingerprints,
+verdicts), the memo's facts as lists of items (none when the memo is empty or over SEED_MAX
+facts), then (qid, final answers, probe answers, ground truths), one per question, then end of
+input. From it: (qid, parses, fingerprints,
 verdicts), the facts learnt while grouping that question, as lists of items; at the end of its
 input, (-1, peak RSS in bytes) (`cache.process_memory`), so a build's memory figure counts it.
 """
@@ -29,7 +34,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from analysis.mars import answers
 from analysis.mars.question_groups import warm_grouping
@@ -39,6 +44,8 @@ from cache.process_memory import peak_rss_bytes
 QuestionAnswers = tuple[int, list, list, list]  # qid, final answers, probe answers, ground truths
 HELPER = ["-m", "analysis.mars.fact_feed"]  # the helper's arguments to this interpreter
 END = -1  # the qid of the helper's last record, which carries its peak RSS
+SEED = -2  # the qid of the record that hands the helper the facts known already
+SEED_MAX = 100_000  # facts; a bigger memo is not copied over (the helper recomputes what it needs)
 FINISH_WAIT_S = 5.0  # every question's facts are in by then: only its last record is left
 # a question's math-verify calls each stop at 2 s; a helper silent this long is stuck: this
 # process stops waiting and groups the rest itself
@@ -65,6 +72,7 @@ class FactFeed:
         self._cond = threading.Condition()
         self._ended = False
         self.peak_rss: int | None = None  # the helper's, once it has ended normally
+        self.received = 0  # facts the helper sent
         self._proc = subprocess.Popen(
             [sys.executable, *HELPER],
             stdin=subprocess.PIPE,
@@ -82,6 +90,14 @@ class FactFeed:
 
     def _feed(self, questions: Iterable[QuestionAnswers], pipe: IO[bytes]) -> None:
         try:
+            with self.memo.lock:
+                known = self.memo.size()
+                seed = (
+                    (SEED, *(list(d.items()) for d in self._facts()))
+                    if 0 < known <= SEED_MAX
+                    else (SEED, [], [], [])
+                )
+            pickle.dump(seed, pipe, protocol=pickle.HIGHEST_PROTOCOL)
             for item in questions:
                 pickle.dump(item, pipe, protocol=pickle.HIGHEST_PROTOCOL)
                 pipe.flush()
@@ -92,6 +108,9 @@ class FactFeed:
         finally:
             with contextlib.suppress(OSError):
                 pipe.close()
+
+    def _facts(self) -> tuple[dict, dict, dict]:
+        return self.memo.parses, self.memo.fingerprints, self.memo.verdicts
 
     def _read(self, pipe: IO[bytes]) -> None:
         try:
@@ -109,6 +128,7 @@ class FactFeed:
                     self.memo.fingerprints.update(fingerprints)
                     self.memo.verdicts.update(verdicts)
                     self.memo.learnt += len(parses) + len(fingerprints) + len(verdicts)
+                self.received += len(parses) + len(fingerprints) + len(verdicts)
                 with self._cond:
                     self._ready.add(q)
                     self._cond.notify_all()
@@ -162,15 +182,22 @@ def helper_main(inp: IO[bytes], out: IO[bytes]) -> None:
     seen = [0, 0, 0]
     while True:
         try:
-            q, finals, probe_answers, gts = pickle.load(inp)  # noqa: S301 - our parent's pipe
+            record = pickle.load(inp)  # noqa: S301 - our parent's pipe
         except EOFError:
             pickle.dump((END, peak_rss_bytes()), out, protocol=pickle.HIGHEST_PROTOCOL)
             out.flush()
             return
+        if record[0] == SEED:  # the facts known already: not computed again, not sent back
+            _, known_parses, known_fingerprints, known_verdicts = record
+            memo.parses.update(known_parses)
+            memo.fingerprints.update(known_fingerprints)
+            memo.verdicts.update(known_verdicts)
+            seen = [len(memo.parses), len(memo.fingerprints), len(memo.verdicts)]
+            continue
+        q, finals, probe_answers, gts = record
         warm_grouping(finals, probe_answers, gts)
         parses, fingerprints, verdicts = _learnt(memo, seen)
-        record: Any = (q, parses, fingerprints, verdicts)
-        pickle.dump(record, out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((q, parses, fingerprints, verdicts), out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()
 
 

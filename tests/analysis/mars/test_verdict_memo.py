@@ -206,3 +206,35 @@ def test_a_failed_fact_helper_costs_speed_not_results(
     assert ingest.LAST_WORKER_PEAK_RSS == []  # no report from the helper
     assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
     assert got.notes.equals(plain.notes)
+
+
+def test_the_helper_starts_from_the_facts_known_already(
+    garbage_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A memo that knows every fact of a file but one (a second file of the same model): the
+    helper is handed the known facts and computes only what is missing, and the tables are
+    those of a plain build."""
+    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    memo = tmp_path / "memo.json"
+    plain = ingest.build_features(garbage_file, workers=1, memo=memo)
+    full = verdict_memo.load(memo)
+    dropped = sorted(k for k, v in full.fingerprints.items() if v is None)[0]
+    del full.fingerprints[dropped]
+    memo.unlink()
+    full.learnt = 1
+    verdict_memo.save(full, memo)
+    feeds: list[fact_feed.FactFeed] = []
+    real = ingest.FactFeed
+
+    def kept(*args):  # type: ignore[no-untyped-def]
+        feeds.append(real(*args))
+        return feeds[-1]
+
+    monkeypatch.setattr(ingest, "FactFeed", kept)
+    answers.clear_caches()
+    got = ingest.build_features(garbage_file, memo=memo)
+    assert len(feeds) == 1  # one unknown answer: a helper
+    assert 1 <= feeds[0].received <= 3  # its fingerprint, and a verdict or parse it leads to
+    assert dropped in verdict_memo.load(memo).fingerprints
+    assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
