@@ -206,12 +206,18 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         double *ck = ck64 + ckoff[j];
         const int64_t nck = ckoff[j + 1] - ckoff[j];
         /* one fused pass: widen, float32 prefix sum (numpy's cumsum order), float64 running
-         * sum; it stops at each checkpoint window's start and end to note the float64 sum
-         * there (window of checkpoint k, p = (k+1) ck_step: [max(0, p - W + 1), p + 1)) */
+         * sum, and each group confidence as soon as its window's last prefix sum is known,
+         * with the running minimum and record lows (the group work fills the wait on the
+         * prefix sum's dependency chain); it stops at each checkpoint window's start and end to
+         * note the float64 sum there (window of checkpoint k, p = (k+1) ck_step:
+         * [max(0, p - W + 1), p + 1)) */
         float acc = 0.0f;
         double acc64 = 0.0;
         uint32_t special = 0;
         int64_t k_lo = 0, k_hi = 0, i = 0;
+        float *g = g_all + goff[j];
+        float mn = INFINITY;
+        int64_t lows = 0;
         cs[0] = 0.0f;
         lowcnt[j] = 0;
         while (i < L) {
@@ -242,12 +248,26 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
                 acc += x;
                 acc64 += (double)x;
                 cs[i + 1] = acc;
+                if (i + 1 >= window) {
+                    const int64_t gi = i + 1 - window;
+                    const float v = (acc - cs[gi]) / wf;
+                    g[gi] = v;
+                    if (gi == 0 || v < mn) {
+                        mn = v;
+                        loww[written] = gi;
+                        lowv[written] = v;
+                        written++;
+                        lows++;
+                    }
+                }
             }
         }
         while (k_hi < k_lo && (k_hi + 1) * ck_step + 1 == L)
             ck[k_hi++] += acc64;
         if (L == 0 || special) {
-            /* empty, or NaN/inf inside: the caller handles the trace (and its checkpoints) */
+            /* empty, or NaN/inf inside: the caller handles the trace (and its checkpoints);
+             * the record lows noted on the way are taken back */
+            written -= lows;
             sum32[j] = tail32[j] = L == 0 ? 0.0f : NAN;
             tot64[j] = 0.0;
             for (int64_t k = 0; k < nck; k++)
@@ -258,23 +278,8 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         const int64_t t0 = L > window ? L - window : 0;
         sum32[j] = 0.0f + pairwise_f32(c, L);
         tail32[j] = 0.0f + pairwise_f32(c + t0, L - t0);
-        const int64_t ng = goff[j + 1] - goff[j];
-        if (ng == 0)
+        if (goff[j + 1] == goff[j])
             continue;
-        float *g = g_all + goff[j];
-        float mn = INFINITY;
-        int64_t lows = 0;
-        for (int64_t i = 0; i < ng; i++) {
-            float v = (cs[i + window] - cs[i]) / wf;
-            g[i] = v;
-            if (i == 0 || v < mn) {
-                mn = v;
-                loww[written] = i;
-                lowv[written] = v;
-                written++;
-                lows++;
-            }
-        }
         gmin[j] = mn;
         lowcnt[j] = lows;
     }
