@@ -18,9 +18,9 @@ model shares most of its probe garbage with the first), so it computes only the 
 Protocol: pickled records over the helper's pipes. To it: first (SEED, parses, fingerprints,
 verdicts), the memo's facts as lists of items (none when the memo is empty or over SEED_MAX
 facts), then (qid, final answers, probe answers, ground truths), one per question, then end of
-input. From it: (qid, parses, fingerprints,
-verdicts), the facts learnt while grouping that question, as lists of items; at the end of its
-input, (-1, peak RSS in bytes) (`cache.process_memory`), so a build's memory figure counts it.
+input. From it: (qid, parses, fingerprints, verdicts), the facts learnt while grouping that
+question, as lists of items; at the end of its input, (END, peak RSS in bytes)
+(`cache.process_memory`), so a build's memory figure counts it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import IO
 
@@ -167,12 +168,17 @@ class FactFeed:
 
 
 def _learnt(memo: VerdictMemo, seen: list[int]) -> tuple[list, list, list]:
-    """The facts `memo` learnt since the sizes in `seen` (dicts keep insertion order)."""
-    parses = list(memo.parses.items())[seen[0] :]
-    fingerprints = list(memo.fingerprints.items())[seen[1] :]
-    verdicts = list(memo.verdicts.items())[seen[2] :]
-    seen[:] = [len(memo.parses), len(memo.fingerprints), len(memo.verdicts)]
-    return parses, fingerprints, verdicts
+    """The facts `memo` learnt since the sizes in `seen`: the newest items of each dict (dicts
+    keep insertion order), read from the end, so a question costs its own facts, not a pass over
+    everything the memo was seeded with."""
+    out: list[list] = []
+    dicts: tuple[dict, ...] = (memo.parses, memo.fingerprints, memo.verdicts)
+    for i, d in enumerate(dicts):
+        items = list(islice(reversed(d.items()), len(d) - seen[i]))
+        items.reverse()
+        out.append(items)
+        seen[i] = len(d)
+    return out[0], out[1], out[2]
 
 
 def helper_main(inp: IO[bytes], out: IO[bytes]) -> None:
