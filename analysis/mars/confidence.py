@@ -238,14 +238,18 @@ def batch_features(
         has = nck > 0
         ck_idx[(ck_off[1:] + np.arange(n))[has]] = ck_hi[last[has]]
 
-    # negative values: one vectorised check per batch (float16: sign bit set and not -0.0)
+    # negative values: one reduction per batch (float16: sign bit set and not -0.0; fmin skips
+    # NaN), then, only for the rare batch holding one, a mask counted per trace. Why not the mask
+    # always: a batch-sized temporary costs a page fault every 4 KiB, each batch
     if values.dtype == np.float16:
-        negative = values.view(np.uint16) > 0x8000
-    else:
-        negative = np.asarray(values) < 0
-    if negative.any():
+        bits = values.view(np.uint16)
+        if bits.shape[0] and int(np.maximum.reduce(bits)) > 0x8000:
+            n_negative[:] = _reduceat_sum(
+                (bits > 0x8000).astype(np.int64), offsets[:-1], offsets[1:], np.int64
+            )
+    elif values.shape[0] and np.fmin.reduce(values) < 0:
         n_negative[:] = _reduceat_sum(
-            negative.astype(np.int64), offsets[:-1], offsets[1:], np.int64
+            (np.asarray(values) < 0).astype(np.int64), offsets[:-1], offsets[1:], np.int64
         )
     ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
     # the compiled pass (float16 input) does the sequential part of every trace up front: its
@@ -378,8 +382,13 @@ def batch_features(
     )
     low_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=low_offsets[1:])
+    # one copy out of the scratch buffers, no second one to change a dtype already right
     low_window = np.concatenate(lows_w) if n else np.zeros(0, dtype=np.int64)
-    low_value = np.concatenate(lows_v).astype(np.float32) if n else np.zeros(0, dtype=np.float32)
+    low_value = (
+        np.concatenate(lows_v).astype(np.float32, copy=False)
+        if n
+        else np.zeros(0, dtype=np.float32)
+    )
     metrics = TraceMetrics(
         lengths=lengths,
         n_nonfinite=n_nonfinite,
@@ -390,7 +399,7 @@ def batch_features(
         bottom_10=bottom_10,
         n_groups=n_groups,
         low_offsets=low_offsets,
-        low_window=low_window.astype(np.int64),
+        low_window=low_window.astype(np.int64, copy=False),
         low_value=low_value,
     )
     return BatchFeatures(metrics, ck_off, ck_pos, ck_conf, end_conf, curve)

@@ -182,3 +182,22 @@ def test_blocked_record_lows_match_a_plain_scan(seed: int) -> None:
             np.testing.assert_array_equal(m.low_window[lo:hi], lw)
             np.testing.assert_array_equal(m.low_value[lo:hi], lv)
             assert m.min_group[j] == g.min()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_negative_values_counted_per_trace(dtype: type) -> None:
+    """A negative value is counted in its own trace; -0.0 and NaN are not negatives; a batch
+    without one counts none. The per-batch check that skips the mask must not miss a negative
+    of a finite trace when another trace of the batch holds NaN (a plain minimum is NaN then)."""
+    traces = [
+        [1.0, np.nan, 3.0],  # NaN: this trace goes the slow way, the batch check must still see
+        [-0.0, 0.5, -2.0, 1.0],  # a finite trace with one negative
+        [2.0, -1.0, -3.0, 4.0],
+        [],
+        [-0.0, 0.25],
+    ]
+    off, vals = flat(*traces)
+    m = trace_metrics(off, vals.astype(dtype), window=2)
+    assert m.n_negative.tolist() == [0, 1, 2, 0, 0]
+    off, vals = flat([np.nan, -0.0, 1.0], [0.25, -0.0])
+    assert trace_metrics(off, vals.astype(dtype), window=2).n_negative.tolist() == [0, 0]
