@@ -10,6 +10,8 @@
     python bench/mars_ingest.py                  # both files
     python bench/mars_ingest.py --pool realistic # the 30 x 512 one only
     python bench/mars_ingest.py --small          # 4 x 256 traces, a quick check
+    python bench/mars_ingest.py --pool full --one-row-group  # the same file as one row group
+    python bench/mars_ingest.py --pool full --load 1         # one busy process beside it all
 
 Each measurement runs in a fresh child process; the peak RSS of every process is printed (the
 build's parent and each of its other processes (the numeric workers of a big file, or the
@@ -19,6 +21,11 @@ and the ratios use its median. The build runs twice: truly
 cold (an empty persistent answer memo, `analysis.mars.verdict_memo`), then again with the memo
 the first run left, which is what a rebuild (a version bump, another session or worker of the
 same cache) or another file with the same probe strings finds.
+
+`--one-row-group` measures a copy of the file written as one row group (made once, beside it):
+the layout a writer that never splits its row groups leaves, where no question can be read alone.
+`--load N` keeps N busy processes (a pure-Python loop each) running through every measurement,
+the plain reads included: how the ratio holds on a machine that other jobs share.
 """
 
 from __future__ import annotations
@@ -28,10 +35,12 @@ import multiprocessing as mp
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -184,6 +193,40 @@ def pool_file(folder: Path, name: str, nq: int, nt: int) -> Path:
     return path
 
 
+def one_row_group_copy(path: Path) -> Path:
+    """`path` rewritten as one row group (same columns, encodings and compression), made when
+    absent. Why a copy: the generator writes a row group per question, as the Hub files are."""
+    import pyarrow.parquet as pq  # why here: see `main`
+
+    from cache.sample.mars import WRITER_OPTIONS  # why here: only when generating
+
+    dest = path.with_name(f"{path.stem}_one-row-group.parquet")
+    if not dest.exists():
+        t = time.perf_counter()
+        table = pq.read_table(path)
+        tmp = dest.with_suffix(".parquet.tmp")
+        pq.write_table(table, tmp, row_group_size=table.num_rows, **WRITER_OPTIONS)
+        del table
+        tmp.replace(dest)
+        print(f"generated {dest} in {time.perf_counter() - t:.1f} s")
+    return dest
+
+
+@contextmanager
+def busy_processes(n: int) -> Iterator[None]:
+    """N processes spinning a pure-Python loop for as long as the block runs."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(n, 0))]
+    try:
+        if procs:
+            time.sleep(0.5)  # let them reach the loop
+            print(f"{len(procs)} busy process(es) running beside every measurement")
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--small", action="store_true", help="4 questions x 256 traces")
@@ -192,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--workers", type=int, default=None, help="worker processes (default: the build's choice)"
     )
+    ap.add_argument(
+        "--one-row-group", action="store_true", help="measure a one-row-group copy of each file"
+    )
+    ap.add_argument("--load", type=int, default=0, help="busy processes beside it all")
     args = ap.parse_args(argv)
     sizes = {"realistic": (30, 512), "full": (30, 4096)}
     if args.small:
@@ -199,8 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("realistic", "full") if args.pool == "both" else (args.pool,):
         nq, nt = sizes[name]
         path = pool_file(args.dir, name, nq, nt)
-        print(f"== {name} pool ({nq} x {nt} traces)")
-        _bench(path, args.workers)
+        if args.one_row_group:
+            path = one_row_group_copy(path)
+        layout = ", one row group" if args.one_row_group else ""
+        print(f"== {name} pool ({nq} x {nt} traces{layout})")
+        with busy_processes(args.load):
+            _bench(path, args.workers)
     return 0
 
 

@@ -2,14 +2,16 @@
 
 Why this shape: never more than one batch of `confs` in memory plus the compact results of the
 unfinished questions (`analysis.mars.features` computes both). Each trace is processed whole while
-it sits in the CPU cache, a thread decodes the next batch meanwhile, and files over
-PARALLEL_MIN_BYTES are split by question over two worker processes: by row groups when no
-question straddles them, else (one big row group) each worker decodes them all and keeps its own
-run of questions. The workers do the numeric pass only and hand each whole question's numeric
+it sits in the CPU cache, a thread decodes the next batch meanwhile, and, on a machine with
+PARALLEL_MIN_CORES cores or more, files over PARALLEL_MIN_BYTES are split by question over two
+worker processes by row groups, when no question straddles them (`workers=2` also splits a file
+of one big row group: each worker decodes it all and keeps its own run of questions; by default
+such a file is streamed by one process, since the decode is then done twice). The workers do
+the numeric pass only and hand each whole question's numeric
 batch to the parent, which does the answer grouping and the tables (the same `finalise_question`
 on the same batch, so the same output): grouping is mostly per distinct string and the strings
 repeat across questions, so done once in one process it costs about half what two workers each
-repeating it did, and it runs beside the workers' numeric pass. A smaller file (from
+repeating it did, and it runs beside the workers' numeric pass. Any other file (from
 OVERLAP_MIN_BYTES) whose answers the persistent memo does not know yet is streamed here while a
 helper process groups its answers with math-verify and sends the facts it learnt
 (`analysis.mars.fact_feed`): this process then groups from those facts without math-verify, and
@@ -80,6 +82,12 @@ from cache.store import atomic_write_bytes
 # CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
 # faster in wall time on a shared 2-core machine (bench/mars_ingest.py --workers 2)
 PARALLEL_MIN_BYTES = 200 << 20
+# and below this many cores, one process for every size: it keeps two cores busy by itself (the
+# decode threads, the compiled pass), and on 2 cores two workers were slower on the full-size
+# file with the answers known (9.95-10.19 s, 20 CPU-s, against 9.15-9.39 s, 17 CPU-s) and twice
+# as slow on the same file written as one row group (17.4-19.4 s against 8.9-9.1 s: each worker
+# decodes all of it); four cores give each worker two
+PARALLEL_MIN_CORES = 4
 # from this size up, a file whose answers the memo does not know yet gets a helper process for
 # the math-verify facts while this one streams the numbers (the two halves of a cold build; a
 # numeric worker instead, with this process grouping, cost ~0.45 CPU-s more on the realistic
@@ -745,9 +753,9 @@ def build_features(
 
     `work_dir` makes it resumable (finished questions are skipped on a rerun); `stop_after`
     stops after that many newly finished questions (tests use it to simulate a crash).
-    `workers` (default: 2 processes for files over PARALLEL_MIN_BYTES, else 1) splits the row
-    groups into shards that no question straddles, one streaming pass per process (or, when
-    they cannot be split so, the questions into runs, each process keeping its own); every
+    `workers` (default: `_default_workers`) splits the row groups into shards that no question
+    straddles, one streaming pass per process (or, when they cannot be split so, the questions
+    into runs, each process keeping its own); every
     question is still computed by exactly the same code, so the output does not change.
     `memo` is the persistent answer memo to group with (`analysis.mars.verdict_memo`; the
     feature store passes one in its cache folder), None for none.
@@ -790,7 +798,7 @@ def _build(
     if workers is None:
         size = path.stat().st_size
         cores = os.cpu_count() or 1
-        workers = min(2, cores) if size >= PARALLEL_MIN_BYTES else 1
+        workers = _default_workers(size, cores, _units(rg_q, todo_rg))
         overlap = (
             workers == 1
             and cores >= 2
@@ -843,6 +851,14 @@ def _build(
             return _assemble(results, work_dir, expected, file_notes, window)
     hook(1.0, f"{path.name}: done")
     return _assemble(results, work_dir, expected, file_notes, window)
+
+
+def _default_workers(size: int, cores: int, units: list[list[int]] | None) -> int:
+    """Two processes only where they pay: a file from PARALLEL_MIN_BYTES up whose row groups
+    can be shared out (`units`: no question straddles them, at least two), on PARALLEL_MIN_CORES
+    cores or more. Otherwise one, which a file of unknown answers pairs with the fact helper."""
+    shareable = units is not None and len(units) >= 2
+    return 2 if size >= PARALLEL_MIN_BYTES and cores >= PARALLEL_MIN_CORES and shareable else 1
 
 
 def _answers_unknown(pf: pq.ParquetFile, path: Path) -> bool:

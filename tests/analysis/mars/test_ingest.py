@@ -136,6 +136,42 @@ def test_one_big_row_group_is_still_built_by_two_workers(small_file: Path, tmp_p
         assert getattr(split, name).equals(getattr(single, name)), name
 
 
+def test_default_workers_two_only_where_they_pay() -> None:
+    """Two processes for a big file whose row groups can be shared out, on four cores or more;
+    one on two cores (one process keeps both busy) and for one big row group (two workers
+    would each decode all of it)."""
+    big = ingest.PARALLEL_MIN_BYTES
+    units = [[0], [1], [2]]
+    assert ingest._default_workers(big, 4, units) == 2
+    assert ingest._default_workers(big, 2, units) == 1
+    assert ingest._default_workers(big, 3, units) == 1
+    assert ingest._default_workers(big, 8, None) == 1
+    assert ingest._default_workers(big, 8, [[0, 1, 2]]) == 1
+    assert ingest._default_workers(big - 1, 8, units) == 1
+
+
+def test_the_default_build_of_a_big_file_follows_its_layout(
+    small_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every file "big" and four cores: a row group per question is shared over two
+    workers, the same rows in one row group are streamed by this process alone; same tables."""
+    one = tmp_path / "one_group.parquet"
+    table = pq.read_table(small_file)
+    pq.write_table(table, one, row_group_size=table.num_rows + 1)
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 4)
+    split = ingest.build_features(small_file)
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 2
+    whole = ingest.build_features(one)
+    assert ingest.LAST_WORKER_PEAK_RSS == []
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    two_cores = ingest.build_features(small_file)
+    assert ingest.LAST_WORKER_PEAK_RSS == []
+    for name in ("features", "groups", "notes"):
+        assert getattr(split, name).equals(getattr(whole, name)), name
+        assert getattr(two_cores, name).equals(getattr(whole, name)), name
+
+
 def test_a_parallel_build_groups_answers_once_in_the_parent(
     small_file: Path, tmp_path: Path, monkeypatch
 ) -> None:
