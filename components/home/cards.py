@@ -23,12 +23,14 @@ VIEW_LINKS = {
 def dataset_card(inv: Inventory) -> None:
     info = DATASETS[inv.dataset]
     ok = [f for f in inv.files if f.status == "ok"]
-    head, *metrics = st.columns([3, 1, 1, 1])
-    head.subheader(info.title)
-    head.caption(inv.source.describe())
-    metrics[0].metric("Files available", f"{len(ok)} / {len(inv.files)}")
-    metrics[1].metric("Rows", f"{sum(f.rows or 0 for f in ok):,}")
-    metrics[2].metric("On disk", human_size(sum(f.size_bytes or 0 for f in ok)))
+    st.subheader(info.title)
+    st.caption(inv.source.describe())
+    # a wrapping row of content-wide metrics: three narrow columns beside the title cut the
+    # labels and figures at 1024 px ("Files avail…", "11…")
+    with st.container(horizontal=True, gap="large"):
+        st.metric("Files available", f"{len(ok)} / {len(inv.files)}", width="content")
+        st.metric("Rows", f"{sum(f.rows or 0 for f in ok):,}", width="content")
+        st.metric("On disk", human_size(sum(f.size_bytes or 0 for f in ok)), width="content")
     rows = [
         {
             "file": f.relpath,

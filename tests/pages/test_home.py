@@ -124,3 +124,16 @@ def test_source_choice_lives_in_the_url(sample_root: Path, tmp_path: Path) -> No
     assert not at.exception and not at.error
     assert f"Local folder · {tmp_path / 'p'}" in _text(at)
     assert at.session_state["src_parason_kind"] == "local"
+
+
+def test_home_cards_give_each_dataset_its_three_figures(sample_root: Path) -> None:
+    """Files available, rows and size on disk, for each dataset, in card order."""
+    at = _home()
+    got = [(m.label, m.value) for m in at.metric]
+    assert [label for label, _ in got] == ["Files available", "Rows", "On disk"] * 3
+    files = [value for label, value in got if label == "Files available"]
+    assert (
+        files == ["3 / 3", "9 / 9", files[2]]
+        and files[2].split(" / ")[0] == files[2].split(" / ")[1]
+    )
+    assert all(value not in ("", "0") for label, value in got if label == "Rows")
