@@ -238,18 +238,10 @@ def batch_features(
         has = nck > 0
         ck_idx[(ck_off[1:] + np.arange(n))[has]] = ck_hi[last[has]]
 
-    # negative values: one reduction per batch (float16: sign bit set and not -0.0; fmin skips
-    # NaN), then, only for the rare batch holding one, a mask counted per trace. Why not the mask
-    # always: a batch-sized temporary costs a page fault every 4 KiB, each batch
-    if values.dtype == np.float16:
-        bits = values.view(np.uint16)
-        if bits.shape[0] and int(np.maximum.reduce(bits)) > 0x8000:
-            n_negative[:] = _reduceat_sum(
-                (bits > 0x8000).astype(np.int64), offsets[:-1], offsets[1:], np.int64
-            )
-    elif values.shape[0] and np.fmin.reduce(values) < 0:
+    negative = _negative_mask(values)
+    if negative is not None:
         n_negative[:] = _reduceat_sum(
-            (np.asarray(values) < 0).astype(np.int64), offsets[:-1], offsets[1:], np.int64
+            negative.astype(np.int64), offsets[:-1], offsets[1:], np.int64
         )
     ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
     # the compiled pass (float16 input) does the sequential part of every trace up front: its
@@ -406,6 +398,18 @@ def batch_features(
 
 
 _SCRATCH = threading.local()
+
+
+def _negative_mask(values: np.ndarray) -> np.ndarray | None:
+    """Which values are negative (float16: sign bit set and not -0.0), or None when none is:
+    one reduction decides (fmin skips NaN), and the mask is made only for the rare batch that
+    holds one. Why not the mask always: a batch-sized temporary costs a page fault every 4 KiB."""
+    if not values.shape[0]:
+        return None
+    if values.dtype == np.float16:
+        bits = values.view(np.uint16)
+        return bits > 0x8000 if int(np.maximum.reduce(bits)) > 0x8000 else None
+    return np.asarray(values) < 0 if np.fmin.reduce(values) < 0 else None
 
 
 def _scratch(name: str, size: int, dtype: type) -> np.ndarray:

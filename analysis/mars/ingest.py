@@ -562,8 +562,9 @@ def _question_tasks(
 ) -> list[Task] | None:
     """When the row groups cannot be shared out (one big row group, or questions spread over
     several): one task per worker, each streaming all of them and keeping its own run of
-    questions, about equal in rows. Decoding is repeated per worker, but it is a small part of
-    the cost (about a tenth of the build on a realistic pool). None if fewer than 2 questions."""
+    questions, about equal in rows. Decoding is repeated per worker, so only an explicit
+    `workers` comes here (`_default_workers` streams such a file in one process: on 2 cores two
+    workers took twice as long). None if fewer than 2 questions."""
     todo = sorted(q for q in expected if q >= 0 and q not in done)
     if len(todo) < 2:
         return None
@@ -795,10 +796,11 @@ def _build(
     hook(0.0, f"{path.name}: {len(done)}/{len(expected)} questions cached")
     overlap = False
     LAST_WORKER_PEAK_RSS.clear()
+    units = _units(rg_q, todo_rg)
     if workers is None:
         size = path.stat().st_size
         cores = os.cpu_count() or 1
-        workers = _default_workers(size, cores, _units(rg_q, todo_rg))
+        workers = _default_workers(size, cores, units)
         overlap = (
             workers == 1
             and cores >= 2
@@ -808,7 +810,6 @@ def _build(
         )
     tasks: list[Task] | None = None
     if workers > 1 and stop_after is None:
-        units = _units(rg_q, todo_rg)
         if units is not None and len(units) >= workers:
             tasks = _unit_tasks(pf, units)
         else:
