@@ -56,10 +56,14 @@ _log = logging.getLogger(__name__)
 
 def worker_env() -> dict[str, str]:
     """The environment for a helper process of this package: this one's, with this checkout
-    first on the path (an uninstalled tree)."""
+    first on the path (an uninstalled tree), and numpy's OpenBLAS on one thread. Why one: no
+    helper calls BLAS, but OpenBLAS starts a thread per core when numpy is imported and they
+    spin for ~0.1 CPU-s before they sleep (`blas_thread_server` in a profile), on the core
+    the build's decoding needs."""
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    env["OPENBLAS_NUM_THREADS"] = "1"
     return env
 
 

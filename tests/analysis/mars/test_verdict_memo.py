@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -238,3 +239,21 @@ def test_the_helper_starts_from_the_facts_known_already(
     assert 1 <= feeds[0].received <= 3  # its fingerprint, and a verdict or parse it leads to
     assert dropped in verdict_memo.load(memo).fingerprints
     assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts no extra thread on one core")
+def test_helpers_run_without_openblas_threads() -> None:
+    """A helper process (the fact helper, a numeric worker) imports numpy without the OpenBLAS
+    threads that would spin beside the build: one thread after the import, where this
+    environment would start one per core."""
+    code = "import os, numpy; print(len(os.listdir('/proc/self/task')))"
+    own = dict(os.environ)
+    own.pop("OPENBLAS_NUM_THREADS", None)
+    own["PYTHONPATH"] = fact_feed.worker_env()["PYTHONPATH"]
+
+    def threads(env: dict[str, str]) -> int:
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        return int(out.stdout)
+
+    assert threads(own) > 1  # the default this guards against
+    assert threads(fact_feed.worker_env()) == 1
