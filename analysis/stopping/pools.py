@@ -19,6 +19,8 @@ The tables' names and version come from `analysis.mars.table_names` and their pa
 from __future__ import annotations
 
 import json
+import mmap
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,10 +162,20 @@ def _stats(paths: tuple[Path, Path, Path]) -> list[list[int]]:
 
 
 def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
-    arr = np.fromfile(path, dtype=np.dtype(dtype))
-    if arr.shape[0] != count:
-        raise ValueError(f"{path.name}: {arr.shape[0]} values, not {count}")
-    return arr
+    """`count` values of one file of the copy, read-only, mapped from the page cache rather than
+    read into fresh memory. Why: the record lows are ~50 MB; reading them (`np.fromfile`) cost
+    0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing the new pages; mapped,
+    0.003-0.005 s. Safe against a rewrite: the copy's files are replaced by a rename, so a
+    mapping keeps the file it was made from."""
+    dt = np.dtype(dtype)
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size != count * dt.itemsize:
+            raise ValueError(f"{path.name}: {size} bytes, not {count} values of {dt}")
+        if size == 0:
+            return np.zeros(0, dtype=dt)
+        mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
+    return np.frombuffer(mapped, dtype=dt, count=count)
 
 
 def _load_copy(paths: tuple[Path, Path, Path]) -> _Columns | None:
@@ -241,8 +253,7 @@ def _copy_from_tables(paths: tuple[Path, Path, Path]) -> _Columns:
 def _write_files(folder: Path, arrays: dict[str, np.ndarray], last: tuple[str, bytes]) -> None:
     """Each file through a temp file and a rename, `last` at the end; an unwritable cache
     leaves no copy (the next run reads the tables again: slower, the same pools)."""
-    import os  # why here: only writing a copy renames files
-    import tempfile  # why here: see above
+    import tempfile  # why here: only writing a copy makes temp files
 
     def put(name: str, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import mmap
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,38 @@ def test_a_warm_read_needs_no_pyarrow(mars_file: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _mapped(x: np.ndarray) -> bool:
+    """Is `x` a view of a file mapping?"""
+    base = x.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, mmap.mmap) or (
+        isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+    )
+
+
+def test_a_warm_read_maps_the_record_lows(mars_file: Path) -> None:
+    """The record lows (most of the copy's bytes) come mapped from the copy's files, read-only,
+    not read into fresh memory; and a pool keeps its lows when the copy's files are written
+    anew (they are replaced by a rename, never rewritten in place)."""
+    fast.cached_pools(mars_file, 2048, with_lows=True)  # the copy and its lows exist now
+    pools = fast.cached_pools(mars_file, 2048, with_lows=True)
+    assert pools is not None
+    for p in pools:
+        for x in (p.low_value, p.low_window):
+            assert _mapped(x) and not x.flags.writeable, p.qid
+    kept = [(p.low_window.copy(), p.low_value.copy()) for p in pools]
+    paths = fast.cached_table_paths(mars_file, 2048)
+    assert paths is not None
+    folder = fast._copy_dir(paths)
+    for name in ("low_window.bin", "low_value.bin", "low_offsets.bin"):
+        (folder / name).unlink()
+    assert fast.cached_pools(mars_file, 2048, with_lows=True) is not None  # written anew
+    assert (folder / "low_value.bin").is_file()
+    for p, (window, value) in zip(pools, kept, strict=True):
+        assert np.array_equal(p.low_window, window) and np.array_equal(p.low_value, value)
 
 
 def test_the_fast_reader_looks_where_the_builder_writes(mars_file: Path) -> None:
