@@ -161,19 +161,23 @@ def _stats(paths: tuple[Path, Path, Path]) -> list[list[int]]:
     return [[p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
 
 
+_MAP_MIN_BYTES = 1 << 20  # files of the copy from this size are mapped, not read
+
+
 def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
-    """`count` values of one file of the copy, read-only, mapped from the page cache rather than
-    read into fresh memory. Why: the record lows are ~50 MB; reading them (`np.fromfile`) cost
-    0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing the new pages; mapped,
-    0.003-0.005 s. Safe against a rewrite: the copy's files are replaced by a rename, so a
-    mapping keeps the file it was made from."""
+    """`count` values of one file of the copy. A big file (the record lows, ~50 MB for a
+    realistic pool) is mapped from the page cache, read-only, rather than read into fresh
+    memory: reading them cost 0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing
+    the new pages; mapped, 0.003-0.005 s. A small one is read: a mapping's set-up and faults
+    cost more than a copy of a few hundred kB. Safe against a rewrite: the copy's files are
+    replaced by a rename, so a mapping keeps the file it was made from."""
     dt = np.dtype(dtype)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size != count * dt.itemsize:
             raise ValueError(f"{path.name}: {size} bytes, not {count} values of {dt}")
-        if size == 0:
-            return np.zeros(0, dtype=dt)
+        if size < _MAP_MIN_BYTES:
+            return np.fromfile(fh, dtype=dt, count=count)
         mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
     return np.frombuffer(mapped, dtype=dt, count=count)
 

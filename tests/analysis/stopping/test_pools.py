@@ -81,11 +81,17 @@ def _mapped(x: np.ndarray) -> bool:
     )
 
 
-def test_a_warm_read_maps_the_record_lows(mars_file: Path) -> None:
-    """The record lows (most of the copy's bytes) come mapped from the copy's files, read-only,
-    not read into fresh memory; and a pool keeps its lows when the copy's files are written
-    anew (they are replaced by a rename, never rewritten in place)."""
+def test_a_warm_read_maps_the_record_lows(mars_file: Path, monkeypatch) -> None:
+    """Big files of the copy (the record lows, ~50 MB for a realistic pool) come mapped from
+    the page cache, read-only, not read into fresh memory; small ones are read (this pool's
+    lows are small: first as they are, then with every file counted as big). A pool keeps its
+    lows when the copy's files are written anew (they are replaced by a rename, never
+    rewritten in place)."""
     fast.cached_pools(mars_file, 2048, with_lows=True)  # the copy and its lows exist now
+    small = fast.cached_pools(mars_file, 2048, with_lows=True)
+    assert small is not None
+    assert not any(_mapped(p.low_value) for p in small)
+    monkeypatch.setattr(fast, "_MAP_MIN_BYTES", 1)
     pools = fast.cached_pools(mars_file, 2048, with_lows=True)
     assert pools is not None
     for p in pools:
