@@ -110,7 +110,9 @@ def _features(
 def _helper_alone(path: str, out: mp.Queue) -> None:
     """What the fact helper of a cold build does, alone in a fresh process and timed by phase:
     its imports, math-verify's import, the first question's grouping (where latex2sympy's ANTLR
-    parser builds its prediction tables) and the other questions'."""
+    parser builds its prediction tables) and the other questions'. Why: its CPU is what a cold
+    build adds to a rebuild with the memo, so with both it gives the cold build's floor."""
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # as the helper runs (`fact_feed.worker_env`)
     t0, c0 = time.perf_counter(), _cpu_s()
     from analysis.mars import answers  # why here: timed, in a fresh process
     from analysis.mars.question_groups import warm_grouping  # why: timed as above
@@ -126,7 +128,7 @@ def _helper_alone(path: str, out: mp.Queue) -> None:
     todo = [(list(range(pf.num_row_groups)), None)]
     questions = list(mars_ingest._answers_to_warm(Path(path), todo))
     c3 = _cpu_s()
-    laps = []
+    laps: list[float] = []
     for _, finals, probe_answers, gts in questions:
         t = time.perf_counter()
         warm_grouping(finals, probe_answers, gts)
@@ -182,7 +184,7 @@ def _bench(path: Path, workers: int | None = None) -> None:
                 f"peak RSS parent {rss_parent:.0f} MB{', ' + each if each else ''}; "
                 f"sum {total:.0f} MB; math-verify imported in the parent: {'yes' if mv else 'no'}"
             )
-            builds.append((what, t_feat, cpu_feat))
+            builds.append((what, t_feat, cpu_feat, len(peaks)))
             reads.append(_run(_plain_read, path))
     t_imp, t_mv, laps, n_parsed, cpu_helper = _run(_helper_alone, path)
     if laps:
@@ -201,16 +203,18 @@ def _bench(path: Path, workers: int | None = None) -> None:
         f"{', '.join(f'{r[1]:.2f}' for r in reads)} s (median {t_read:.2f} s), "
         f"{n_values / 1e6:.0f} M values, peak RSS {rss_read:.0f} MB"
     )
-    for what, t_feat, cpu_feat in builds:
+    for what, t_feat, cpu_feat, _others in builds:
         print(
             f"RATIO {what} build / plain read = {t_feat / t_read:.2f}x wall, "
             f"{cpu_feat / max(cpu_read, 1e-9):.2f}x CPU ({cpu_feat:.1f} CPU-s; "
             f"target <= 1.5x; against the fastest read {t_feat / times[0]:.2f}x)"
         )
-    by = {what: (t_feat, cpu_feat) for what, t_feat, cpu_feat in builds}
-    if laps:
-        # both processes busy all the time: the cold build cannot be faster on these cores
-        cores = os.cpu_count() or 1
+    by = {what: (t_feat, cpu_feat, others) for what, t_feat, cpu_feat, others in builds}
+    if laps and by["cold"][2] == 1 and by["memo"][2] == 0:
+        # the cold build ran beside the fact helper (its one other process; numeric workers
+        # would run in the rebuild too): both busy all the time, it cannot be faster on these
+        # cores (busy processes of --load take a share of them: the floor is then too low)
+        cores = len(os.sched_getaffinity(0))
         floor = (by["memo"][1] + cpu_helper) / cores
         print(
             f"the cold build's CPU floor on {cores} cores: (the memo build's {by['memo'][1]:.1f}"

@@ -165,12 +165,13 @@ _MAP_MIN_BYTES = 1 << 20  # files of the copy from this size are mapped, not rea
 
 
 def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
-    """`count` values of one file of the copy. A big file (the record lows, ~50 MB for a
-    realistic pool) is mapped from the page cache, read-only, rather than read into fresh
-    memory: reading them cost 0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing
-    the new pages; mapped, 0.003-0.005 s. A small one is read: a mapping's set-up and faults
-    cost more than a copy of a few hundred kB. Safe against a rewrite: the copy's files are
-    replaced by a rename, so a mapping keeps the file it was made from."""
+    """`count` values of one file of the copy. A big file (the record lows above all, ~50 MB
+    for a realistic pool; on a full-size pool the checkpoint and probe columns too) is mapped
+    from the page cache, read-only, rather than read into fresh memory: reading the lows cost
+    0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing the new pages; mapped,
+    0.003-0.005 s. A small one is read: a mapping's set-up and faults cost more than a copy of
+    a few hundred kB. Safe against a rewrite: the copy's files are replaced by a rename
+    (`_write_files`), so a mapping keeps the file it was made from."""
     dt = np.dtype(dtype)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
