@@ -179,7 +179,10 @@ def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
             raise ValueError(f"{path.name}: {size} bytes, not {count} values of {dt}")
         if size < _MAP_MIN_BYTES:
             return np.fromfile(fh, dtype=dt, count=count)
-        mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
+        try:
+            mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
+        except OSError:  # a file system that cannot map files: the same values, read
+            return np.fromfile(fh, dtype=dt, count=count)
     return np.frombuffer(mapped, dtype=dt, count=count)
 
 

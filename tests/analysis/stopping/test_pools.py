@@ -71,14 +71,15 @@ def test_a_warm_read_needs_no_pyarrow(mars_file: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
+_MMAP = mmap.mmap  # the type, kept: a test below replaces the module's `mmap`
+
+
 def _mapped(x: np.ndarray) -> bool:
     """Is `x` a view of a file mapping?"""
     base = x.base
     while isinstance(base, np.ndarray):
         base = base.base
-    return isinstance(base, mmap.mmap) or (
-        isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
-    )
+    return isinstance(base, _MMAP) or (isinstance(base, memoryview) and isinstance(base.obj, _MMAP))
 
 
 def test_a_warm_read_maps_the_record_lows(mars_file: Path, monkeypatch) -> None:
@@ -114,6 +115,24 @@ def test_a_warm_read_maps_the_record_lows(mars_file: Path, monkeypatch) -> None:
             assert np.array_equal(p.low_window, w) and np.array_equal(p.low_value, v)
     finally:  # the other tests read this copy
         fast._write_files(folder, {"low_window.bin": window, "low_value.bin": value}, offsets)
+
+
+def test_a_file_system_without_mappings_reads_the_copy(mars_file: Path, monkeypatch) -> None:
+    """Where the cache's file system cannot map a file, the copy's big files are read instead:
+    the same pools, still from the copy (not from the tables again)."""
+    want = fast.cached_pools(mars_file, 2048, with_lows=True)  # the copy and its lows exist now
+    assert want is not None
+    monkeypatch.setattr(fast, "_MAP_MIN_BYTES", 1)
+
+    def no_map(*args: object, **kwargs: object) -> mmap.mmap:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(fast.mmap, "mmap", no_map)
+    monkeypatch.setattr(fast, "_copy_from_tables", None)  # would fail if the tables were read
+    got = fast.cached_pools(mars_file, 2048, with_lows=True)
+    assert got is not None
+    _assert_same_pools(got, want)
+    assert not any(_mapped(p.low_value) for p in got)
 
 
 def test_the_fast_reader_looks_where_the_builder_writes(mars_file: Path) -> None:
