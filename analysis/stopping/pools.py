@@ -18,6 +18,7 @@ The tables' names and version come from `analysis.mars.table_names` and their pa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -177,13 +178,12 @@ def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
         size = os.fstat(fh.fileno()).st_size
         if size != count * dt.itemsize:
             raise ValueError(f"{path.name}: {size} bytes, not {count} values of {dt}")
-        if size < _MAP_MIN_BYTES:
-            return np.fromfile(fh, dtype=dt, count=count)
-        try:
-            mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
-        except OSError:  # a file system that cannot map files: the same values, read
-            return np.fromfile(fh, dtype=dt, count=count)
-    return np.frombuffer(mapped, dtype=dt, count=count)
+        if size >= _MAP_MIN_BYTES:
+            # a file system that cannot map files: the same values, read below
+            with contextlib.suppress(OSError):
+                mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
+                return np.frombuffer(mapped, dtype=dt, count=count)
+        return np.fromfile(fh, dtype=dt, count=count)
 
 
 def _load_copy(paths: tuple[Path, Path, Path]) -> _Columns | None:
