@@ -48,19 +48,29 @@ def work_dir(name: str, version: int, sources: Sequence[Path], params: dict | No
     return path
 
 
-def atomic_write_bytes(data: bytes, dest: Path) -> Path:
-    """Write to a temp file beside `dest` (unique to this writer), then rename over it: a reader
-    sees the old file or the new one, never a part."""
+def atomic_write(dest: Path, fill: Callable[[str], object], *, fsync: bool = False) -> Path:
+    """Let `fill` write a temp file beside `dest` (unique to this writer; optionally fsynced),
+    then rename it over `dest`: a reader sees the old file or the new one, never a part. The
+    one home of the store's atomic writes; a writer that streams into the file (parquet, Arrow
+    IPC) never holds its bytes in memory."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        fill(tmp)
+        if fsync:
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return dest
+
+
+def atomic_write_bytes(data: bytes, dest: Path) -> Path:
+    """`data` to `dest`, atomically (`atomic_write`)."""
+    return atomic_write(dest, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def _text_leaves(t: pa.DataType, path: str) -> Iterator[str]:
@@ -89,22 +99,16 @@ def dictionary_columns(schema: pa.Schema) -> list[str]:
 
 
 def atomic_write_parquet(table: Table, dest: Path) -> Path:
-    """Write to a temp file beside `dest` (unique to this writer), fsync, then rename over it."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    try:
-        arrow = table if isinstance(table, pa.Table) else table.to_arrow()
+    """`table` as parquet (zstd, dictionaries for its text columns) to `dest`, fsynced, atomically
+    (`atomic_write`)."""
+    arrow = table if isinstance(table, pa.Table) else table.to_arrow()
+
+    def fill(tmp: str) -> None:
         pq.write_table(
             arrow, tmp, compression="zstd", use_dictionary=dictionary_columns(arrow.schema)
         )
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return dest
+
+    return atomic_write(dest, fill, fsync=True)
 
 
 WAIT_ENV = "RTE_BUILD_WAIT"  # seconds a session waits for another's build before giving up

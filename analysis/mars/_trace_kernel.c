@@ -4,9 +4,12 @@
  * about thirty numpy functions per trace; on a realistic pool (15k traces) the call overhead and
  * the float32 cumsum were most of the numeric pass. Here one C loop per trace widens float16 to
  * float32, keeps the float32 prefix sum, the group confidences, their running minimum and record
- * lows, and the float64 checkpoint sums. It also copies numpy's pairwise float32 summation
- * (`pairwise_f32`, as in numpy's loops_utils.h) for the whole-trace and tail sums; the bottom
- * 10 % (a partition and a sort) stays with numpy.
+ * lows, the float64 checkpoint sums and the plotting curve. It also copies numpy's pairwise
+ * float32 summation (`pairwise_f32`, as in numpy's loops_utils.h) for the whole-trace and tail
+ * sums; the bottom 10 % (a partition and a sort) stays with numpy. A trace's float32 values and
+ * prefix sums live in one small buffer reused for every trace (cache-resident): writing them
+ * out for the whole batch cost ~1.5 GB of memory traffic and the page faults of its first
+ * touch on a realistic pool, for the few traces (short, NaN/inf) the caller widens itself.
  *
  * Numerics (the contract in confidence.py): float32 operations in source order, no FMA
  * contraction (pyproject passes -ffp-contract=off), so the prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
@@ -18,6 +21,7 @@
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static float HALF_TO_FLOAT[65536];
@@ -109,8 +113,7 @@ enum {
     B_OFFSETS, /* int64 [n+1] */
     B_GOFF, /* int64 [n+1] offsets of each trace's groups in B_G */
     B_CKOFF, /* int64 [n+1] offsets of each trace's checkpoints */
-    B_V32, /* out float32 [m] */
-    B_CS, /* out float32 [m+n] per-trace prefix sums, trace j at offsets[j] + j */
+    B_CURVE, /* out float32 [n * n_points] plotting curve of each long finite trace */
     B_G, /* out float32 [goff[n]] group confidences */
     B_MIN, /* out float32 [n] minimum group */
     B_LOWCNT, /* out int64 [n] record lows of each trace */
@@ -124,34 +127,36 @@ enum {
 };
 
 static const char *const NAMES[N_BUFS] = {
-    "values", "offsets", "group_offsets", "ck_offsets", "v32", "cs", "groups",
+    "values", "offsets", "group_offsets", "ck_offsets", "curve", "groups",
     "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
     "tail32",
 };
-static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4};
 
-/* trace_pass(values, offsets, group_offsets, ck_offsets, v32, cs, groups, min_group,
+/* trace_pass(values, offsets, group_offsets, ck_offsets, curve, groups, min_group,
  *            low_counts, low_window, low_value, ck_sum64, total64, sum32, tail32, window,
- *            ck_step)
- * -> the number of record lows written. Empty traces and traces holding NaN/inf get their
- * float32 values only (their lows, checkpoints and total stay 0, their sums 0 and NaN): the
- * caller handles them. */
+ *            ck_step, n_points)
+ * -> the number of record lows written. Empty traces and traces holding NaN/inf get nothing
+ * (their lows, checkpoints and total stay 0, their sums 0 and NaN): the caller handles them.
+ * The curve of a trace of at least `window` values, as numpy computes it from the float32
+ * prefix sums cs: point b = float32(double(cs[e] - cs[s]) / (e - s)), s = L b // n_points,
+ * e = max(L (b + 1) // n_points, s + 1); the rows of the other traces are left alone. */
 static PyObject *trace_pass(PyObject *self, PyObject *args)
 {
     PyObject *objs[N_BUFS];
-    Py_ssize_t window, ck_step;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOnn", &objs[0], &objs[1], &objs[2], &objs[3],
+    Py_ssize_t window, ck_step, n_points;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnn", &objs[0], &objs[1], &objs[2], &objs[3],
                           &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &objs[13], &objs[14], &window, &ck_step))
+                          &objs[11], &objs[12], &objs[13], &window, &ck_step, &n_points))
         return NULL;
-    if (window < 1) {
-        PyErr_SetString(PyExc_ValueError, "window must be >= 1");
+    if (window < 1 || n_points < 0) {
+        PyErr_SetString(PyExc_ValueError, "window must be >= 1 and n_points >= 0");
         return NULL;
     }
     Buf bufs[N_BUFS];
     memset(bufs, 0, sizeof bufs);
     for (int i = 0; i < N_BUFS; i++) {
-        if (get_buf(objs[i], &bufs[i], i >= B_V32, ITEM[i], NAMES[i]) < 0) {
+        if (get_buf(objs[i], &bufs[i], i >= B_CURVE, ITEM[i], NAMES[i]) < 0) {
             release(bufs, N_BUFS);
             return NULL;
         }
@@ -160,8 +165,7 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     const int64_t *off = bufs[B_OFFSETS].b.buf;
     const int64_t *goff = bufs[B_GOFF].b.buf;
     const int64_t *ckoff = bufs[B_CKOFF].b.buf;
-    float *v32 = bufs[B_V32].b.buf;
-    float *cs_all = bufs[B_CS].b.buf;
+    float *curve = bufs[B_CURVE].b.buf;
     float *g_all = bufs[B_G].b.buf;
     float *gmin = bufs[B_MIN].b.buf;
     int64_t *lowcnt = bufs[B_LOWCNT].b.buf;
@@ -173,12 +177,15 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     float *tail32 = bufs[B_TAIL32].b.buf;
     Py_ssize_t n = bufs[B_OFFSETS].b.len / 8 - 1;
     Py_ssize_t m = bufs[B_VALUES].b.len / 2;
-    int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m || bufs[B_V32].b.len / 4 < m ||
-                                   bufs[B_CS].b.len / 4 < m + n ||
+    int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m ||
+                                   bufs[B_CURVE].b.len / 4 < n * n_points ||
                                    bufs[B_GOFF].b.len / 8 < n + 1 ||
                                    bufs[B_CKOFF].b.len / 8 < n + 1));
+    int64_t max_len = 0;
     for (Py_ssize_t j = 0; !bad && j < n; j++) {
         int64_t L = off[j + 1] - off[j];
+        if (L > max_len)
+            max_len = L;
         int64_t ng = L >= window ? L - window + 1 : 0;
         int64_t nck = ck_step > 0 && L > 1 ? (L - 1) / ck_step : 0;
         bad = L < 0 || goff[j + 1] - goff[j] != ng || ckoff[j + 1] - ckoff[j] != nck;
@@ -195,14 +202,20 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         return NULL;
     }
 
+    /* one trace's float32 values, then its prefix sums (cs[0] = 0) */
+    float *scratch = PyMem_RawMalloc(sizeof(float) * (size_t)(2 * max_len + 1));
+    if (scratch == NULL) {
+        release(bufs, N_BUFS);
+        return PyErr_NoMemory();
+    }
     Py_ssize_t written = 0;
     const float wf = (float)window;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < n; j++) {
         const int64_t s = off[j], L = off[j + 1] - s;
         const uint16_t *src = values + s;
-        float *c = v32 + s;
-        float *cs = cs_all + s + j;
+        float *c = scratch;
+        float *cs = scratch + max_len;
         double *ck = ck64 + ckoff[j];
         const int64_t nck = ckoff[j + 1] - ckoff[j];
         /* one fused pass: widen, float32 prefix sum (numpy's cumsum order), float64 running
@@ -282,16 +295,25 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
             continue;
         gmin[j] = mn;
         lowcnt[j] = lows;
+        float *row = curve + j * n_points;
+        for (int64_t b = 0; b < n_points; b++) {
+            const int64_t s0 = L * b / n_points;
+            int64_t e0 = L * (b + 1) / n_points;
+            if (e0 < s0 + 1)
+                e0 = s0 + 1;
+            row[b] = (float)((double)(cs[e0] - cs[s0]) / (double)(e0 - s0));
+        }
     }
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
     release(bufs, N_BUFS);
     return PyLong_FromSsize_t(written);
 }
 
 static PyMethodDef METHODS[] = {
     {"trace_pass", trace_pass, METH_VARARGS,
-     "One pass per float16 trace: float32 values, prefix sums, group confidences, their "
-     "minimum and record lows, float64 checkpoint and whole-trace sums."},
+     "One pass per float16 trace: group confidences, their minimum and record lows, float64 "
+     "checkpoint and whole-trace sums, float32 sums and the plotting curve."},
     {NULL, NULL, 0, NULL},
 };
 

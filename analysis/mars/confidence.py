@@ -195,12 +195,7 @@ def batch_features(
     add_reduce = np.add.reduce
     min_reduce = np.minimum.reduce
     maxlen = int(lengths.max()) if n else 0
-    # per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j]) so that the
-    # plotting curves are one vectorised gather after the loop
     len32 = lengths.astype(np.float32)  # exact: lengths < 2**24
-    cs_base = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths + 1, out=cs_base[1:])
-    cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
     n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
     gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
     g_buf = gpad_buf
@@ -245,15 +240,22 @@ def batch_features(
         )
     ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
     # the compiled pass (float16 input) does the sequential part of every trace up front: its
-    # float32 values, prefix sums (into cs_all), groups, minimum, record lows, checkpoint sums
+    # groups, minimum, record lows, checkpoint sums, and the curve of each long finite trace
     kp = (
-        _kernel_pass(offsets, values, window, ck_step, lengths, ck_off, cs_all, ck_sum64)
+        _kernel_pass(offsets, values, window, ck_step, lengths, ck_off, ck_sum64, curve)
         if compiled and _trace_kernel is not None and values.dtype == np.float16 and n
         else None
     )
+    cs_all = cs_base = None
+    if kp is None:
+        # per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j]) so
+        # that the plotting curves are one vectorised gather after the loop
+        cs_base = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths + 1, out=cs_base[1:])
+        cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
     offs = offsets.tolist()
     ck_offs = ck_off.tolist()
-    bases = cs_base.tolist()
+    bases = cs_base.tolist() if cs_base is not None else []
     reduceat = np.add.reduceat
     f64 = np.float64
     low_counts: np.ndarray | None = None  # set when the lows are taken whole from the kernel
@@ -292,13 +294,13 @@ def batch_features(
                         lows_w.append(zero_i)
                         lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
                         if n_points:
-                            curve[j] = _short_curve(kp.v32[s:e], (e - s) * bins // n_points)
+                            curve[j] = _short_curve(to_f32(values[s:e]), (e - s) * bins // n_points)
                     elif e == s:
                         lows_w.append(zero_i)
                         lows_v.append(np.zeros(1, dtype=np.float32))
                     else:
                         n_negative[j] = 0
-                        _slow_trace(j, kp.v32[s:e], window, ck_step, n_points, locals())
+                        _slow_trace(j, to_f32(values[s:e]), window, ck_step, n_points, locals())
         else:
             for j in range(n):
                 s, e = offs[j], offs[j + 1]
@@ -318,6 +320,7 @@ def batch_features(
                 if window <= L:
                     ng = L - window + 1
                     cb = bases[j]
+                    assert cs_all is not None  # (allocated whenever the loop runs)
                     cs = cs_all[cb : cb + L + 1]
                     cs[0] = 0.0
                     np.cumsum(c, out=cs[1:])
@@ -356,9 +359,10 @@ def batch_features(
     if ck_pos.shape[0]:
         ck_conf[done] = (ck_sum64[done] / (ck_hi - ck_lo)[done]).astype(np.float32)
 
-    if n_points:
+    if n_points and cs_all is not None and cs_base is not None:
         # plotting curves of the long traces from their float32 prefix sums (precise enough
-        # for a picture; the exact features above never use them)
+        # for a picture; the exact features above never use them; the compiled pass computed
+        # them the same way)
         long_ = np.flatnonzero((lengths >= window) & (n_nonfinite == 0))
         if long_.size:
             edges = (lengths[long_, None] * bins[None, :]) // n_points
@@ -433,7 +437,6 @@ def release_scratch() -> None:
 class _KernelOut:
     """What the compiled pass leaves for `batch_features`' loop (views of per-thread scratch)."""
 
-    v32: np.ndarray  # float32 [m] the values widened
     g_off: list[int]  # [n+1] each trace's group confidences in `groups`
     groups: np.ndarray  # float32
     min_group: np.ndarray  # float32 [n]
@@ -452,18 +455,18 @@ def _kernel_pass(
     ck_step: int,
     lengths: np.ndarray,
     ck_off: np.ndarray,
-    cs_all: np.ndarray,
     ck_sum64: np.ndarray,
+    curve: np.ndarray,
 ) -> _KernelOut:
     """The sequential part of every float16 trace of a batch in one compiled call
-    (`_trace_kernel.trace_pass`); it also fills `cs_all` (per-trace prefix sums) and `ck_sum64`.
-    Empty traces and traces with NaN/inf are left alone: the loop handles them as before."""
+    (`_trace_kernel.trace_pass`); it also fills `ck_sum64` and the `curve` rows of the long
+    finite traces. Empty traces and traces with NaN/inf are left alone: the loop handles them
+    as before."""
     n = offsets.shape[0] - 1
     ng_all = np.where(lengths >= window, lengths - window + 1, 0)
     g_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(ng_all, out=g_off[1:])
     m = int(offsets[-1])
-    v32 = _scratch("v32", m, np.float32)
     groups = _scratch("groups", int(g_off[-1]), np.float32)
     # room for every group to be a record low (a trace whose confidence falls steadily has
     # one at most of its windows); pages the kernel does not write are never touched
@@ -476,13 +479,13 @@ def _kernel_pass(
     tail32 = np.zeros(n, dtype=np.float32)
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
-        bits, offsets, g_off, ck_off, v32, cs_all, groups, gmin, low_counts,
-        low_w, low_v, ck_sum64, tot64, sum32, tail32, window, max(ck_step, 0),
+        bits, offsets, g_off, ck_off, curve, groups, gmin, low_counts, low_w, low_v,
+        ck_sum64, tot64, sum32, tail32, window, max(ck_step, 0), curve.shape[1],
     )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
     return _KernelOut(
-        v32, g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32
+        g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32
     )
 
 

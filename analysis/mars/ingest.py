@@ -76,7 +76,7 @@ from cache.arrow_numpy import list_parts, primitive
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.process_memory import peak_rss_bytes
 from cache.progress import ProgressFn
-from cache.store import atomic_write_bytes
+from cache.store import atomic_write, atomic_write_bytes
 
 # below this, one process: on the realistic 30 x 512 pool (186 MiB) two workers cost ~35 % more
 # CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
@@ -233,15 +233,18 @@ def _chunk_paths(work_dir: Path, q: int) -> tuple[Path, Path, Path]:
 
 
 def _write_atomic(table: pa.Table, dest: Path) -> None:
-    """An Arrow IPC file, through a temp file unique to this writer, then renamed over `dest`:
-    concurrent writers of the same chunk each rename a complete file, so one wins and (same
-    input, same code) its bytes are the same as the other's. Why IPC, not parquet: a chunk is
-    scratch, read once by this build or its rerun, and a parquet chunk cost ~45 ms a question
-    to encode (1.4 s of a 30-question build), an IPC one ~2 ms."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-    atomic_write_bytes(sink.getvalue().to_pybytes(), dest)
+    """An Arrow IPC file, streamed into a temp file unique to this writer, then renamed over
+    `dest`: concurrent writers of the same chunk each rename a complete file, so one wins and
+    (same input, same code) its bytes are the same as the other's. Why IPC, not parquet: a chunk
+    is scratch, read once by this build or its rerun, and a parquet chunk cost ~45 ms a question
+    to encode (1.4 s of a 30-question build), an IPC one ~2 ms. Why streamed: an in-memory copy
+    first cost a fresh buffer (page faults) and a bytes copy per question."""
+
+    def fill(tmp: str) -> None:
+        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+
+    atomic_write(dest, fill)
 
 
 def _read_chunk(path: Path) -> pa.Table:

@@ -136,3 +136,22 @@ def test_only_text_columns_are_dictionary_encoded(tmp_path: Path) -> None:
     assert pq.read_table(dest).equals(table)
     frame = pl.DataFrame({"name": ["x", "y"], "n": [1, 2]})  # polars writes large strings
     assert store.dictionary_columns(frame.to_arrow().schema) == ["name"]
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_temp(tmp_path: Path) -> None:
+    """A writer that fails part-way (a full disk, a killed encoder) leaves the file it was
+    replacing as it was and no temp file beside it; one that finishes replaces it whole."""
+    dest = tmp_path / "chunk.arrow"
+    dest.write_bytes(b"old")
+
+    def half(tmp: str) -> None:
+        Path(tmp).write_bytes(b"ne")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        store.atomic_write(dest, half)
+    assert dest.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chunk.arrow"]
+    store.atomic_write(dest, lambda tmp: Path(tmp).write_bytes(b"new"), fsync=True)
+    assert dest.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chunk.arrow"]

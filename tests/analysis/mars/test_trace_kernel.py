@@ -64,36 +64,41 @@ def test_compiled_pass_gives_the_numpy_loops_bits(
     _same(fast, slow)
 
 
-def _call_with(length: int, v32: np.ndarray) -> None:
-    """`trace_pass` on ten float16 ones told they are one trace of `length`, writing its
-    float32 values into `v32` (every other buffer has room)."""
+def _call_with(length: int, curve: np.ndarray) -> np.ndarray:
+    """`trace_pass` on ten float16 ones told they are one trace of `length`, window 4, its
+    curve in two points written into `curve` (every other buffer has room); its float32 sum."""
     vals = np.ones(10, dtype=np.float16).view(np.uint16)
     off = np.array([0, length], dtype=np.int64)
     z64, z32 = np.zeros(40, np.int64), np.zeros(40, np.float32)
-    none = np.zeros(2, np.int64)  # window 16 > length: no groups; ck_step 0: no checkpoints
+    g_off = np.array([0, max(length - 3, 0)], dtype=np.int64)
+    none = np.zeros(2, np.int64)  # ck_step 0: no checkpoints
+    sum32 = np.zeros(1, np.float32)
     confidence._trace_kernel.trace_pass(
-        vals, off, none, none, v32, z32, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
-        z32, z32, 16, 0,
+        vals, off, g_off, none, curve, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
+        sum32, z32, 4, 0, 2,
     )  # fmt: skip
+    return sum32
 
 
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
 def test_the_kernel_refuses_offsets_that_do_not_fit_its_buffers() -> None:
     with pytest.raises(ValueError, match="inconsistent"):
-        _call_with(20, np.zeros(40, np.float32))  # a trace longer than the values
+        _call_with(20, np.zeros(2, np.float32))  # a trace longer than the values
+    with pytest.raises(ValueError, match="inconsistent"):
+        _call_with(10, np.zeros(1, np.float32))  # no room for its curve
 
 
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
 def test_the_kernel_refuses_a_buffer_of_the_wrong_item_size() -> None:
     with pytest.raises(ValueError, match="items of 4 bytes"):
-        _call_with(10, np.zeros(40, np.float64))  # float64 where the kernel writes float32
+        _call_with(10, np.zeros(2, np.float64))  # float64 where the kernel writes float32
 
 
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
 def test_the_kernel_accepts_consistent_buffers() -> None:
-    v32 = np.zeros(40, np.float32)
-    _call_with(10, v32)
-    assert v32[:10].tolist() == [1.0] * 10
+    curve = np.zeros(2, np.float32)
+    assert _call_with(10, curve).tolist() == [10.0]
+    assert curve.tolist() == [1.0, 1.0]
 
 
 @pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
@@ -115,9 +120,9 @@ def test_the_kernel_sums_as_numpy_does() -> None:
     off = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
     lengths = np.diff(off)
     ck_off = np.zeros(off.shape[0], dtype=np.int64)
-    cs_all = np.zeros(int(off[-1]) + len(parts), dtype=np.float32)
+    curve = np.zeros((len(parts), 0), dtype=np.float32)
     kp = confidence._kernel_pass(
-        off, np.concatenate(parts), window, 0, lengths, ck_off, cs_all, np.zeros(0)
+        off, np.concatenate(parts), window, 0, lengths, ck_off, np.zeros(0), curve
     )
     for j, v in enumerate(parts[:-1]):
         c = v.astype(np.float32)
