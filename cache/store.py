@@ -73,21 +73,26 @@ def atomic_write_bytes(data: bytes, dest: Path) -> Path:
     return atomic_write(dest, lambda tmp: Path(tmp).write_bytes(data))
 
 
-def _text_leaves(t: pa.DataType, path: str) -> Iterator[str]:
-    if (
+def _leaves(t: pa.DataType, path: str) -> Iterator[tuple[str, pa.DataType]]:
+    """(path as parquet names it, type) of each leaf column of a field of type `t`."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        yield from _leaves(t.value_type, f"{path}.list.element")
+    elif pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            yield from _leaves(t.field(i).type, f"{path}.{t.field(i).name}")
+    else:
+        yield path, t
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return (
         pa.types.is_string(t)
         or pa.types.is_large_string(t)
         or pa.types.is_binary(t)
         or pa.types.is_large_binary(t)
         or pa.types.is_string_view(t)
         or pa.types.is_binary_view(t)
-    ):
-        yield path
-    elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
-        yield from _text_leaves(t.value_type, f"{path}.list.element")
-    elif pa.types.is_struct(t):
-        for i in range(t.num_fields):
-            yield from _text_leaves(t.field(i).type, f"{path}.{t.field(i).name}")
+    )
 
 
 def dictionary_columns(schema: pa.Schema) -> list[str]:
@@ -95,17 +100,37 @@ def dictionary_columns(schema: pa.Schema) -> list[str]:
     every column, pyarrow's default: on floats and ids it is work thrown away (the dictionary
     overflows and pyarrow falls back to plain), which made writing the MARS feature table 1.6x
     slower and its file larger."""
-    return [leaf for f in schema for leaf in _text_leaves(f.type, f.name)]
+    return [leaf for f in schema for leaf, t in _leaves(f.type, f.name) if _is_text(t)]
+
+
+def numeric_encodings(schema: pa.Schema) -> dict[str, str]:
+    """Encodings of the numeric leaf columns: 32/64-bit integers delta-packed (positions,
+    windows and ids mostly rise: the MARS record lows' windows shrink 4x), floats split by
+    byte (zstd then finds the repeated exponent bytes). Why: on the MARS feature table, plain
+    encoding cost 0.24 s to write and 0.30 CPU-s to read back (the cold build does both), these
+    0.21 s and 0.13 CPU-s, the file 17 MB instead of 30."""
+    out: dict[str, str] = {}
+    for f in schema:
+        for leaf, t in _leaves(f.type, f.name):
+            if pa.types.is_int32(t) or pa.types.is_int64(t):
+                out[leaf] = "DELTA_BINARY_PACKED"
+            elif pa.types.is_float32(t) or pa.types.is_float64(t):
+                out[leaf] = "BYTE_STREAM_SPLIT"
+    return out
 
 
 def atomic_write_parquet(table: Table, dest: Path) -> Path:
-    """`table` as parquet (zstd, dictionaries for its text columns) to `dest`, fsynced, atomically
-    (`atomic_write`)."""
+    """`table` as parquet (zstd, dictionaries for its text columns, `numeric_encodings` for its
+    numbers) to `dest`, fsynced, atomically (`atomic_write`)."""
     arrow = table if isinstance(table, pa.Table) else table.to_arrow()
 
     def fill(tmp: str) -> None:
         pq.write_table(
-            arrow, tmp, compression="zstd", use_dictionary=dictionary_columns(arrow.schema)
+            arrow,
+            tmp,
+            compression="zstd",
+            use_dictionary=dictionary_columns(arrow.schema),
+            column_encoding=numeric_encodings(arrow.schema),
         )
 
     return atomic_write(dest, fill, fsync=True)

@@ -106,7 +106,8 @@ def test_work_dir_is_removed_after_success(source: Path) -> None:
 
 def test_only_text_columns_are_dictionary_encoded(tmp_path: Path) -> None:
     """Labels and answers repeat, floats and ids do not: a derived table dictionary-encodes its
-    text leaves (top level, in lists, in structs) and nothing else, and reads back unchanged."""
+    text leaves (top level, in lists, in structs) and nothing else, delta-packs its integers,
+    splits its floats by byte, and reads back unchanged (with pyarrow and with polars)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -133,7 +134,18 @@ def test_only_text_columns_are_dictionary_encoded(tmp_path: Path) -> None:
         "probe.position": False,
         "curve.list.element": False,
     }
+    numeric = {
+        rg.column(i).path_in_schema: set(rg.column(i).encodings) - {"RLE", "PLAIN"}
+        for i in range(rg.num_columns)
+        if "RLE_DICTIONARY" not in rg.column(i).encodings
+    }
+    assert numeric == {  # integers delta-packed, floats split by byte
+        "value": {"BYTE_STREAM_SPLIT"},
+        "probe.position": {"DELTA_BINARY_PACKED"},
+        "curve.list.element": {"BYTE_STREAM_SPLIT"},
+    }
     assert pq.read_table(dest).equals(table)
+    assert pl.read_parquet(dest).equals(pl.from_arrow(table))  # polars reads them too
     frame = pl.DataFrame({"name": ["x", "y"], "n": [1, 2]})  # polars writes large strings
     assert store.dictionary_columns(frame.to_arrow().schema) == ["name"]
 
