@@ -867,29 +867,37 @@ def _default_workers(size: int, cores: int, units: list[list[int]] | None) -> in
 
 def _answers_unknown(pf: pq.ParquetFile, path: Path) -> bool:
     """Does the file hold an answer the attached memo knows nothing about, that grouping would
-    ask math-verify about? (distinct strings only: ~0.1 s for a realistic pool). False without a
-    memo: then nothing says the answers are cheap or dear, so the plain single pass runs."""
+    ask math-verify about? (distinct strings only, read a row group at a time and stopping at
+    the first such answer: a new pool has one in its first, so a cold build does not wait for
+    a read of every answer before its fact helper starts). False without a memo: then nothing
+    says the answers are cheap or dear, so the plain single pass runs."""
     memo = answers.current_memo()
     names = pf.schema_arrow.names
     if memo is None or not ({"extracted_answer", "probes"} & set(names)):
         return False
     cols = [c for c in ("extracted_answer",) if c in names] + _probe_columns(pf, ("answer",))
+    seen: set = set()
     try:
-        t = pf.read(columns=cols)
-        found: list = []
-        if "extracted_answer" in cols:
-            found += pc.unique(t.column("extracted_answer")).to_pylist()
-        if "probes" in t.schema.names:
-            items = pc.list_flatten(t.column("probes"))
-            if "answer" in [f.name for f in items.type]:
-                found += pc.unique(pc.struct_field(items, "answer")).to_pylist()
+        for rg in range(pf.num_row_groups):
+            t = pf.read_row_group(rg, columns=cols)
+            found: list = []
+            if "extracted_answer" in cols:
+                found += pc.unique(t.column("extracted_answer")).to_pylist()
+            if "probes" in t.schema.names:
+                items = pc.list_flatten(t.column("probes"))
+                if "answer" in [f.name for f in items.type]:
+                    found += pc.unique(pc.struct_field(items, "answer")).to_pylist()
+            new = {a for a in found if a is not None} - seen
+            seen |= new
+            norms = {answers.normalize(a) for a in new}
+            if any(
+                n is not None and answers.asks_math_verify(n) and not answers.memo_knows(memo, n)
+                for n in norms
+            ):
+                return True
     except (OSError, pa.ArrowException):
         return False  # the build itself reports what is wrong with the file
-    norms = {answers.normalize(a) for a in found if a is not None}
-    return any(
-        n is not None and answers.asks_math_verify(n) and not answers.memo_knows(memo, n)
-        for n in norms
-    )
+    return False
 
 
 def _assemble(

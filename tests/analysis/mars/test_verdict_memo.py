@@ -260,3 +260,45 @@ def test_helpers_run_without_openblas_threads(monkeypatch) -> None:
     if threads(own) == 1:
         pytest.skip("OpenBLAS starts no thread of its own here (one usable core)")
     assert threads(fact_feed.worker_env()) == 1
+
+
+def _answer_file(path: Path, finals: list[list[str]]) -> Path:
+    """A file of one row group per list of final answers (no probes)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pq.ParquetWriter(path, pa.schema([("extracted_answer", pa.string())])) as writer:
+        for group in finals:
+            writer.write_table(pa.table({"extracted_answer": group}))
+    return path
+
+
+def test_new_answers_are_found_a_row_group_at_a_time(tmp_path: Path, monkeypatch) -> None:
+    """Whether a build needs the fact helper is decided by reading the answers one row group at
+    a time: it stops at the first row group holding an answer math-verify would be asked about
+    that the memo does not know (a new pool has one in its first), reads on to the last one
+    otherwise, and answers that never reach math-verify (integers, prose) need no helper."""
+    import pyarrow.parquet as pq
+
+    reads: list[int] = []
+    real = pq.ParquetFile.read_row_group
+
+    def counted(self, i, *args, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(i)
+        return real(self, i, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group", counted)
+    memo = VerdictMemo(verdict_memo.version_key())
+    answers.use_memo(memo)
+    for finals, unknown, n_read in (
+        ([["\\frac{x}{2}", "3"], ["4"], ["5"]], True, 1),  # found in the first row group
+        ([["3"], ["Letmere-examine"], ["\\sqrt{x}"]], True, 3),  # only in the last
+        ([["3", "7/2"], ["Letmere-examine", "4"], ["5"]], False, 3),  # none: no helper
+    ):
+        reads.clear()
+        path = _answer_file(tmp_path / f"a{len(finals[0])}{unknown}{n_read}.parquet", finals)
+        assert ingest._answers_unknown(ingest._open(path), path) is unknown
+        assert reads == list(range(n_read))
+    memo.fingerprints["\\sqrt{x}"] = None  # known now: no helper for that file
+    path = _answer_file(tmp_path / "known.parquet", [["3"], ["\\sqrt{x}"]])
+    assert ingest._answers_unknown(ingest._open(path), path) is False
