@@ -246,16 +246,15 @@ def batch_features(
         if compiled and _trace_kernel is not None and values.dtype == np.float16 and n
         else None
     )
-    cs_all = cs_base = None
-    if kp is None:
-        # per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j]) so
-        # that the plotting curves are one vectorised gather after the loop
-        cs_base = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths + 1, out=cs_base[1:])
-        cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
+    # the loop's per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j])
+    # so that the plotting curves are one vectorised gather after it (the compiled pass leaves
+    # this buffer untouched: no page of it is faulted in)
+    cs_base = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths + 1, out=cs_base[1:])
+    cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
     offs = offsets.tolist()
     ck_offs = ck_off.tolist()
-    bases = cs_base.tolist() if cs_base is not None else []
+    bases = cs_base.tolist()
     reduceat = np.add.reduceat
     f64 = np.float64
     low_counts: np.ndarray | None = None  # set when the lows are taken whole from the kernel
@@ -320,7 +319,6 @@ def batch_features(
                 if window <= L:
                     ng = L - window + 1
                     cb = bases[j]
-                    assert cs_all is not None  # (allocated whenever the loop runs)
                     cs = cs_all[cb : cb + L + 1]
                     cs[0] = 0.0
                     np.cumsum(c, out=cs[1:])
@@ -359,7 +357,7 @@ def batch_features(
     if ck_pos.shape[0]:
         ck_conf[done] = (ck_sum64[done] / (ck_hi - ck_lo)[done]).astype(np.float32)
 
-    if n_points and cs_all is not None and cs_base is not None:
+    if n_points and kp is None:
         # plotting curves of the long traces from their float32 prefix sums (precise enough
         # for a picture; the exact features above never use them; the compiled pass computed
         # them the same way)
