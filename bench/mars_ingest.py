@@ -81,6 +81,21 @@ def _stream_read(path: str, out: mp.Queue) -> None:
     out.put(("iter_batches", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
 
 
+def _pages_read(path: str, out: mp.Queue) -> None:
+    """The same batches as `_stream_read`, `confs` decoded by the build's own page decoder."""
+    import pyarrow.parquet as pq  # why: see `_plain_read`
+
+    from cache import list_pages  # why: timed in a fresh process, as the reads above
+
+    t = time.perf_counter()
+    n = 0
+    pf = pq.ParquetFile(path)
+    rgs = list(range(pf.num_row_groups))
+    for b in list_pages.iter_batches(pf, Path(path), rgs, ["confs"], 512, "confs"):
+        n += len(b.column(0).values)
+    out.put(("list_pages", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
+
+
 def _features(
     path: str, out: mp.Queue, workers: int | None = None, memo: str | None = None
 ) -> None:
@@ -161,12 +176,22 @@ def _bench(path: Path, workers: int | None = None) -> None:
 
     kernel = "compiled" if confidence._trace_kernel is not None else "NOT BUILT: the numpy loop"
     print(f"per-trace pass: {kernel} (analysis/mars/_trace_kernel.c)")
+    from cache import list_pages  # why here: see `main`
+
+    decoder = "compiled" if list_pages._list_pages is not None else "NOT BUILT: pyarrow"
+    print(f"confs page decoder: {decoder} (cache/_list_pages.c)")
     # the plain read runs before, between and after the two builds, and the ratios use the
     # median: on a shared machine one read moved between 0.9 and 1.9 s in the same hour
     reads = [_run(_plain_read, path)]
     _, t_stream, rss_stream, _, cpu_stream = _run(_stream_read, path)
     print(
-        f"plain pyarrow iter_batches(columns=['confs']): {t_stream:.2f} s, RSS {rss_stream:.0f} MB"
+        f"plain pyarrow iter_batches(columns=['confs']): {t_stream:.2f} s, {cpu_stream:.2f} CPU-s, "
+        f"RSS {rss_stream:.0f} MB"
+    )
+    _, t_pages, rss_pages, _, cpu_pages = _run(_pages_read, path)
+    print(
+        f"the build's page decoder, same batches: {t_pages:.2f} s, {cpu_pages:.2f} CPU-s, "
+        f"RSS {rss_pages:.0f} MB (RATIO {cpu_pages / cpu_stream:.2f}x the CPU of iter_batches)"
     )
     builds = []
     with tempfile.TemporaryDirectory(prefix="rte-bench-memo-") as tmp:

@@ -6,8 +6,7 @@ def trace_pass(
     offsets: Any,
     group_offsets: Any,
     ck_offsets: Any,
-    v32: Any,
-    cs: Any,
+    curve: Any,
     groups: Any,
     min_group: Any,
     low_counts: Any,
@@ -19,5 +18,6 @@ def trace_pass(
     tail32: Any,
     window: int,
     ck_step: int,
+    n_points: int,
     /,
 ) -> int: ...

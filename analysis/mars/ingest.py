@@ -71,7 +71,7 @@ from analysis.mars.features import (
     split_by_question,
 )
 from analysis.mars.question_groups import WarmedGroups, trace_order, warm_grouping
-from cache import errors
+from cache import errors, list_pages
 from cache.arrow_numpy import list_parts, primitive
 from cache.errors import CorruptFile, DataError, SchemaError
 from cache.process_memory import peak_rss_bytes
@@ -324,7 +324,7 @@ def _stream(
     total_rows = sum(pf.metadata.row_group(i).num_rows for i in row_groups) or 1
     if not row_groups:
         return results
-    it = pf.iter_batches(batch_size=batch_rows, row_groups=row_groups, columns=columns)
+    it = list_pages.iter_batches(pf, path, row_groups, columns, batch_rows, "confs")
     _consume(
         _computed(_prefetch(it, path), window),
         expected,
@@ -457,8 +457,8 @@ class _Shards:
             if not _claim(claim_dir, i):
                 continue
             keep = pa.array(only, type=pa.int64()) if only is not None else None
-            it = pf.iter_batches(
-                batch_size=self.spec["batch_rows"], row_groups=row_groups, columns=columns
+            it = list_pages.iter_batches(
+                pf, self.path, row_groups, columns, self.spec["batch_rows"], "confs"
             )
             for b in it:
                 if keep is not None:
