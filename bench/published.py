@@ -53,7 +53,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.mars.feature_files import ANSWER_MEMO  # noqa: E402
+from analysis.mars.verdict_memo import MEMO_FILE  # noqa: E402
 from bench.mars_ingest import pool_file  # noqa: E402
 from cache.sample.mars import WRITER_OPTIONS  # noqa: E402
 
@@ -238,7 +238,7 @@ class Sides:
         if side == "theirs":
             shutil.rmtree(self.their_cache, ignore_errors=True)
             return
-        memo = self.our_cache / "derived" / ANSWER_MEMO
+        memo = self.our_cache / "derived" / MEMO_FILE
         saved = memo.read_bytes() if keep_memo and memo.exists() else None
         if keep_memo and saved is None:
             raise SystemExit(f"no answer memo at {memo} to keep")

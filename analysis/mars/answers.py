@@ -240,6 +240,11 @@ def _math_verify() -> Any:
     return math_verify
 
 
+def preload() -> None:
+    """Import math-verify now (`_math_verify`), in a process that is sure to need it."""
+    _math_verify()
+
+
 # ---------------------------------------------------------------------------------------------
 # shortcuts inside math-verify that cannot change a verdict
 #

@@ -25,6 +25,7 @@ question, as lists of items; at the end of its input, (END, peak RSS in bytes)
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -39,7 +40,8 @@ from typing import IO
 
 from analysis.mars import answers
 from analysis.mars.question_groups import warm_grouping
-from analysis.mars.verdict_memo import VerdictMemo, version_key
+from analysis.mars.verdict_memo import MEMO_FILE, VerdictMemo, version_key
+from cache.paths import derived_dir
 from cache.process_memory import peak_rss_bytes
 
 QuestionAnswers = tuple[int, list, list, list]  # qid, final answers, probe answers, ground truths
@@ -51,7 +53,11 @@ FINISH_WAIT_S = 5.0  # every question's facts are in by then: only its last reco
 # a question's math-verify calls each stop at 2 s; a helper silent this long is stuck: this
 # process stops waiting and groups the rest itself
 STALL_S = 120.0
+# from this size up, a file whose answers the memo does not know yet gets a helper (the build's
+# choice, `analysis.mars.ingest`): below it the helper's start-up costs more than it saves
+OVERLAP_MIN_BYTES = 64 << 20
 _log = logging.getLogger(__name__)
+_spare: subprocess.Popen | None = None  # a helper started early (`start_early`), not yet used
 
 
 def worker_env() -> dict[str, str]:
@@ -67,6 +73,62 @@ def worker_env() -> dict[str, str]:
     return env
 
 
+def _spawn() -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, *HELPER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=worker_env(),
+    )
+
+
+def start_early(path: Path) -> None:
+    """Start the helper for a cold build of `path` now, if that build will want one: the cache
+    holds no answer memo yet (so every answer is new), the file is big enough for the build to
+    pair with a helper and there is a second core. The next `FactFeed` takes it.
+
+    Why: the helper's start-up and its import of math-verify (~0.35 s) then run on the idle
+    core while this process is still importing the builder and reading the file's layout, and
+    the facts of the first question (~0.9 CPU-s, most of it latex2sympy's parser building its
+    tables) were the last thing a cold `simulate` of a realistic pool waited for. A helper
+    the build does not take (it found another plan) is stopped at exit, unused."""
+    global _spare
+    if _spare is not None or (os.cpu_count() or 1) < 2:
+        return
+    try:
+        if (derived_dir() / MEMO_FILE).exists() or path.stat().st_size < OVERLAP_MIN_BYTES:
+            return
+        _spare = _spawn()
+    except OSError as exc:  # no process to spare: the build starts its own when it needs one
+        _log.debug("answer facts helper not started early: %s", exc)
+        return
+    atexit.unregister(stop_spare)  # one registration, however many times it is started
+    atexit.register(stop_spare)
+
+
+def stop_spare() -> None:
+    """Stop a helper `start_early` started that no build took."""
+    global _spare
+    proc, _spare = _spare, None
+    if proc is not None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
+def _take_spare() -> subprocess.Popen | None:
+    global _spare
+    proc, _spare = _spare, None
+    if proc is not None and proc.poll() is not None:  # it ended (killed?): not usable
+        return None
+    return proc
+
+
 class FactFeed:
     """The parent's side: starts the helper, feeds it the questions' answers on one thread,
     merges the facts it sends into `memo` on another; `wait(q)` before grouping question q."""
@@ -78,13 +140,7 @@ class FactFeed:
         self._ended = False
         self.peak_rss: int | None = None  # the helper's, once it has ended normally
         self.received = 0  # facts the helper sent
-        self._proc = subprocess.Popen(
-            [sys.executable, *HELPER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=worker_env(),
-        )
+        self._proc = _take_spare() or _spawn()
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._feeder = threading.Thread(
             target=self._feed, args=(questions, self._proc.stdin), daemon=True
@@ -189,6 +245,9 @@ def helper_main(inp: IO[bytes], out: IO[bytes]) -> None:
     """The helper process: group each question it is sent and send back what it learnt."""
     memo = VerdictMemo(version_key())
     answers.use_memo(memo)
+    # math-verify now, not at the first parse: a helper started early (`start_early`) imports
+    # it while its parent is still reading; otherwise it costs the same either way
+    answers.preload()
     seen = [0, 0, 0]
     while True:
         try:

@@ -14,18 +14,17 @@ from analysis.mars.confidence import WINDOW
 from analysis.mars.features import MarsTables
 from analysis.mars.ingest import build_features
 from analysis.mars.table_names import FEATURES, FEATURES_VERSION, GROUPS, NOTES
+from analysis.mars.verdict_memo import MEMO_FILE
 from cache.paths import derived_dir
 from cache.progress import ProgressFn
 from cache.scan import parquet_info
 from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
 
-ANSWER_MEMO = "mars-answer-memo.json"
-
 
 def answer_memo_path() -> Path:
     """The persistent answer memo every MARS build of this cache shares
     (`analysis.mars.verdict_memo`)."""
-    return derived_dir() / ANSWER_MEMO
+    return derived_dir() / MEMO_FILE
 
 
 def feature_paths(

@@ -53,7 +53,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from filelock import Timeout as LockTimeout
 
-from analysis.mars import answers, verdict_memo
+from analysis.mars import answers, fact_feed, verdict_memo
 from analysis.mars.confidence import WINDOW, release_scratch
 from analysis.mars.fact_feed import FactFeed, worker_env
 from analysis.mars.features import (
@@ -88,12 +88,11 @@ PARALLEL_MIN_BYTES = 200 << 20
 # as slow on the same file written as one row group (17.4-19.4 s against 8.9-9.1 s: each worker
 # decodes all of it); four cores give each worker two
 PARALLEL_MIN_CORES = 4
-# from this size up, a file whose answers the memo does not know yet gets a helper process for
-# the math-verify facts while this one streams the numbers (the two halves of a cold build; a
-# numeric worker instead, with this process grouping, cost ~0.45 CPU-s more on the realistic
-# pool: its start-up, decode set-up and hand-over); with the answers known, one process is
-# faster (the helper's start-up costs more than the grouping left)
-OVERLAP_MIN_BYTES = 64 << 20
+# from OVERLAP_MIN_BYTES (`fact_feed`) up, a file whose answers the memo does not know yet gets a
+# helper process for the math-verify facts while this one streams the numbers (the two halves
+# of a cold build; a numeric worker instead, with this process grouping, cost ~0.45 CPU-s more
+# on the realistic pool: its start-up, decode set-up and hand-over); with the answers known, one
+# process is faster (the helper's start-up costs more than the grouping left)
 # peak RSS (bytes) of each other process of the last build: its numeric workers, or its fact helper
 LAST_WORKER_PEAK_RSS: list[int] = []
 
@@ -807,7 +806,7 @@ def _build(
         overlap = (
             workers == 1
             and cores >= 2
-            and size >= OVERLAP_MIN_BYTES
+            and size >= fact_feed.OVERLAP_MIN_BYTES
             and bool(todo_rg)
             and _answers_unknown(pf, path)
         )

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+MEMO_FILE = "mars-answer-memo.json"  # its name in the cache's derived folder
 MEMO_VERSION = 1  # bump when the grouping shortcuts of analysis.mars.answers change a verdict
 MAX_RECORD_S = 1.9  # math-verify's alarm is 2 s (whole seconds): below this none fired
 LOCK_WAIT_S = 30.0  # another build saving its facts takes well under a second

@@ -123,7 +123,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if pools is not None:
         preps = [prepare(p) for p in pools]
     else:
+        # why here: only a cold build starts the fact helper, and before the builder's imports
+        from analysis.mars.fact_feed import start_early
         from cache.progress import tqdm_progress  # why here: tqdm only for a build
+
+        start_early(path)
 
         with tqdm_progress(f"features {path.name}") as bar:
             preps = load_prepared(path, args.window, bar, with_lows=policy.voting.filter)

@@ -156,7 +156,7 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     does the numeric pass and groups from those facts without importing math-verify; once the
     memo knows them, one process does it all. Both give the tables of a plain single-process
     build, and the facts the helper sent are saved in the memo."""
-    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     plain = ingest.build_features(garbage_file, workers=1)
     assert ingest.LAST_WORKER_PEAK_RSS == []
@@ -166,7 +166,7 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     monkeypatch.setattr(answers, "_parse", lambda norm: asked.append(norm) or [])
     cold = ingest.build_features(garbage_file, memo=memo)
     monkeypatch.undo()
-    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     assert asked == []  # every fact came from the helper: math-verify never ran here
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 1 and ingest.LAST_WORKER_PEAK_RSS[0] > 10 << 20
@@ -195,7 +195,7 @@ def test_a_failed_fact_helper_costs_speed_not_results(
 ) -> None:
     """The helper's facts are a cache: when it dies, sends garbage or cannot start, this process
     groups the answers itself with math-verify, and the tables are those of a plain build."""
-    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     plain = ingest.build_features(garbage_file, workers=1)
     answers.clear_caches()
@@ -215,7 +215,7 @@ def test_the_helper_starts_from_the_facts_known_already(
     """A memo that knows every fact of a file but one (a second file of the same model): the
     helper is handed the known facts and computes only what is missing, and the tables are
     those of a plain build."""
-    monkeypatch.setattr(ingest, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     memo = tmp_path / "memo.json"
     plain = ingest.build_features(garbage_file, workers=1, memo=memo)
@@ -302,3 +302,47 @@ def test_new_answers_are_found_a_row_group_at_a_time(tmp_path: Path, monkeypatch
     memo.fingerprints["\\sqrt{x}"] = None  # known now: no helper for that file
     path = _answer_file(tmp_path / "known.parquet", [["3"], ["\\sqrt{x}"]])
     assert ingest._answers_unknown(ingest._open(path), path) is False
+
+
+def test_a_helper_started_early_is_the_one_the_cold_build_takes(
+    garbage_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """`start_early` (a cold `simulate` calls it before the builder's imports) starts the helper
+    only while the cache has no answer memo; the cold build then takes that process instead of
+    starting its own, with the tables of a plain build. A helper no build takes is stopped."""
+    monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    plain = ingest.build_features(garbage_file, workers=1)
+    answers.clear_caches()
+    fact_feed.start_early(garbage_file)
+    spare = fact_feed._spare
+    assert spare is not None and spare.poll() is None
+    feeds: list[fact_feed.FactFeed] = []
+    real = ingest.FactFeed
+
+    def kept(*args):  # type: ignore[no-untyped-def]
+        feeds.append(real(*args))
+        return feeds[-1]
+
+    monkeypatch.setattr(ingest, "FactFeed", kept)
+    memo = fact_feed.derived_dir() / verdict_memo.MEMO_FILE
+    got = ingest.build_features(garbage_file, memo=memo)
+    assert len(feeds) == 1 and feeds[0]._proc is spare and fact_feed._spare is None
+    assert len(ingest.LAST_WORKER_PEAK_RSS) == 1  # the early helper reported, as any helper
+    assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
+    # the cache has a memo now: the next cold build may need no helper, none starts early
+    assert memo.exists()
+    fact_feed.start_early(garbage_file)
+    assert fact_feed._spare is None
+    # started, then not taken (the build found another plan): stopped, not left running
+    memo.unlink()
+    fact_feed.start_early(garbage_file)
+    unused = fact_feed._spare
+    assert unused is not None
+    fact_feed.stop_spare()
+    assert unused.poll() is not None and fact_feed._spare is None
+    # a file below the helper's size: no helper
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 1 << 40)
+    fact_feed.start_early(garbage_file)
+    assert fact_feed._spare is None
