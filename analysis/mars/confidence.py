@@ -158,12 +158,18 @@ class BatchFeatures:
     curve: np.ndarray  # float32 [n, n_points] windowed means for plotting (NaN if empty)
 
 
-def _bottom(g: np.ndarray) -> np.float32:
-    """bottom_10: float32 mean of the k lowest groups in ascending order (order fixes the bits)."""
+def _bottom(g: np.ndarray, *, scratch: bool = False) -> np.float32:
+    """bottom_10: float32 mean of the k lowest groups in ascending order (order fixes the bits).
+    `scratch`: `g` is a scratch buffer, partitioned in place (np.partition would copy it first:
+    a fifth of this function's time; the same algorithm on the same values, so the same bits)."""
     k = max(1, int(0.1 * g.shape[0]))
     if k >= g.shape[0]:
         return np.add.reduce(g) / np.float32(g.shape[0])
-    low = np.partition(g, k - 1)[:k]
+    if scratch:
+        g.partition(k - 1)
+        low = g[:k]
+    else:
+        low = np.partition(g, k - 1)[:k]
     low.sort()
     # == np.mean(low) bit for bit (float32 pairwise sum / float32 count), minus its overhead
     return np.add.reduce(low) / np.float32(k)
@@ -276,7 +282,7 @@ def batch_features(
             end_conf[fin] = kp.total64[fin] / lengths[fin]
             go, lo = kp.g_off, kp.low_off
             for j in np.flatnonzero(long_).tolist():
-                bottom_10[j] = _bottom(kp.groups[go[j] : go[j + 1]])
+                bottom_10[j] = _bottom(kp.groups[go[j] : go[j + 1]], scratch=True)
             if long_.all():
                 low_counts = np.diff(np.asarray(lo, dtype=np.int64))
                 lows_w.append(kp.low_window[: lo[n]])
@@ -329,7 +335,7 @@ def batch_features(
                     min_group[j] = mn
                     lows_w.append(lw)
                     lows_v.append(lv)
-                    bottom_10[j] = _bottom(g)
+                    bottom_10[j] = _bottom(g, scratch=True)
                     n_groups[j] = ng
                 else:
                     min_group[j] = mean_conf[j]
