@@ -209,6 +209,19 @@ def test_a_failed_fact_helper_costs_speed_not_results(
     assert got.notes.equals(plain.notes)
 
 
+def _recorded_feeds(monkeypatch) -> list[fact_feed.FactFeed]:  # type: ignore[no-untyped-def]
+    """The fact feeds the builds start from now on, in order."""
+    feeds: list[fact_feed.FactFeed] = []
+    real = ingest.FactFeed
+
+    def kept(*args):  # type: ignore[no-untyped-def]
+        feeds.append(real(*args))
+        return feeds[-1]
+
+    monkeypatch.setattr(ingest, "FactFeed", kept)
+    return feeds
+
+
 def test_the_helper_starts_from_the_facts_known_already(
     garbage_file: Path, tmp_path: Path, monkeypatch
 ) -> None:
@@ -225,14 +238,7 @@ def test_the_helper_starts_from_the_facts_known_already(
     memo.unlink()
     full.learnt = 1
     verdict_memo.save(full, memo)
-    feeds: list[fact_feed.FactFeed] = []
-    real = ingest.FactFeed
-
-    def kept(*args):  # type: ignore[no-untyped-def]
-        feeds.append(real(*args))
-        return feeds[-1]
-
-    monkeypatch.setattr(ingest, "FactFeed", kept)
+    feeds = _recorded_feeds(monkeypatch)
     answers.clear_caches()
     got = ingest.build_features(garbage_file, memo=memo)
     assert len(feeds) == 1  # one unknown answer: a helper
@@ -318,14 +324,7 @@ def test_a_helper_started_early_is_the_one_the_cold_build_takes(
     fact_feed.start_early(garbage_file)
     spare = fact_feed._spare
     assert spare is not None and spare.poll() is None
-    feeds: list[fact_feed.FactFeed] = []
-    real = ingest.FactFeed
-
-    def kept(*args):  # type: ignore[no-untyped-def]
-        feeds.append(real(*args))
-        return feeds[-1]
-
-    monkeypatch.setattr(ingest, "FactFeed", kept)
+    feeds = _recorded_feeds(monkeypatch)
     memo = fact_feed.derived_dir() / verdict_memo.MEMO_FILE
     got = ingest.build_features(garbage_file, memo=memo)
     assert len(feeds) == 1 and feeds[0]._proc is spare and fact_feed._spare is None
