@@ -80,6 +80,13 @@ static int next_run(Hybrid *h, int64_t remaining)
     return 0;
 }
 
+/* A reader over a whole level section (no run read yet). */
+static Hybrid hybrid_over(const Py_buffer *b, int bw)
+{
+    Hybrid h = {b->buf, (const uint8_t *)b->buf + b->len, bw, 0, 0, 0, NULL, 0};
+    return h;
+}
+
 static inline uint32_t packed_at(const Hybrid *h, int64_t k)
 {
     /* LSB first; bw <= 8, so a value spans at most two bytes */
@@ -154,8 +161,7 @@ static PyObject *decode_page(PyObject *self, PyObject *args)
     }
     Py_BEGIN_ALLOW_THREADS
     /* definition levels: count the values; note whether any level is an empty list */
-    Hybrid d = {bufs[B_DEF].b.buf, (const uint8_t *)bufs[B_DEF].b.buf + bufs[B_DEF].b.len,
-                (int)def_width, 0, 0, 0, NULL, 0};
+    Hybrid d = hybrid_over(&bufs[B_DEF].b, (int)def_width);
     int mixed = 0;
     for (int64_t i = 0; i < n_levels && !err;) {
         if (next_run(&d, n_levels - i) < 0) {
@@ -186,8 +192,7 @@ static PyObject *decode_page(PyObject *self, PyObject *args)
         i += d.left;
     }
     /* repetition levels: each zero starts a row; noted as a level index for now */
-    Hybrid r = {bufs[B_REP].b.buf, (const uint8_t *)bufs[B_REP].b.buf + bufs[B_REP].b.len, 1, 0,
-                0, 0, NULL, 0};
+    Hybrid r = hybrid_over(&bufs[B_REP].b, 1);
     int64_t *starts = out_starts + start_pos;
     const int64_t room = cap_starts - start_pos;
     for (int64_t i = 0; i < n_levels && !err;) {
@@ -226,8 +231,7 @@ static PyObject *decode_page(PyObject *self, PyObject *args)
         if (defs == NULL) {
             err = "out of memory";
         } else {
-            Hybrid d2 = {bufs[B_DEF].b.buf, (const uint8_t *)bufs[B_DEF].b.buf + bufs[B_DEF].b.len,
-                         (int)def_width, 0, 0, 0, NULL, 0};
+            Hybrid d2 = hybrid_over(&bufs[B_DEF].b, (int)def_width);
             for (int64_t i = 0; i < n_levels;) {
                 next_run(&d2, n_levels - i); /* read before: cannot fail */
                 if (!d2.packed)
