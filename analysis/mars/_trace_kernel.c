@@ -6,7 +6,8 @@
  * float32, keeps the float32 prefix sum, the group confidences, their running minimum and record
  * lows, the float64 checkpoint sums and the plotting curve. It also copies numpy's pairwise
  * float32 summation (`pairwise_f32`, as in numpy's loops_utils.h) for the whole-trace and tail
- * sums; the bottom 10 % (a partition and a sort) stays with numpy. A trace's float32 values and
+ * sums, and the bottom 10 % of the groups (`bottom_mean`, a sampled bound and a radix sort: numpy's
+ * partition and sort of every trace were a third of the build's main thread). A trace's float32 values and
  * prefix sums live in one small buffer reused for every trace (cache-resident): writing them
  * out for the whole batch cost ~1.5 GB of memory traffic and the page faults of its first
  * touch on a realistic pool, for the few traces (short, NaN/inf) the caller widens itself.
@@ -83,6 +84,114 @@ static float pairwise_f32(const float *a, int64_t n)
     return pairwise_f32(a, n2) + pairwise_f32(a + n2, n - n2);
 }
 
+/* Order-preserving uint32 key of a float32 (ascending floats, ascending keys; -0.0 just below
+ * +0.0, which numpy's sort holds equal: either order sums to the same bits unless every value
+ * summed is a zero) and back. */
+static inline uint32_t f32_key(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+static inline float key_f32(uint32_t k)
+{
+    uint32_t u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void insertion_sort(uint32_t *a, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        uint32_t x = a[i];
+        int64_t j = i;
+        for (; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+#define RADIX_BITS 11
+#define RADIX_SMALL 32
+
+/* Sort n keys ascending in place (`tmp` has room for n): least-significant-digit radix sort
+ * on the keys minus their minimum, 11 bits a pass, as many passes as their range needs (two
+ * for a trace's low groups, whose range is narrow). Small sets: insertion sort. */
+static void radix_sort(uint32_t *a, int64_t n, uint32_t *tmp)
+{
+    if (n <= RADIX_SMALL) {
+        insertion_sort(a, n);
+        return;
+    }
+    uint32_t lo = a[0], hi = a[0];
+    for (int64_t i = 1; i < n; i++) {
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    uint32_t *src = a, *dst = tmp;
+    for (int shift = 0; shift < 32 && ((hi - lo) >> shift) != 0; shift += RADIX_BITS) {
+        uint32_t count[1u << RADIX_BITS];
+        memset(count, 0, sizeof count);
+        for (int64_t i = 0; i < n; i++)
+            count[((src[i] - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++;
+        uint32_t pos = 0;
+        for (uint32_t b = 0; b < (1u << RADIX_BITS); b++) {
+            uint32_t c = count[b];
+            count[b] = pos;
+            pos += c;
+        }
+        for (int64_t i = 0; i < n; i++)
+            dst[count[((src[i] - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, sizeof *a * (size_t)n);
+}
+
+/* bottom_10 of a trace's ng >= 1 groups, as confidence._bottom computes it: the float32 mean,
+ * in numpy's pairwise order, of the k = max(1, int(0.1 ng)) lowest in ascending order.
+ * Why a sample first: the k lowest are the groups at or below the k-th smallest, so a bound a
+ * little above it, read off 256 evenly spaced groups, leaves about 1.3 k candidates in one
+ * branch-free pass, and only those are sorted. When the bound falls short (fewer than k at or
+ * below it) every group is sorted: the same result, only slower. */
+#define BOTTOM_SAMPLE 256
+
+static float bottom_mean(const float *g, int64_t ng, uint32_t *keys, uint32_t *work)
+{
+    int64_t k = (int64_t)(0.1 * (double)ng);
+    if (k < 1)
+        k = 1;
+    if (k >= ng)
+        return (0.0f + pairwise_f32(g, ng)) / (float)ng;
+    int64_t c = 0;
+    if (ng >= 4 * BOTTOM_SAMPLE) {
+        for (int64_t i = 0; i < BOTTOM_SAMPLE; i++)
+            keys[i] = f32_key(g[i * ng / BOTTOM_SAMPLE]);
+        radix_sort(keys, BOTTOM_SAMPLE, work);
+        int64_t r = (k * BOTTOM_SAMPLE * 13) / (ng * 10) + 4;
+        const uint32_t bound = keys[(r < BOTTOM_SAMPLE ? r : BOTTOM_SAMPLE) - 1];
+        for (int64_t i = 0; i < ng; i++) {
+            const uint32_t key = f32_key(g[i]);
+            keys[c] = key;
+            c += key <= bound;
+        }
+    }
+    if (c < k) { /* no sample, or its bound too low */
+        for (int64_t i = 0; i < ng; i++)
+            keys[i] = f32_key(g[i]);
+        c = ng;
+    }
+    radix_sort(keys, c, work);
+    float *lowf = (float *)work; /* `work` is free again: the k lowest as floats */
+    for (int64_t i = 0; i < k; i++)
+        lowf[i] = key_f32(keys[i]);
+    return (0.0f + pairwise_f32(lowf, k)) / (float)k;
+}
+
 typedef struct {
     Py_buffer b;
     int held;
@@ -123,19 +232,20 @@ enum {
     B_TOT64, /* out float64 [n] whole-trace sums */
     B_SUM32, /* out float32 [n] numpy's float32 sum of each trace (NaN: it holds NaN/inf) */
     B_TAIL32, /* out float32 [n] the same of its last `window` values (all if fewer) */
+    B_BOTTOM, /* out float32 [n] bottom_10 of each trace that has groups (`bottom_mean`) */
     N_BUFS
 };
 
 static const char *const NAMES[N_BUFS] = {
     "values", "offsets", "group_offsets", "ck_offsets", "curve", "groups",
     "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
-    "tail32",
+    "tail32", "bottom10",
 };
-static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4, 4};
 
 /* trace_pass(values, offsets, group_offsets, ck_offsets, curve, groups, min_group,
- *            low_counts, low_window, low_value, ck_sum64, total64, sum32, tail32, window,
- *            ck_step, n_points)
+ *            low_counts, low_window, low_value, ck_sum64, total64, sum32, tail32, bottom10,
+ *            window, ck_step, n_points)
  * -> the number of record lows written. Empty traces and traces holding NaN/inf get nothing
  * (their lows, checkpoints and total stay 0, their sums 0 and NaN): the caller handles them.
  * The curve of a trace of at least `window` values, as numpy computes it from the float32
@@ -145,9 +255,10 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
 {
     PyObject *objs[N_BUFS];
     Py_ssize_t window, ck_step, n_points;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnn", &objs[0], &objs[1], &objs[2], &objs[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOnnn", &objs[0], &objs[1], &objs[2], &objs[3],
                           &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &objs[13], &window, &ck_step, &n_points))
+                          &objs[11], &objs[12], &objs[13], &objs[14], &window, &ck_step,
+                          &n_points))
         return NULL;
     if (window < 1 || n_points < 0) {
         PyErr_SetString(PyExc_ValueError, "window must be >= 1 and n_points >= 0");
@@ -175,6 +286,7 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     double *tot64 = bufs[B_TOT64].b.buf;
     float *sum32 = bufs[B_SUM32].b.buf;
     float *tail32 = bufs[B_TAIL32].b.buf;
+    float *bottom = bufs[B_BOTTOM].b.buf;
     Py_ssize_t n = bufs[B_OFFSETS].b.len / 8 - 1;
     Py_ssize_t m = bufs[B_VALUES].b.len / 2;
     int bad = n < 0 || (n >= 0 && (off[0] != 0 || off[n] > m ||
@@ -195,19 +307,22 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
               bufs[B_LOWW].b.len / 8 < goff[n] || bufs[B_LOWV].b.len / 4 < goff[n] ||
               bufs[B_MIN].b.len / 4 < n || bufs[B_LOWCNT].b.len / 8 < n ||
               bufs[B_TOT64].b.len / 8 < n || bufs[B_SUM32].b.len / 4 < n ||
-              bufs[B_TAIL32].b.len / 4 < n;
+              bufs[B_TAIL32].b.len / 4 < n || bufs[B_BOTTOM].b.len / 4 < n;
     if (bad) {
         release(bufs, N_BUFS);
         PyErr_SetString(PyExc_ValueError, "trace_pass: inconsistent offsets or buffer sizes");
         return NULL;
     }
 
-    /* one trace's float32 values, then its prefix sums (cs[0] = 0) */
-    float *scratch = PyMem_RawMalloc(sizeof(float) * (size_t)(2 * max_len + 1));
+    /* one trace's float32 values, then its prefix sums (cs[0] = 0); then the keys and work of
+     * its bottom 10 % (at most max_len groups each) */
+    float *scratch = PyMem_RawMalloc(sizeof(float) * (size_t)(4 * max_len + 1));
     if (scratch == NULL) {
         release(bufs, N_BUFS);
         return PyErr_NoMemory();
     }
+    uint32_t *sel_keys = (uint32_t *)(scratch + 2 * max_len + 1);
+    uint32_t *sel_work = sel_keys + max_len;
     Py_ssize_t written = 0;
     const float wf = (float)window;
     Py_BEGIN_ALLOW_THREADS
@@ -295,6 +410,7 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
             continue;
         gmin[j] = mn;
         lowcnt[j] = lows;
+        bottom[j] = bottom_mean(g, goff[j + 1] - goff[j], sel_keys, sel_work);
         float *row = curve + j * n_points;
         for (int64_t b = 0; b < n_points; b++) {
             const int64_t s0 = L * b / n_points;
@@ -312,8 +428,8 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
 
 static PyMethodDef METHODS[] = {
     {"trace_pass", trace_pass, METH_VARARGS,
-     "One pass per float16 trace: group confidences, their minimum and record lows, float64 "
-     "checkpoint and whole-trace sums, float32 sums and the plotting curve."},
+     "One pass per float16 trace: group confidences, their minimum, record lows and bottom "
+     "10 %, float64 checkpoint and whole-trace sums, float32 sums and the plotting curve."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,6 +16,7 @@ def trace_pass(
     total64: Any,
     sum32: Any,
     tail32: Any,
+    bottom10: Any,
     window: int,
     ck_step: int,
     n_points: int,

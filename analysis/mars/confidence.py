@@ -280,9 +280,8 @@ def batch_features(
             bottom_10[short] = mean_conf[short]
             n_groups[long_] = (lengths - window + 1)[long_]
             end_conf[fin] = kp.total64[fin] / lengths[fin]
-            go, lo = kp.g_off, kp.low_off
-            for j in np.flatnonzero(long_).tolist():
-                bottom_10[j] = _bottom(kp.groups[go[j] : go[j + 1]], scratch=True)
+            bottom_10[long_] = kp.bottom10[long_]
+            lo = kp.low_off
             if long_.all():
                 low_counts = np.diff(np.asarray(lo, dtype=np.int64))
                 lows_w.append(kp.low_window[: lo[n]])
@@ -450,6 +449,7 @@ class _KernelOut:
     total64: np.ndarray  # float64 [n] whole-trace sums (exact for float16 input)
     sum32: np.ndarray  # float32 [n] numpy's float32 sum of each trace (NaN: NaN/inf inside)
     tail32: np.ndarray  # float32 [n] the same of its last `window` values
+    bottom10: np.ndarray  # float32 [n] `_bottom` of each long finite trace's groups
 
 
 def _kernel_pass(
@@ -481,15 +481,17 @@ def _kernel_pass(
     tot64 = np.zeros(n, dtype=np.float64)
     sum32 = np.zeros(n, dtype=np.float32)
     tail32 = np.zeros(n, dtype=np.float32)
+    bottom10 = np.zeros(n, dtype=np.float32)
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
         bits, offsets, g_off, ck_off, curve, groups, gmin, low_counts, low_w, low_v,
-        ck_sum64, tot64, sum32, tail32, window, max(ck_step, 0), curve.shape[1],
+        ck_sum64, tot64, sum32, tail32, bottom10, window, max(ck_step, 0), curve.shape[1],
     )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
     return _KernelOut(
-        g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32
+        g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32,
+        bottom10,
     )
 
 

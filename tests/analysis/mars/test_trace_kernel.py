@@ -75,7 +75,7 @@ def _call_with(length: int, curve: np.ndarray) -> np.ndarray:
     sum32 = np.zeros(1, np.float32)
     confidence._trace_kernel.trace_pass(
         vals, off, g_off, none, curve, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
-        sum32, z32, 4, 0, 2,
+        sum32, z32, z32, 4, 0, 2,
     )  # fmt: skip
     return sum32
 
@@ -129,3 +129,46 @@ def test_the_kernel_sums_as_numpy_does() -> None:
         assert kp.sum32[j].tobytes() == np.add.reduce(c).tobytes(), j
         assert kp.tail32[j].tobytes() == np.add.reduce(c[-window:]).tobytes(), j
     assert np.isnan(kp.sum32[-1]) and np.isnan(kp.tail32[-1])
+
+
+def _lows_where_it_samples(n: int) -> np.ndarray:
+    """Low values at exactly the 256 positions the kernel samples (window 1: groups are the
+    values), high elsewhere: the sample's bound leaves fewer than k candidates, so the kernel
+    must fall back to selecting over every group."""
+    v = np.full(n, 5.0, np.float16)
+    v[np.arange(256) * n // 256] = 1.0
+    return v
+
+
+@pytest.mark.skipif(confidence._trace_kernel is None, reason="asserted by test_the_kernel_is_built")
+@pytest.mark.parametrize("seed", range(12))
+def test_the_kernels_bottom_10_is_the_mean_of_the_sorted_lowest_groups(seed: int) -> None:
+    """bottom_10 from the compiled radix selection has the bits of `np.mean(np.sort(g)[:k])`
+    (k = max(1, int(0.1 n))) on group sets that stress it: heavy ties (window 1 over a few
+    float16 values), one value throughout, negatives and zeros of both signs, a wide range
+    (the recursion to narrower buckets), and the sizes around its small-set cut-off."""
+    rng = np.random.default_rng(seed)
+    traces = [
+        rng.choice(np.array([1.0, 2.5, -0.0, 0.0, 7.0], np.float16), 5000),
+        np.full(3000, 3.25, np.float16),
+        (rng.normal(0, 1, 9000) * 10.0 ** rng.integers(-4, 4, 9000)).astype(np.float16),
+        rng.gamma(2.0, 2.0, 12000).astype(np.float16),
+        _lows_where_it_samples(10000),
+        *[rng.gamma(1.0, 1.0, L).astype(np.float16) for L in (1, 2, 9, 47, 48, 49, 480, 490)],
+    ]
+    lens = np.array([t.shape[0] for t in traces])
+    off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    window = 1 if seed % 2 else 3
+    ck_off = np.zeros(off.shape[0], dtype=np.int64)
+    curve = np.zeros((len(traces), 0), dtype=np.float32)
+    kp = confidence._kernel_pass(
+        off, np.concatenate(traces), window, 0, np.diff(off), ck_off, np.zeros(0), curve
+    )
+    for j, t in enumerate(traces):
+        if t.shape[0] < window:
+            continue  # no groups: the caller's loop handles a short trace
+        cs = np.concatenate([[0.0], np.cumsum(t.astype(np.float32))]).astype(np.float32)
+        g = (cs[window:] - cs[:-window]) / np.float32(window)
+        k = max(1, int(0.1 * g.shape[0]))
+        want = np.mean(np.sort(g)[:k])
+        assert kp.bottom10[j].tobytes() == want.tobytes(), (j, kp.bottom10[j], want)
