@@ -490,7 +490,15 @@ def _kernel_pass(
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
     return _KernelOut(
-        g_off.tolist(), groups, gmin, low_off.tolist(), low_w, low_v, tot64, sum32, tail32,
+        g_off.tolist(),
+        groups,
+        gmin,
+        low_off.tolist(),
+        low_w,
+        low_v,
+        tot64,
+        sum32,
+        tail32,
         bottom10,
     )
 
