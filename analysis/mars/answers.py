@@ -882,9 +882,3 @@ class AnswerGrouper:
     @property
     def group_correct(self) -> np.ndarray:
         return np.array(self._correct, dtype=bool)
-
-    def correct_of(self, groups: np.ndarray) -> np.ndarray:
-        """Correctness of each group id in `groups` (-1 -> False)."""
-        table = np.concatenate([self.group_correct, np.zeros(1, dtype=bool)])
-        g = np.asarray(groups, dtype=np.int64)
-        return table[np.where(g < 0, table.shape[0] - 1, g)]

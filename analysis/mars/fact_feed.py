@@ -18,9 +18,12 @@ model shares most of its probe garbage with the first), so it computes only the 
 Protocol: pickled records over the helper's pipes. To it: first (SEED, parses, fingerprints,
 verdicts), the memo's facts as lists of items (none when the memo is empty or over SEED_MAX
 facts), then (qid, final answers, probe answers, ground truths), one per question, then end of
-input. From it: (qid, parses, fingerprints, verdicts), the facts learnt while grouping that
-question, as lists of items; at the end of its input, (END, peak RSS in bytes)
-(`cache.process_memory`), so a build's memory figure counts it.
+input. From it: (qid, parses, fingerprints, verdicts, groups), the facts learnt while grouping
+that question, as lists of items, and the groups themselves (ground truth, final and probe group
+ids, each group's label and correctness), so this process finalises the question without
+grouping it again (`finalise_question` checks they are its own answers' groups); at the end of
+its input, (END, peak RSS in bytes) (`cache.process_memory`), so a build's memory figure counts
+it.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import IO
 
 from analysis.mars import answers
-from analysis.mars.question_groups import warm_grouping
+from analysis.mars.question_groups import GroupSummary, WarmedGroups, warm_grouping
 from analysis.mars.verdict_memo import MEMO_FILE, VerdictMemo, version_key
 from cache.paths import derived_dir
 from cache.process_memory import peak_rss_bytes
@@ -136,6 +139,8 @@ class FactFeed:
     def __init__(self, questions: Iterable[QuestionAnswers], memo: VerdictMemo) -> None:
         self.memo = memo
         self._ready: set[int] = set()
+        self._sent: dict[int, tuple[list, list]] = {}  # each question's answers, as sent
+        self._warmed: dict[int, WarmedGroups] = {}  # its groups, as the helper sent them
         self._cond = threading.Condition()
         self._ended = False
         self.peak_rss: int | None = None  # the helper's, once it has ended normally
@@ -160,6 +165,7 @@ class FactFeed:
                 )
             pickle.dump(seed, pipe, protocol=pickle.HIGHEST_PROTOCOL)
             for item in questions:
+                self._sent[item[0]] = (item[1], item[2])
                 pickle.dump(item, pipe, protocol=pickle.HIGHEST_PROTOCOL)
                 pipe.flush()
         except (OSError, ValueError) as exc:  # the helper ended (or was stopped) early
@@ -183,7 +189,17 @@ class FactFeed:
                 if record[0] == END:
                     self.peak_rss = int(record[1])
                     return
-                q, parses, fingerprints, verdicts = record
+                q, parses, fingerprints, verdicts, groups = record
+                finals, probe_answers = self._sent.pop(q)
+                gt, final_group, probe_group, labels, correct = groups
+                self._warmed[q] = WarmedGroups(
+                    gt,
+                    finals,
+                    probe_answers,
+                    GroupSummary(labels, correct),
+                    final_group,
+                    probe_group,
+                )
                 with self.memo.lock:
                     self.memo.parses.update(parses)
                     self.memo.fingerprints.update(fingerprints)
@@ -202,6 +218,11 @@ class FactFeed:
         """Are question q's facts here (or will they never come)?"""
         with self._cond:
             return self._ended or q in self._ready
+
+    def take_groups(self, q: int) -> WarmedGroups | None:
+        """Question q's groups as the helper made them (once; None if they did not come)."""
+        with self._cond:
+            return self._warmed.pop(q, None)
 
     def wait(self, q: int) -> None:
         """Block until question q's facts are here or the helper has ended (or stalled)."""
@@ -264,9 +285,18 @@ def helper_main(inp: IO[bytes], out: IO[bytes]) -> None:
             seen = [len(memo.parses), len(memo.fingerprints), len(memo.verdicts)]
             continue
         q, finals, probe_answers, gts = record
-        warm_grouping(finals, probe_answers, gts)
+        w = warm_grouping(finals, probe_answers, gts)
         parses, fingerprints, verdicts = _learnt(memo, seen)
-        pickle.dump((q, parses, fingerprints, verdicts), out, protocol=pickle.HIGHEST_PROTOCOL)
+        groups = (
+            w.ground_truth,
+            w.final_group,
+            w.probe_group,
+            w.summary.labels,
+            w.summary.group_correct,
+        )
+        pickle.dump(
+            (q, parses, fingerprints, verdicts, groups), out, protocol=pickle.HIGHEST_PROTOCOL
+        )
         out.flush()
 
 

@@ -373,7 +373,7 @@ def finalise_question(
     finals = part["final"]
     if warmed is None or not warmed.fits(gt, finals, part["p_ans"]):
         warmed = grouped(gt, finals, part["p_ans"])
-    grouper, final_group, p_group = warmed.grouper, warmed.final_group, warmed.probe_group
+    summary, final_group, p_group = warmed.summary, warmed.final_group, warmed.probe_group
     if (final_group < 0).all():
         notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
     flags = part["flags"].copy()
@@ -400,7 +400,7 @@ def finalise_question(
                 (q, -1, flag.kind, f"{hit.size} {traces} {flag.note}; e.g. trace_idx {ex}")
             )
 
-    correct = grouper.correct_of
+    correct = summary.correct_of
     # checkpoint answer group: the probe at exactly that position, else -1
     ck_off, ck_pos = part["ck_off"], part["ck_pos"]
     p_off, p_pos = part["p_off"], part["p_pos"]
@@ -466,15 +466,15 @@ def finalise_question(
     }
     features = pa.Table.from_pydict(cols, schema=FEATURE_SCHEMA)
 
-    ng = grouper.n_groups
+    ng = summary.n_groups
     n_final = np.bincount(final_group[final_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
     n_probe = np.bincount(p_group[p_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
     groups = pa.Table.from_pydict(
         {
             "qid": an.array(np.full(ng, q, dtype=np.int64), pa.int64()),
             "group_id": an.array(np.arange(ng, dtype=np.int32), pa.int32()),
-            "label": an.strings(list(grouper.labels)),
-            "is_correct": an.array(grouper.group_correct, pa.bool_()),
+            "label": an.strings(list(summary.labels)),
+            "is_correct": an.array(summary.group_correct, pa.bool_()),
             "n_final": an.array(np.asarray(n_final, dtype=np.int64), pa.int64()),
             "n_probe": an.array(np.asarray(n_probe, dtype=np.int64), pa.int64()),
             "ground_truth": an.strings([gt] * ng),

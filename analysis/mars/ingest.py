@@ -343,7 +343,7 @@ def _stream(
     for q, part in deferred.items():  # computed before their facts came: wait for them now
         if feed is not None:
             feed.wait(q)
-        _finalise_into(q, part, work_dir, results)
+        _finalise_into(q, part, work_dir, results, feed)
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
         _finalise_into(q, concat_parts(acc.pieces), work_dir, results)
     return results
@@ -389,21 +389,24 @@ def _consume(
             if feed is not None and deferred is not None and not feed.ready(q):
                 deferred[q] = whole
                 continue
-            _finalise_into(q, whole, work_dir, results)
+            _finalise_into(q, whole, work_dir, results, feed)
             done.add(q)
             finished_now += 1
             if stop_after is not None and finished_now >= stop_after:
                 return
         if feed is not None and deferred:
             for q in [q for q in deferred if feed.ready(q)]:
-                _finalise_into(q, deferred.pop(q), work_dir, results)
+                _finalise_into(q, deferred.pop(q), work_dir, results, feed)
                 done.add(q)
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
 
 
-def _finalise_into(q: int, part: dict, work_dir: Path | None, results: dict) -> None:
-    """Finalise question q (`finalise_question`), write its chunk, keep its tables."""
-    f, g, notes = finalise_question(q, part)
+def _finalise_into(
+    q: int, part: dict, work_dir: Path | None, results: dict, feed: FactFeed | None = None
+) -> None:
+    """Finalise question q (`finalise_question`, with the groups `feed`'s helper made, if it
+    sent them), write its chunk, keep its tables."""
+    f, g, notes = finalise_question(q, part, feed.take_groups(q) if feed is not None else None)
     if work_dir is not None:
         _write_chunk(work_dir, q, f, g, notes_table(notes))
     results[q] = (f, g, notes)

@@ -28,6 +28,30 @@ def _question_grouper(gt: object, finals: list, probe_answers: list) -> AnswerGr
 
 
 @dataclass(frozen=True)
+class GroupSummary:
+    """What a question's finalisation needs of its grouper once every answer is in: each group's
+    label and correctness. Why not the grouper: the build's fact helper sends this back over a
+    pipe (`analysis.mars.fact_feed`), so its parent does not group the question again."""
+
+    labels: list[str]
+    group_correct: np.ndarray  # bool [n_groups]
+
+    @classmethod
+    def of(cls, grouper: AnswerGrouper) -> GroupSummary:
+        return cls(grouper.labels, grouper.group_correct)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+    def correct_of(self, groups: np.ndarray) -> np.ndarray:
+        """Correctness of each group id in `groups` (-1 -> False)."""
+        table = np.concatenate([self.group_correct, np.zeros(1, dtype=bool)])
+        g = np.asarray(groups, dtype=np.int64)
+        return table[np.where(g < 0, table.shape[0] - 1, g)]
+
+
+@dataclass(frozen=True)
 class WarmedGroups:
     """One question's answers grouped, with what they were grouped from: `warm_grouping` makes
     them ahead of the question's numeric part, and `finalise_question` reuses them when its part
@@ -37,7 +61,7 @@ class WarmedGroups:
     ground_truth: str
     finals: list
     probe_answers: list
-    grouper: AnswerGrouper
+    summary: GroupSummary
     final_group: np.ndarray
     probe_group: np.ndarray
 
@@ -54,7 +78,9 @@ def grouped(gt: str, finals: list, probe_answers: list) -> WarmedGroups:
     grouper = _question_grouper(gt, finals, probe_answers)
     final_group = grouper.add_many(finals)
     probe_group = grouper.add_many(probe_answers)
-    return WarmedGroups(gt, finals, probe_answers, grouper, final_group, probe_group)
+    return WarmedGroups(
+        gt, finals, probe_answers, GroupSummary.of(grouper), final_group, probe_group
+    )
 
 
 def warm_grouping(finals: list, probe_answers: list, gts: list) -> WarmedGroups:

@@ -8,6 +8,7 @@ import numpy as np
 
 from analysis.mars import answers
 from analysis.mars.answers import AnswerGrouper, answer_key, equivalent, normalize
+from analysis.mars.question_groups import GroupSummary
 
 
 def test_normalize_strips_formatting() -> None:
@@ -41,7 +42,9 @@ def test_group_ids_in_order_of_first_appearance_and_correctness() -> None:
     assert ids.tolist() == [0, 1, -1, 1, -1, 0, 1, 2]
     assert g.labels == ["17", "1/9", "?"]
     assert g.group_correct.tolist() == [False, True, False]
-    assert g.correct_of(np.array([-1, 1, 2])).tolist() == [False, True, False]
+    summary = GroupSummary.of(g)
+    assert summary.correct_of(np.array([-1, 1, 2])).tolist() == [False, True, False]
+    assert summary.n_groups == 3
 
 
 def test_an_answer_the_normaliser_empties_is_an_answer_of_its_own() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.mars import answers, fact_feed, ingest, verdict_memo
+from analysis.mars import answers, fact_feed, features, ingest, verdict_memo
 from analysis.mars.answers import AnswerGrouper, normalize
 from analysis.mars.verdict_memo import VerdictMemo
 from cache.sample.mars import write_file
@@ -153,7 +153,8 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
 ) -> None:
     """A cold build of a file whose answers the memo does not know splits in two: a helper
     process groups the answers with math-verify and sends the facts it learnt, while this one
-    does the numeric pass and groups from those facts without importing math-verify; once the
+    does the numeric pass and takes the groups it sends (checked against its own answers)
+    without importing math-verify; once the
     memo knows them, one process does it all. Both give the tables of a plain single-process
     build, and the facts the helper sent are saved in the memo."""
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
@@ -164,11 +165,17 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     memo = tmp_path / "memo.json"
     asked: list[str] = []
     monkeypatch.setattr(answers, "_parse", lambda norm: asked.append(norm) or [])
+    regrouped: list[str] = []
+    real_grouped = features.grouped
+    monkeypatch.setattr(
+        features, "grouped", lambda gt, *rest: regrouped.append(gt) or real_grouped(gt, *rest)
+    )
     cold = ingest.build_features(garbage_file, memo=memo)
     monkeypatch.undo()
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     assert asked == []  # every fact came from the helper: math-verify never ran here
+    assert regrouped == []  # and every question's groups: none was grouped again here
     assert len(ingest.LAST_WORKER_PEAK_RSS) == 1 and ingest.LAST_WORKER_PEAK_RSS[0] > 10 << 20
     learnt = verdict_memo.load(memo)
     assert learnt.parses and learnt.fingerprints and learnt.verdicts
