@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -352,3 +353,36 @@ def test_a_helper_started_early_is_the_one_the_cold_build_takes(
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 1 << 40)
     fact_feed.start_early(garbage_file)
     assert fact_feed._spare is None
+
+
+def test_the_decode_thread_yields_to_the_fact_helper(
+    garbage_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """With a fact helper, the build's decode thread runs at a higher nice value (the helper's
+    facts are what its finalisation waits for); without one it keeps its priority."""
+    monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
+    asked: list[int] = []
+    real = ingest._yield_cpu
+    monkeypatch.setattr(ingest, "_yield_cpu", lambda nice: asked.append(nice) or real(nice))
+    ingest.build_features(garbage_file, memo=tmp_path / "memo.json")
+    assert asked == [ingest.DECODE_NICE]
+    asked.clear()
+    ingest.build_features(garbage_file, workers=1)  # no memo: no helper
+    assert asked == [0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice values: Linux")
+def test_yield_cpu_raises_only_the_calling_thread_s_nice_value() -> None:
+    seen: dict[str, int] = {}
+
+    def run() -> None:
+        ingest._yield_cpu(7)
+        seen["thread"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert seen["thread"] == min(before + 7, 19)  # nice values stop at 19
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before  # this thread, the process: unchanged
