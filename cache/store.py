@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -119,21 +119,30 @@ def numeric_encodings(schema: pa.Schema) -> dict[str, str]:
     return out
 
 
-def atomic_write_parquet(table: Table, dest: Path) -> Path:
-    """`table` as parquet (zstd, dictionaries for its text columns, `numeric_encodings` for its
-    numbers) to `dest`, fsynced, atomically (`atomic_write`)."""
+def _parquet_options(schema: pa.Schema) -> dict[str, Any]:
+    """How the store writes parquet: zstd, dictionaries for the text columns
+    (`dictionary_columns`), `numeric_encodings` for the numbers."""
+    return {
+        "compression": "zstd",
+        "use_dictionary": dictionary_columns(schema),
+        "column_encoding": numeric_encodings(schema),
+    }
+
+
+def _write_parquet(table: Table, path: str) -> None:
     arrow = table if isinstance(table, pa.Table) else table.to_arrow()
+    pq.write_table(arrow, path, **_parquet_options(arrow.schema))
 
-    def fill(tmp: str) -> None:
-        pq.write_table(
-            arrow,
-            tmp,
-            compression="zstd",
-            use_dictionary=dictionary_columns(arrow.schema),
-            column_encoding=numeric_encodings(arrow.schema),
-        )
 
-    return atomic_write(dest, fill, fsync=True)
+def parquet_writer(path: str, schema: pa.Schema) -> pq.ParquetWriter:
+    """A parquet writer with the store's options, for a table written in pieces (each
+    `write_table` a row group) into the temp path `derived_file` hands its builder."""
+    return pq.ParquetWriter(path, schema, **_parquet_options(schema))
+
+
+def atomic_write_parquet(table: Table, dest: Path) -> Path:
+    """`table` as parquet (`_parquet_options`) to `dest`, fsynced, atomically (`atomic_write`)."""
+    return atomic_write(dest, lambda tmp: _write_parquet(table, tmp), fsync=True)
 
 
 WAIT_ENV = "RTE_BUILD_WAIT"  # seconds a session waits for another's build before giving up
@@ -262,6 +271,29 @@ def derived_table(
     `build(progress)` returns the table; it may raise `cache.errors.DataError`. Concurrent
     callers (threads, sessions, replicas) build it once; the others wait and read it.
     """
+    return derived_file(
+        name,
+        version,
+        sources,
+        lambda prog, tmp: _write_parquet(build(prog), tmp),
+        params=params,
+        progress=progress,
+    )
+
+
+def derived_file(
+    name: str,
+    version: int,
+    sources: Sequence[Path],
+    write: Callable[[ProgressFn | None, str], object],
+    *,
+    params: dict | None = None,
+    progress: ProgressFn | None = None,
+) -> Path:
+    """`derived_table` for a builder that writes the parquet itself: `write(progress, tmp)`
+    writes it to the temp path `tmp` (`parquet_writer`: a table written question by question
+    while the build goes on, not all at its end), which becomes the table once `write`
+    returns (fsynced, renamed over its path)."""
     dest = table_path(name, version, sources, params)
     if dest.exists():
         return dest
@@ -269,9 +301,9 @@ def derived_table(
         if not must_build:
             return dest
         _sweep_temps(dest)
+        prog = _mirrored(progress, _lock_paths(dest)[1])
         try:
-            table = build(_mirrored(progress, _lock_paths(dest)[1]))
-            atomic_write_parquet(table, dest)
+            atomic_write(dest, lambda tmp: write(prog, tmp), fsync=True)
         except OSError as exc:
             if exc.errno in _UNWRITABLE:
                 raise _unwritable(exc, f"the table {name}") from None

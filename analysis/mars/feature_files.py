@@ -18,7 +18,7 @@ from analysis.mars.verdict_memo import MEMO_FILE
 from cache.paths import derived_dir
 from cache.progress import ProgressFn
 from cache.scan import parquet_info
-from cache.store import atomic_write_parquet, derived_table, table_path, work_dir
+from cache.store import atomic_write_parquet, derived_file, derived_table, table_path, work_dir
 
 
 def answer_memo_path() -> Path:
@@ -37,22 +37,28 @@ def feature_paths(
     sources = [path]
     built: dict[str, MarsTables] = {}
 
-    def build_all(prog: ProgressFn | None) -> MarsTables:
+    def build_all(prog: ProgressFn | None, features_out: str | None = None) -> MarsTables:
         if "t" not in built:
             wd = work_dir(FEATURES, FEATURES_VERSION, sources, params)
             built["t"] = build_features(
-                path, window=window, work_dir=wd, progress=prog, memo=answer_memo_path()
+                path,
+                window=window,
+                work_dir=wd,
+                progress=prog,
+                memo=answer_memo_path(),
+                features_out=features_out,
             )
             # companions first, so a finished features table always has its groups and notes
             for name, table in ((GROUPS, built["t"].groups), (NOTES, built["t"].notes)):
                 atomic_write_parquet(table, table_path(name, FEATURES_VERSION, sources, params))
         return built["t"]
 
-    fp = derived_table(
+    # the features are written while they are built (`analysis.mars.feature_sink`)
+    fp = derived_file(
         FEATURES,
         FEATURES_VERSION,
         sources,
-        lambda p: build_all(p).features,
+        lambda p, tmp: build_all(p, tmp),
         params=params,
         progress=progress,
     )

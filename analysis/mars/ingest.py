@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +56,7 @@ from filelock import Timeout as LockTimeout
 from analysis.mars import answers, fact_feed, verdict_memo
 from analysis.mars.confidence import WINDOW, release_scratch
 from analysis.mars.fact_feed import FactFeed, worker_env
+from analysis.mars.feature_sink import FeatureSink
 from analysis.mars.features import (
     BATCH_ROWS,
     FEATURE_SCHEMA,
@@ -337,6 +338,7 @@ def _stream(
     hook: ProgressFn,
     stop_after: int | None = None,
     feed: FactFeed | None = None,
+    sink: FeatureSink | None = None,
 ) -> dict[int, tuple[pa.Table, pa.Table, list[tuple]]]:
     """The streaming pass over `row_groups` in this process: numeric features per batch, then
     each question is finalised (grouped, tabled, written to `work_dir`) as soon as all its rows
@@ -361,15 +363,16 @@ def _stream(
         stop_after,
         feed=feed,
         deferred=deferred,
+        sink=sink,
     )
     if stop_after is not None and len(results) >= stop_after:
         return results
     for q, part in deferred.items():  # computed before their facts came: wait for them now
         if feed is not None:
             feed.wait(q)
-        _finalise_into(q, part, work_dir, results, feed)
+        _finalise_into(q, part, work_dir, results, feed, sink)
     for q, acc in partials.items():  # fewer rows than the qid column said (should not happen)
-        _finalise_into(q, concat_parts(acc.pieces), work_dir, results)
+        _finalise_into(q, concat_parts(acc.pieces), work_dir, results, sink=sink)
     return results
 
 
@@ -387,6 +390,7 @@ def _consume(
     part_dir: Path | None = None,
     feed: FactFeed | None = None,
     deferred: dict[int, dict] | None = None,
+    sink: FeatureSink | None = None,
 ) -> None:
     """Group numeric batches by question; finalise each question once all its rows are in
     (with `part_dir`, hand in its numeric part instead; with `feed`, a question whose answer
@@ -413,27 +417,48 @@ def _consume(
             if feed is not None and deferred is not None and not feed.ready(q):
                 deferred[q] = whole
                 continue
-            _finalise_into(q, whole, work_dir, results, feed)
+            _finalise_into(q, whole, work_dir, results, feed, sink)
             done.add(q)
             finished_now += 1
             if stop_after is not None and finished_now >= stop_after:
                 return
         if feed is not None and deferred:
             for q in [q for q in deferred if feed.ready(q)]:
-                _finalise_into(q, deferred.pop(q), work_dir, results, feed)
+                _finalise_into(q, deferred.pop(q), work_dir, results, feed, sink)
                 done.add(q)
         hook(seen_rows / total_rows, f"{path.name}: {len(done)}/{len(expected)} questions")
 
 
 def _finalise_into(
-    q: int, part: dict, work_dir: Path | None, results: dict, feed: FactFeed | None = None
+    q: int,
+    part: dict,
+    work_dir: Path | None,
+    results: dict,
+    feed: FactFeed | None = None,
+    sink: FeatureSink | None = None,
 ) -> None:
     """Finalise question q (`finalise_question`, with the groups `feed`'s helper made, if it
-    sent them), write its chunk, keep its tables."""
+    sent them), write its chunk, keep its tables, hand its features to `sink`."""
     f, g, notes = finalise_question(q, part, feed.take_groups(q) if feed is not None else None)
+    _keep(q, f, g, notes, work_dir, results, sink)
+
+
+def _keep(
+    q: int,
+    f: pa.Table,
+    g: pa.Table,
+    notes: list[tuple],
+    work_dir: Path | None,
+    results: dict,
+    sink: FeatureSink | None,
+) -> None:
+    """A finalised question: its chunk in `work_dir` (a rerun resumes after it), its tables in
+    `results`, its features to `sink`."""
     if work_dir is not None:
         _write_chunk(work_dir, q, f, g, notes_table(notes))
     results[q] = (f, g, notes)
+    if sink is not None:
+        sink.offer(q, f)
 
 
 def _claim(claim_dir: Path, i: int) -> bool:
@@ -616,6 +641,7 @@ def _parallel(
     batch_rows: int,
     expected: dict[int, int],
     hook: ProgressFn,
+    sink: FeatureSink | None = None,
 ) -> dict[int, QuestionResult]:
     """Run `workers` worker processes over the tasks (claimed in order) for the numeric work;
     this process finalises each question (answer grouping, tables, its chunk in `work_dir`) as
@@ -662,9 +688,7 @@ def _parallel(
                     part = pickle.load(fh)  # noqa: S301 - our own worker's file (see _write_part)
                 fp.unlink()
                 f, g, notes = finalise_question(q, part, warmed.pop(q, None))
-                if work_dir is not None:
-                    _write_chunk(work_dir, q, f, g, notes_table(notes))
-                results[q] = (f, g, notes)
+                _keep(q, f, g, notes, work_dir, results, sink)
                 hook(len(results) / max(total, 1), f"{path.name}: {len(results)}/{total} questions")
             if not running and not found and not (own_share is not None and own_share.busy):
                 break
@@ -778,6 +802,7 @@ def build_features(
     stop_after: int | None = None,
     workers: int | None = None,
     memo: Path | None = None,
+    features_out: str | None = None,
 ) -> MarsTables:
     """One streaming pass over a MARS parquet file -> `MarsTables` (schemas in the module doc).
 
@@ -789,12 +814,16 @@ def build_features(
     question is still computed by exactly the same code, so the output does not change.
     `memo` is the persistent answer memo to group with (`analysis.mars.verdict_memo`; the
     feature store passes one in its cache folder), None for none.
+    `features_out`: also write the feature table there as parquet, question by question while
+    the build goes on (`analysis.mars.feature_sink`; the feature store's temp file).
     Raises `SchemaError`/`CorruptFile` only for a file that is not a readable MARS file; every
     data problem inside a readable file becomes a row of `notes`.
     """
     try:
         with _answer_memo(memo):
-            return _build(path, window, work_dir, progress, batch_rows, stop_after, workers)
+            return _build(
+                path, window, work_dir, progress, batch_rows, stop_after, workers, features_out
+            )
     finally:
         release_scratch()
 
@@ -807,6 +836,7 @@ def _build(
     batch_rows: int,
     stop_after: int | None,
     workers: int | None,
+    features_out: str | None = None,
 ) -> MarsTables:
     path = Path(path)
     pf = _open(path)
@@ -843,44 +873,92 @@ def _build(
             tasks = _unit_tasks(pf, units)
         else:
             tasks = _question_tasks(todo_rg, expected, done, workers)
-    if tasks is not None:
-        results = _parallel(path, tasks, workers, window, work_dir, batch_rows, expected, hook)
-    else:
-        memo = answers.current_memo()
-        feed = None
-        if overlap and stop_after is None and memo is not None:
-            todo = (x for x in _answers_to_warm(path, [(todo_rg, None)]) if x[0] not in done)
-            try:
-                feed = FactFeed(todo, memo)
-            except OSError as exc:  # no process to spare: this one groups, only slower
-                _log.warning("answer facts helper not started (%s): grouping here", exc)
-        try:
-            results = _stream(
-                pf,
-                path,
-                columns,
-                todo_rg,
-                expected,
-                done,
-                work_dir,
-                window,
-                batch_rows,
-                hook,
-                stop_after,
-                feed,
-            )
-        except BaseException:
-            if feed is not None:
-                feed.close()
-            raise
-        if feed is not None:
-            feed.finish()
-            if feed.peak_rss is not None:
-                LAST_WORKER_PEAK_RSS[:] = [feed.peak_rss]
-        if stop_after is not None and len(results) >= stop_after:
-            return _assemble(results, work_dir, expected, file_notes, window)
-    hook(1.0, f"{path.name}: done")
+    sink = (
+        FeatureSink(features_out, expected, done, _done_features(work_dir))
+        if features_out is not None
+        else None
+    )
+    try:
+        results = _run(
+            pf, path, columns, window, work_dir, batch_rows, stop_after, workers, expected,
+            done, todo_rg, tasks, overlap, hook, sink,
+        )  # fmt: skip
+        if sink is not None:
+            sink.finish()
+    except BaseException:
+        if sink is not None:
+            sink.abort()
+        raise
+    if stop_after is None or len(results) < stop_after:
+        hook(1.0, f"{path.name}: done")
     return _assemble(results, work_dir, expected, file_notes, window)
+
+
+def _done_features(work_dir: Path | None) -> Callable[[int], pa.Table]:
+    """Reads the feature rows of a question an earlier run finished (its chunk in `work_dir`)."""
+
+    def read(q: int) -> pa.Table:
+        if work_dir is None:  # no work folder: no question was done before
+            raise KeyError(q)
+        return _read_chunk(_chunk_paths(work_dir, q)[0])
+
+    return read
+
+
+def _run(
+    pf: pq.ParquetFile,
+    path: Path,
+    columns: list[str],
+    window: int,
+    work_dir: Path | None,
+    batch_rows: int,
+    stop_after: int | None,
+    workers: int,
+    expected: dict[int, int],
+    done: set[int],
+    todo_rg: list[int],
+    tasks: list[Task] | None,
+    overlap: bool,
+    hook: ProgressFn,
+    sink: FeatureSink | None,
+) -> dict[int, QuestionResult]:
+    """The build's plan carried out: worker processes for `tasks`, else one streaming pass
+    (with the fact helper when `overlap`); every finished question's features go to `sink`."""
+    if tasks is not None:
+        return _parallel(path, tasks, workers, window, work_dir, batch_rows, expected, hook, sink)
+    memo = answers.current_memo()
+    feed = None
+    if overlap and stop_after is None and memo is not None:
+        todo = (x for x in _answers_to_warm(path, [(todo_rg, None)]) if x[0] not in done)
+        try:
+            feed = FactFeed(todo, memo)
+        except OSError as exc:  # no process to spare: this one groups, only slower
+            _log.warning("answer facts helper not started (%s): grouping here", exc)
+    try:
+        results = _stream(
+            pf,
+            path,
+            columns,
+            todo_rg,
+            expected,
+            done,
+            work_dir,
+            window,
+            batch_rows,
+            hook,
+            stop_after,
+            feed,
+            sink,
+        )
+    except BaseException:
+        if feed is not None:
+            feed.close()
+        raise
+    if feed is not None:
+        feed.finish()
+        if feed.peak_rss is not None:
+            LAST_WORKER_PEAK_RSS[:] = [feed.peak_rss]
+    return results
 
 
 def _default_workers(size: int, cores: int, units: list[list[int]] | None) -> int:
