@@ -6,14 +6,16 @@
  * float32, keeps the float32 prefix sum, the group confidences, their running minimum and record
  * lows, the float64 checkpoint sums and the plotting curve. It also copies numpy's pairwise
  * float32 summation (`pairwise_f32`, as in numpy's loops_utils.h) for the whole-trace and tail
- * sums, and the bottom 10 % of the groups (`bottom_mean`, a sampled bound and a radix sort: numpy's
- * partition and sort of every trace were a third of the build's main thread). A trace's float32 values and
- * prefix sums live in one small buffer reused for every trace (cache-resident): writing them
- * out for the whole batch cost ~1.5 GB of memory traffic and the page faults of its first
- * touch on a realistic pool, for the few traces (short, NaN/inf) the caller widens itself.
+ * sums, and computes the bottom 10 % of the groups (`bottom_mean`, a sampled bound and a radix
+ * sort: numpy's partition and sort of every trace were a third of the build's main thread). A
+ * trace's float32 values, prefix sums and groups live in one small buffer reused for every trace
+ * (cache-resident): writing them out for the whole batch cost ~1.5 GB of memory traffic and the
+ * page faults of its first touch on a realistic pool, for the few traces (short, NaN/inf) the
+ * caller widens itself.
  *
  * Numerics (the contract in confidence.py): float32 operations in source order, no FMA
- * contraction (pyproject passes -ffp-contract=off), so the prefix sums and group confidences have the bits numpy's float32 cumsum gives. float64 sums of
+ * contraction (pyproject passes -ffp-contract=off), so the prefix sums and group confidences
+ * have the bits numpy's float32 cumsum gives. float64 sums of
  * float16-origin values are exact, so any order gives the bits of numpy's reduceat.
  *
  * Only the buffer protocol is used (no numpy headers): the caller allocates every output.
@@ -220,10 +222,9 @@ static void release(Buf *bufs, int n)
 enum {
     B_VALUES, /* uint16 [m] float16 bits */
     B_OFFSETS, /* int64 [n+1] */
-    B_GOFF, /* int64 [n+1] offsets of each trace's groups in B_G */
+    B_GOFF, /* int64 [n+1] each trace's groups, as if laid end to end (sizes B_LOWW, B_LOWV) */
     B_CKOFF, /* int64 [n+1] offsets of each trace's checkpoints */
     B_CURVE, /* out float32 [n * n_points] plotting curve of each long finite trace */
-    B_G, /* out float32 [goff[n]] group confidences */
     B_MIN, /* out float32 [n] minimum group */
     B_LOWCNT, /* out int64 [n] record lows of each trace */
     B_LOWW, /* out int64 [goff[n]]: a trace has at most one record low a group */
@@ -237,13 +238,12 @@ enum {
 };
 
 static const char *const NAMES[N_BUFS] = {
-    "values", "offsets", "group_offsets", "ck_offsets", "curve", "groups",
-    "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
+    "values", "offsets", "group_offsets", "ck_offsets", "curve", "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
     "tail32", "bottom10",
 };
-static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 4, 8, 8, 4, 8, 8, 4, 4, 4};
+static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 8, 8, 4, 8, 8, 4, 4, 4};
 
-/* trace_pass(values, offsets, group_offsets, ck_offsets, curve, groups, min_group,
+/* trace_pass(values, offsets, group_offsets, ck_offsets, curve, min_group,
  *            low_counts, low_window, low_value, ck_sum64, total64, sum32, tail32, bottom10,
  *            window, ck_step, n_points)
  * -> the number of record lows written. Empty traces and traces holding NaN/inf get nothing
@@ -255,10 +255,9 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
 {
     PyObject *objs[N_BUFS];
     Py_ssize_t window, ck_step, n_points;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOnnn", &objs[0], &objs[1], &objs[2], &objs[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnn", &objs[0], &objs[1], &objs[2], &objs[3],
                           &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &objs[13], &objs[14], &window, &ck_step,
-                          &n_points))
+                          &objs[11], &objs[12], &objs[13], &window, &ck_step, &n_points))
         return NULL;
     if (window < 1 || n_points < 0) {
         PyErr_SetString(PyExc_ValueError, "window must be >= 1 and n_points >= 0");
@@ -277,7 +276,6 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
     const int64_t *goff = bufs[B_GOFF].b.buf;
     const int64_t *ckoff = bufs[B_CKOFF].b.buf;
     float *curve = bufs[B_CURVE].b.buf;
-    float *g_all = bufs[B_G].b.buf;
     float *gmin = bufs[B_MIN].b.buf;
     int64_t *lowcnt = bufs[B_LOWCNT].b.buf;
     int64_t *loww = bufs[B_LOWW].b.buf;
@@ -303,7 +301,7 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         bad = L < 0 || goff[j + 1] - goff[j] != ng || ckoff[j + 1] - ckoff[j] != nck;
     }
     if (!bad && n > 0)
-        bad = bufs[B_G].b.len / 4 < goff[n] || bufs[B_CK64].b.len / 8 < ckoff[n] ||
+        bad = bufs[B_CK64].b.len / 8 < ckoff[n] ||
               bufs[B_LOWW].b.len / 8 < goff[n] || bufs[B_LOWV].b.len / 4 < goff[n] ||
               bufs[B_MIN].b.len / 4 < n || bufs[B_LOWCNT].b.len / 8 < n ||
               bufs[B_TOT64].b.len / 8 < n || bufs[B_SUM32].b.len / 4 < n ||
@@ -314,14 +312,15 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         return NULL;
     }
 
-    /* one trace's float32 values, then its prefix sums (cs[0] = 0); then the keys and work of
-     * its bottom 10 % (at most max_len groups each) */
-    float *scratch = PyMem_RawMalloc(sizeof(float) * (size_t)(4 * max_len + 1));
+    /* one trace's float32 values, then its prefix sums (cs[0] = 0), its groups, and the keys
+     * and work of its bottom 10 % (at most max_len groups each) */
+    float *scratch = PyMem_RawMalloc(sizeof(float) * (size_t)(5 * max_len + 1));
     if (scratch == NULL) {
         release(bufs, N_BUFS);
         return PyErr_NoMemory();
     }
-    uint32_t *sel_keys = (uint32_t *)(scratch + 2 * max_len + 1);
+    float *g = scratch + 2 * max_len + 1;
+    uint32_t *sel_keys = (uint32_t *)(g + max_len);
     uint32_t *sel_work = sel_keys + max_len;
     Py_ssize_t written = 0;
     const float wf = (float)window;
@@ -343,7 +342,6 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         double acc64 = 0.0;
         uint32_t special = 0;
         int64_t k_lo = 0, k_hi = 0, i = 0;
-        float *g = g_all + goff[j];
         float mn = INFINITY;
         int64_t lows = 0;
         cs[0] = 0.0f;

@@ -7,7 +7,6 @@ def trace_pass(
     group_offsets: Any,
     ck_offsets: Any,
     curve: Any,
-    groups: Any,
     min_group: Any,
     low_counts: Any,
     low_window: Any,

@@ -267,9 +267,9 @@ def batch_features(
     # a trace holding both +inf and -inf sums to NaN: that is how _slow_trace gets it
     with np.errstate(invalid="ignore"):
         if kp is not None:
-            # the compiled pass gave every trace's sums: the finite ones at once, in float32 as
-            # the loop below computes them one by one; a loop only for the bottom 10 % (numpy's
-            # partition and sort) and for the rare short, empty and NaN/inf traces
+            # the compiled pass gave every trace's sums and bottom 10 %: the finite ones at
+            # once, in float32 as the loop below computes them one by one; a loop only for the
+            # rare short, empty and NaN/inf traces
             fin = (lengths > 0) & np.isfinite(kp.sum32)
             long_ = fin & (lengths >= window)
             short = fin & ~long_
@@ -440,8 +440,6 @@ def release_scratch() -> None:
 class _KernelOut:
     """What the compiled pass leaves for `batch_features`' loop (views of per-thread scratch)."""
 
-    g_off: list[int]  # [n+1] each trace's group confidences in `groups`
-    groups: np.ndarray  # float32
     min_group: np.ndarray  # float32 [n]
     low_off: list[int]  # [n+1] each trace's record lows in `low_window`/`low_value`
     low_window: np.ndarray  # int64
@@ -471,7 +469,6 @@ def _kernel_pass(
     g_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(ng_all, out=g_off[1:])
     m = int(offsets[-1])
-    groups = _scratch("groups", int(g_off[-1]), np.float32)
     # room for every group to be a record low (a trace whose confidence falls steadily has
     # one at most of its windows); pages the kernel does not write are never touched
     low_w = _scratch("low_window", int(g_off[-1]), np.int64)
@@ -484,14 +481,12 @@ def _kernel_pass(
     bottom10 = np.zeros(n, dtype=np.float32)
     bits = np.ascontiguousarray(values[:m]).view(np.uint16)
     _trace_kernel.trace_pass(
-        bits, offsets, g_off, ck_off, curve, groups, gmin, low_counts, low_w, low_v,
+        bits, offsets, g_off, ck_off, curve, gmin, low_counts, low_w, low_v,
         ck_sum64, tot64, sum32, tail32, bottom10, window, max(ck_step, 0), curve.shape[1],
     )  # fmt: skip
     low_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(low_counts, out=low_off[1:])
     return _KernelOut(
-        g_off.tolist(),
-        groups,
         gmin,
         low_off.tolist(),
         low_w,

@@ -74,7 +74,7 @@ def _call_with(length: int, curve: np.ndarray) -> np.ndarray:
     none = np.zeros(2, np.int64)  # ck_step 0: no checkpoints
     sum32 = np.zeros(1, np.float32)
     confidence._trace_kernel.trace_pass(
-        vals, off, g_off, none, curve, z32, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
+        vals, off, g_off, none, curve, z32, z64, z64, z32, np.zeros(4), np.zeros(4),
         sum32, z32, z32, 4, 0, 2,
     )  # fmt: skip
     return sum32
