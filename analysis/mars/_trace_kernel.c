@@ -57,9 +57,10 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
-/* numpy's float32 add.reduce of a contiguous array: 0.0f + pairwise_f32(a, n). Blocks of up to
- * 128 values are summed in 8 accumulators, combined in a fixed tree, then the rest in order;
- * longer arrays are split in two halves (the first a multiple of 8) and summed recursively. */
+/* The pairwise part of numpy's float32 add.reduce of a contiguous array (`numpy_sum_f32`).
+ * Blocks of up to 128 values are summed in 8 accumulators, combined in a fixed tree, then the
+ * rest in order; longer arrays are split in two halves (the first a multiple of 8) and summed
+ * recursively. */
 static float pairwise_f32(const float *a, int64_t n)
 {
     if (n < 8) {
@@ -84,6 +85,12 @@ static float pairwise_f32(const float *a, int64_t n)
     int64_t n2 = n / 2;
     n2 -= n2 % 8;
     return pairwise_f32(a, n2) + pairwise_f32(a + n2, n - n2);
+}
+
+/* numpy's float32 add.reduce of a contiguous array, bit for bit */
+static float numpy_sum_f32(const float *a, int64_t n)
+{
+    return 0.0f + pairwise_f32(a, n);
 }
 
 /* Order-preserving uint32 key of a float32 (ascending floats, ascending keys; -0.0 just below
@@ -168,7 +175,7 @@ static float bottom_mean(const float *g, int64_t ng, uint32_t *keys, uint32_t *w
     if (k < 1)
         k = 1;
     if (k >= ng)
-        return (0.0f + pairwise_f32(g, ng)) / (float)ng;
+        return numpy_sum_f32(g, ng) / (float)ng;
     int64_t c = 0;
     if (ng >= 4 * BOTTOM_SAMPLE) {
         for (int64_t i = 0; i < BOTTOM_SAMPLE; i++)
@@ -191,7 +198,7 @@ static float bottom_mean(const float *g, int64_t ng, uint32_t *keys, uint32_t *w
     float *lowf = (float *)work; /* `work` is free again: the k lowest as floats */
     for (int64_t i = 0; i < k; i++)
         lowf[i] = key_f32(keys[i]);
-    return (0.0f + pairwise_f32(lowf, k)) / (float)k;
+    return numpy_sum_f32(lowf, k) / (float)k;
 }
 
 typedef struct {
@@ -238,7 +245,8 @@ enum {
 };
 
 static const char *const NAMES[N_BUFS] = {
-    "values", "offsets", "group_offsets", "ck_offsets", "curve", "min_group", "low_counts", "low_window", "low_value", "ck_sum64", "total64", "sum32",
+    "values", "offsets", "group_offsets", "ck_offsets", "curve", "min_group", "low_counts",
+    "low_window", "low_value", "ck_sum64", "total64", "sum32",
     "tail32", "bottom10",
 };
 static const Py_ssize_t ITEM[N_BUFS] = {2, 8, 8, 8, 4, 4, 8, 8, 4, 8, 8, 4, 4, 4};
@@ -402,8 +410,8 @@ static PyObject *trace_pass(PyObject *self, PyObject *args)
         }
         tot64[j] = acc64;
         const int64_t t0 = L > window ? L - window : 0;
-        sum32[j] = 0.0f + pairwise_f32(c, L);
-        tail32[j] = 0.0f + pairwise_f32(c + t0, L - t0);
+        sum32[j] = numpy_sum_f32(c, L);
+        tail32[j] = numpy_sum_f32(c + t0, L - t0);
         if (goff[j + 1] == goff[j])
             continue;
         gmin[j] = mn;

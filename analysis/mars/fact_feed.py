@@ -192,7 +192,7 @@ class FactFeed:
                 q, parses, fingerprints, verdicts, groups = record
                 finals, probe_answers = self._sent.pop(q)
                 gt, final_group, probe_group, labels, correct = groups
-                self._warmed[q] = WarmedGroups(
+                warmed = WarmedGroups(
                     gt,
                     finals,
                     probe_answers,
@@ -207,6 +207,7 @@ class FactFeed:
                     self.memo.learnt += len(parses) + len(fingerprints) + len(verdicts)
                 self.received += len(parses) + len(fingerprints) + len(verdicts)
                 with self._cond:
+                    self._warmed[q] = warmed
                     self._ready.add(q)
                     self._cond.notify_all()
         finally:

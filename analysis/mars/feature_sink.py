@@ -7,15 +7,15 @@ row group, so the encoding runs beside the rest of the build and only the footer
 its end.
 
 Rows keep qid order, as `ingest._assemble` concatenates them: a question finished ahead of a
-lower qid waits in memory until that one is written, and a question finished by an earlier,
-interrupted run (its chunk in the work folder) is read back when its turn comes.
+lower qid waits in memory until that one is written. The build offers the questions an earlier,
+interrupted run finished too (their chunks, read back), so every question comes through here.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -28,18 +28,10 @@ _END = None
 class FeatureSink:
     """Writes the feature rows of each question offered, in qid order, to a parquet file."""
 
-    def __init__(
-        self,
-        path: str,
-        qids: Iterable[int],
-        done_before: set[int],
-        chunk_of: Callable[[int], pa.Table],
-    ) -> None:
+    def __init__(self, path: str, qids: Iterable[int]) -> None:
         self._order = sorted(q for q in qids if q >= 0)
         self._next = 0
         self._pending: dict[int, pa.Table] = {}
-        self._done_before = done_before
-        self._chunk_of = chunk_of
         self._queue: queue.Queue[pa.Table | None] = queue.Queue()
         self._error: BaseException | None = None
         self._writer = parquet_writer(path, FEATURE_SCHEMA)
@@ -55,20 +47,15 @@ class FeatureSink:
                 except BaseException as exc:  # noqa: BLE001 - re-raised by `finish`
                     self._error = exc
 
-    def _send(self, table: pa.Table) -> None:
-        self._queue.put(
-            table if table.schema.equals(FEATURE_SCHEMA) else table.cast(FEATURE_SCHEMA)
-        )
-
-    def _advance(self) -> None:
+    def _advance(self, *, to_end: bool = False) -> None:
+        """Send the questions that are next in qid order; `to_end`: skip those that never
+        came (they have no rows, as in `_assemble`)."""
         while self._next < len(self._order):
-            q = self._order[self._next]
-            if q in self._pending:
-                self._send(self._pending.pop(q))
-            elif q in self._done_before:
-                self._send(self._chunk_of(q))
-            else:
+            table = self._pending.pop(self._order[self._next], None)
+            if table is None and not to_end:
                 return
+            if table is not None:
+                self._queue.put(table)
             self._next += 1
 
     def offer(self, q: int, features: pa.Table) -> None:
@@ -77,14 +64,9 @@ class FeatureSink:
         self._advance()
 
     def finish(self) -> None:
-        """Write what is left in qid order (a question never offered and not done before has
-        no rows, as in `_assemble`), close the file; a write that failed raises here."""
-        for q in self._order[self._next :]:
-            if q in self._pending:
-                self._send(self._pending.pop(q))
-            elif q in self._done_before:
-                self._send(self._chunk_of(q))
-        self._next = len(self._order)
+        """Write what is left in qid order and close the file; a write that failed raises
+        here."""
+        self._advance(to_end=True)
         self._stop()
         if self._error is not None:
             raise self._error

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,6 +299,18 @@ def _write_part(part_dir: Path, q: int, part: dict) -> None:
 
 def _chunk_done(work_dir: Path | None, q: int) -> bool:
     return work_dir is not None and all(p.exists() for p in _chunk_paths(work_dir, q))
+
+
+ChunkTables = tuple[pa.Table, pa.Table, pa.Table]  # a question's features, groups and notes
+
+
+def _read_done(work_dir: Path, q: int) -> ChunkTables:
+    """The tables of a question an earlier run finished (its chunk in `work_dir`), in this
+    build's schemas."""
+    tables = (_read_chunk(p) for p in _chunk_paths(work_dir, q))
+    schemas = (FEATURE_SCHEMA, GROUP_SCHEMA, NOTE_SCHEMA)
+    f, g, n = (t if t.schema.equals(s) else t.cast(s) for t, s in zip(tables, schemas, strict=True))
+    return f, g, n
 
 
 def _open(path: Path) -> pq.ParquetFile:
@@ -873,12 +885,12 @@ def _build(
             tasks = _unit_tasks(pf, units)
         else:
             tasks = _question_tasks(todo_rg, expected, done, workers)
-    sink = (
-        FeatureSink(features_out, expected, done, _done_features(work_dir))
-        if features_out is not None
-        else None
-    )
+    earlier = {q: _read_done(work_dir, q) for q in sorted(done)} if work_dir is not None else {}
+    sink = FeatureSink(features_out, expected) if features_out is not None else None
     try:
+        if sink is not None:  # what an earlier run finished goes out in its turn
+            for q, (f, _, _) in earlier.items():
+                sink.offer(q, f)
         results = _run(
             pf, path, columns, window, work_dir, batch_rows, stop_after, workers, expected,
             done, todo_rg, tasks, overlap, hook, sink,
@@ -891,18 +903,7 @@ def _build(
         raise
     if stop_after is None or len(results) < stop_after:
         hook(1.0, f"{path.name}: done")
-    return _assemble(results, work_dir, expected, file_notes, window)
-
-
-def _done_features(work_dir: Path | None) -> Callable[[int], pa.Table]:
-    """Reads the feature rows of a question an earlier run finished (its chunk in `work_dir`)."""
-
-    def read(q: int) -> pa.Table:
-        if work_dir is None:  # no work folder: no question was done before
-            raise KeyError(q)
-        return _read_chunk(_chunk_paths(work_dir, q)[0])
-
-    return read
+    return _assemble(results, earlier, expected, file_notes, window)
 
 
 def _run(
@@ -1005,8 +1006,10 @@ def _answers_unknown(pf: pq.ParquetFile, path: Path) -> bool:
 
 
 def _assemble(
-    results: dict, work_dir: Path | None, expected: dict, file_notes: list, window: int
+    results: dict, earlier: dict[int, ChunkTables], expected: dict, file_notes: list, window: int
 ) -> MarsTables:
+    """The build's tables, in qid order: the questions finalised now (`results`) and those an
+    earlier run finished (`earlier`, `_read_done`)."""
     fs, gs, ns = [], [], [notes_table(file_notes)]
     for q in sorted(expected):
         if q < 0:
@@ -1014,14 +1017,13 @@ def _assemble(
         if q in results:
             f, g, notes = results[q]
             n = notes_table(notes)
-        elif work_dir is not None and _chunk_done(work_dir, q):
-            fp, gp, np_ = _chunk_paths(work_dir, q)
-            f, g, n = _read_chunk(fp), _read_chunk(gp), _read_chunk(np_)
+        elif q in earlier:
+            f, g, n = earlier[q]
         else:
             continue
-        fs.append(f if f.schema.equals(FEATURE_SCHEMA) else f.cast(FEATURE_SCHEMA))
-        gs.append(g if g.schema.equals(GROUP_SCHEMA) else g.cast(GROUP_SCHEMA))
-        ns.append(n if n.schema.equals(NOTE_SCHEMA) else n.cast(NOTE_SCHEMA))
+        fs.append(f)
+        gs.append(g)
+        ns.append(n)
     features = pa.concat_tables(fs) if fs else FEATURE_SCHEMA.empty_table()
     groups = pa.concat_tables(gs) if gs else GROUP_SCHEMA.empty_table()
     notes = pa.concat_tables(ns)
