@@ -17,9 +17,10 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from cache.casebook.errors import InvalidCase
+from cache.casebook.links import case_path
 
 DATASETS = ("parason", "mars", "playground", "fineproofs")
 MAX_TAGS = 1000
@@ -91,8 +92,9 @@ def new_id() -> str:
 
 
 def deep_link(case: Case) -> str:
-    """`<view>?<urlencoded query>`: the link that reopens the view where the case was seen."""
-    return f"{case.view}?{urlencode(list(case.query))}" if case.query else case.view
+    """`<view>?<urlencoded query>`: the link that reopens the view where the case was seen ("" when
+    the case's view is not one of the explorer's own, see `cache.casebook.links`)."""
+    return case_path(case.view, case.query) or ""
 
 
 def item_key(item: Mapping[str, str]) -> str:
