@@ -6,24 +6,11 @@ labels passes through `esc`.
 
 from __future__ import annotations
 
-import html
 import re
 
-from markdown_it import MarkdownIt
-
-# CommonMark with raw HTML switched off: `<script>` and every other tag come out as text, and
-# markdown-it's own link check drops javascript:/vbscript:/data: URLs. `$` has no meaning here,
-# so LaTeX stays literal text.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-_MARKDOWN.enable("table").enable("strikethrough")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def esc(text: object) -> str:
-    """HTML-escape any value (None becomes an empty string)."""
-    if text is None:
-        return ""
-    return html.escape(str(text), quote=True)
+# `esc` and `md_html` have their one home in the cache layer (the HTML report uses them too)
+from cache.safe_html import esc as esc
+from cache.safe_html import md_html as md_html
 
 
 def esc_hover(text: object, limit: int = 300) -> str:
@@ -56,11 +43,3 @@ def md_label(text: object) -> str:
     """A JSON key or column name as a plain markdown label (letters, digits, simple punctuation)."""
     s = re.sub(r"[^\w\s.,:/()%+-]", " ", str(text)).replace("_", " ").strip()
     return s[:80] or "(key)"
-
-
-def md_html(text: object) -> str:
-    """A user's Markdown note as safe HTML: formatting kept, every tag and entity escaped, no raw
-    HTML, no script URLs. Lone surrogates (which cannot be encoded) become U+FFFD on screen only;
-    the stored note is untouched."""
-    s = "" if text is None else str(text)
-    return _MARKDOWN.render(_LONE_SURROGATE.sub("\ufffd", s))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from plotly.colors import qualitative
 
+from cache.casebook import palette as _casebook_palette
+
 # ------------------------------------------------------------------ shared meanings
 CORRECT = "#1a9850"  # a right answer / a correct trajectory
 WRONG = "#d73027"  # a wrong answer
@@ -26,10 +28,13 @@ WARN_BG, WARN_FG = "#fde2e1", "#b42318"  # a warning badge
 INFO_BG, INFO_FG = "#e8f0fe", "#1a4d99"  # an informational badge
 
 # ------------------------------------------------------------------ casebook
-CASE_ACCENT = "#3566b8"  # the bar beside a case, badges
-CASE_TAG_BG = "#eef2f7"
-CASE_META_FG = "#666666"
-REPORT_TEXT, REPORT_CASE_BG, REPORT_RULE = "#1f2328", "#fafbfc", "#e1e4e8"  # the HTML report
+# defined beside the HTML report in the cache layer (which cannot import this module)
+CASE_ACCENT = _casebook_palette.CASE_ACCENT  # the bar beside a case, badges
+CASE_TAG_BG = _casebook_palette.CASE_TAG_BG
+CASE_META_FG = _casebook_palette.CASE_META_FG
+REPORT_TEXT = _casebook_palette.REPORT_TEXT  # the HTML report
+REPORT_CASE_BG = _casebook_palette.REPORT_CASE_BG
+REPORT_RULE = _casebook_palette.REPORT_RULE
 
 # ------------------------------------------------------------------ Parason
 KIND_COLOURS = {

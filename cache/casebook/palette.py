@@ -1,0 +1,10 @@
+"""The casebook's colours (case accent, tags, meta text, the HTML report). They live in the cache
+layer because the report is built here (`cache.casebook.report`, also used by the CLI);
+`components.common.theme` re-exports them, so the palette keeps one place a view imports from."""
+
+from __future__ import annotations
+
+CASE_ACCENT = "#3566b8"  # the bar beside a case, badges
+CASE_TAG_BG = "#eef2f7"
+CASE_META_FG = "#666666"
+REPORT_TEXT, REPORT_CASE_BG, REPORT_RULE = "#1f2328", "#fafbfc", "#e1e4e8"  # the HTML report
