@@ -10,6 +10,8 @@ from pathlib import Path
 import streamlit as st
 
 from components.casebook.present import banner as present_banner
+from components.common.browser import bridge
+from components.common.casebook import author
 from components.common.guards import show_bug
 from components.common.links import VIEWS
 from components.common.router import routed
@@ -33,6 +35,7 @@ pages = [
 ]
 page = st.navigation(pages)
 render_source_sidebar()
+bridge(author())  # the unsaved-text guard; the author's name kept in this browser
 try:
     with routed():
         if page.url_path != "casebook":

@@ -27,6 +27,7 @@ with guard("the casebook database", dataset="casebook"):
     book = store()
     if PRESENT.read():  # a shared presentation link: go to its current step
         start(book, PRESENT.read(), STEP.read())
+        book = None  # the step's view is loading (or a message says why it cannot)
 
 if book is not None:
     tabs = st.tabs(

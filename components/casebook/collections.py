@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from cache.casebook.links import absolute
 from cache.casebook.model import Collection
 from cache.casebook.store import CaseStore
 from components.casebook.exports import export_buttons
 from components.casebook.present import go_to
-from components.casebook.shared import DATASET_LABELS, case_title
+from components.casebook.shared import DATASET_LABELS, case_title, short_label
 from components.common.casebook import readonly
+from components.common.links import view_href
 from components.common.safe_text import md_text
 from components.common.url_keys import CasebookKeys
 
@@ -26,41 +28,52 @@ def _create(store: CaseStore) -> None:
             st.rerun()
 
 
-def _order(store: CaseStore, col: Collection) -> None:
-    cases = [store.get(i) for i in col.case_ids]
-    live = [c for c in cases if c is not None]
+def _move(book: CaseStore, cid: str, case_id: str, to: int) -> None:
+    """Button callback: move the case it belongs to (by id), before the list is drawn again."""
+    book.move_in_collection(cid, case_id, to)
+
+
+def _remove(book: CaseStore, cid: str, case_id: str) -> None:
+    book.remove_from_collection(cid, case_id)
+
+
+def _order(book: CaseStore, col: Collection) -> None:
+    """The collection's cases in order, each row with its own Up / Down / Remove. Positions are
+    those of the stored list (a purged case leaves a gap the store skips)."""
+    rows = [(pos, book.get(i)) for pos, i in enumerate(col.case_ids)]
+    live = [(pos, c) for pos, c in rows if c is not None]
     if not live:
         st.info(
-            "This collection is empty: open a case in the Cases tab and use “Add to collection”."
+            "This collection is empty: select cases in the Cases tab and use “Add to collection”."
         )
         return
     ro = readonly()
-    for pos, case in enumerate(live):
-        with st.container(horizontal=True, vertical_alignment="center", key=f"cb_row_{pos}"):
+    last = len(col.case_ids) - 1
+    for n, (pos, case) in enumerate(live):
+        with st.container(
+            horizontal=True, vertical_alignment="center", key=f"cb_row_{col.id}_{case.id}"
+        ):
             gone = " *(deleted: skipped when presenting)*" if case.deleted else ""
             st.markdown(
-                f"**{pos + 1}.** {md_text(case_title(case), 140)} · "
+                f"**{n + 1}.** {md_text(short_label(case), 80)} · "
+                f"{md_text(case_title(case), 100)} · "
                 f"{DATASET_LABELS.get(case.dataset, case.dataset)}{gone}",
                 width="stretch",
             )
-            if st.button(
+            args = (book, col.id, case.id)
+            st.button(
                 "Up", key=f"cb_up_{col.id}_{case.id}", icon=":material/arrow_upward:",
-                disabled=ro or pos == 0, type="tertiary",
-            ):  # fmt: skip
-                store.move_in_collection(col.id, case.id, pos - 1)
-                st.rerun()
-            if st.button(
+                disabled=ro or n == 0, type="tertiary", on_click=_move, args=(*args, pos - 1),
+            )  # fmt: skip
+            st.button(
                 "Down", key=f"cb_down_{col.id}_{case.id}", icon=":material/arrow_downward:",
-                disabled=ro or pos == len(live) - 1, type="tertiary",
-            ):  # fmt: skip
-                store.move_in_collection(col.id, case.id, pos + 1)
-                st.rerun()
-            if st.button(
+                disabled=ro or pos >= last or n == len(live) - 1, type="tertiary",
+                on_click=_move, args=(*args, pos + 1),
+            )  # fmt: skip
+            st.button(
                 "Remove", key=f"cb_rm_{col.id}_{case.id}", icon=":material/close:",
-                disabled=ro, type="tertiary",
-            ):  # fmt: skip
-                store.remove_from_collection(col.id, case.id)
-                st.rerun()
+                disabled=ro, type="tertiary", on_click=_remove, args=args,
+            )  # fmt: skip
 
 
 def render(store: CaseStore) -> None:
@@ -90,9 +103,9 @@ def render(store: CaseStore) -> None:
         store.delete_collection(col.id)
         CasebookKeys.COLLECTION.write(None)
         st.rerun()
-    st.caption(
-        f"Share the presentation: `casebook?present={col.id}` (the ◀ ▶ arrow keys step through it)."
-    )
+    st.caption("Share the presentation (the ← → arrow keys step through it, Esc ends it):")
+    share = view_href("casebook", present=col.id)
+    st.code(absolute(share) or share, language=None)
     _order(store, col)
     st.subheader("Export this collection")
     export_buttons(live, f"casebook_{col.name}", key=f"cb_col_{col.id}", title=col.name)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from urllib.parse import urlencode
 
 import polars as pl
 import streamlit as st
 
+from cache.casebook.links import case_path
 from cache.casebook.locate import missing
 from cache.casebook.model import Case, default_title
-from components.common.links import VIEWS
+from components.common.browser import navigate
+from components.common.safe_text import md_text
 
 DATASET_LABELS = {
     "parason": "Parason",
@@ -24,24 +26,64 @@ def case_title(case: Case) -> str:
     return case.title or default_title(case.dataset, case.item)
 
 
-def view_query(case: Case, **extra: str) -> dict[str, str | list[str]]:
-    """The case's deep-link query (repeated keys as lists) plus `extra` keys."""
-    grouped: dict[str, list[str]] = defaultdict(list)
-    for k, v in case.query:
-        if k not in extra:
-            grouped[k].append(v)
-    out: dict[str, str | list[str]] = {k: v[0] if len(v) == 1 else v for k, v in grouped.items()}
-    out.update(extra)
-    return out
+# how an item key reads in a list (`Q0 · trace 36`); other keys read `key value`
+_ITEM_WORDS = {
+    "qid": "Q{}", "trace": "trace {}", "probe": "probe at {}", "uuid": "{:.8}", "node": "node {}",
+    "problem": "{}", "sample": "sample {}", "prefix": "prefix {}", "step": "step {}",
+    "policy": "{}", "it": "iteration {}", "stage": "stage {}", "subset": "{}",
+}  # fmt: skip
+_SKIP_ITEM = {"file"}  # shown as the source, not in the label
+
+
+def _verdict_word(snap: dict[str, object]) -> str | None:
+    for key in ("final_correct", "correct", "majority_correct"):
+        v = snap.get(key)
+        if isinstance(v, bool):
+            return "right" if v else "wrong"
+    return None
+
+
+def short_label(case: Case) -> str:
+    """What tells a case apart from its neighbours in a list: `Q0 · trace 36 · wrong · 1005`."""
+    parts = [
+        _ITEM_WORDS.get(k, k + " {}").format(v)
+        for k, v in case.item.items()
+        if k not in _SKIP_ITEM and v != ""
+    ]
+    word = _verdict_word(case.snapshot)
+    if word:
+        parts.append(word)
+    length = case.snapshot.get("length")
+    if isinstance(length, int | float) and not isinstance(length, bool):
+        parts.append(f"{int(length):,} tok")
+    return " · ".join(parts) or case_title(case)
+
+
+def case_href(case: Case, **extra: str) -> str | None:
+    """The case's view as a path relative to the app's root, built from the explorer's own views
+    and URL-encoded keys (`cache.casebook.links`), plus `extra` keys; None when the case's view is
+    not one of ours."""
+    path = case_path(case.view, case.query)
+    if path is None:
+        return None
+    if not extra:
+        return path
+    return f"{path}{'&' if '?' in path else '?'}{urlencode(extra)}"
 
 
 def open_case(case: Case, **extra: str) -> None:
-    """Go to the view where the case was captured, in the state it was captured in."""
-    view = VIEWS.get(case.view)
-    if view is None:
-        st.error(f"This case was captured in a view this version does not have ({case.view}).")
+    """Go to the view where the case was captured, in the state it was captured in: the browser
+    loads the case's URL, as a shared link would (whatever keys the state holds)."""
+    path = case_href(case, **extra)
+    if path is None:
+        st.error(
+            f"This case was captured in a view this version does not have "
+            f"({md_text(case.view, 80)}), so it cannot be opened. Its figures at capture time "
+            "are shown with the case.",
+            icon=":material/link_off:",
+        )
         return
-    st.switch_page(view.script, query_params=view_query(case, **extra))
+    navigate(path)
 
 
 def snapshot_table(case: Case) -> None:

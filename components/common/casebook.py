@@ -22,6 +22,7 @@ from cache.casebook.model import Case, default_title, make_case
 from cache.casebook.store import CaseStore, default_url, open_store
 from cache.errors import DataError
 from cache.sources import SourceConfig
+from components.common.browser import cookie_author
 from components.common.guards import show_error
 from components.common.links import view_href
 from components.common.safe_text import esc, md_html, md_text
@@ -102,8 +103,19 @@ def logged_in_name() -> str | None:
 
 
 def author() -> str:
-    """Who writes: the logged-in user, else the name set once in this browser session."""
-    return logged_in_name() or str(st.session_state.get(AUTHOR_KEY, "")).strip()
+    """Who writes: the logged-in user, else the name this browser remembers (set once, kept in a
+    cookie across reloads and typed URLs)."""
+    name = logged_in_name()
+    if name:
+        return name
+    if AUTHOR_KEY not in st.session_state:
+        st.session_state[AUTHOR_KEY] = cookie_author()
+    return str(st.session_state.get(AUTHOR_KEY, "")).strip()
+
+
+def presenting() -> bool:
+    """A presentation is running (`?present=`): capture and editing controls stay hidden."""
+    return bool(st.query_params.get("present"))
 
 
 def author_input(key: str, in_form: bool = False) -> None:
@@ -113,9 +125,9 @@ def author_input(key: str, in_form: bool = False) -> None:
         st.caption(f"Author: {md_text(logged_in_name())}")
         return
     st.text_input(
-        "Your name (kept for this browser session)",
+        "Your name (this browser remembers it)",
         key=f"{key}_author",
-        value=st.session_state.get(AUTHOR_KEY, ""),
+        value=author(),
         on_change=None if in_form else _remember_author,
         args=None if in_form else (f"{key}_author",),
         max_chars=200,
@@ -167,6 +179,10 @@ def _save(
     s = st.session_state
     _remember_author(f"{key}_author")
     title = str(s.get(f"{key}_title", "")).strip()
+    s.pop(f"{key}_dup", None)
+    if not author():
+        s[f"{key}_error"] = MissingAuthor()
+        return
     try:
         case = make_case(
             dataset,
@@ -181,14 +197,40 @@ def _save(
             author=author(),
             snapshot=snapshot,
         )
+        twin = _identical(case)
+        if twin is not None:
+            s[f"{key}_dup"] = twin.id
+            s.pop(f"{key}_error", None)
+            return
         store().add(case)
     except DataError as exc:
         s[f"{key}_error"] = exc
         return
     s.pop(f"{key}_error", None)
     s[f"{key}_saved"] = case.title
+    s[f"{key}_pop"] = False  # close the popover: the form is done
     for field in ("title", "tags", "verdict", "note"):
         s.pop(f"{key}_{field}", None)
+
+
+class MissingAuthor(DataError):
+    title = "Who is writing?"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "a case needs an author, and this browser has no name yet",
+            "type your name in the form and save again",
+        )
+
+
+def _identical(case: Case) -> Case | None:
+    """A live case on the same item with the same title, tags, verdict and note."""
+    for c in store().cases_for_item(case.dataset, **case.item):
+        if c.item == case.item and (c.title, c.tags, c.verdict, c.note) == (
+            case.title, case.tags, case.verdict, case.note,
+        ):  # fmt: skip
+            return c
+    return None
 
 
 def capture(
@@ -205,6 +247,8 @@ def capture(
     verdicts: tuple[str, ...] = VERDICTS,
 ) -> None:
     """The "Add to casebook" control for one item: a popover with title, tags, verdict, note."""
+    if presenting():
+        return
     item_s = {str(k): str(v) for k, v in item.items() if v is not None}
     key = f"cb_{key}"
     disabled = readonly()
@@ -212,6 +256,8 @@ def capture(
         f":material/bookmark_add: {label}",
         disabled=disabled,
         help="Read-only casebook (RTE_CASEBOOK=readonly)" if disabled else None,
+        key=f"{key}_pop",
+        on_change="rerun",
     ):
         st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
         # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
@@ -251,6 +297,14 @@ def capture(
         if isinstance(err, DataError):
             show_error(err)
             st.caption("Your text is still in the form: save again when the problem is fixed.")
+        twin = st.session_state.get(f"{key}_dup")
+        if twin:
+            st.warning(
+                "An identical case is already on this item, so nothing was saved. "
+                f"[Open it in the casebook]({view_href('casebook', case=twin)}), or change the "
+                "title or note to save another one.",
+                icon=":material/content_copy:",
+            )
     saved = st.session_state.pop(f"{key}_saved", None)
     if saved:
         st.toast(f"Saved to the casebook: {md_text(saved, 80)}", icon=":material/bookmark:")
@@ -286,7 +340,10 @@ def case_html(case: Case, link: str | None = None) -> str:
 
 
 def cases_here(dataset: str, item: Mapping[str, object], *, key: str) -> None:
-    """The cases already on this item, inline (nothing when there are none)."""
+    """The cases already on this item, inline (nothing when there are none or while
+    presenting)."""
+    if presenting():
+        return
     item_s = {str(k): str(v) for k, v in item.items() if v is not None}
     try:
         cases = store().cases_for_item(dataset, **item_s)

@@ -1,0 +1,117 @@
+"""Acting on several cases at once from the Cases list: tag, set a verdict, add to a collection,
+export, delete (with one undo); and adding one opened case to a collection."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from cache.casebook.errors import EditConflict
+from cache.casebook.model import Case, normalize_tags
+from cache.casebook.store import CaseStore
+from cache.errors import DataError
+from components.casebook.case_panel import delete_cases
+from components.casebook.exports import export_buttons
+from components.common.casebook import STEP_VERDICTS, TAG_SUGGESTIONS, VERDICTS, readonly
+from components.common.guards import show_error
+from components.common.safe_text import md_text
+
+
+def _apply(book: CaseStore, cases: list[Case], change: dict[str, object]) -> tuple[int, int]:
+    """Save `change` on each case against the version listed; (saved, conflicts)."""
+    saved = conflicts = 0
+    for c in cases:
+        try:
+            book.update(replace(c, **change), expected_version=c.version)  # type: ignore[arg-type]
+            saved += 1
+        except EditConflict:
+            conflicts += 1
+    return saved, conflicts
+
+
+def _report(saved: int, conflicts: int, what: str) -> None:
+    msg = f"{what} on {saved} case(s)."
+    if conflicts:
+        msg += f" {conflicts} changed meanwhile and were left as they are: open them to retry."
+    st.session_state["cb_toast"] = msg
+
+
+def _tag(book: CaseStore, cases: list[Case]) -> None:
+    tags = normalize_tags(st.session_state.get("cb_bulk_tags") or [])
+    if not tags:
+        return
+    per_case = [(c, normalize_tags([*c.tags, *tags])) for c in cases]
+    saved = conflicts = 0
+    for c, merged in per_case:
+        s, k = _apply(book, [c], {"tags": merged})
+        saved, conflicts = saved + s, conflicts + k
+    _report(saved, conflicts, f"Tagged {', '.join(tags)}")
+    st.session_state["cb_bulk_tags"] = []
+
+
+def _verdict(book: CaseStore, cases: list[Case]) -> None:
+    verdict = st.session_state.get("cb_bulk_verdict")
+    if not verdict:
+        return
+    _report(*_apply(book, cases, {"verdict": verdict}), f"Verdict “{verdict}”")
+
+
+def _collect(book: CaseStore, cases: list[Case]) -> None:
+    col = st.session_state.get("cb_bulk_col")
+    if col is None:
+        return
+    for c in cases:
+        book.add_to_collection(col.id, c.id)
+    st.session_state["cb_toast"] = f"Added {len(cases)} case(s) to “{col.name}”."
+
+
+def bulk_bar(book: CaseStore, cases: list[Case]) -> None:
+    """What can be done to the selected cases."""
+    ro = readonly()
+    datasets = {c.dataset for c in cases}
+    suggestions = [t for d in sorted(datasets) for t in TAG_SUGGESTIONS.get(d, ())]
+    with st.container(border=True, key="cb_bulk"):
+        st.markdown(f"**{len(cases)} cases selected**")
+        c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+        c1.multiselect(
+            "Add tags", list(dict.fromkeys([*book.all_tags(), *suggestions])),
+            key="cb_bulk_tags", accept_new_options=True, disabled=ro,
+        )  # fmt: skip
+        c1.button("Tag them", key="cb_bulk_tag_btn", on_click=_tag, args=(book, cases),
+                  disabled=ro)  # fmt: skip
+        c2.selectbox("Verdict", [None, *VERDICTS, *STEP_VERDICTS], key="cb_bulk_verdict",
+                     format_func=lambda v: "—" if v is None else v, disabled=ro)  # fmt: skip
+        c2.button("Set verdict", key="cb_bulk_verdict_btn", on_click=_verdict,
+                  args=(book, cases), disabled=ro)  # fmt: skip
+        cols = book.collections()
+        c3.selectbox("Collection", cols, key="cb_bulk_col", format_func=lambda c: c.name,
+                     placeholder="create one in Collections", disabled=ro or not cols)  # fmt: skip
+        c3.button("Add to collection", key="cb_bulk_col_btn", on_click=_collect,
+                  args=(book, cases), disabled=ro or not cols)  # fmt: skip
+        export_buttons(cases, f"casebook_{len(cases)}_selected", key="cb_bulk_export")
+        if st.button(f"Delete {len(cases)} cases", key="cb_bulk_delete", disabled=ro,
+                     icon=":material/delete:"):  # fmt: skip
+            try:
+                delete_cases(book, cases)
+            except DataError as exc:
+                show_error(exc, key="cb_bulk_delete")
+                return
+            st.rerun()
+
+
+def add_to_collection(book: CaseStore, case: Case) -> None:
+    cols = book.collections()
+    if not cols:
+        st.caption("No collections yet: create one in the Collections tab.")
+        return
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    pick = c1.selectbox(
+        "Add to collection", cols, format_func=lambda c: c.name, key=f"cb_addcol_{case.id}"
+    )
+    if c2.button("Add", key=f"cb_addcol_btn_{case.id}", disabled=readonly()):
+        if case.id in pick.case_ids:
+            st.toast(f"Already in “{md_text(pick.name)}”.")
+        else:
+            book.add_to_collection(pick.id, case.id)
+            st.toast(f"Added to “{md_text(pick.name)}”.", icon=":material/playlist_add:")

@@ -1,0 +1,64 @@
+"""What only the browser can do: open a view by loading its URL, remember the author's name in a
+cookie, and ask before a reload drops text typed into a form.
+
+Why a full load to open a saved view: a view state can hold keys that widgets of the page on
+screen are bound to (tabs, the sidebar's sources), and Streamlit refuses to set those from Python
+(`st.switch_page(query_params=...)` raises "bound to a widget"). Loading the URL is exactly what a
+shared link does in a fresh browser, so whatever the state holds opens the same way.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import streamlit as st
+
+COMPONENT = "rte_browser"
+AUTHOR_COOKIE = "rte_author"
+_JS_FILE = Path(__file__).with_name("browser.js")
+_COMPONENT: Any = None
+
+
+def _component() -> Any:
+    global _COMPONENT
+    if _COMPONENT is None:
+        _COMPONENT = st.components.v2.component(COMPONENT, js=_JS_FILE.read_text(encoding="utf-8"))
+    return _COMPONENT
+
+
+def _mount(key: str, **data: object) -> None:
+    """In the sidebar, where a zero-height element costs no room (and it runs when hidden)."""
+    with st.sidebar:
+        _component()(key=f"rte_browser_{key}", data=data, height=0)
+
+
+def bridge(author: str = "") -> None:
+    """Once per run (app.py): the unsaved-text guard, and the author's name into its cookie."""
+    _mount("bridge", author=author)
+
+
+def navigate(path: str) -> None:
+    """Load `path` (relative to the app's root, built by the explorer from its own views and
+    URL-encoded keys) in this tab, then stop this run."""
+    _mount("navigate", navigate=path, nonce=uuid.uuid4().hex)
+    st.caption("Opening…")
+    st.stop()
+
+
+def cookie_author() -> str:
+    """The author's name this browser remembered (empty when none)."""
+    try:
+        raw = st.context.cookies.get(AUTHOR_COOKIE) or ""
+    except Exception:  # noqa: BLE001 - no request context (AppTest, a script run alone)
+        return ""
+    name = unquote(raw).strip()
+    return name[:200] if name.isprintable() else ""
+
+
+def focus_evidence(key: str) -> None:
+    """Scroll the element keyed `key` (a view's captured item) into sight below the pinned
+    present banner, once it has been drawn."""
+    _mount("focus", focus=f"st-key-{key}", nonce=st.query_params.get("step", ""))
