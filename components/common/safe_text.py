@@ -28,18 +28,33 @@ def plotly_text(escaped: str) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~&])")
+# Streamlit's Markdown (remark-gfm) auto-links bare `scheme://…`, `www.x…` and `a@b.c` in text,
+# backslash escapes or not (it matches the text after unescaping). A word joiner (U+2060, zero
+# width, invisible) inside each pattern stops that and leaves the text the reader sees unchanged.
+WORD_JOINER = "\u2060"
+_AUTOLINK_TRIGGERS = re.compile(
+    r"(?<=:)(?=//)"  # scheme://
+    r"|(?i:(?<=www))(?=\\?\.)"  # www.
+    r"|(?<=@)(?=[\w\\-]+\\?\.)"  # user@domain.tld
+)
+
+
+def no_autolink(markdown: str) -> str:
+    """Markdown text that Streamlit's front end will not turn into a link (see WORD_JOINER)."""
+    return _AUTOLINK_TRIGGERS.sub(WORD_JOINER, markdown)
 
 
 def md_text(text: object, limit: int = 200) -> str:
     """Dataset text inside Streamlit markdown (st.markdown, st.error, st.metric, captions): every
-    markdown, maths and HTML character backslash-escaped, newlines folded, length bounded, so a
-    value can never become a link, an image, LaTeX or markup."""
+    markdown, maths and HTML character backslash-escaped, newlines folded, length bounded, and
+    bare URLs, `www.` names and e-mail addresses broken by an invisible word joiner, so a value
+    can never become a link, an image, LaTeX or markup."""
     s = "" if text is None else str(text)
     s = s if len(s) <= limit else s[:limit] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", s.replace("\r", " ").replace("\n", " "))
+    return no_autolink(_MD_SPECIAL.sub(r"\\\1", s.replace("\r", " ").replace("\n", " ")))
 
 
 def md_label(text: object) -> str:
     """A JSON key or column name as a plain markdown label (letters, digits, simple punctuation)."""
     s = re.sub(r"[^\w\s.,:/()%+-]", " ", str(text)).replace("_", " ").strip()
-    return s[:80] or "(key)"
+    return no_autolink(s[:80]) or "(key)"

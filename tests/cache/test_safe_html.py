@@ -1,0 +1,120 @@
+"""The note renderer loads nothing: no raw HTML, images as links, live links only to http(s) and
+mailto (opening in a new tab without referrer), and no blank line in its output."""
+
+from __future__ import annotations
+
+import html
+from html.parser import HTMLParser
+
+import pytest
+
+from cache.safe_html import LINK_REL, esc, live_url, md_html
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def _tags(markup: str) -> list[tuple[str, dict[str, str | None]]]:
+    p = _Tags()
+    p.feed(markup)
+    p.close()
+    return p.tags
+
+
+def _links(markup: str) -> list[str | None]:
+    return [attrs.get("href") for tag, attrs in _tags(markup) if tag == "a"]
+
+
+def test_formatting_is_kept_and_raw_html_is_text() -> None:
+    out = md_html("**b** _i_ ~~s~~ `c` <script>alert(1)</script> <img src=x onerror=1>")
+    assert {t for t, _ in _tags(out)} == {"p", "strong", "em", "s", "code"}
+    assert "&lt;script&gt;" in out and "&lt;img src=x" in out
+    assert md_html(None) == "" and esc(None) == ""
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "![i](https://evil.example/x.png)",
+        "![a *b*][r]\n\n[r]: https://evil.example/y.png 'title'",
+        "[![inner](https://evil.example/in.png)](https://ok.example/)",
+        "![](https://evil.example/z.png)",
+    ],
+)
+def test_an_image_is_a_plain_link_to_it_and_never_loads(note: str) -> None:
+    out = md_html(note)
+    tags = _tags(out)
+    assert not [t for t, _ in tags if t not in ("p", "a")], tags
+    for tag, attrs in tags:
+        assert "src" not in attrs
+        if tag == "a":
+            assert attrs["rel"] == LINK_REL and attrs["target"] == "_blank"
+    assert "[image: " in html.unescape(out)
+
+
+def test_an_image_placeholder_names_its_alt_text_and_address() -> None:
+    out = md_html("![a <b> chart](https://evil.example/x.png)")
+    assert _links(out) == ["https://evil.example/x.png"]
+    assert "[image: a &lt;b&gt; chart — https://evil.example/x.png]" in out
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        "java&#x09;script:alert(1)",
+        "vbscript:msgbox(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "data:image/png;base64,AAAA",
+        "file:///etc/passwd",
+        "ftp://evil.example/x",
+        "//evil.example/x",
+        "/\\evil.example",
+        "https:/\\evil.example",
+        "https:evil.example",
+        "https:///evil.example",
+        "relative/path",
+        "#fragment",
+    ],
+)
+def test_only_http_https_and_mailto_links_are_live(url: str) -> None:
+    for note in (f"[x]({url})", f"<{url}>", f"![x]({url})", f"[x][r]\n\n[r]: {url}"):
+        out = md_html(note)
+        assert _links(out) == [], (note, out)
+        assert not [t for t, _ in _tags(out) if t not in ("p",)], (note, out)
+
+
+def test_live_links_open_in_a_new_tab_without_referrer() -> None:
+    out = md_html(
+        "[a](https://ok.example/p?q=1) <http://ok.example> <mailto:a@b.example> <a@b.example>"
+    )
+    assert _links(out) == [
+        "https://ok.example/p?q=1",
+        "http://ok.example",
+        "mailto:a@b.example",
+        "mailto:a@b.example",
+    ]
+    for tag, attrs in _tags(out):
+        if tag == "a":
+            assert attrs["rel"] == LINK_REL and attrs["target"] == "_blank"
+    assert live_url("HTTPS://OK.example") and not live_url("https://%20evil")
+
+
+def test_output_has_no_blank_line_so_streamlit_keeps_it_one_html_block() -> None:
+    note = "para\n\n```\ncode\n\n   \n![i](https://evil.example/b.png)\n```\n\n- a\n\n- b\n"
+    out = md_html(note)
+    assert "\n" not in out and "\r" not in out
+    code = out[out.index("<code>") + 6 : out.index("</code>")]
+    assert html.unescape(code) == "code\n\n   \n![i](https://evil.example/b.png)\n"
+    assert "<img" not in out
+
+
+def test_lone_surrogates_do_not_break_rendering() -> None:
+    assert "\ufffd" in md_html("a\ud800b")

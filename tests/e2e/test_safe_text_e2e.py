@@ -1,0 +1,117 @@
+"""Dataset and user text in a real browser: Streamlit's Markdown (remark-gfm) turns no escaped
+value into a link, and a rendered note loads nothing. A throwaway one-page app renders hostile
+strings through `md_text`, `md_label` and `md_html` the way the views do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+
+from bench.browser import free_port, wait_healthy
+from components.common.safe_text import WORD_JOINER
+
+pytestmark = pytest.mark.e2e
+
+HOSTILE = (
+    "view (https://evil.example/x) lacks it; see www.evil.example, mail a@evil.example,"
+    " HTTP://EVIL.example/Y and http://e"
+)
+NOTE = textwrap.dedent(
+    """\
+    **bold** ![pic](https://evil.example/a.png) [ok](https://ok.example/page)
+
+    ![ref][r] <https://ok.example/auto> [bad](javascript:alert(1)) [rel](//evil.example/p)
+
+    ```
+    code
+
+    ![i](https://evil.example/b.png) https://evil.example/c <img src="https://evil.example/d.png">
+    ```
+
+    after https://evil.example/e
+
+    [r]: https://evil.example/f.png
+    """
+)
+APP = f"""
+import streamlit as st
+from components.common.safe_text import md_html, md_label, md_text
+
+HOSTILE = {HOSTILE!r}
+with st.container(key="texts"):
+    st.markdown(md_text(HOSTILE))
+    st.caption(md_text(HOSTILE))
+    st.warning(md_text(HOSTILE))
+    st.metric(md_label("https://evil.example/k www.evil.example"), md_text(HOSTILE))
+with st.container(key="note"):
+    st.markdown("<div class='note'>" + md_html({NOTE!r}) + "</div>", unsafe_allow_html=True)
+st.container(key="done").write("done")
+"""
+
+
+@pytest.fixture(scope="module")
+def text_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("safe_text_app")
+    (root / "page.py").write_text(APP)
+    log = root / "streamlit.log"
+    port = free_port()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(root / "page.py"),
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=root, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, proc, log)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def test_escaped_text_is_never_a_link_and_notes_load_nothing(text_app: str, page) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(text_app)
+    expect(page.locator(".st-key-done")).to_contain_text("done", timeout=60_000)
+
+    texts = page.locator(".st-key-texts")
+    expect(texts.locator('[data-testid="stMarkdownContainer"]')).to_have_count(4)
+    expect(texts.locator("a")).to_have_count(0)
+    # the reader sees the value itself: no backslash, no visible joiner
+    shown = texts.locator('[data-testid="stMarkdownContainer"]').first.inner_text()
+    assert shown.replace(WORD_JOINER, "") == HOSTILE
+
+    note = page.locator(".st-key-note .note")
+    expect(note.locator("strong")).to_have_text("bold")
+    expect(note.locator("img")).to_have_count(0)
+    # live links: the image turned link, the reference image, the http(s) link and the autolink
+    links = note.locator("a")
+    expect(links).to_have_count(4)
+    hrefs = [links.nth(i).get_attribute("href") for i in range(4)]
+    assert hrefs == [
+        "https://evil.example/a.png",
+        "https://ok.example/page",
+        "https://evil.example/f.png",
+        "https://ok.example/auto",
+    ]
+    for i in range(4):
+        expect(links.nth(i)).to_have_attribute("rel", "noopener noreferrer nofollow")
+        expect(links.nth(i)).to_have_attribute("target", "_blank")
+    expect(note).to_contain_text("[image: pic — https://evil.example/a.png]")
+    expect(note).to_contain_text("[bad](javascript:alert(1))")
+    expect(note).to_contain_text("[rel](//evil.example/p)")
+    # the code block keeps its blank line and stays code (no image, no link after the blank line)
+    expect(note.locator("pre code")).to_contain_text("code\n\n![i](https://evil.example/b.png)")
+    assert not [u for u in requests if not u.startswith(text_app)], requests
