@@ -25,31 +25,42 @@ from cache.casebook.model import (
     ImportReport,
     case_from_dict,
     case_to_dict,
+    collection_from_dict,
+    collection_to_dict,
     deep_link,
     default_title,
     make_case,
     normalize_tags,
     validate_case,
+    validate_collection,
 )
 from cache.casebook.store import SCHEMA_VERSION, CaseStore, open_store
 
 if TYPE_CHECKING:  # the real signatures for type checkers; at run time see __getattr__
     from cache.casebook.io import (
+        export_casebook,
         export_cases,
         export_collection,
         format_of,
         import_cases,
+        labels_bytes,
         parse_cases,
+        parse_file,
         prm_labels,
+        step_labels,
     )
 
 _IO_NAMES = (
+    "export_casebook",
     "export_cases",
     "export_collection",
     "format_of",
     "import_cases",
+    "labels_bytes",
     "parse_cases",
+    "parse_file",
     "prm_labels",
+    "step_labels",
 )
 
 
@@ -80,16 +91,23 @@ __all__ = [
     "NotFound",
     "case_from_dict",
     "case_to_dict",
+    "collection_from_dict",
+    "collection_to_dict",
     "deep_link",
     "default_title",
+    "export_casebook",
     "export_cases",
     "export_collection",
     "format_of",
     "import_cases",
+    "labels_bytes",
     "make_case",
     "normalize_tags",
     "open_store",
     "parse_cases",
+    "parse_file",
     "prm_labels",
+    "step_labels",
     "validate_case",
+    "validate_collection",
 ]

@@ -1,9 +1,10 @@
-"""Casebook import and export: JSONL (exact), CSV and Parquet (one row per case, dict/list fields
-as JSON text plus flattened `item_<key>` columns), and PRM labels from FineProofs cases.
+"""Casebook import and export: JSONL (exact; cases, then collections), CSV and Parquet (one row
+per case, dict/list fields as JSON text plus flattened `item_<key>` columns), and FineProofs step
+labels (CSV, JSONL, Parquet). The formats: docs/formats/casebook.md.
 
 An import is validated as a whole before anything is written (`ImportRejected` names the line
-and field), then merged by case id in one transaction (`CaseStore.merge`): importing the same
-file twice changes nothing the second time.
+and field), then merged by case id, then collection id, in one transaction (`CaseStore.merge`):
+importing the same file twice changes nothing the second time.
 
 JSONL keeps every character (a lone surrogate is written as a `\\uXXXX` escape). CSV and
 Parquet hold UTF-8 text, so there a lone surrogate or NUL in a note becomes a visible
@@ -12,12 +13,15 @@ Parquet hold UTF-8 text, so there a lone surrogate or NUL in a note becomes a vi
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import polars as pl
@@ -25,10 +29,14 @@ import polars as pl
 from cache.casebook.errors import CasebookReadOnly, ImportRejected, InvalidCase, NotFound
 from cache.casebook.model import (
     CASE_FIELDS,
+    COLLECTION_TYPE,
     Case,
+    Collection,
     ImportReport,
     case_from_dict,
     case_to_dict,
+    collection_from_dict,
+    collection_to_dict,
     deep_link,
 )
 from cache.casebook.store import CaseStore
@@ -89,13 +97,29 @@ def _flat_rows(cases: Sequence[Case]) -> tuple[list[str], list[dict[str, Any]]]:
     return columns, rows
 
 
+def _case_line(case: Case) -> str:
+    return _json_line({**case_to_dict(case), "deep_link": deep_link(case)})
+
+
+def export_casebook(cases: Iterable[Case], collections: Iterable[Collection] = ()) -> bytes:
+    """JSONL: one line per case, then one per collection (`"type": "collection"`). A collection
+    line lists those of its cases that are in the file, in its order, so the file imports on
+    its own (into a fresh casebook too)."""
+    cases = list(cases)
+    have = {c.id for c in cases}
+    lines = [_case_line(c) for c in cases]
+    for col in collections:
+        kept = replace(col, case_ids=tuple(i for i in col.case_ids if i in have))
+        lines.append(_json_line(collection_to_dict(kept)))
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
 def export_cases(cases: Iterable[Case], fmt: Format) -> bytes:
     """One row per case with every field and its deep link."""
     _check_fmt(fmt)
     cases = list(cases)
     if fmt == "jsonl":
-        lines = [_json_line({**case_to_dict(c), "deep_link": deep_link(c)}) for c in cases]
-        return "".join(line + "\n" for line in lines).encode("utf-8")
+        return export_casebook(cases)
     columns, rows = _flat_rows(cases)
     if fmt == "csv":
         buf = io.StringIO(newline="")
@@ -121,12 +145,14 @@ def export_cases(cases: Iterable[Case], fmt: Format) -> bytes:
 def export_collection(
     store: CaseStore, collection_id: str, fmt: Format, include_deleted: bool = False
 ) -> bytes:
-    """The collection's cases in collection order (soft-deleted ones left out by default)."""
+    """The collection's cases in collection order (soft-deleted ones left out by default); in
+    JSONL followed by the collection's own line."""
     col = store.get_collection(collection_id)
     if col is None:
         raise NotFound(f"no collection {collection_id} in the casebook", "pick another one")
     cases = [c for c in map(store.get, col.case_ids) if c is not None]
-    return export_cases([c for c in cases if include_deleted or not c.deleted], fmt)
+    cases = [c for c in cases if include_deleted or not c.deleted]
+    return export_casebook(cases, [col]) if fmt == "jsonl" else export_cases(cases, fmt)
 
 
 # -------------------------------------------------------------------------------- import
@@ -231,25 +257,29 @@ def _rows_parquet(data: bytes) -> list[tuple[int, dict[str, Any]]]:
     return [(n, _from_text_row(row, n, False)) for n, row in enumerate(df.to_dicts(), 1)]
 
 
-def parse_cases(data: bytes, fmt: Format) -> list[Case]:
-    """Every case of the file, validated; `ImportRejected` on the first problem."""
-    _check_fmt(fmt)
-    if fmt == "jsonl":
-        rows = _rows_jsonl(data)
-        where = "line"
-    else:
-        rows = _rows_csv(data) if fmt == "csv" else _rows_parquet(data)
-        where = "line" if fmt == "csv" else "row"
+@dataclass(frozen=True)
+class ImportFile:
+    """A parsed import file: its cases, its collections, and where each collection came from
+    (collection id -> "line 7", for the store's messages)."""
+
+    cases: list[Case]
+    collections: list[Collection]
+    where: dict[str, str]
+
+
+def _reject(where: str, exc: ValueError | InvalidCase, what: str) -> ImportRejected:
+    msg = exc.message if isinstance(exc, InvalidCase) else str(exc)
+    return ImportRejected(f"{where}: {msg}", f"fix or remove that {what}; nothing was imported")
+
+
+def _parse_case_rows(rows: list[tuple[int, dict[str, Any]]], where: str) -> list[Case]:
     out: list[Case] = []
     seen: dict[str, int] = {}
     for n, row in rows:
         try:
             case = case_from_dict(row)
         except (ValueError, InvalidCase) as exc:
-            msg = exc.message if isinstance(exc, InvalidCase) else str(exc)
-            raise ImportRejected(
-                f"{where} {n}: {msg}", "fix or remove that case; nothing was imported"
-            ) from exc
+            raise _reject(f"{where} {n}", exc, "case") from exc
         if case.id in seen:
             raise ImportRejected(
                 f"{where} {n}: case id {case.id} already appears on {where} {seen[case.id]}",
@@ -260,36 +290,189 @@ def parse_cases(data: bytes, fmt: Format) -> list[Case]:
     return out
 
 
+def _parse_collection_rows(rows: list[tuple[int, dict[str, Any]]]) -> ImportFile:
+    cols: list[Collection] = []
+    where: dict[str, str] = {}
+    names: dict[str, int] = {}
+    for n, row in rows:
+        try:
+            col = collection_from_dict(row)
+        except (ValueError, InvalidCase) as exc:
+            raise _reject(f"line {n}", exc, "collection") from exc
+        for key, seen, what in ((col.id, where, "id"), (col.name, names, "name")):
+            if key in seen:
+                raise ImportRejected(
+                    f"line {n}: a collection with {what} {key!r} already appears earlier",
+                    "each collection may appear once; nothing was imported",
+                )
+        where[col.id], names[col.name] = f"line {n}", n
+        cols.append(col)
+    return ImportFile([], cols, where)
+
+
+def _split_jsonl(
+    rows: list[tuple[int, dict[str, Any]]],
+) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+    """(case lines, collection lines): a line without `type` is a case (older exports)."""
+    cases: list[tuple[int, dict[str, Any]]] = []
+    cols: list[tuple[int, dict[str, Any]]] = []
+    for n, row in rows:
+        kind = row.get("type", "case")
+        if kind not in ("case", COLLECTION_TYPE):
+            raise ImportRejected(
+                f"line {n}: unknown line type {kind!r}",
+                'a line is a case (no "type") or a collection ("type": "collection"); '
+                "nothing was imported",
+            )
+        (cases if kind == "case" else cols).append((n, row))
+    return cases, cols
+
+
+def _check_not_empty(data: bytes) -> None:
+    if not data.removeprefix(codecs.BOM_UTF8).strip():
+        raise ImportRejected(
+            "the file is empty",
+            "choose a casebook export (.jsonl, .csv or .parquet) that holds cases; "
+            "nothing was imported",
+        )
+
+
+def parse_file(data: bytes, fmt: Format) -> ImportFile:
+    """Every case and collection of the file, validated; `ImportRejected` on the first problem
+    (an empty file, or one without a case or collection, is one)."""
+    _check_fmt(fmt)
+    _check_not_empty(data)
+    if fmt == "jsonl":
+        case_rows, col_rows = _split_jsonl(_rows_jsonl(data))
+        parsed = _parse_collection_rows(col_rows)
+        cases = _parse_case_rows(case_rows, "line")
+    else:
+        rows = _rows_csv(data) if fmt == "csv" else _rows_parquet(data)
+        parsed = ImportFile([], [], {})
+        cases = _parse_case_rows(rows, "line" if fmt == "csv" else "row")
+    if not cases and not parsed.collections:
+        raise ImportRejected(
+            "the file holds no cases (a header or schema only)",
+            "export the cases again, or choose another file; nothing was imported",
+        )
+    return replace(parsed, cases=cases)
+
+
+def parse_cases(data: bytes, fmt: Format) -> list[Case]:
+    """Every case of the file, validated; `ImportRejected` on the first problem."""
+    return parse_file(data, fmt).cases
+
+
 def import_cases(store: CaseStore, data: bytes, fmt: Format) -> ImportReport:
-    """Validate the whole file, then merge it by case id in one transaction."""
+    """Validate the whole file, then merge its cases and collections in one transaction."""
     if store.readonly:
         raise CasebookReadOnly()
-    return store.merge(parse_cases(data, fmt))
+    parsed = parse_file(data, fmt)
+    return store.merge(parsed.cases, parsed.collections, parsed.where)
 
 
-# --------------------------------------------------------------------------- PRM labels
+# --------------------------------------------------------------------- FineProofs step labels
+
+LABEL_COLUMNS: tuple[str, ...] = (
+    "problem_id",
+    "sample_index",
+    "step_idx",
+    "prefix_ordinal",
+    "label",
+    "note",
+    "author",
+    "updated_at",
+)
+_LABEL_SCHEMA = dict(
+    zip(
+        LABEL_COLUMNS,
+        (pl.String, pl.Int64, pl.Int64, pl.Int64, pl.String, pl.String, pl.String, pl.String),
+        strict=True,
+    )
+)
+_WHOLE = re.compile(r"^-?[0-9]+$")
+
+
+@dataclass(frozen=True)
+class StepLabels:
+    """FineProofs step labels (`LABEL_COLUMNS`), and how many labelled step cases were left out
+    because neither their item nor their snapshot holds the step index."""
+
+    frame: pl.DataFrame
+    no_step_index: int
+
+
+def _whole(*values: Any) -> int | None:
+    """The first value that is a whole number (int, integral float, digits), else None."""
+    for v in values:
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            return v
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, str) and _WHOLE.match(v.strip()):
+            return int(v)
+    return None
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _is_step_case(c: Case) -> bool:
+    return (
+        c.dataset == "fineproofs"
+        and c.verdict is not None
+        and not c.deleted
+        and ("prefix" in c.item or "step" in c.item)
+    )
+
+
+def step_labels(cases: Iterable[Case]) -> StepLabels:
+    """One row per live, labelled FineProofs step case (label = verdict). `step_idx` is the
+    prefix table's own row key (item `step`, else snapshot `step`), so the labels join back to
+    data/prefix_values.parquet on (problem_id, sample_index, step_idx)."""
+    rows, skipped = [], 0
+    for c in cases:
+        sample = _whole(c.item.get("sample"))
+        if not _is_step_case(c) or not c.item.get("problem") or sample is None:
+            continue
+        step = _whole(c.item.get("step"), c.snapshot.get("step"))
+        if step is None:
+            skipped += 1
+            continue
+        ordinal = _whole(c.item.get("prefix"), c.snapshot.get("prefix"))
+        note = _utf8_safe(c.note)
+        rows.append(
+            (
+                c.item["problem"],
+                sample,
+                step,
+                ordinal,
+                c.verdict,
+                note,
+                c.author,
+                _iso(c.updated_at),
+            )
+        )
+    df = pl.DataFrame(rows, schema=_LABEL_SCHEMA, orient="row")
+    return StepLabels(df.sort(["problem_id", "sample_index", "step_idx", "updated_at"]), skipped)
 
 
 def prm_labels(cases: Iterable[Case]) -> pl.DataFrame:
-    """Step labels for process-reward-model pipelines: one row per live FineProofs case whose
-    item names problem/sample/prefix and which has a verdict (label = verdict)."""
-    rows = []
-    for c in cases:
-        if c.dataset != "fineproofs" or c.verdict is None or c.deleted:
-            continue
-        try:
-            problem = c.item["problem"]
-            sample, step = int(c.item["sample"]), int(c.item["prefix"])
-        except (KeyError, ValueError):
-            continue
-        rows.append((problem, sample, step, c.verdict, c.note))
-    schema = {
-        "problem_id": pl.String,
-        "sample_index": pl.Int64,
-        "step": pl.Int64,
-        "label": pl.String,
-        "note": pl.String,
-    }
-    rows = [(p, s, t, lab, _utf8_safe(note)) for p, s, t, lab, note in rows]
-    df = pl.DataFrame(rows, schema=schema, orient="row")
-    return df.sort(["problem_id", "sample_index", "step"])
+    """The step labels' table (see `step_labels`)."""
+    return step_labels(cases).frame
+
+
+def labels_bytes(labels: pl.DataFrame, fmt: Format) -> bytes:
+    """The step labels as a CSV, JSONL or Parquet file."""
+    _check_fmt(fmt)
+    buf = io.BytesIO()
+    if fmt == "csv":
+        labels.write_csv(buf)
+    elif fmt == "jsonl":
+        labels.write_ndjson(buf)
+    else:
+        labels.write_parquet(buf)
+    return buf.getvalue()

@@ -3,8 +3,9 @@ ordered list of cases). Plain frozen dataclasses of JSON-able values, so the sto
 and the UI all pass the same objects around.
 
 `make_case` builds a new case and `validate_case` normalises and checks one (tags trimmed and
-deduplicated, a default title, size limits); the store and the importer call `validate_case` on
-everything they write.
+deduplicated, a default title, size limits, a view of the explorer's own); the store and the
+importer call `validate_case` on everything they write. Rows already stored are read as they are
+(a stored view that is not ours is shown as plain text, never as a link).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from cache.casebook.errors import InvalidCase
-from cache.casebook.links import case_path
+from cache.casebook.links import CASE_VIEWS, case_path, is_case_view
 
 DATASETS = ("parason", "mars", "playground", "fineproofs")
 MAX_TAGS = 1000
@@ -75,13 +76,17 @@ class Collection:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did. `kept` lists ids counted as unchanged although the file's copy
-    differs: the stored copy was edited later, so it won."""
+    """What an import did. `kept` (`collections_kept`) lists case (collection) ids counted as
+    unchanged although the file's copy differs: the stored copy was edited later, so it won."""
 
     added: int
     updated: int
     unchanged: int
     kept: tuple[str, ...] = ()
+    collections_added: int = 0
+    collections_updated: int = 0
+    collections_unchanged: int = 0
+    collections_kept: tuple[str, ...] = ()
 
 
 CASE_FIELDS: tuple[str, ...] = tuple(Case.__dataclass_fields__)
@@ -141,6 +146,19 @@ def _check_text(name: str, value: Any, limit: int = MAX_SHORT_CHARS) -> None:
         )
 
 
+def _check_id(kind: str, value: Any) -> None:
+    if not isinstance(value, str) or not _ID_RE.match(value):
+        raise InvalidCase(
+            f"{kind} id {value!r} is not valid",
+            "use 1-64 letters, digits, '.', '_', ':' or '-' (new ids are uuid4 hex)",
+        )
+
+
+def _check_time(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidCase(f"{name} must be a number of unix seconds")
+
+
 def _check_str_map(name: str, value: Any) -> None:
     if not isinstance(value, Mapping):
         raise InvalidCase(f"{name} must be a mapping of text to text")
@@ -149,17 +167,30 @@ def _check_str_map(name: str, value: Any) -> None:
         _check_text(f"{name}[{k}]", v)
 
 
+def _check_view(view: Any, dataset: str) -> None:
+    """Only the explorer's own views are written: a view is where the case's link points, so
+    an imported `javascript:` or `//host` must not get in (even though links are rebuilt)."""
+    _check_text("view", view)
+    if not is_case_view(view):
+        shown = view if len(view) <= 80 else view[:80] + "…"
+        raise InvalidCase(
+            f"view {shown!r} is not one of the explorer's views",
+            f"a case's view is the page it was captured in: one of {', '.join(CASE_VIEWS)}",
+        )
+    if view != dataset:
+        raise InvalidCase(
+            f"a {dataset} case cannot come from the {view} view",
+            f"set its view to {dataset!r}, the view of that dataset",
+        )
+
+
 def validate_case(case: Case) -> Case:
     """The case normalised (tags, default title, JSON-clean snapshot), or InvalidCase saying what
     is wrong."""
-    if not isinstance(case.id, str) or not _ID_RE.match(case.id):
-        raise InvalidCase(
-            f"case id {case.id!r} is not valid",
-            "use 1-64 letters, digits, '.', '_', ':' or '-' (new ids are uuid4 hex)",
-        )
+    _check_id("case", case.id)
     if case.dataset not in DATASETS:
         raise InvalidCase(f"unknown dataset {case.dataset!r}", f"use one of {', '.join(DATASETS)}")
-    _check_text("view", case.view)
+    _check_view(case.view, case.dataset)
     if not isinstance(case.query, tuple | list) or not all(
         isinstance(p, tuple | list) and len(p) == 2 for p in case.query
     ):
@@ -190,10 +221,8 @@ def validate_case(case: Case) -> Case:
         raise InvalidCase(
             f"the note is {size / 2**20:.1f} MB (at most 2 MB)", "shorten it or link to a file"
         )
-    for name in ("created_at", "updated_at"):
-        v = getattr(case, name)
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise InvalidCase(f"{name} must be a number of unix seconds")
+    _check_time("created_at", case.created_at)
+    _check_time("updated_at", case.updated_at)
     if case.deleted_at is not None and (
         isinstance(case.deleted_at, bool) or not isinstance(case.deleted_at, int | float)
     ):
@@ -343,5 +372,88 @@ def case_from_dict(d: Mapping[str, Any]) -> Case:
             snapshot=_typed(d, "snapshot", (dict,)),
             version=_typed(d, "version", (int,)),
             deleted_at=_typed(d, "deleted_at", (int, float), optional=True),
+        )
+    )
+
+
+# ---------------------------------------------------------------------------- collections
+
+COLLECTION_TYPE = "collection"  # the `type` of a collection line in a JSONL export
+MAX_NAME_CHARS = 200
+
+
+def check_collection_name(name: Any) -> str:
+    """The name trimmed, or InvalidCase (1-200 characters, no NUL or lone surrogate)."""
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or len(name.strip()) > MAX_NAME_CHARS
+        or _BAD_CHARS.search(name)
+    ):
+        raise InvalidCase("a collection needs a name of 1-200 characters", "type a short name")
+    return name.strip()
+
+
+def validate_collection(col: Collection) -> Collection:
+    """The collection normalised (name trimmed, times as floats), or InvalidCase saying what is
+    wrong: the store calls this on every collection an import writes."""
+    _check_id("collection", col.id)
+    name = check_collection_name(col.name)
+    _check_text("description", col.description)
+    if isinstance(col.case_ids, str) or not isinstance(col.case_ids, tuple | list):
+        raise InvalidCase("case_ids must be a list of case ids")
+    seen: set[str] = set()
+    for cid in col.case_ids:
+        _check_id("case", cid)
+        if cid in seen:
+            raise InvalidCase(f"case {cid} is listed twice", "list each case once")
+        seen.add(cid)
+    _check_time("created_at", col.created_at)
+    _check_time("updated_at", col.updated_at)
+    if isinstance(col.version, bool) or not isinstance(col.version, int) or col.version < 1:
+        raise InvalidCase("version must be a whole number >= 1")
+    return replace(
+        col,
+        name=name,
+        case_ids=tuple(col.case_ids),
+        created_at=float(col.created_at),
+        updated_at=float(col.updated_at),
+    )
+
+
+def same_collection(a: Collection, b: Collection) -> bool:
+    """Equal in everything but the version counter (what an import compares)."""
+    return replace(a, version=0) == replace(b, version=0)
+
+
+def collection_to_dict(col: Collection) -> dict[str, Any]:
+    """A collection line of the JSONL export (`type` tells it from a case line)."""
+    return {
+        "type": COLLECTION_TYPE,
+        "id": col.id,
+        "name": col.name,
+        "description": col.description,
+        "case_ids": list(col.case_ids),
+        "created_at": col.created_at,
+        "updated_at": col.updated_at,
+        "version": col.version,
+    }
+
+
+def collection_from_dict(d: Mapping[str, Any]) -> Collection:
+    """The inverse of `collection_to_dict` (`description` and `version` may be left out),
+    strict about types (ValueError naming the field); then validated (InvalidCase)."""
+    case_ids = _typed(d, "case_ids", (list,))
+    if not all(isinstance(c, str) for c in case_ids):
+        raise ValueError("field 'case_ids' must be a list of case ids (text)")
+    return validate_collection(
+        Collection(
+            id=_typed(d, "id", (str,)),
+            name=_typed(d, "name", (str,)),
+            description=_typed({"description": "", **d}, "description", (str,)),
+            case_ids=tuple(case_ids),
+            created_at=_typed(d, "created_at", (int, float)),
+            updated_at=_typed(d, "updated_at", (int, float)),
+            version=_typed({"version": 1, **d}, "version", (int,)),
         )
     )

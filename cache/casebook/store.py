@@ -22,15 +22,15 @@ import re
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.engine import URL, Connection, Engine, Row
 
 from cache.casebook.errors import (
     AlreadyExists,
@@ -38,18 +38,21 @@ from cache.casebook.errors import (
     CasebookSchemaTooNew,
     CasebookUnavailable,
     EditConflict,
-    InvalidCase,
+    ImportRejected,
     NotFound,
 )
 from cache.casebook.model import (
     Case,
     Collection,
     ImportReport,
+    check_collection_name,
     item_key,
     new_id,
     normalize_tags,
+    same_collection,
     same_content,
     validate_case,
+    validate_collection,
 )
 from cache.errors import DataError
 from cache.paths import cache_root
@@ -333,22 +336,43 @@ def _unavailable(exc: BaseException, where: str) -> CasebookUnavailable:
 # ------------------------------------------------------------------------------------ engine
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def default_path() -> Path:
+    """The casebook file when RTE_DB_URL is not set (the only folder the explorer creates)."""
+    return cache_root() / "casebook.sqlite"
+
+
+def _path_url(path: str | Path) -> str:
+    """The SQLite URL of a file path (made absolute, so messages name the real folder)."""
+    u = sa.engine.URL.create("sqlite", database=str(Path(path).expanduser().absolute()))
+    return u.render_as_string(hide_password=False)
+
+
+def as_url(value: str) -> str:
+    """A database URL; a plain path (no `scheme:`), absolute or relative, is a SQLite file."""
+    return value if _SCHEME.match(value) else _path_url(value)
+
+
 def default_url() -> str:
     explicit = os.environ.get(DB_URL_ENV, "").strip()
-    if explicit:
-        return explicit
-    return f"sqlite:///{cache_root() / 'casebook.sqlite'}"
+    return as_url(explicit) if explicit else _path_url(default_path())
 
 
-def _make_engine(url: str, timeout: float) -> Engine:
+def _parse_url(url: str | URL) -> URL:
     try:
-        u = sa.engine.make_url(url)
+        return sa.engine.make_url(url)
     except sa.exc.ArgumentError as exc:
         raise CasebookUnavailable(
             f"the casebook URL {url!r} is not a database URL",
-            "set RTE_DB_URL to e.g. sqlite:////path/casebook.sqlite or "
-            "postgresql+psycopg://user:pass@host/db",
+            "set RTE_DB_URL to a file path, e.g. /srv/casebook.sqlite, or a URL, e.g. "
+            "sqlite:////path/casebook.sqlite or postgresql+psycopg://user:pass@host/db",
         ) from exc
+
+
+def _make_engine(url: str | URL, timeout: float) -> Engine:
+    u = _parse_url(url)
     backend = u.get_backend_name()
     if backend == "postgresql" and u.drivername == "postgresql":
         u = u.set(drivername="postgresql+psycopg")  # the driver we depend on
@@ -399,6 +423,87 @@ def _chunks(seq: Sequence[str], n: int = 500) -> Iterator[Sequence[str]]:
         yield seq[i : i + n]
 
 
+def _missing_cases(conn: Connection, case_ids: Sequence[str]) -> list[str]:
+    """The ids of `case_ids` that are not in the casebook, in their order."""
+    found: set[str] = set()
+    for chunk in _chunks(list(case_ids)):
+        found.update(conn.execute(sa.select(cases_t.c.id).where(cases_t.c.id.in_(chunk))).scalars())
+    return [c for c in case_ids if c not in found]
+
+
+def _write_members(conn: Connection, cid: str, case_ids: Sequence[str]) -> None:
+    conn.execute(sa.delete(items_t).where(items_t.c.collection_id == cid))
+    if case_ids:
+        conn.execute(
+            sa.insert(items_t),
+            [{"collection_id": cid, "case_id": c, "position": i} for i, c in enumerate(case_ids)],
+        )
+
+
+class _CollectionMerge:
+    """An import's collections merged by id inside the import's transaction (see `merge`)."""
+
+    def __init__(self, conn: Connection, where: Mapping[str, str]) -> None:
+        self.conn = conn
+        self.where = where
+
+    def _label(self, col: Collection) -> str:
+        return self.where.get(col.id) or f"collection {col.name!r}"
+
+    def _check(self, col: Collection) -> None:
+        missing = _missing_cases(self.conn, col.case_ids)
+        if missing:
+            raise ImportRejected(
+                f"{self._label(col)}: collection {col.name!r} lists {len(missing)} case(s) that "
+                f"are neither in the file nor in this casebook: {', '.join(missing[:5])}",
+                "export the collection together with its cases; nothing was imported",
+            )
+        other = self.conn.execute(
+            sa.select(collections_t.c.id).where(
+                collections_t.c.name == col.name, collections_t.c.id != col.id
+            )
+        ).scalar_one_or_none()
+        if other is not None:
+            raise ImportRejected(
+                f"{self._label(col)}: another collection named {col.name!r} (id {other}) is "
+                "already in this casebook",
+                "rename one of the two (in the Collections tab, or the name in the file) and "
+                "import again; nothing was imported",
+            )
+
+    def _write(self, col: Collection, version: int, new: bool) -> None:
+        values = {
+            "name": col.name,
+            "description": col.description,
+            "created_at": col.created_at,
+            "updated_at": col.updated_at,
+            "version": version,
+        }
+        if new:
+            self.conn.execute(sa.insert(collections_t).values(id=col.id, **values))
+        else:
+            q = sa.update(collections_t).where(collections_t.c.id == col.id)
+            self.conn.execute(q.values(**values))
+        _write_members(self.conn, col.id, col.case_ids)
+
+    def run(self, cols: Sequence[Collection]) -> tuple[int, int, int, tuple[str, ...]]:
+        """(added, updated, unchanged, kept ids), the same rules as for cases."""
+        added = updated = unchanged = 0
+        kept: list[str] = []
+        for col in cols:
+            old = CaseStore._collection(self.conn, col.id)
+            if old is not None and same_collection(old, col):
+                unchanged += 1
+            elif old is not None and col.updated_at <= old.updated_at:
+                unchanged += 1
+                kept.append(col.id)
+            else:
+                self._check(col)
+                self._write(col, col.version if old is None else old.version + 1, old is None)
+                added, updated = (added + 1, updated) if old is None else (added, updated + 1)
+        return added, updated, unchanged, tuple(kept)
+
+
 # ------------------------------------------------------------------------------------- store
 
 
@@ -406,12 +511,13 @@ class CaseStore:
     """Cases and collections in one database. Thread-safe (one engine, pooled connections);
     several processes may open the same database. Open it with `open_store`."""
 
-    def __init__(self, engine: Engine, readonly: bool = False) -> None:
+    def __init__(self, engine: Engine, readonly: bool = False, where: str | None = None) -> None:
         self.engine = engine
         self.readonly = readonly
         self._writer = engine.execution_options(casebook_write=True)
+        self._keepalive: sqlite3.Connection | None = None  # see `_empty_store`
         u = engine.url
-        self.where = (
+        self.where = where or (
             (u.database or ":memory:")
             if u.get_backend_name() == "sqlite"
             else u.render_as_string(hide_password=True)
@@ -461,8 +567,8 @@ class CaseStore:
                     "upgrade the explorer, or point RTE_DB_URL at another casebook; "
                     "the database was not changed",
                 )
-            if version == target:
-                return version
+            if version == target or (self.readonly and version == 0):
+                return version  # 0: nothing to read yet; `open_store` serves it empty
             if self.readonly:
                 raise CasebookUnavailable(
                     f"the casebook at {self.where} is at schema version {version} (needs "
@@ -486,6 +592,8 @@ class CaseStore:
 
     def close(self) -> None:
         self.engine.dispose()
+        if self._keepalive is not None:
+            self._keepalive.close()
 
     def schema_version(self) -> int:
         with self._tx() as conn:
@@ -664,40 +772,57 @@ class CaseStore:
                     counts[v] += 1
         return dict(counts)
 
-    def merge(self, incoming: Sequence[Case]) -> ImportReport:
-        """Merge cases by id in ONE transaction: new ids are added; an identical copy is left
-        alone; a copy whose `updated_at` is newer replaces the stored one (its version
-        becomes stored+1, so open editors see a conflict); an older copy loses."""
+    def merge(
+        self,
+        incoming: Sequence[Case],
+        collections: Sequence[Collection] = (),
+        where: Mapping[str, str] | None = None,
+    ) -> ImportReport:
+        """Merge cases by id, then collections by id, in ONE transaction.
+
+        A new id is added; an identical copy is left alone; a copy whose `updated_at` is newer
+        replaces the stored one (its version becomes stored+1, so open editors see a conflict);
+        an older copy loses. A collection must list cases that are in the casebook once the
+        cases are merged, and may not take a name another collection holds (ImportRejected,
+        nothing written). `where`: collection id -> where it came from ("line 7"), for messages.
+        """
         todo = [validate_case(c) for c in incoming]
-        added = updated = unchanged = 0
-        kept: list[str] = []
+        cols = [validate_collection(c) for c in collections]
         raced = CasebookUnavailable(
             "another session added some of these cases during the import; nothing was imported",
             "retry the import",
         )
         with self._tx(write=True, integrity=raced) as conn:
-            stored: dict[str, Case] = {}
-            for chunk in _chunks([c.id for c in todo]):
-                q = sa.select(*_CASE_COLS).where(cases_t.c.id.in_(chunk))
-                stored.update((c.id, c) for c in _cases(conn.execute(q).all()))
-            new = [_row_values(c) for c in todo if c.id not in stored]
-            if new:
-                conn.execute(sa.insert(cases_t), new)
-                added = len(new)
-            for c in todo:
-                old = stored.get(c.id)
-                if old is None:
-                    continue
-                if same_content(old, c):
-                    unchanged += 1
-                elif c.updated_at > old.updated_at:
-                    values = _row_values(replace(c, version=old.version + 1))
-                    conn.execute(sa.update(cases_t).where(cases_t.c.id == c.id).values(**values))
-                    updated += 1
-                else:
-                    unchanged += 1
-                    kept.append(c.id)
-        return ImportReport(added, updated, unchanged, tuple(kept))
+            added, updated, unchanged, kept = self._merge_cases(conn, todo)
+            col_counts = _CollectionMerge(conn, where or {}).run(cols)
+        return ImportReport(added, updated, unchanged, tuple(kept), *col_counts)
+
+    @staticmethod
+    def _merge_cases(conn: Connection, todo: Sequence[Case]) -> tuple[int, int, int, list[str]]:
+        added = updated = unchanged = 0
+        kept: list[str] = []
+        stored: dict[str, Case] = {}
+        for chunk in _chunks([c.id for c in todo]):
+            q = sa.select(*_CASE_COLS).where(cases_t.c.id.in_(chunk))
+            stored.update((c.id, c) for c in _cases(conn.execute(q).all()))
+        new = [_row_values(c) for c in todo if c.id not in stored]
+        if new:
+            conn.execute(sa.insert(cases_t), new)
+            added = len(new)
+        for c in todo:
+            old = stored.get(c.id)
+            if old is None:
+                continue
+            if same_content(old, c):
+                unchanged += 1
+            elif c.updated_at > old.updated_at:
+                values = _row_values(replace(c, version=old.version + 1))
+                conn.execute(sa.update(cases_t).where(cases_t.c.id == c.id).values(**values))
+                updated += 1
+            else:
+                unchanged += 1
+                kept.append(c.id)
+        return added, updated, unchanged, kept
 
     # ------------------------------------------------------------------ collections
 
@@ -730,10 +855,7 @@ class CaseStore:
 
     @staticmethod
     def _check_name(name: str) -> str:
-        name = name.strip()
-        if not name or len(name) > 200 or _NEEDS_ESCAPE.search(name):
-            raise InvalidCase("a collection needs a name of 1-200 characters", "type a short name")
-        return name
+        return check_collection_name(name)
 
     def _name_taken(self, name: str) -> AlreadyExists:
         return AlreadyExists(f"a collection named {name!r} exists", "choose another name")
@@ -818,23 +940,10 @@ class CaseStore:
             yield conn
 
     def _write_members(self, conn: Connection, cid: str, case_ids: Sequence[str]) -> None:
-        conn.execute(sa.delete(items_t).where(items_t.c.collection_id == cid))
-        if case_ids:
-            conn.execute(
-                sa.insert(items_t),
-                [
-                    {"collection_id": cid, "case_id": c, "position": i}
-                    for i, c in enumerate(case_ids)
-                ],
-            )
+        _write_members(conn, cid, case_ids)
 
     def _check_cases(self, conn: Connection, case_ids: Sequence[str]) -> None:
-        found: set[str] = set()
-        for chunk in _chunks(list(case_ids)):
-            found.update(
-                conn.execute(sa.select(cases_t.c.id).where(cases_t.c.id.in_(chunk))).scalars()
-            )
-        missing = [c for c in case_ids if c not in found]
+        missing = _missing_cases(conn, case_ids)
         if missing:
             raise NotFound(
                 f"{len(missing)} case(s) not in the casebook: {', '.join(missing[:5])}",
@@ -916,24 +1025,92 @@ class CaseStore:
             return self._must_collection(conn, collection_id)
 
 
-def open_store(
-    url: str | None = None, readonly: bool | None = None, *, timeout: float = DEFAULT_TIMEOUT
-) -> CaseStore:
-    """Open (creating or upgrading the schema) the casebook at `url` (default `RTE_DB_URL`, else
-    SQLite in the cache folder). `readonly` defaults to `RTE_CASEBOOK == "readonly"`.
-    `timeout`: seconds to wait for a lock (SQLite) or a connection (PostgreSQL)."""
-    if readonly is None:
-        readonly = os.environ.get(MODE_ENV, "").strip().lower() == "readonly"
-    target = url or default_url()
-    if target.startswith("sqlite:///") and not readonly:
-        path = target.removeprefix("sqlite:///").split("?", 1)[0]
-        if path and path != ":memory:" and not path.startswith("file:"):
+def _sqlite_file(u: URL) -> Path | None:
+    """The file a SQLite URL names (None for an in-memory database)."""
+    db = u.database or ""
+    if db in ("", ":memory:") or u.query.get("mode") == "memory":
+        return None
+    if db.startswith("file:"):
+        db = unquote(urlsplit(db).path)
+    return Path(db).expanduser().absolute()
+
+
+def _check_folder(path: Path, readonly: bool) -> None:
+    """Only the default location's folder is created (by a writer): a folder named in
+    RTE_DB_URL that does not exist is a typo or an unmounted volume, so it is reported."""
+    folder = path.parent
+    if folder.is_dir():
+        return
+    if path == default_path().expanduser().absolute():
+        if not readonly:
             with suppress(OSError):  # if it cannot be made, opening says so
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = CaseStore(_make_engine(target, timeout), readonly=readonly)
+                folder.mkdir(parents=True, exist_ok=True)
+        return
+    raise CasebookUnavailable(
+        f"the folder {folder} of the casebook file {path.name} does not exist (or is not a folder)",
+        f"create it first (mkdir -p {folder}) or set RTE_DB_URL to a file in an existing "
+        "folder; the explorer creates no folder named in RTE_DB_URL",
+    )
+
+
+def _empty_store(where: str, timeout: float) -> CaseStore:
+    """A read-only casebook that does not exist yet: it reads as empty and is not created. Its
+    reads go to an empty schema in a shared in-memory database, kept alive by one connection."""
+    name = f"file:rte-empty-casebook-{new_id()}"
+    keep = sqlite3.connect(f"{name}?mode=memory&cache=shared", uri=True, check_same_thread=False)
+    query = {"mode": "memory", "cache": "shared", "uri": "true"}
+    engine = sa.create_engine(
+        sa.engine.URL.create("sqlite", database=name, query=query),
+        poolclass=sa.pool.QueuePool,
+        connect_args={"timeout": timeout, "check_same_thread": False},
+    )
+    _sqlite_events(engine, timeout)
+    store = CaseStore(engine, readonly=False, where=where)
+    store._keepalive = keep
     try:
         store.migrate()
     except BaseException:
         store.close()
         raise
+    store.readonly = True
+    return store
+
+
+def _readonly_url(u: URL, path: Path) -> URL:
+    """SQLite's own read-only mode, so a read-only store can never write (or create) the file."""
+    if (u.database or "").startswith("file:"):
+        return u  # a URI already: its own mode stands
+    return sa.engine.URL.create(
+        "sqlite", database=f"file:{quote(str(path))}", query={"mode": "ro", "uri": "true"}
+    )
+
+
+def open_store(
+    url: str | None = None, readonly: bool | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> CaseStore:
+    """Open (creating or upgrading the schema) the casebook at `url` (default `RTE_DB_URL`, else
+    SQLite in the cache folder; a plain path is a SQLite file). `readonly` defaults to
+    `RTE_CASEBOOK == "readonly"`; a read-only casebook that does not exist yet (no file, an
+    empty one, a database without our tables) opens empty and is left uncreated.
+    `timeout`: seconds to wait for a lock (SQLite) or a connection (PostgreSQL)."""
+    if readonly is None:
+        readonly = os.environ.get(MODE_ENV, "").strip().lower() == "readonly"
+    u = _parse_url(as_url(url or default_url()))
+    path = _sqlite_file(u) if u.get_backend_name() == "sqlite" else None
+    where = None if path is None else str(path)
+    if path is not None:
+        _check_folder(path, readonly)
+        if readonly and (not path.is_file() or path.stat().st_size == 0):
+            return _empty_store(str(path), timeout)
+        if readonly:
+            u = _readonly_url(u, path)
+    store = CaseStore(_make_engine(u, timeout), readonly=readonly, where=where)
+    try:
+        version = store.migrate()
+    except BaseException:
+        store.close()
+        raise
+    if version == 0:  # read-only, and no casebook there yet
+        store.close()
+        return _empty_store(store.where, timeout)
     return store

@@ -31,6 +31,7 @@ def _run(*args: str, cache: Path, **env: str) -> subprocess.CompletedProcess[str
 
 def test_list_export_import_end_to_end(tmp_path: Path, pg_server: str) -> None:
     src = tmp_path / "src"
+    src.mkdir()  # a casebook named by its URL gets no folder made for it
     store = open_store(f"sqlite:///{src / 'casebook.sqlite'}", readonly=False)
     a = store.add(make_case("mars", "mars", title="Late flip", tags=["flip"], item={"qid": "3"}))
     b = store.add(make_case("parason", "parason", title="Deep fork", tags=["dag", "flip"]))

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from dataclasses import replace
+from typing import Any
 
 import polars as pl
 import pytest
@@ -22,8 +23,9 @@ from cache.casebook import (
     make_case,
     open_store,
     prm_labels,
+    step_labels,
 )
-from cache.casebook.io import FORMATS
+from cache.casebook.io import FORMATS, labels_bytes
 
 
 def _cases() -> list[Case]:
@@ -180,11 +182,14 @@ def test_export_collection_in_order(db_url: str) -> None:
             col.id, [cases[2].id, cases[0].id, cases[1].id], col.version
         )
         store.delete(cases[1].id)
-        ids = [
-            json.loads(line)["id"]
-            for line in export_collection(store, col.id, "jsonl").splitlines()
+        lines = [
+            json.loads(line) for line in export_collection(store, col.id, "jsonl").splitlines()
         ]
-        assert ids == [cases[2].id, cases[0].id]
+        assert [d["id"] for d in lines[:-1]] == [cases[2].id, cases[0].id]
+        # the collection's own line comes last, listing the cases the file holds
+        assert lines[-1]["type"] == "collection" and lines[-1]["id"] == col.id
+        assert lines[-1]["case_ids"] == [cases[2].id, cases[0].id]
+        assert "type" not in lines[0]  # case lines are as before
         df = pl.read_parquet(
             io.BytesIO(export_collection(store, col.id, "parquet", include_deleted=True))
         )
@@ -193,37 +198,67 @@ def test_export_collection_in_order(db_url: str) -> None:
         store.close()
 
 
-def test_prm_labels() -> None:
+def _step(
+    p: str, s: str, k: str, v: str | None, n: str = "", snapshot: dict[str, Any] | None = None
+) -> Case:
+    item = {"problem": p, "sample": s, "prefix": k}
+    return make_case("fineproofs", "fineproofs", item=item, verdict=v, note=n, snapshot=snapshot)
+
+
+def test_step_labels_take_the_step_index_not_the_prefix_ordinal() -> None:
+    new_style = make_case(
+        "fineproofs",
+        "fineproofs",
+        item={"problem": "P1", "sample": "0", "prefix": "2", "step": "9"},
+        verdict="first error",
+        author="ana",
+        now=1_796_317_445.75,  # 2026-12-03T17:04:05Z
+    )
     cases = [
-        *(
-            make_case(
-                "fineproofs",
-                "fineproofs",
-                item={"problem": p, "sample": s, "prefix": k},
-                verdict=v,
-                note=n,
-            )
-            for p, s, k, v, n in [
-                ("P2", "1", "3", "bad", "wrong lemma"),
-                ("P1", "0", "7", "good", ""),
-                ("P1", "0", "2", "good", "fine"),
-            ]
-        ),
-        make_case("fineproofs", "fineproofs", item={"problem": "P3", "sample": "0", "prefix": "1"}),
-        make_case("fineproofs", "fineproofs", item={"problem": "P4"}, verdict="bad"),
+        new_style,
+        _step("P2", "1", "3", "wrong step", "wrong lemma", snapshot={"step": 12, "prefix": 3}),
+        _step("P1", "0", "7", "correct step", snapshot={"step": 30.0}),
+        _step("P1", "0", "8", "correct step", snapshot={}),  # no step index: skipped, counted
+        _step("P3", "0", "1", None, snapshot={"step": 1}),  # no label
+        make_case("fineproofs", "fineproofs", item={"problem": "P4", "sample": "0"}, verdict="x"),
         make_case(
             "mars", "mars", item={"problem": "P1", "sample": "0", "prefix": "1"}, verdict="x"
         ),
     ]
-    df = prm_labels(cases)
-    assert df.columns == ["problem_id", "sample_index", "step", "label", "note"]
-    assert df.schema["sample_index"] == pl.Int64 and df.schema["step"] == pl.Int64
-    assert df.rows() == [
-        ("P1", 0, 2, "good", "fine"),
-        ("P1", 0, 7, "good", ""),
-        ("P2", 1, 3, "bad", "wrong lemma"),
+    labels = step_labels(cases)
+    df = labels.frame
+    assert df.columns == [
+        "problem_id", "sample_index", "step_idx", "prefix_ordinal",
+        "label", "note", "author", "updated_at",
+    ]  # fmt: skip
+    assert df.schema["step_idx"] == pl.Int64 and df.schema["prefix_ordinal"] == pl.Int64
+    assert df.select(
+        "problem_id", "sample_index", "step_idx", "prefix_ordinal", "label"
+    ).rows() == [
+        ("P1", 0, 9, 2, "first error"),
+        ("P1", 0, 30, 7, "correct step"),
+        ("P2", 1, 12, 3, "wrong step"),
     ]
-    assert prm_labels([]).shape == (0, 5)
+    assert df.row(0, named=True)["updated_at"] == "2026-12-03T17:04:05Z"
+    assert df.row(0, named=True)["author"] == "ana"
+    assert labels.no_step_index == 1
+    assert prm_labels(cases).equals(df)
+    assert step_labels([]).frame.shape == (0, 8)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_step_labels_files_keep_every_character(fmt: str) -> None:
+    note = 'a "quoted", comma\nnew line 😀 \ud800'
+    df = step_labels([_step("P1", "0", "2", "wrong step", note, snapshot={"step": 4})]).frame
+    data = labels_bytes(df, fmt)  # type: ignore[arg-type]  # FORMATS holds the Format literals
+    back = {
+        "csv": lambda b: pl.read_csv(b, schema_overrides={"problem_id": pl.String}),
+        "jsonl": pl.read_ndjson,
+        "parquet": pl.read_parquet,
+    }[fmt](io.BytesIO(data))
+    assert back.columns == df.columns
+    assert back.row(0, named=True)["note"] == 'a "quoted", comma\nnew line 😀 \\ud800'
+    assert back.row(0, named=True)["step_idx"] == 4
 
 
 def test_format_of() -> None:
@@ -235,3 +270,24 @@ def test_format_of() -> None:
     ]
     with pytest.raises(ImportRejected):
         format_of("cases.txt")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "data", "expect"),
+    [
+        ("jsonl", b"", "the file is empty"),
+        ("jsonl", b"  \n\r\n\t\n", "the file is empty"),
+        ("jsonl", b"\xef\xbb\xbf\n", "the file is empty"),  # a BOM and a newline
+        ("csv", b"", "the file is empty"),
+        ("csv", b"\n \n", "the file is empty"),
+        ("csv", export_cases([], "csv"), "holds no cases"),  # the header alone
+        ("parquet", b"", "the file is empty"),
+        ("parquet", export_cases([], "parquet"), "holds no cases"),  # zero rows
+    ],
+    ids=["jsonl", "jsonl-blank", "jsonl-bom", "csv", "csv-blank", "csv-header", "pq", "pq-0"],
+)
+def test_an_empty_file_is_rejected(store: CaseStore, fmt: str, data: bytes, expect: str) -> None:
+    with pytest.raises(ImportRejected) as err:
+        import_cases(store, data, fmt)  # type: ignore[arg-type]  # a Format literal
+    assert expect in err.value.message and "nothing was imported" in err.value.hint
+    assert store.count(include_deleted=True) == 0
