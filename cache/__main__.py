@@ -1,5 +1,6 @@
 """`python -m cache {sample,fetch,warm,info,clear,casebook}`: the data chores, each with a progress
-bar, and the casebook (list, export, import).
+bar, and the casebook (list; export as JSONL with collections, CSV, Parquet, the HTML report or
+FineProofs step labels; import).
 
 Sources follow the same presets as the app (RTE_<DATASET>_SOURCE / _REPO / _REVISION / _PATH).
 """
@@ -12,14 +13,23 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 from cache.casebook import (
     DATASETS as CASE_DATASETS,
 )
-from cache.casebook import Case, NotFound, case_to_dict, deep_link, open_store
-from cache.casebook.io import export_cases, export_collection, format_of, import_cases
+from cache.casebook import Case, Collection, NotFound, case_to_dict, deep_link, open_store
+from cache.casebook.io import (
+    export_casebook,
+    export_cases,
+    format_of,
+    import_cases,
+    labels_bytes,
+    step_labels,
+)
+from cache.casebook.report import report_html
 from cache.datasets import DATASETS
-from cache.errors import SourceNotFound, run_command
+from cache.errors import DataError, SourceNotFound, run_command
 from cache.inventory import human_size
 from cache.paths import cache_root, derived_dir, sample_dir
 from cache.progress import tqdm_progress
@@ -131,24 +141,76 @@ def cmd_casebook_list(args: argparse.Namespace) -> int:
     return 0
 
 
+ExportFormat = Literal["jsonl", "csv", "parquet", "html"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("jsonl", "csv", "parquet", "html")
+_EXPORT_EXT: dict[str, ExportFormat] = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def _export_format(args: argparse.Namespace) -> ExportFormat:
+    """--format, else the output file's extension."""
+    fmt: ExportFormat | None = args.format or _EXPORT_EXT.get(args.out.suffix.lower())
+    if fmt is None:
+        raise DataError(
+            f"cannot tell the format of {args.out} from its extension",
+            "name it .jsonl, .csv, .parquet or .html, or pass --format",
+        )
+    if args.labels and fmt == "html":
+        raise DataError(
+            "step labels are a table: --labels writes csv, jsonl or parquet, not html",
+            "pass --format csv, jsonl or parquet (or name the file .csv, .jsonl, .parquet)",
+        )
+    return fmt
+
+
+def _export_set(args: argparse.Namespace) -> tuple[list[Case], list[Collection], str, str]:
+    """(cases, collections, title, description): a collection's live cases in its order, or
+    the filtered cases with every collection that holds one of them (all when unfiltered)."""
+    store = open_store()
+    try:
+        if not args.collection:
+            cases = store.list_cases(dataset=args.dataset, tags=args.tag or ())
+            ids = {c.id for c in cases}
+            every = not (args.dataset or args.tag)
+            cols = [c for c in store.collections() if every or ids.intersection(c.case_ids)]
+            return cases, cols, f"Casebook: {len(cases)} case(s)", ""
+        col = store.find_collection(args.collection)
+        if col is None:
+            raise NotFound(
+                f"no collection named {args.collection!r}",
+                "`python -m cache casebook list` shows the cases; pass a collection name or id",
+            )
+        cases = [c for c in map(store.get, col.case_ids) if c is not None and not c.deleted]
+        return cases, [col], col.name, col.description
+    finally:
+        store.close()
+
+
+def _export_bytes(args: argparse.Namespace, fmt: ExportFormat) -> tuple[bytes, str]:
+    """The file's bytes and what it holds, in words."""
+    cases, cols, title, description = _export_set(args)
+    if fmt == "html":
+        return report_html(cases, title, description).encode("utf-8"), f"{len(cases)} case(s)"
+    if args.labels:
+        labels = step_labels(cases)
+        if labels.no_step_index:
+            print(f"note: {labels.no_step_index} case(s) skipped: no step index", file=sys.stderr)
+        return labels_bytes(labels.frame, fmt), f"{labels.frame.height} step label(s)"
+    if fmt == "jsonl":
+        return export_casebook(cases, cols), f"{len(cases)} case(s), {len(cols)} collection(s)"
+    return export_cases(cases, fmt), f"{len(cases)} case(s)"
+
+
 def cmd_casebook_export(args: argparse.Namespace) -> int:
-    fmt = args.format or format_of(str(args.out))
-    if args.collection:
-        store = open_store()
-        try:
-            col = store.find_collection(args.collection)
-            if col is None:
-                raise NotFound(
-                    f"no collection named {args.collection!r}",
-                    "`python -m cache casebook list` shows the cases; pass a collection name or id",
-                )
-            data = export_collection(store, col.id, fmt)
-            n = len(col.case_ids)
-        finally:
-            store.close()
-    else:
-        cases = _selected(args)
-        data, n = export_cases(cases, fmt), len(cases)
+    fmt = _export_format(args)  # before the casebook is opened: a usage error says so first
+    data, what = _export_bytes(args, fmt)
     try:
         args.out.write_bytes(data)
     except OSError as exc:
@@ -156,7 +218,7 @@ def cmd_casebook_export(args: argparse.Namespace) -> int:
             f"cannot write {args.out}: {exc.strerror}",
             "check that the folder exists and is writable",
         ) from exc
-    print(f"{n} case(s) -> {args.out} ({fmt}, {human_size(len(data))})")
+    print(f"{what} -> {args.out} ({fmt}, {human_size(len(data))})")
     return 0
 
 
@@ -174,6 +236,12 @@ def cmd_casebook_import(args: argparse.Namespace) -> int:
     print(f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}")
     if report.kept:
         print(f"{len(report.kept)} case(s) kept as stored: edited here after the file's copy")
+    cols = (report.collections_added, report.collections_updated, report.collections_unchanged)
+    if any(cols):
+        print("collections: added {}, updated {}, unchanged {}".format(*cols))
+    if report.collections_kept:
+        n = len(report.collections_kept)
+        print(f"{n} collection(s) kept as stored: edited here after the file's copy")
     return 0
 
 
@@ -204,8 +272,19 @@ def main(argv: list[str] | None = None) -> int:
         q = cb.add_parser(name, help=helptext)
         if name == "export":
             q.add_argument("out", type=Path, help="output file")
-            q.add_argument("--format", choices=formats, help="default: from the extension")
+            q.add_argument(
+                "--format",
+                choices=EXPORT_FORMATS,
+                help="default: from the extension; jsonl also holds the collections, html is "
+                "the static report",
+            )
             q.add_argument("--collection", help="a collection's cases (name or id), in order")
+            q.add_argument(
+                "--labels",
+                action="store_true",
+                help="FineProofs step labels (problem_id, sample_index, step_idx, "
+                "prefix_ordinal, label, note, author, updated_at) as csv, jsonl or parquet",
+            )
         q.add_argument("--dataset", choices=CASE_DATASETS)
         q.add_argument("--tag", action="append", help="only cases with this tag (repeatable)")
         if name == "list":

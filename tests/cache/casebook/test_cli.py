@@ -7,9 +7,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cache.casebook import make_case, open_store
 from tests.cache.casebook.conftest import fresh_pg_url
@@ -87,3 +89,137 @@ def test_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
             out.stderr
         )
         assert "Traceback" not in out.stderr
+
+
+def _casebook_with_steps(folder: Path) -> dict[str, str]:
+    """A casebook in `folder` (its cache folder): two labelled FineProofs steps (one captured
+    before the step index was kept), a MARS case, a collection. Returns names -> ids."""
+    folder.mkdir(exist_ok=True)
+    store = open_store(f"sqlite:///{folder / 'casebook.sqlite'}", readonly=False)
+    item = {"problem": "P1", "sample": "0", "prefix": "2"}
+    step = store.add(
+        make_case("fineproofs", "fineproofs", item=item, verdict="first error",
+                  snapshot={"step": 4, "prefix": 2}, title="Step <b>4</b>", author="ana")
+    )  # fmt: skip
+    blind = store.add(
+        make_case("fineproofs", "fineproofs", item={**item, "prefix": "3"}, verdict="unclear")
+    )
+    mars = store.add(make_case("mars", "mars", title="Late flip", item={"qid": "3"}))
+    col = store.create_collection("Team demo", "for Friday")
+    store.set_collection_cases(col.id, [mars.id, step.id], col.version)
+    store.close()
+    return {"step": step.id, "blind": blind.id, "mars": mars.id, "collection": col.id}
+
+
+def _ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stdout + out.stderr
+    return out
+
+
+def _refused(out: subprocess.CompletedProcess[str], expect: str) -> None:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "error: " in out.stderr and expect in out.stderr and "hint:" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_export_html_report(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _casebook_with_steps(src)
+    out = _ok(_run("export", str(tmp_path / "all.html"), cache=src))
+    assert "3 case(s) ->" in out.stdout and "(html," in out.stdout
+    page = (tmp_path / "all.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Step &lt;b&gt;4&lt;/b&gt;" in page
+    assert "<b>4</b>" not in page and "Late flip" in page
+    demo = tmp_path / "demo.report"
+    _ok(_run("export", str(demo), "--format", "html", "--collection", "team demo", cache=src))
+    text = demo.read_text()
+    assert "<title>Team demo</title>" in text and "for Friday" in text and "Late flip" in text
+    assert "2 case(s)" in text
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_export_step_labels(tmp_path: Path, fmt: str) -> None:
+    src = tmp_path / "src"
+    _casebook_with_steps(src)
+    path = tmp_path / f"labels.{fmt}"
+    out = _ok(_run("export", str(path), "--labels", cache=src))
+    assert f"1 step label(s) -> {path} ({fmt}," in out.stdout
+    assert "note: 1 case(s) skipped: no step index" in out.stderr
+    readers: dict[str, Callable[[Path], pl.DataFrame]] = {
+        "csv": pl.read_csv,
+        "jsonl": pl.read_ndjson,
+        "parquet": pl.read_parquet,
+    }
+    df = readers[fmt](path)
+    assert df.columns == [
+        "problem_id", "sample_index", "step_idx", "prefix_ordinal",
+        "label", "note", "author", "updated_at",
+    ]  # fmt: skip
+    row = df.row(0, named=True)
+    assert (row["problem_id"], row["sample_index"], row["step_idx"]) == ("P1", 0, 4)
+    assert (row["prefix_ordinal"], row["label"], row["author"]) == (2, "first error", "ana")
+    assert row["updated_at"].endswith("Z") and row["updated_at"][10] == "T"
+
+
+def test_export_usage_errors(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _casebook_with_steps(src)
+    _refused(_run("export", str(tmp_path / "l.html"), "--labels", cache=src), "not html")
+    _refused(_run("export", str(tmp_path / "cases.txt"), cache=src), "cannot tell the format")
+    assert not (tmp_path / "l.html").exists() and not (tmp_path / "cases.txt").exists()
+
+
+def test_collections_travel_in_jsonl(tmp_path: Path) -> None:
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    ids = _casebook_with_steps(src)
+    backup = tmp_path / "all.jsonl"
+    out = _ok(_run("export", str(backup), cache=src))
+    assert "3 case(s), 1 collection(s) ->" in out.stdout
+    lines = [json.loads(line) for line in backup.read_text().splitlines()]
+    assert lines[-1]["type"] == "collection" and lines[-1]["case_ids"] == [ids["mars"], ids["step"]]
+    first = _ok(_run("import", str(backup), cache=dst))
+    assert (
+        "added 3," in first.stdout
+        and "collections: added 1, updated 0, unchanged 0" in first.stdout
+    )
+    again = _ok(_run("import", str(backup), cache=dst))
+    assert "collections: added 0, updated 0, unchanged 1" in again.stdout
+    copy = open_store(f"sqlite:///{dst / 'casebook.sqlite'}")
+    original = open_store(f"sqlite:///{src / 'casebook.sqlite'}")
+    assert copy.collections() == original.collections()
+    copy.close()
+    original.close()
+    one = tmp_path / "demo.jsonl"
+    _ok(_run("export", str(one), "--collection", ids["collection"], cache=src))
+    kinds = [json.loads(line).get("type") for line in one.read_text().splitlines()]
+    assert kinds == [None, None, "collection"]
+    mars_only = tmp_path / "mars.jsonl"  # a filtered export keeps the collections it touches
+    _ok(_run("export", str(mars_only), "--dataset", "mars", cache=src))
+    last = json.loads(mars_only.read_text().splitlines()[-1])
+    assert last["case_ids"] == [ids["mars"]]
+
+
+@pytest.mark.parametrize("content", [b"", b" \n\n", None])
+def test_importing_an_empty_file_fails(tmp_path: Path, content: bytes | None) -> None:
+    path = tmp_path / ("cases.jsonl" if content is not None else "cases.csv")
+    if content is None:  # a CSV export of no cases: the header alone
+        _ok(_run("export", str(path), cache=tmp_path / "empty"))
+    else:
+        path.write_bytes(content)
+    out = _run("import", str(path), cache=tmp_path)
+    _refused(out, "the file is empty" if content is not None else "holds no cases")
+    assert "added" not in out.stdout
+
+
+def test_database_location_from_the_environment(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.sqlite"
+    _ok(_run("list", cache=tmp_path / "c", RTE_DB_URL=str(plain)))
+    assert plain.is_file()
+    missing = tmp_path / "nonexistent" / "dir"
+    for value in (f"sqlite:///{missing / 'c.sqlite'}", str(missing / "c.sqlite")):
+        _refused(_run("list", cache=tmp_path / "c", RTE_DB_URL=value), f"the folder {missing}")
+    assert not (tmp_path / "nonexistent").exists()
+    fresh = tmp_path / "fresh"
+    out = _ok(_run("list", cache=fresh, RTE_CASEBOOK="readonly"))
+    assert "0 case(s)" in out.stderr and "schema version" not in out.stderr
+    assert not (fresh / "casebook.sqlite").exists()
