@@ -4,8 +4,8 @@ and the step (`?present=<collection id>&step=<n>`), so a presentation can be sha
 Previous and Next answer the arrow keys too.
 
 A presenter's view: while presenting, the sidebar and every capture and editing control are
-hidden, the banner stays pinned, and the view scrolls its captured item (the element a view keys
-`rte_evidence`) into sight below the banner and outlines it.
+hidden, the banner stays pinned, and the view scrolls its captured item (the container a view
+opens with `components.common.casebook.evidence`) into sight below the banner and outlines it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cache.casebook.store import CaseStore
 from cache.errors import DataError
 from components.casebook.shared import case_href, case_title, item_missing, snapshot_table
 from components.common.browser import focus_evidence, navigate
-from components.common.casebook import store
+from components.common.casebook import EVIDENCE_PREFIX, store
 from components.common.guards import show_error
 from components.common.links import view_href
 from components.common.safe_text import esc, md_html, md_text
@@ -27,7 +27,6 @@ from components.common.url_state import Param, int_in, safe_token
 PRESENT = Param("present", None, parse=safe_token(64))
 STEP = Param("step", 1, parse=int_in(1, 100_000))
 BANNER_KEY = "present_banner"
-EVIDENCE_KEY = "rte_evidence"
 
 # our own constant CSS (no user text): the presenter's layout
 _PRESENTER_CSS = f"""<style>
@@ -40,7 +39,7 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
   box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.35);
 }}
 .st-key-{BANNER_KEY} .rte-present-note {{ max-height: 18vh; overflow-y: auto; }}
-.st-key-{EVIDENCE_KEY} {{
+[class*="st-key-{EVIDENCE_PREFIX}_"] {{
   outline: 3px solid {CASE_ACCENT}; outline-offset: 6px; border-radius: 6px;
 }}
 </style>"""
@@ -108,7 +107,7 @@ def banner() -> None:
     case = cases[step - 1]
     with st.container(border=True, key=BANNER_KEY):
         _banner_body(col, cases, step, case)
-    focus_evidence(EVIDENCE_KEY)
+    focus_evidence(EVIDENCE_PREFIX)
 
 
 def _banner_body(col: Collection, cases: list[Case], step: int, case: Case) -> None:

@@ -54,7 +54,7 @@ function focusWhenDrawn(cls, nonce) {
   window.addEventListener("keydown", stop, { once: true, capture: true });
   const tick = () => {
     if (userMoved) return;
-    const node = document.querySelector(`.${CSS.escape(cls)}`);
+    const node = document.querySelector(`[class*="${CSS.escape(cls)}"]`);
     if (node) {
       const banner = document.querySelector(".st-key-present_banner");
       const below = banner ? banner.getBoundingClientRect().bottom + 16 : 80;

@@ -58,7 +58,7 @@ def cookie_author() -> str:
     return name[:200] if name.isprintable() else ""
 
 
-def focus_evidence(key: str) -> None:
-    """Scroll the element keyed `key` (a view's captured item) into sight below the pinned
-    present banner, once it has been drawn."""
-    _mount("focus", focus=f"st-key-{key}", nonce=st.query_params.get("step", ""))
+def focus_evidence(prefix: str) -> None:
+    """Scroll the first element keyed `<prefix>_...` (a view's captured item) into sight below
+    the pinned present banner, once it has been drawn."""
+    _mount("focus", focus=f"st-key-{prefix}_", nonce=st.query_params.get("step", ""))

@@ -113,6 +113,15 @@ def author() -> str:
     return str(st.session_state.get(AUTHOR_KEY, "")).strip()
 
 
+EVIDENCE_PREFIX = "rte_evidence"
+
+
+def evidence(name: str) -> Any:
+    """The container of a view's captured item (a trace chart, a node, a step, a replay): while
+    presenting, it is scrolled into sight below the banner and outlined."""
+    return st.container(key=f"{EVIDENCE_PREFIX}_{name}")
+
+
 def presenting() -> bool:
     """A presentation is running (`?present=`): capture and editing controls stay hidden."""
     return bool(st.query_params.get("present"))

@@ -21,6 +21,7 @@ from analysis.fineproofs.values import (
 )
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
+from components.common.casebook import evidence
 from components.common.click_text import click_text
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import fmt_num
@@ -269,7 +270,7 @@ def step_stats_panel(
     """The selected step's statistics (set by clicking its text, a curve point or a deep link);
     with `src` and `trace`, the control that labels the step in the casebook, and its cases.
     A step whose offsets are invalid says so: its text is not highlighted below."""
-    with st.container(border=True, key="fp_step_stats"):
+    with evidence("fp_step"), st.container(border=True, key="fp_step_stats"):
         of = f" of {r['num_steps']}" if r.get("num_steps") else ""
         with st.container(
             horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"

@@ -8,6 +8,7 @@ import streamlit as st
 
 from analysis.mars.summaries import sample_traces
 from cache.sources import SourceConfig
+from components.common.casebook import evidence
 from components.common.guards import guard
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
@@ -92,16 +93,17 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         return
     probe_text = mc.probes(rel, src, qid) if markers else None
     fig = mf.curves_figure(shown, probe_text, smooth=int(smooth), show_probes=bool(markers))
-    if zoom:
-        st.plotly_chart(
-            fig,
-            on_select=_on_curves_select,
-            selection_mode="points",
-            key=CURVES_KEY,
-            width="stretch",
-        )
-    else:
-        lite_chart(fig, key=CURVES_KEY, on_select=_on_curves_select)
+    with evidence("mars_curves"):
+        if zoom:
+            st.plotly_chart(
+                fig,
+                on_select=_on_curves_select,
+                selection_mode="points",
+                key=CURVES_KEY,
+                width="stretch",
+            )
+        else:
+            lite_chart(fig, key=CURVES_KEY, on_select=_on_curves_select)
     st.caption(
         "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
         "coloured by its final answer (green right, red wrong, grey none). Markers: the probe "

@@ -13,6 +13,7 @@ from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import probe_table
 from cache.sources import SourceConfig
 from components.common import theme
+from components.common.casebook import evidence
 from components.common.formatting import fmt_num
 from components.common.guards import guard
 from components.common.safe_text import esc
@@ -74,18 +75,19 @@ def render_single_trace(
     f = feats.filter(pl.col("trace_idx") == trace).row(0, named=True)
     groups = group_confidences(confs, store.window)
     probes = probe_table(row.get("probes") or [], f, store.question_groups(qid))
-    st.plotly_chart(
-        mf.zoom_figure(confs, groups, store.window, probes, smooth=int(smooth)), width="stretch"
-    )
-    with st.container(horizontal=True, gap="large"):  # wraps instead of cutting at 1024 px
-        for label, value in (
-            ("length", f"{f['length']:,}"),
-            ("mean conf", _num(f["mean_conf"])),
-            ("tail conf", _num(f["tail_conf"])),
-            ("lowest group", _num(f["min_group"])),
-            ("bottom 10%", _num(f["bottom_10"])),
-        ):
-            st.metric(label, value, width="content")
+    with evidence("mars_trace"):
+        st.plotly_chart(
+            mf.zoom_figure(confs, groups, store.window, probes, smooth=int(smooth)), width="stretch"
+        )
+        with st.container(horizontal=True, gap="large"):  # wraps instead of cutting at 1024 px
+            for label, value in (
+                ("length", f"{f['length']:,}"),
+                ("mean conf", _num(f["mean_conf"])),
+                ("tail conf", _num(f["tail_conf"])),
+                ("lowest group", _num(f["min_group"])),
+                ("bottom 10%", _num(f["bottom_10"])),
+            ):
+                st.metric(label, value, width="content")
     verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
     ref = mcs.TraceRef(rel, src, qid, int(trace))
     with st.container(horizontal=True, vertical_alignment="center"):

@@ -25,7 +25,7 @@ from analysis.parason.tables import (
     warnings_frame,
 )
 from cache.sources import SourceConfig
-from components.common.casebook import capture, cases_here
+from components.common.casebook import capture, cases_here, evidence
 from components.common.click_text import click_text
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import fmt_quantity
@@ -353,7 +353,11 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         right = st.container()
     else:
         left, right = st.columns([2, 3])
-    with left, guard("the node text", dataset=DATASET):
+    with (
+        left,
+        guard("the node text", dataset=DATASET),
+        evidence("parason_node") if node else st.container(),
+    ):
         _node_panel(traj, g, h, node, case)
     with right, guard("the text view", dataset=DATASET):
         _text_view(traj, g, node, added)

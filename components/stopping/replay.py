@@ -7,6 +7,7 @@ import streamlit as st
 
 from analysis.stopping import Policy, SimSettings, replay
 from cache.sources import SourceConfig
+from components.common.casebook import evidence
 from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num, fmt_quantity
 from components.common.lite_chart import lite_chart
@@ -99,4 +100,5 @@ def show_replay(
             "(the snapshot vote it would take if it stopped there)."
         )
     fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold())
-    lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid))
+    with evidence("replay"):
+        lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid))
