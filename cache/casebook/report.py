@@ -1,6 +1,7 @@
-"""The self-contained static HTML report of a set of cases: notes, tags, verdicts, key figures
-and links, with its styles inline and no external asset (no script, font, image or CDN), so it
-can be mailed or archived and opened offline. Pure (no Streamlit): the app's export tab and the
+"""The self-contained static HTML report of a set of cases: notes, tags, verdicts, key figures,
+the picture of each case's evidence (inline SVG, `cache.casebook.evidence_svg`) and links, with
+its styles inline and no external asset (no script, font, image or CDN), so it can be mailed or
+archived and opened offline. Pure (no Streamlit): the app's export tab and the
 CLI (`python -m cache casebook export --format html`) both call `report_html`.
 
 Every piece of dataset and user text is escaped; notes are rendered by the one safe Markdown
@@ -17,12 +18,15 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 
+from cache.casebook.evidence import EVIDENCE_KEY, snapshot_figures
+from cache.casebook.evidence_svg import evidence_svg
 from cache.casebook.links import PUBLIC_URL_ENV, absolute, case_path, public_base
 from cache.casebook.model import Case, default_title
 from cache.casebook.palette import (
     CASE_ACCENT,
     CASE_META_FG,
     CASE_TAG_BG,
+    EVIDENCE_BG,
     REPORT_CASE_BG,
     REPORT_RULE,
     REPORT_TEXT,
@@ -39,6 +43,7 @@ h1{{font-size:1.6rem;margin-bottom:.2rem}} .sub{{color:{CASE_META_FG};margin-top
 table.fig{{border-collapse:collapse;font-size:.85rem;margin:.4rem 0}}
 table.fig td{{border:1px solid {REPORT_RULE};padding:2px 8px}} .note{{overflow-wrap:anywhere}}
 .note pre{{white-space:pre-wrap}} a{{color:{CASE_ACCENT}}} code.path{{overflow-wrap:anywhere}}
+figure.evidence{{margin:.5rem 0}} svg.evidence{{max-width:100%;height:auto;background:{EVIDENCE_BG}}}
 """
 DASH = "–"
 
@@ -85,13 +90,22 @@ def case_link(case: Case, base: str) -> str:
     return f"In the explorer: <code class='path'>{esc(path)}</code>"
 
 
+def picture(case: Case) -> str:
+    """The case's evidence as inline SVG, or a note that none was stored at capture."""
+    svg = evidence_svg(case.snapshot.get(EVIDENCE_KEY))
+    if svg:
+        return f"<figure class='evidence'>{svg}</figure>"
+    return "<p class='meta'>No picture stored at capture.</p>"
+
+
 def case_section(case: Case, base: str = "") -> str:
     """One case's section. `base` is an already checked explorer address (see `report_base`)."""
     title = esc(case.title or default_title(case.dataset, case.item))
     tags = "".join(f"<span class='tag'>{esc(t)}</span>" for t in case.tags)
     keys = " · ".join(f"{esc(k)} {esc(v)}" for k, v in case.item.items())
     figures = "".join(
-        f"<tr><td>{esc(k)}</td><td>{_figure(v)}</td></tr>" for k, v in case.snapshot.items()
+        f"<tr><td>{esc(k)}</td><td>{_figure(v)}</td></tr>"
+        for k, v in snapshot_figures(case.snapshot).items()
     )
     src = case.source
     source = esc(
@@ -106,6 +120,7 @@ def case_section(case: Case, base: str = "") -> str:
         f"<div class='meta'>{esc(case.author or 'anonymous')} · {esc(_when(case.updated_at))}"
         f" · source {source or 'sample'}</div>"
         f"<div>{tags}</div>"
+        + picture(case)
         + (f"<table class='fig'>{figures}</table>" if figures else "")
         + (f"<div class='note'>{md_html(case.note)}</div>" if case.note else "")
         + f"<div class='meta'>{case_link(case, base)}</div>"

@@ -3,6 +3,10 @@ a trajectory, a node, a stage (a `<Parallel>` block) and a 1x/8x pair; and the B
 
 Why pure functions here: the tab modules stay about layout, and what a case keeps at capture time
 (so the casebook stays informative when the source is gone) is testable without a page.
+
+A trajectory, stage or pair snapshot carries the evidence the HTML report draws
+(`cache.casebook.evidence`): tokens per stage, all of them vs the critical path; a stage's
+tokens per branch with its longest branch highlighted; T and C of the 1x and 8x expansions.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from typing import Any
 
 from analysis.parason.metrics import Metrics, StageStats
 from analysis.parason.tables import node_facts, plain_question, stage_figures
+from cache.casebook.evidence import bar_evidence, with_evidence
 
 PAIR = "sft-1x vs sft-8x"  # the `subset` item value of a 1x/8x pair case
 PAIR_FILE = "sft-8x/train.parquet"  # the pair's source file: the 8x row holds the added branches
@@ -44,8 +49,34 @@ def trajectory_title(subset: str, question: object) -> str:
     return f"{subset} · {_question(question)}"
 
 
+def _tokens_label(counter: str) -> str:
+    return f"tokens ({counter})" if counter else "tokens"
+
+
+def stages_evidence(m: Metrics) -> dict[str, Any] | None:
+    """Per stage (`<Parallel>` block): all its tokens (s_b + every thread) vs what it adds to
+    the critical path (s_b + its longest thread)."""
+    stages = m.stage_stats
+    if not stages:
+        return None
+    return bar_evidence(
+        title=f"Tokens per stage: all vs critical path (T = {m.T:,.0f}, C = {m.C:,.0f})",
+        y_label=_tokens_label(m.counter),
+        categories=[f"stage {s.stage + 1}" for s in stages],
+        series=[
+            ("all tokens", [s.s + sum(s.thread_tokens) for s in stages]),
+            ("critical path", [s.critical for s in stages]),
+        ],
+    )
+
+
 def trajectory_snapshot(m: Metrics, correctness: object) -> dict[str, Any]:
-    """T, C, speedup, acceleration, blocks and branches, correctness, warnings, the counter."""
+    """T, C, speedup, acceleration, blocks and branches, correctness, warnings, the counter,
+    and the tokens-per-stage evidence."""
+    return with_evidence(_trajectory_figures(m, correctness), stages_evidence(m))
+
+
+def _trajectory_figures(m: Metrics, correctness: object) -> dict[str, Any]:
     return {
         "T": round(m.T, 1),
         "C": round(m.C, 1),
@@ -100,9 +131,26 @@ def stage_title(subset: str, question: object, s: StageStats) -> str:
     return f"{subset} · stage {s.stage + 1} ({s.kind}) · {_question(question)}"
 
 
+def branches_evidence(s: StageStats, counter: str) -> dict[str, Any] | None:
+    """A stage's tokens per branch (thread), the longest one (on the critical path)
+    highlighted, and the block's own non-thread tokens (s_b)."""
+    if not s.thread_tokens:
+        return None
+    names = [f"branch {i + 1}" for i in range(len(s.thread_tokens))]
+    longest = names[max(range(len(names)), key=lambda i: s.thread_tokens[i])]
+    return bar_evidence(
+        title=f"Stage {s.stage + 1} ({s.kind} {s.join_type}): tokens per branch",
+        y_label=_tokens_label(counter),
+        categories=[*names, "s_b (non-thread)"],
+        series=[("tokens", [*s.thread_tokens, s.s])],
+        highlight=longest,
+    )
+
+
 def stage_snapshot(s: StageStats, counter: str) -> dict[str, Any]:
-    """The stage's figures (`tables.stage_figures`) and the token counter."""
-    return {**stage_figures(s), "counter": counter}
+    """The stage's figures (`tables.stage_figures`), the token counter and the tokens-per-branch
+    evidence."""
+    return with_evidence({**stage_figures(s), "counter": counter}, branches_evidence(s, counter))
 
 
 def pair_item(uid: str) -> dict[str, str]:
@@ -113,8 +161,19 @@ def pair_title(question: object) -> str:
     return f"1x vs 8x · {_question(question)}"
 
 
+def pair_evidence(m1: Metrics, m8: Metrics) -> dict[str, Any] | None:
+    """T (all response tokens) and C (the critical path) of the 1x and the 8x expansion."""
+    return bar_evidence(
+        title="1x vs 8x: all tokens (T) and critical path (C)",
+        y_label=_tokens_label(m8.counter),
+        categories=["T (all tokens)", "C (critical path)"],
+        series=[("sft-1x", [m1.T, m1.C]), ("sft-8x", [m8.T, m8.C])],
+    )
+
+
 def pair_snapshot(m1: Metrics, m8: Metrics, n_added: int) -> dict[str, Any]:
-    """Both expansions' headline figures and how many branches the 8x expansion added."""
+    """Both expansions' headline figures, how many branches the 8x expansion added, and the
+    T/C evidence."""
     out: dict[str, Any] = {"added_branches": n_added}
     for tag, m in (("1x", m1), ("8x", m8)):
         out |= {
@@ -125,4 +184,4 @@ def pair_snapshot(m1: Metrics, m8: Metrics, n_added: int) -> dict[str, Any]:
             f"branches_max_{tag}": m.branches_max,
         }
     out["counter"] = m8.counter
-    return out
+    return with_evidence(out, pair_evidence(m1, m8))

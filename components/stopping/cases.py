@@ -5,7 +5,11 @@ case marks.
 A run case is keyed by the file, the method and `params_key` (the policy's parameters and the
 bootstrap settings as one short canonical string), so the same run, opened again with the same
 link, finds its cases. A replay case adds the question and the iteration; the replayed
-question's inline cases are every playground case on that question of the file."""
+question's inline cases are every playground case on that question of the file.
+
+Each snapshot carries the evidence the HTML report draws (`cache.casebook.evidence`): a run's
+accuracy and token savings beside self-consistency's; a replayed iteration's vote share per
+answer over the checkpoints (the replay chart's top panel) with the stop highlighted."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from analysis.stopping import Diagnostics, Policy, QuestionResult, RunResult, SimSettings
 from analysis.stopping.compare import per_question_comparison
+from cache.casebook.evidence import bar_evidence, line_evidence, with_evidence
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, qid_counts
@@ -25,6 +30,7 @@ from components.stopping.summary import stopped_early, untruncated_savings_pct
 DATASET = "playground"
 VIEW = "playground"
 CASE_MARK = "●"
+EVIDENCE_ANSWERS = 5  # answer groups drawn in a replay's evidence (the most voted at any point)
 
 
 # ---------------------------------------------------------------- item keys
@@ -86,8 +92,23 @@ def _row() -> DeltaGenerator:
 
 
 # ---------------------------------------------------------------- run (summary)
+def run_evidence(
+    method: str, snap: dict[str, Any], sc_savings: object = 0.0
+) -> dict[str, Any] | None:
+    """The summary's headline beside self-consistency's: accuracy and mean token savings (%)."""
+    return bar_evidence(
+        title=f"{method} vs self-consistency (SC)",
+        y_label="%",
+        categories=["accuracy (%)", "token savings (%)"],
+        series=[
+            (method, [snap.get("accuracy_pct"), snap.get("token_savings_pct")]),
+            ("SC", [snap.get("sc_accuracy_pct"), _num(sc_savings)]),
+        ],
+    )
+
+
 def run_snapshot(cur: RunResult, sc: RunResult) -> dict[str, Any]:
-    """The run's key figures as the summary shows them, plus the settings."""
+    """The run's key figures as the summary shows them, plus the settings and the evidence."""
     o = cur.overall_frame().iloc[0]
     s = sc.overall_frame().iloc[0]
     cmp = per_question_comparison(cur, sc)
@@ -113,7 +134,7 @@ def run_snapshot(cur: RunResult, sc: RunResult) -> dict[str, Any]:
         "window": cur.settings.window,
         "seed": cur.settings.seed,
     }
-    return snap
+    return with_evidence(snap, run_evidence(cur.policy.method, snap, s["mean_token_savings_pct"]))
 
 
 def run_title(rel: str, cur: RunResult, snap: dict[str, Any]) -> str:
@@ -145,11 +166,48 @@ def show_run_cases(rel: str, src: SourceConfig, cur: RunResult, sc: RunResult) -
 
 
 # ---------------------------------------------------------------- replayed iteration
+def replay_evidence(res: QuestionResult, diag: Diagnostics | None) -> dict[str, Any] | None:
+    """The replay chart's top panel: each answer's share (%) of the iteration's vote at every
+    checkpoint (the ground truth's answers marked ✓), the stop highlighted on the leader."""
+    if diag is None or diag.grid.shape[0] == 0 or diag.votes.ndim != 3 or diag.votes.shape[2] == 0:
+        return None
+    grid = diag.grid.astype(np.float64)
+    votes = diag.votes[0].astype(np.float64)  # [K, G]
+    total = votes.sum(axis=1, keepdims=True)
+    share = np.divide(votes, total, out=np.zeros_like(votes), where=total > 0) * 100
+    order = np.argsort(-share.max(axis=0), kind="stable")[:EVIDENCE_ANSWERS]
+    series = []
+    for gid in order.tolist():
+        label = res.labels[gid] if gid < len(res.labels) else f"group {gid}"
+        ok = bool(res.group_correct[gid]) if gid < res.group_correct.shape[0] else False
+        series.append((f"{label[:30] or '(empty)'}{' ✓' if ok else ''}", grid, share[:, gid]))
+    stop = int(res.stop_index[0])
+    highlight = None
+    if 0 <= stop < grid.shape[0]:
+        label = f"stop at {int(grid[stop]):,} ({res.stopped_by[0]})"
+        highlight = (grid[stop], float(share[stop].max()), label)
+    return line_evidence(
+        title=f"Q{res.qid}: vote share per answer at each checkpoint",
+        x_label="checkpoint (tokens)",
+        y_label="share of the vote (%)",
+        series=series,
+        highlight=highlight,
+        y_range=(0.0, 100.0),
+    )
+
+
 def replay_snapshot(
     res: QuestionResult, diag: Diagnostics | None, tau: float | None
 ) -> dict[str, Any]:
-    """What the replay line says (answer, correctness, stop, tokens) and the rule's signal at
-    the stop (MARS margin and threshold, or the leader's share and tau), when it stopped."""
+    """What the replay line says (answer, correctness, stop, tokens), the rule's signal at the
+    stop (MARS margin and threshold, or the leader's share and tau) when it stopped, and the
+    vote-share evidence."""
+    return with_evidence(_replay_figures(res, diag, tau), replay_evidence(res, diag))
+
+
+def _replay_figures(
+    res: QuestionResult, diag: Diagnostics | None, tau: float | None
+) -> dict[str, Any]:
     stop = int(res.stop_index[0])
     snap: dict[str, Any] = {
         "answer": res.answer_text(0)[:200],

@@ -78,7 +78,7 @@ def text_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 proc.kill()
 
 
-def test_escaped_text_is_never_a_link_and_notes_load_nothing(text_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_escaped_text_is_never_a_link_and_notes_load_nothing(text_app: str, page) -> None:  # type: ignore[no-untyped-def]  # a Playwright page
     from playwright.sync_api import expect
 
     requests: list[str] = []
