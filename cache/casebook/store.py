@@ -20,6 +20,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,6 +61,7 @@ from cache.paths import cache_root
 DB_URL_ENV = "RTE_DB_URL"
 MODE_ENV = "RTE_CASEBOOK"
 DEFAULT_TIMEOUT = 10.0
+RECHECK_SECONDS = 5.0  # how often a read-only stand-in looks for a casebook created since
 Sort = Literal["updated", "created", "title", "dataset"]
 
 # ------------------------------------------------------------------------------------ tables
@@ -516,6 +518,9 @@ class CaseStore:
         self.readonly = readonly
         self._writer = engine.execution_options(casebook_write=True)
         self._keepalive: sqlite3.Connection | None = None  # see `_empty_store`
+        self._reopen: Callable[[], CaseStore | None] | None = None  # ditto
+        self._looked = time.monotonic()
+        self._swap = threading.Lock()
         u = engine.url
         self.where = where or (
             (u.database or ":memory:")
@@ -544,8 +549,33 @@ class CaseStore:
         except sa.exc.SQLAlchemyError as exc:
             raise _unavailable(exc, self.where) from exc
 
+    @property
+    def exists(self) -> bool:
+        """False while this is a read-only stand-in for a casebook not created yet."""
+        return self._reopen is None
+
+    def _look_again(self) -> None:
+        """A stand-in looks for the real casebook again (at most every RECHECK_SECONDS), so a
+        read-only server shows the cases once someone creates it, without a restart."""
+        with self._swap:
+            reopen = self._reopen
+            if reopen is None or time.monotonic() - self._looked < RECHECK_SECONDS:
+                return
+            real = reopen()  # raises as opening it would (a corrupt file, a newer schema)
+            self._looked = time.monotonic()
+            if real is None:
+                return
+            stand_in, keep = self.engine, self._keepalive
+            self.engine, self._writer, self.where = real.engine, real._writer, real.where
+            self._keepalive, self._reopen = None, None
+        stand_in.dispose()  # reads still running keep the in-memory database until they end
+        if keep is not None:
+            keep.close()
+
     @contextmanager
     def _tx(self, write: bool = False, integrity: DataError | None = None) -> Iterator[Connection]:
+        if self._reopen is not None:
+            self._look_again()
         if write and self.readonly:
             raise CasebookReadOnly()
         with self._errors(integrity), (self._writer if write else self.engine).begin() as conn:
@@ -1053,9 +1083,10 @@ def _check_folder(path: Path, readonly: bool) -> None:
     )
 
 
-def _empty_store(where: str, timeout: float) -> CaseStore:
+def _empty_store(where: str, reopen: Callable[[], CaseStore | None], timeout: float) -> CaseStore:
     """A read-only casebook that does not exist yet: it reads as empty and is not created. Its
-    reads go to an empty schema in a shared in-memory database, kept alive by one connection."""
+    reads go to an empty schema in a shared in-memory database, kept alive by one connection;
+    `reopen` looks for the real one (see `CaseStore._look_again`)."""
     name = f"file:rte-empty-casebook-{new_id()}"
     keep = sqlite3.connect(f"{name}?mode=memory&cache=shared", uri=True, check_same_thread=False)
     query = {"mode": "memory", "cache": "shared", "uri": "true"}
@@ -1073,6 +1104,7 @@ def _empty_store(where: str, timeout: float) -> CaseStore:
         store.close()
         raise
     store.readonly = True
+    store._reopen = reopen
     return store
 
 
@@ -1085,25 +1117,14 @@ def _readonly_url(u: URL, path: Path) -> URL:
     )
 
 
-def open_store(
-    url: str | None = None, readonly: bool | None = None, *, timeout: float = DEFAULT_TIMEOUT
-) -> CaseStore:
-    """Open (creating or upgrading the schema) the casebook at `url` (default `RTE_DB_URL`, else
-    SQLite in the cache folder; a plain path is a SQLite file). `readonly` defaults to
-    `RTE_CASEBOOK == "readonly"`; a read-only casebook that does not exist yet (no file, an
-    empty one, a database without our tables) opens empty and is left uncreated.
-    `timeout`: seconds to wait for a lock (SQLite) or a connection (PostgreSQL)."""
-    if readonly is None:
-        readonly = os.environ.get(MODE_ENV, "").strip().lower() == "readonly"
-    u = _parse_url(as_url(url or default_url()))
-    path = _sqlite_file(u) if u.get_backend_name() == "sqlite" else None
+def _open_existing(u: URL, path: Path | None, readonly: bool, timeout: float) -> CaseStore | None:
+    """The casebook at `u` (created or upgraded unless read-only), or None when it is read-only
+    and does not exist yet."""
+    if path is not None and readonly:
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        u = _readonly_url(u, path)
     where = None if path is None else str(path)
-    if path is not None:
-        _check_folder(path, readonly)
-        if readonly and (not path.is_file() or path.stat().st_size == 0):
-            return _empty_store(str(path), timeout)
-        if readonly:
-            u = _readonly_url(u, path)
     store = CaseStore(_make_engine(u, timeout), readonly=readonly, where=where)
     try:
         version = store.migrate()
@@ -1112,5 +1133,26 @@ def open_store(
         raise
     if version == 0:  # read-only, and no casebook there yet
         store.close()
-        return _empty_store(store.where, timeout)
+        return None
     return store
+
+
+def open_store(
+    url: str | None = None, readonly: bool | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> CaseStore:
+    """Open (creating or upgrading the schema) the casebook at `url` (default `RTE_DB_URL`, else
+    SQLite in the cache folder; a plain path is a SQLite file). `readonly` defaults to
+    `RTE_CASEBOOK == "readonly"`; a read-only casebook that does not exist yet (no file, an
+    empty one, a database without our tables) opens empty, is left uncreated, and is read
+    once it exists. `timeout`: seconds to wait for a lock (SQLite) or a connection (PostgreSQL)."""
+    if readonly is None:
+        readonly = os.environ.get(MODE_ENV, "").strip().lower() == "readonly"
+    u = _parse_url(as_url(url or default_url()))
+    path = _sqlite_file(u) if u.get_backend_name() == "sqlite" else None
+    if path is not None:
+        _check_folder(path, readonly)
+    store = _open_existing(u, path, readonly, timeout)
+    if store is not None:
+        return store
+    where = str(path) if path is not None else u.render_as_string(hide_password=True)
+    return _empty_store(where, lambda: _open_existing(u, path, True, timeout), timeout)

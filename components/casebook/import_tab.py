@@ -1,20 +1,40 @@
-"""The Import tab: merge a JSONL, CSV or Parquet export into this casebook, by case id."""
+"""The Import tab: merge a JSONL, CSV or Parquet export into this casebook, by case id (and, from
+JSONL, its collections by collection id)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from cache.casebook.io import format_of, import_cases
+from cache.casebook.model import ImportReport
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
 from components.common.casebook import readonly
 from components.common.guards import show_error
 
 
+def summary(name: str, report: ImportReport) -> str:
+    """What the import did, in one paragraph."""
+    text = (
+        f"Imported {name}: {report.added} added, {report.updated} updated, "
+        f"{report.unchanged} unchanged."
+    )
+    if report.kept:
+        text += f" {len(report.kept)} kept as stored (edited here later)."
+    cols = (report.collections_added, report.collections_updated, report.collections_unchanged)
+    if any(cols):
+        text += " Collections: {} added, {} updated, {} unchanged.".format(*cols)
+    if report.collections_kept:
+        text += f" {len(report.collections_kept)} collection(s) kept as stored (edited here later)."
+    return text
+
+
 def render(store: CaseStore) -> None:
     st.caption(
         "An import merges by case id: new cases are added, cases edited later in the file "
-        "replace the stored ones, and importing the same file twice changes nothing. A file "
+        "replace the stored ones, and importing the same file twice changes nothing. A JSONL "
+        "export also brings its collections, merged the same way by collection id (a collection "
+        "whose name another collection here already has is refused: rename one first). A file "
         "with any error is rejected whole."
     )
     up = st.file_uploader(
@@ -31,8 +51,4 @@ def render(store: CaseStore) -> None:
         except DataError as exc:
             show_error(exc, key="cb_import")
             return
-        st.success(
-            f"Imported {up.name}: {report.added} added, {report.updated} updated, "
-            f"{report.unchanged} unchanged."
-            + (f" {len(report.kept)} kept as stored (edited here later)." if report.kept else "")
-        )
+        st.success(summary(up.name, report))

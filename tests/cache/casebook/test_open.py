@@ -18,6 +18,7 @@ from cache.casebook import (
     make_case,
     open_store,
 )
+from cache.casebook import store as store_mod
 from cache.casebook.store import default_url
 from tests.cache.casebook.conftest import fresh_pg_url
 
@@ -121,7 +122,7 @@ def test_read_only_without_a_file_opens_empty_and_creates_nothing(tmp_path: Path
     store = open_store(f"sqlite:///{path}", readonly=True)
     try:
         _assert_empty_and_read_only(store)
-        assert Path(store.where) == path
+        assert Path(store.where) == path and not store.exists
     finally:
         store.close()
     assert list(tmp_path.iterdir()) == []
@@ -189,4 +190,38 @@ def test_read_only_postgres_without_a_schema_is_empty(pg_server: str) -> None:
     rw.close()
     ro = open_store(url, readonly=True)
     assert ro.count() == 1
+    ro.close()
+
+
+def test_a_read_only_stand_in_reads_the_casebook_once_it_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only server started before the casebook was made (then, e.g., an import from the
+    command line creates it) shows its cases without a restart."""
+    path = tmp_path / "casebook.sqlite"
+    ro = open_store(str(path), readonly=True)
+    try:
+        assert not ro.exists and ro.count() == 0
+        rw = open_store(str(path), readonly=False)
+        case = rw.add(make_case("mars", "mars", title="imported later"))
+        rw.close()
+        assert ro.count() == 0  # looked again only every RECHECK_SECONDS
+        monkeypatch.setattr(store_mod, "RECHECK_SECONDS", 0.0)
+        assert ro.list_cases() == [case] and ro.exists and Path(ro.where) == path
+        with pytest.raises(CasebookReadOnly):
+            ro.add(make_case("mars", "mars"))
+    finally:
+        ro.close()
+
+
+def test_a_stand_in_reports_a_casebook_that_became_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "casebook.sqlite"
+    ro = open_store(str(path), readonly=True)
+    path.write_bytes(b"not a database" * 500)
+    monkeypatch.setattr(store_mod, "RECHECK_SECONDS", 0.0)
+    with pytest.raises(CasebookUnavailable) as err:
+        ro.count()
+    assert "corrupt" in err.value.message
     ro.close()
