@@ -241,7 +241,7 @@ def cmd_casebook_import(args: argparse.Namespace) -> int:
         print("collections: added {}, updated {}, unchanged {}".format(*cols))
     if report.collections_kept:
         n = len(report.collections_kept)
-        print(f"{n} collection(s) kept as stored: edited here after the file's copy")
+        print(f"{n} collection(s) kept as stored: the copy here is as recent as the file's or more")
     return 0
 
 

@@ -90,5 +90,5 @@ def _label_buttons(cases: list[Case], name: str, key: str) -> None:
         st.caption(
             f"{labels.no_step_index} labelled step case(s) skipped: no step index (their "
             "capture stored neither item nor snapshot `step`), so they cannot be joined to "
-            "the prefix table."
+            "the prefix table. Label those steps again in the FineProofs view to include them."
         )

@@ -25,7 +25,8 @@ def summary(name: str, report: ImportReport) -> str:
     if any(cols):
         text += " Collections: {} added, {} updated, {} unchanged.".format(*cols)
     if report.collections_kept:
-        text += f" {len(report.collections_kept)} collection(s) kept as stored (edited here later)."
+        n = len(report.collections_kept)
+        text += f" {n} collection(s) kept as stored (the copy here is as recent or more)."
     return text
 
 
