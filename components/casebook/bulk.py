@@ -23,7 +23,7 @@ def _apply(book: CaseStore, cases: list[Case], change: dict[str, object]) -> tup
     saved = conflicts = 0
     for c in cases:
         try:
-            book.update(replace(c, **change), expected_version=c.version)  # type: ignore[arg-type]
+            book.update(replace(c, **change), expected_version=c.version)  # type: ignore[arg-type]  # field values checked by validate_case
             saved += 1
         except EditConflict:
             conflicts += 1

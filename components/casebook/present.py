@@ -34,9 +34,12 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapseButton"] {{
   display: none !important;
 }}
+[data-testid="stHeader"] {{ background: var(--st-background-color, #fff); }}
+[data-testid="stLayoutWrapper"]:has(> .st-key-{BANNER_KEY}) {{
+  position: sticky; top: 3.75rem; z-index: 990;
+}}
 .st-key-{BANNER_KEY} {{
-  position: sticky; top: 3.75rem; z-index: 990; background: var(--st-background-color, #fff);
-  box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.35);
+  background: var(--st-background-color, #fff); box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.35);
 }}
 .st-key-{BANNER_KEY} .rte-present-note {{ max-height: 18vh; overflow-y: auto; }}
 [class*="st-key-{EVIDENCE_PREFIX}_"] {{

@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 import polars as pl
 import streamlit as st
 
+from cache.casebook.evidence import EVIDENCE_KEY, clean_evidence, snapshot_figures
+from cache.casebook.evidence_svg import evidence_svg
 from cache.casebook.links import case_path
 from cache.casebook.locate import missing
 from cache.casebook.model import Case, default_title
@@ -87,9 +89,16 @@ def open_case(case: Case, **extra: str) -> None:
 
 
 def snapshot_table(case: Case) -> None:
-    if case.snapshot:
-        rows = [{"figure": k, "at capture": str(v)} for k, v in case.snapshot.items()]
+    """The case's key figures at capture time, and its evidence picture when one was stored
+    (our own SVG of escaped text and numbers, see `cache.casebook.evidence_svg`)."""
+    figures = snapshot_figures(case.snapshot)
+    if figures:
+        rows = [{"figure": k, "at capture": str(v)} for k, v in figures.items()]
         st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch")
+    if clean_evidence(case.snapshot.get(EVIDENCE_KEY)) is not None:
+        st.html(
+            "<div style='max-width:760px'>" + evidence_svg(case.snapshot[EVIDENCE_KEY]) + "</div>"
+        )
 
 
 @st.cache_data(show_spinner=False, ttl=60, max_entries=512)

@@ -18,6 +18,7 @@ from typing import Any
 
 import streamlit as st
 
+from cache.casebook.evidence import EVIDENCE_KEY, clean_evidence
 from cache.casebook.model import Case, default_title, make_case
 from cache.casebook.store import CaseStore, default_url, open_store
 from cache.errors import DataError
@@ -160,9 +161,15 @@ def source_identity(source: SourceConfig, file: str | None) -> dict[str, str]:
 
 
 def _plain(snapshot: Mapping[str, Any]) -> dict[str, Any]:
-    """JSON-able key figures: numbers, strings, booleans; NaN/inf become None."""
+    """JSON-able key figures: numbers, strings, booleans; NaN/inf become None. The evidence
+    picture (`cache.casebook.evidence`) is kept as its cleaned, bounded structure."""
     out: dict[str, Any] = {}
     for k, v in snapshot.items():
+        if str(k) == EVIDENCE_KEY:
+            ev = clean_evidence(v)
+            if ev is not None:
+                out[EVIDENCE_KEY] = ev
+            continue
         if v is None or isinstance(v, bool | str):
             out[str(k)] = v
         elif isinstance(v, int | float):
