@@ -45,9 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"casebook: {store.where}")
 
         def case(i: int, now: float | None = None) -> Case:
+            kind = ("parason", "mars", "playground", "fineproofs")[i % 4]
             return make_case(
-                ("parason", "mars", "playground", "fineproofs")[i % 4],
-                "mars",
+                kind,
+                kind,
                 query=[("file", "DeepSeek-8B/aime25_deepseek.parquet"), ("qid", str(i % 30))],
                 source={"kind": "sample", "repo_id": "wenbochen111/MARS", "revision": "main"},
                 item={

@@ -108,4 +108,6 @@ def render(store: CaseStore) -> None:
     st.code(absolute(share) or share, language=None)
     _order(store, col)
     st.subheader("Export this collection")
-    export_buttons(live, f"casebook_{col.name}", key=f"cb_col_{col.id}", title=col.name)
+    export_buttons(
+        live, f"casebook_{col.name}", key=f"cb_col_{col.id}", title=col.name, collection=col
+    )

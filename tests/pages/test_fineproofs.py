@@ -305,7 +305,8 @@ def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.M
     at = _app({"problem": pid, "sample": str(sample)})
     assert not at.error, _errors(at)
     metric = next(m for m in at.metric if m.label == "source")
-    assert metric.value == r"\[x\]\(http://e\)"
+    # escaped, and a word joiner after "http:" so remark-gfm auto-links nothing
+    assert metric.value == "\\[x\\]\\(http:\u2060//e\\)"
     at = _app({"view": "Collection"})
     assert not at.error, _errors(at)
 
@@ -420,15 +421,20 @@ def test_label_a_prefix_step_becomes_a_prm_label(sample_fp: Path, db: str) -> No
     at.button(key=f"{key}_save").click().run()
     assert not at.exception and not _errors(at), _errors(at)
     (case,) = _stored(db)
-    assert case.item == {"problem": pid, "sample": str(sample), "prefix": "3"}
-    assert dict(case.query)["prefix"] == "3"
     row = at.dataframe[0].value.set_index("ordinal").loc[3]
+    # the item names the source row's step_idx, so a label joins back to prefix_values.parquet
+    assert case.item == {
+        "problem": pid, "sample": str(sample), "prefix": "3", "step": str(int(row["step"]))
+    }  # fmt: skip
+    assert dict(case.query)["prefix"] == "3"
     snap = case.snapshot
     assert snap["prefix"] == 3 and snap["step"] == row["step"]
     assert snap["value"] == pytest.approx(row["value"]) and snap["n"] == row["n"]
     assert {"change", "z", "se", "sig_drop", "recovery", "first_error", "flags"} <= set(snap)
     labels = prm_labels([case])
-    assert labels.row(0) == (pid, sample, 3, "first error", "the bound is used before it is shown")
+    assert labels.row(0)[:6] == (
+        pid, sample, int(row["step"]), 3, "first error", "the bound is used before it is shown"
+    )  # fmt: skip
     # inline: on the step panel and, as a case of this trace, under the trace header
     assert sum(e.label.endswith("1 case(s) on this item") for e in at.main.expander) == 2
 
