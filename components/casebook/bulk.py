@@ -58,7 +58,7 @@ def _verdict(book: CaseStore, cases: list[Case]) -> None:
 
 
 def _collect(book: CaseStore, cases: list[Case]) -> None:
-    col = st.session_state.get("cb_bulk_col")
+    col = book.get_collection(str(st.session_state.get("cb_bulk_col") or ""))
     if col is None:
         return
     for c in cases:
@@ -85,7 +85,8 @@ def bulk_bar(book: CaseStore, cases: list[Case]) -> None:
         c2.button("Set verdict", key="cb_bulk_verdict_btn", on_click=_verdict,
                   args=(book, cases), disabled=ro)  # fmt: skip
         cols = book.collections()
-        c3.selectbox("Collection", cols, key="cb_bulk_col", format_func=lambda c: c.name,
+        names = {c.id: c.name for c in cols}
+        c3.selectbox("Collection", list(names), key="cb_bulk_col", format_func=names.__getitem__,
                      placeholder="create one in Collections", disabled=ro or not cols)  # fmt: skip
         c3.button("Add to collection", key="cb_bulk_col_btn", on_click=_collect,
                   args=(book, cases), disabled=ro or not cols)  # fmt: skip
@@ -106,9 +107,12 @@ def add_to_collection(book: CaseStore, case: Case) -> None:
         st.caption("No collections yet: create one in the Collections tab.")
         return
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    pick = c1.selectbox(
-        "Add to collection", cols, format_func=lambda c: c.name, key=f"cb_addcol_{case.id}"
-    )
+    by_id = {c.id: c for c in cols}
+    chosen = c1.selectbox(
+        "Add to collection", list(by_id), format_func=lambda i: by_id[i].name,
+        key=f"cb_addcol_{case.id}",
+    )  # fmt: skip
+    pick = by_id.get(chosen, cols[0])
     if c2.button("Add", key=f"cb_addcol_btn_{case.id}", disabled=readonly()):
         if case.id in pick.case_ids:
             st.toast(f"Already in “{md_text(pick.name)}”.")

@@ -86,9 +86,16 @@ def render(store: CaseStore) -> None:
     ids = [c.id for c in cols]
     want = CasebookKeys.COLLECTION.read()
     index = ids.index(want) if want in ids else 0
-    col = st.selectbox(
-        "Collection", cols, index=index, format_func=lambda c: f"{c.name} ({len(c.case_ids)})"
+    # the options are ids, not Collection objects: a widget may hand back the object it stored
+    # on an earlier run, whose order is stale once a row moved
+    by_id = {c.id: c for c in cols}
+    chosen = st.selectbox(
+        "Collection",
+        ids,
+        index=index,
+        format_func=lambda i: f"{by_id[i].name} ({len(by_id[i].case_ids)})",
     )
+    col = by_id[chosen]
     CasebookKeys.COLLECTION.write(col.id)
     if col.description:
         st.caption(md_text(col.description, 500))

@@ -278,7 +278,10 @@ def capture(
         st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
         # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
         with st.form(f"{key}_form", border=False, enter_to_submit=False):
-            st.text_input("Title", value=title, key=f"{key}_title", max_chars=300)
+            # seeded once, not passed as `value`: a suggested title that changes between runs
+            # (data still loading) must not reset what the user typed
+            st.session_state.setdefault(f"{key}_title", title)
+            st.text_input("Title", key=f"{key}_title", max_chars=300)
             st.multiselect(
                 "Tags",
                 list(TAG_SUGGESTIONS.get(dataset, ())),

@@ -1,0 +1,196 @@
+"""Journey J1 (docs/JOURNEYS.md), demo: capture cases on five views, tabs and sources, gather them
+with the case list's multi-select, reorder them, present the collection with the keyboard and
+the buttons, and step through the shared present URL in a second browser, both ways.
+
+Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x768."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from cache.casebook.store import open_store
+from cache.sample.parason import make_uuid
+from tests.e2e.conftest import streamlit_server
+
+pytestmark = pytest.mark.e2e
+SIZES = [(1440, 900), (1024, 768)]
+SLOW = 180_000  # the first visit of a view builds its derived tables
+CAPTURE_LABELS = re.compile(r"Add (trace|question|node|stage|iteration|run|pair|probe)|Label this")
+
+
+@pytest.fixture(scope="module")
+def db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('journey-demo') / 'casebook.sqlite'}"
+
+
+@pytest.fixture(scope="module")
+def demo_url(sample_root: Path, cache_dir: Path, db_url: str) -> Iterator[str]:
+    with streamlit_server(cache_dir, RTE_DB_URL=db_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def local_mars(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A local folder laid out like the MARS repo (a copy of the sample), for the sidebar's
+    Local folder source."""
+    dest = tmp_path_factory.mktemp("local-mars") / "mars"
+    shutil.copytree(sample_root / "mars", dest)
+    return dest
+
+
+def _captures(sample_root: Path, local: Path) -> list[tuple[str, str]]:
+    import polars as pl
+
+    fp = pl.read_parquet(
+        sample_root / "fineproofs/data/prefix_values.parquet", columns=["problem_id", "sample_index"]
+    ).row(0)
+    return [
+        ("mars?qid=1&view=Single+trace", r"Add trace \d+"),  # a tab that is not the default
+        (f"mars?qid=2&src_mars_kind=Local+folder&src_mars_path={local}", "Add question"),
+        (f"parason?uuid={make_uuid('not-div-7-11')}&node=b1t0", "Add node"),
+        (f"fineproofs?problem={fp[0]}&sample={fp[1]}&prefix=2&view=Trace", "Label this step"),
+        ("playground?policy=sc-pp&conv=4&budget=32&qid=2&it=1", "Add iteration"),
+    ]
+
+
+def _no_exception(page: Page) -> None:
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def _capture(page: Page, base: str, path: str, label: str, title: str) -> None:
+    page.goto(f"{base}/{path}")
+    button = page.get_by_role("button", name=re.compile(label)).first
+    expect(button).to_be_visible(timeout=SLOW)
+    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=SLOW)
+    button.click()
+    body = page.locator('[data-testid="stPopoverBody"]').last
+    body.get_by_label("Title").fill(title)
+    body.get_by_label("Note (Markdown)").fill(f"**{title}**: look here")
+    name = body.get_by_label(re.compile("Your name"))
+    if name.count():
+        name.fill("ada")
+    body.get_by_role("button", name="Save case").click()
+    expect(page.get_by_text("Saved to the casebook").first).to_be_visible()
+    expect(page.locator('[data-testid="stPopoverBody"]')).to_have_count(0)  # the form closed
+    _no_exception(page)
+
+
+def _gather(page: Page, base: str, run: str) -> None:
+    """Create a collection, then add the run's five cases to it from the case list in one go."""
+    page.goto(f"{base}/casebook?tab=Collections")
+    page.get_by_label("New collection").fill(f"demo {run}")
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_text("This collection is empty")).to_be_visible()
+    # back to Cases by its tab: every filter shows its value (not "Choose an option")
+    page.get_by_role("tab", name="Cases").click()
+    dataset = page.locator('[data-testid="stSelectbox"]').filter(has_text="Dataset")
+    expect(dataset).to_contain_text("all")
+    expect(page.get_by_text("Choose an option")).to_have_count(0)
+    page.get_by_label("Search title, note and tags").fill(run)
+    page.get_by_label("Search title, note and tags").press("Enter")
+    expect(page.get_by_text("5 case(s).")).to_be_visible()
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    expect(grid).to_be_visible()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 17)  # the header's select-all box
+    bulk = page.locator(".st-key-cb_bulk")
+    expect(bulk.get_by_text("5 cases selected")).to_be_visible()
+    bulk.get_by_role("combobox").nth(2).click()  # tags, verdict, collection
+    page.get_by_role("option", name=f"demo {run}").click()
+    bulk.get_by_role("button", name="Add to collection").click()
+    expect(page.get_by_text(f"Added 5 case(s) to “demo {run}”")).to_be_visible()
+
+
+def _rows(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locator
+    return page.locator('[class*="st-key-cb_row_"]')
+
+
+def _order(page: Page, run: str, order: list[int]) -> None:
+    expect(_rows(page)).to_have_text([re.compile(rf"walk {i} .*{run}") for i in order])
+
+
+def _present_step(page: Page, step: int, total: int) -> None:
+    banner = page.locator(".st-key-present_banner")
+    expect(banner.get_by_text(f"step {step} of {total}")).to_be_visible(timeout=SLOW)
+    evidence = page.locator('[class*="st-key-rte_evidence_"]').first
+    expect(evidence).to_be_visible(timeout=SLOW)
+    expect(evidence).to_be_in_viewport()  # the captured item is on the first screen
+    expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
+    expect(page.get_by_role("button", name=CAPTURE_LABELS)).to_have_count(0)
+    expect(banner.get_by_role("button", name="Previous")).to_be_visible()
+    _no_exception(page)
+
+
+def _step_through(
+    page: Page, total: int, keys: bool, back_to: int = 1, shots: Path | None = None
+) -> None:
+    """Forward to the last step and back to `back_to`; `keys` alternates arrows and buttons."""
+    banner = page.locator(".st-key-present_banner")
+    for step in range(1, total + 1):
+        _present_step(page, step, total)
+        if shots is not None:
+            page.screenshot(path=str(shots / f"step{step}.png"))
+        if step < total:
+            expect(banner.get_by_role("button", name="Next")).to_be_enabled()
+            if keys and step % 2:
+                page.keyboard.press("ArrowRight")
+            else:
+                banner.get_by_role("button", name="Next").click()
+    expect(banner.get_by_role("button", name="Next")).to_be_disabled()
+    for step in range(total - 1, back_to - 1, -1):
+        expect(banner.get_by_role("button", name="Previous")).to_be_enabled()
+        if keys and step % 2:
+            page.keyboard.press("ArrowLeft")
+        else:
+            banner.get_by_role("button", name="Previous").click()
+        _present_step(page, step, total)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
+    demo_url: str, sample_root: Path, local_mars: Path, db_url: str, browser, cache_dir: Path, size
+) -> None:
+    expect.set_options(timeout=60_000)
+    width, height = size
+    run = f"{width}r{int(time.time())}"
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    captures = _captures(sample_root, local_mars)
+    for i, (path, label) in enumerate(captures):
+        _capture(page, demo_url, path, label, f"walk {i} {run}")
+    stored = [c for c in open_store(db_url).list_cases(text=run)]
+    assert len(stored) == 5
+    local = next(c for c in stored if c.dataset == "mars" and c.item.get("qid") == "2")
+    assert dict(local.query)["src_mars_kind"] == "Local folder"
+
+    _gather(page, demo_url, run)
+    col = next(c for c in open_store(db_url).collections() if c.name == f"demo {run}")
+    page.goto(f"{demo_url}/casebook?tab=Collections&collection={col.id}")
+    _order(page, run, [4, 3, 2, 1, 0])  # the list's order: last updated first
+    _rows(page).nth(2).get_by_role("button", name="Up").click()
+    _order(page, run, [4, 2, 3, 1, 0])  # exactly the clicked case moved
+    _rows(page).nth(0).get_by_role("button", name="Down").click()
+    _order(page, run, [2, 4, 3, 1, 0])
+
+    shots = cache_dir / f"journey-demo-{width}"
+    shots.mkdir(exist_ok=True)
+    page.get_by_role("button", name="Present").click()
+    _step_through(page, len(captures), keys=True, shots=shots)
+
+    # the shared link, in a browser that has never seen the casebook
+    other = browser.new_context(viewport={"width": width, "height": height})
+    viewer = other.new_page()
+    viewer.set_default_timeout(60_000)
+    viewer.goto(f"{demo_url}/casebook?present={col.id}")
+    _step_through(viewer, len(captures), keys=False, back_to=len(captures) - 1)
+    other.close()
+    ctx.close()
