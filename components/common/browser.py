@@ -51,8 +51,10 @@ def navigate(path: str) -> None:
 def cookie_author() -> str:
     """The author's name this browser remembered (empty when none)."""
     try:
-        raw = st.context.cookies.get(AUTHOR_COOKIE) or ""
-    except Exception:  # noqa: BLE001 - no request context (AppTest, a script run alone)
+        raw = st.context.cookies.get(AUTHOR_COOKIE)
+    except Exception:  # noqa: BLE001 - no request context (a script run alone)
+        return ""
+    if not isinstance(raw, str):  # none set (AppTest hands back a stand-in object)
         return ""
     name = unquote(raw).strip()
     return name[:200] if name.isprintable() else ""

@@ -80,11 +80,20 @@ def render_source_sidebar() -> None:
         st.caption("DATA SOURCES")
         for name, info in DATASETS.items():
             preset = default_source(name)
-            with st.expander(header(name), expanded=False):
+            asked = _seed_kind(name)
+            with st.expander(header(name), expanded=asked is not None):
+                if asked is not None:
+                    st.warning(
+                        f"The link asks for source “{md_text(asked, 60)}”, which is not one of "
+                        f"{', '.join(SOURCE_LABELS.values())}: showing "
+                        f"{SOURCE_LABELS[preset.kind]} instead.",
+                        icon=":material/link_off:",
+                    )
+                seeded = _k(name, "kind") in st.session_state
                 st.radio(
                     "Source",
                     SOURCE_KINDS,
-                    index=SOURCE_KINDS.index(preset.kind),
+                    index=None if seeded else SOURCE_KINDS.index(preset.kind),
                     format_func=SOURCE_LABELS.get,
                     **bound(_k(name, "kind")),
                 )
@@ -110,6 +119,22 @@ def render_source_sidebar() -> None:
                         help="e.g. " + ", ".join(info.files[:3]),
                         **bound(_k(name, "path")),
                     )
+
+
+def _seed_kind(dataset: str) -> str | None:
+    """A link's source kind, before the radio bound to it exists: a plain kind (`local`) is
+    taken as its label would be; anything else is returned so the sidebar can say so (the radio
+    itself would drop it silently)."""
+    key = _k(dataset, "kind")
+    if key in st.session_state:
+        return None
+    raw = (st.query_params.get(key) or "").strip()
+    if not raw or raw in _KIND_BY_LABEL:
+        return None
+    if raw in SOURCE_KINDS:
+        st.session_state[key] = raw
+        return None
+    return raw
 
 
 def _render_locked() -> None:

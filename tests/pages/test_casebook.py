@@ -143,3 +143,116 @@ def test_present_mode_says_when_a_step_is_gone(db: str, sample_root: Path) -> No
     assert any(
         "pass@1" in df.value["figure"].to_list() for df in at.dataframe if "figure" in df.value
     )
+
+
+def test_the_case_link_is_plain_text_with_a_copy_button(db: str, sample_root: Path) -> None:
+    case = _case(db)
+    at = run_page("pages/casebook.py", case=case.id)
+    assert not at.exception
+    # st.code: the exact link (no Markdown escapes like `qid=3\&`), with Streamlit's copy button
+    links = [c.value for c in at.code]
+    assert "mars?file=DeepSeek-8B%2Faime25_deepseek.parquet&qid=3" in links
+
+
+def test_the_case_link_is_absolute_with_a_public_url(
+    db: str, sample_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _case(db)
+    monkeypatch.setenv("RTE_PUBLIC_URL", "https://explorer.example.org/")
+    at = run_page("pages/casebook.py", case=case.id)
+    assert "https://explorer.example.org/mars?file=DeepSeek-8B%2Faime25_deepseek.parquet&qid=3" in [
+        c.value for c in at.code
+    ]
+
+
+def test_the_list_tells_cases_apart(db: str, sample_root: Path) -> None:
+    s = open_store(db)
+    for trace, ok, length in ((36, False, 1005), (37, True, 2210)):
+        s.add(
+            make_case(
+                "mars", "mars",
+                query=[("qid", "0"), ("trace", str(trace))],
+                item={"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": "0",
+                      "trace": str(trace)},
+                title="DeepSeek-R1-0528-Qwen3-8B · AIME 2025 · Q0 · a very long title that is cut",
+                snapshot={"final_correct": ok, "length": length},
+                author="ada",
+            )
+        )  # fmt: skip
+    at = run_page("pages/casebook.py")
+    assert sorted(at.dataframe[0].value["case"].to_list()) == [
+        "Q0 · trace 36 · wrong · 1,005 tok",
+        "Q0 · trace 37 · right · 2,210 tok",
+    ]
+    # what tells cases apart comes before the long title, so it stays on screen at 1024 px
+    columns = list(at.dataframe[0].value.columns)
+    assert columns.index("verdict") < columns.index("title")
+    assert columns.index("author") < columns.index("title")
+
+
+def test_a_conflicting_save_shows_both_versions_and_loses_nothing(
+    db: str, sample_root: Path
+) -> None:
+    case = _case(db)
+    mine = run_page("pages/casebook.py", case=case.id)
+    # someone else saves while "mine" has the form open
+    from dataclasses import replace
+
+    s = open_store(db)
+    s.update(replace(case, note="their note"), expected_version=case.version)
+    mine.text_area(key=f"cb_edit_{case.id}_note").set_value("my note")
+    mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
+    assert not mine.exception
+    assert any("Someone saved this case" in e.value for e in mine.error)
+    assert open_store(db).get(case.id).note == "their note"  # nothing overwritten
+    next(b for b in mine.button if b.label == "Merge by hand").click().run()
+    merged = mine.text_area(key=f"cb_edit_{case.id}_note").value
+    assert "my note" in merged and "their note" in merged
+    mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
+    stored = open_store(db).get(case.id)
+    assert "my note" in stored.note and "their note" in stored.note
+    assert stored.version == case.version + 2
+
+
+def test_keep_theirs_drops_only_my_unsaved_edit(db: str, sample_root: Path) -> None:
+    case = _case(db)
+    mine = run_page("pages/casebook.py", case=case.id)
+    from dataclasses import replace
+
+    open_store(db).update(replace(case, note="their note"), expected_version=case.version)
+    mine.text_area(key=f"cb_edit_{case.id}_note").set_value("my note")
+    mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
+    next(b for b in mine.button if b.label == "Keep theirs").click().run()
+    assert mine.text_area(key=f"cb_edit_{case.id}_note").value == "their note"
+    assert open_store(db).get(case.id).note == "their note"
+
+
+def test_saving_the_same_case_twice_warns_and_saves_once(db: str, sample_root: Path) -> None:
+    rel = "DeepSeek-8B/aime25_deepseek.parquet"
+    key = f"cb_mars_q_{rel}_3"
+    at = run_page("pages/mars.py", qid="3")
+    for _ in range(2):
+        at.text_input(key=f"{key}_author").set_value("ada")
+        at.text_input(key=f"{key}_title").set_value("same finding")
+        at.text_area(key=f"{key}_note").set_value("the same note")
+        at.button(key=f"{key}_save").click().run()
+        assert not at.exception
+    assert [c.title for c in open_store(db).list_cases()] == ["same finding"]
+    assert any("An identical case is already on this item" in w.value for w in at.warning)
+    # after the first save the form closed (its popover state) and was emptied
+    assert at.session_state[f"{key}_pop"] is False
+
+
+def test_saving_without_an_author_asks_for_one(
+    db: str, sample_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cb, "logged_in_name", lambda: None)  # AppTest's default user is logged in
+    rel = "DeepSeek-8B/aime25_deepseek.parquet"
+    key = f"cb_mars_q_{rel}_3"
+    at = run_page("pages/mars.py", qid="3")
+    at.text_area(key=f"{key}_note").set_value("who wrote this?")
+    at.button(key=f"{key}_save").click().run()
+    assert not at.exception
+    assert [c.author for c in open_store(db).list_cases()] == []
+    assert any("needs an author" in e.value for e in at.error)
+    assert at.text_area(key=f"{key}_note").value == "who wrote this?"  # nothing lost

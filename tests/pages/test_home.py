@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.conftest import new_app
+from tests.pages.conftest import new_app, run_page
 
 
 def _home(**session: str) -> AppTest:
@@ -137,3 +137,15 @@ def test_home_cards_give_each_dataset_its_three_figures(sample_root: Path) -> No
         and files[2].split(" / ")[0] == files[2].split(" / ")[1]
     )
     assert all(value not in ("", "0") for label, value in got if label == "Rows")
+
+
+def test_a_plain_source_kind_in_a_link_is_taken(sample_root: Path) -> None:
+    at = run_page("pages/home.py", src_mars_kind="local", src_mars_path=str(sample_root / "mars"))
+    assert not at.exception
+    assert at.radio(key="src_mars_kind").value == "local"
+
+
+def test_an_unknown_source_kind_in_a_link_says_so(sample_root: Path) -> None:
+    at = run_page("pages/home.py", src_parason_kind="floppy")
+    assert not at.exception
+    assert any("floppy" in w.value and "Bundled sample" in w.value for w in at.sidebar.warning)
