@@ -224,7 +224,7 @@ def _save(
         return
     s.pop(f"{key}_error", None)
     s[f"{key}_saved"] = case.title
-    s[f"{key}_pop"] = False  # close the popover: the form is done
+    s[f"{key}_done"] = (case.id, case.title)  # the control confirms instead of showing the form
     for field in ("title", "tags", "verdict", "note"):
         s.pop(f"{key}_{field}", None)
 
@@ -272,61 +272,81 @@ def capture(
         f":material/bookmark_add: {label}",
         disabled=disabled,
         help="Read-only casebook (RTE_CASEBOOK=readonly)" if disabled else None,
-        key=f"{key}_pop",
-        on_change="rerun",
     ):
         st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
-        # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
-        with st.form(f"{key}_form", border=False, enter_to_submit=False):
-            # seeded once, not passed as `value`: a suggested title that changes between runs
-            # (data still loading) must not reset what the user typed
-            st.session_state.setdefault(f"{key}_title", title)
-            st.text_input("Title", key=f"{key}_title", max_chars=300)
-            st.multiselect(
-                "Tags",
-                list(TAG_SUGGESTIONS.get(dataset, ())),
-                key=f"{key}_tags",
-                accept_new_options=True,
-                placeholder="Pick or type tags",
-            )
-            st.selectbox(
-                "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
-                key=f"{key}_verdict",
+        done = st.session_state.get(f"{key}_done")
+        if done:
+            _confirmation(key, done)
+        else:
+            _capture_form(
+                key, dataset, item_s, title, verdicts,
+                args=(key, dataset, view, item_s, _plain(snapshot),
+                      source_identity(source, file), query_pairs()),
             )  # fmt: skip
-            st.text_area(
-                "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
-            )
-            author_input(key, in_form=True)
-            st.form_submit_button(
-                "Save case",
-                key=f"{key}_save",
-                type="primary",
-                on_click=_save,
-                args=(
-                    key,
-                    dataset,
-                    view,
-                    item_s,
-                    _plain(snapshot),
-                    source_identity(source, file),
-                    query_pairs(),
-                ),
-            )
-        err = st.session_state.get(f"{key}_error")
-        if isinstance(err, DataError):
-            show_error(err)
-            st.caption("Your text is still in the form: save again when the problem is fixed.")
-        twin = st.session_state.get(f"{key}_dup")
-        if twin:
-            st.warning(
-                "An identical case is already on this item, so nothing was saved. "
-                f"[Open it in the casebook]({view_href('casebook', case=twin)}), or change the "
-                "title or note to save another one.",
-                icon=":material/content_copy:",
-            )
     saved = st.session_state.pop(f"{key}_saved", None)
     if saved:
         st.toast(f"Saved to the casebook: {md_text(saved, 80)}", icon=":material/bookmark:")
+
+
+def _confirmation(key: str, done: tuple[str, str]) -> None:
+    """What the control shows once its case is saved: no form left to save a second time."""
+    case_id, saved_title = done
+    st.success(
+        f"Saved “{md_text(saved_title, 80)}” to the casebook. "
+        f"[Open it in the casebook]({view_href('casebook', case=case_id)})",
+        icon=":material/bookmark_added:",
+    )
+    st.button(
+        "Capture another case here",
+        key=f"{key}_again",
+        on_click=lambda: st.session_state.pop(f"{key}_done", None),
+    )
+
+
+def _capture_form(
+    key: str,
+    dataset: str,
+    item_s: dict[str, str],
+    title: str,
+    verdicts: tuple[str, ...],
+    args: tuple[object, ...],
+) -> None:
+    # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
+    with st.form(f"{key}_form", border=False, enter_to_submit=False):
+        # seeded once, not passed as `value`: a suggested title that changes between runs
+        # (data still loading) must not reset what the user typed
+        st.session_state.setdefault(f"{key}_title", title)
+        st.text_input("Title", key=f"{key}_title", max_chars=300)
+        st.multiselect(
+            "Tags",
+            list(TAG_SUGGESTIONS.get(dataset, ())),
+            key=f"{key}_tags",
+            accept_new_options=True,
+            placeholder="Pick or type tags",
+        )
+        st.selectbox(
+            "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
+            key=f"{key}_verdict",
+        )  # fmt: skip
+        st.text_area(
+            "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
+        )
+        author_input(key, in_form=True)
+        st.form_submit_button(
+            "Save case", key=f"{key}_save", type="primary", on_click=_save, args=args
+        )
+    err = st.session_state.get(f"{key}_error")
+    if isinstance(err, DataError):
+        show_error(err)
+        st.caption("Your text is still in the form: save again when the problem is fixed.")
+    twin = st.session_state.get(f"{key}_dup")
+    if twin:
+        st.warning(
+            "An identical case is already on this item, so nothing was saved. "
+            f"[Open it in the casebook]({view_href('casebook', case=twin)}), or change the "
+            "title or note to save another one.",
+            icon=":material/content_copy:",
+        )
 
 
 def _when(ts: float) -> str:

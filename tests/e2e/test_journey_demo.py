@@ -45,18 +45,22 @@ def local_mars(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return dest
 
 
-def _captures(sample_root: Path, local: Path) -> list[tuple[str, str]]:
+def _captures(sample_root: Path, local: Path) -> list[tuple[str, list[str]]]:
     import polars as pl
 
     fp = pl.read_parquet(
-        sample_root / "fineproofs/data/prefix_values.parquet", columns=["problem_id", "sample_index"]
+        sample_root / "fineproofs/data/prefix_values.parquet",
+        columns=["problem_id", "sample_index"],
     ).row(0)
-    return [
-        ("mars?qid=1&view=Single+trace", r"Add trace \d+"),  # a tab that is not the default
-        (f"mars?qid=2&src_mars_kind=Local+folder&src_mars_path={local}", "Add question"),
-        (f"parason?uuid={make_uuid('not-div-7-11')}&node=b1t0", "Add node"),
-        (f"fineproofs?problem={fp[0]}&sample={fp[1]}&prefix=2&view=Trace", "Label this step"),
-        ("playground?policy=sc-pp&conv=4&budget=32&qid=2&it=1", "Add iteration"),
+    return [  # (view state, the capture controls used there)
+        ("mars?qid=1&view=Single+trace", [r"Add trace \d+", "Add probe"]),  # not the default tab
+        (f"mars?qid=2&src_mars_kind=Local+folder&src_mars_path={local}", ["Add question"]),
+        (f"parason?uuid={make_uuid('not-div-7-11')}&node=b1t0", ["Add node", "Add stage"]),
+        (
+            f"fineproofs?problem={fp[0]}&sample={fp[1]}&prefix=2&view=Trace",
+            ["Label this step", "Add to casebook"],
+        ),
+        ("playground?policy=sc-pp&conv=4&budget=32&qid=2&it=1", ["Add iteration"]),
     ]
 
 
@@ -64,8 +68,7 @@ def _no_exception(page: Page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
 
-def _capture(page: Page, base: str, path: str, label: str, title: str) -> None:
-    page.goto(f"{base}/{path}")
+def _capture(page: Page, label: str, title: str) -> None:
     button = page.get_by_role("button", name=re.compile(label)).first
     expect(button).to_be_visible(timeout=SLOW)
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=SLOW)
@@ -77,8 +80,14 @@ def _capture(page: Page, base: str, path: str, label: str, title: str) -> None:
     if name.count():
         name.fill("ada")
     body.get_by_role("button", name="Save case").click()
-    expect(page.get_by_text("Saved to the casebook").first).to_be_visible()
-    expect(page.locator('[data-testid="stPopoverBody"]')).to_have_count(0)  # the form closed
+    expect(page.get_by_text(f"Saved to the casebook: {title}")).to_be_visible()  # the toast
+    if page.locator('[data-testid="stPopoverBody"]').count() == 0:
+        button.click()  # the control, opened again, confirms: no form to save a duplicate with
+    body = page.locator('[data-testid="stPopoverBody"]').last
+    expect(body.get_by_text(f"Saved “{title}” to the casebook")).to_be_visible()
+    expect(body.get_by_role("button", name="Save case")).to_have_count(0)
+    page.keyboard.press("Escape")
+    expect(page.locator('[data-testid="stPopoverBody"]')).to_have_count(0)
     _no_exception(page)
 
 
@@ -91,22 +100,25 @@ def _gather(page: Page, base: str, run: str) -> None:
     # back to Cases by its tab: every filter shows its value (not "Choose an option")
     page.get_by_role("tab", name="Cases").click()
     dataset = page.locator('[data-testid="stSelectbox"]').filter(has_text="Dataset")
-    expect(dataset).to_contain_text("all")
+    expect(dataset).to_match_aria_snapshot('- combobox "Dataset": all', timeout=60_000)
     expect(page.get_by_text("Choose an option")).to_have_count(0)
     page.get_by_label("Search title, note and tags").fill(run)
     page.get_by_label("Search title, note and tags").press("Enter")
-    expect(page.get_by_text("5 case(s).")).to_be_visible()
+    expect(page.get_by_text("8 case(s).")).to_be_visible()
     grid = page.locator('[data-testid="stDataFrame"]').first
     expect(grid).to_be_visible()
     box = grid.bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + 16, box["y"] + 17)  # the header's select-all box
     bulk = page.locator(".st-key-cb_bulk")
-    expect(bulk.get_by_text("5 cases selected")).to_be_visible()
-    bulk.get_by_role("combobox").nth(2).click()  # tags, verdict, collection
-    page.get_by_role("option", name=f"demo {run}").click()
+    expect(bulk.get_by_text("8 cases selected")).to_be_visible()
+    combo = bulk.get_by_role("combobox", name="Collection")
+    combo.click()
+    page.keyboard.type(f"demo {run}")
+    page.keyboard.press("Enter")
+    expect(bulk).to_match_aria_snapshot(f'- combobox "Collection": demo {run}')
     bulk.get_by_role("button", name="Add to collection").click()
-    expect(page.get_by_text(f"Added 5 case(s) to “demo {run}”")).to_be_visible()
+    expect(page.get_by_text(f"Added 8 case(s) to “demo {run}”")).to_be_visible()
 
 
 def _rows(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locator
@@ -129,28 +141,38 @@ def _present_step(page: Page, step: int, total: int) -> None:
     _no_exception(page)
 
 
-def _step_through(
-    page: Page, total: int, keys: bool, back_to: int = 1, shots: Path | None = None
-) -> None:
-    """Forward to the last step and back to `back_to`; `keys` alternates arrows and buttons."""
+def _go(page: Page, direction: str, key: bool) -> None:
     banner = page.locator(".st-key-present_banner")
-    for step in range(1, total + 1):
-        _present_step(page, step, total)
+    button = banner.get_by_role("button", name=direction)
+    expect(button).to_be_enabled()
+    if key:
+        page.keyboard.press("ArrowRight" if direction == "Next" else "ArrowLeft")
+    else:
+        button.click()
+
+
+def _step_through(
+    page: Page, total: int, first: int, last: int, back: int, shots: Path | None = None
+) -> None:
+    """From step `first` forward to `last`, then `back` steps back, alternating the arrow keys
+    and the buttons; every step is checked."""
+    step = first
+    _present_step(page, step, total)
+    while step < last:
         if shots is not None:
             page.screenshot(path=str(shots / f"step{step}.png"))
-        if step < total:
-            expect(banner.get_by_role("button", name="Next")).to_be_enabled()
-            if keys and step % 2:
-                page.keyboard.press("ArrowRight")
-            else:
-                banner.get_by_role("button", name="Next").click()
-    expect(banner.get_by_role("button", name="Next")).to_be_disabled()
-    for step in range(total - 1, back_to - 1, -1):
-        expect(banner.get_by_role("button", name="Previous")).to_be_enabled()
-        if keys and step % 2:
-            page.keyboard.press("ArrowLeft")
-        else:
-            banner.get_by_role("button", name="Previous").click()
+        _go(page, "Next", key=step % 2 == 1)
+        step += 1
+        _present_step(page, step, total)
+    if shots is not None:
+        page.screenshot(path=str(shots / f"step{step}.png"))
+    if step == total:
+        expect(
+            page.locator(".st-key-present_banner").get_by_role("button", name="Next")
+        ).to_be_disabled()
+    for k in range(back):
+        _go(page, "Previous", key=k % 2 == 0)
+        step -= 1
         _present_step(page, step, total)
 
 
@@ -165,32 +187,36 @@ def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-d
     page = ctx.new_page()
     page.set_default_timeout(60_000)
     captures = _captures(sample_root, local_mars)
-    for i, (path, label) in enumerate(captures):
-        _capture(page, demo_url, path, label, f"walk {i} {run}")
+    n = 0
+    for path, labels in captures:
+        page.goto(f"{demo_url}/{path}")
+        for label in labels:
+            _capture(page, label, f"walk {n} {run}")
+            n += 1
     stored = [c for c in open_store(db_url).list_cases(text=run)]
-    assert len(stored) == 5
+    assert n == len(stored) == 8
     local = next(c for c in stored if c.dataset == "mars" and c.item.get("qid") == "2")
     assert dict(local.query)["src_mars_kind"] == "Local folder"
 
     _gather(page, demo_url, run)
     col = next(c for c in open_store(db_url).collections() if c.name == f"demo {run}")
     page.goto(f"{demo_url}/casebook?tab=Collections&collection={col.id}")
-    _order(page, run, [4, 3, 2, 1, 0])  # the list's order: last updated first
+    _order(page, run, [7, 6, 5, 4, 3, 2, 1, 0])  # the list's order: last updated first
     _rows(page).nth(2).get_by_role("button", name="Up").click()
-    _order(page, run, [4, 2, 3, 1, 0])  # exactly the clicked case moved
+    _order(page, run, [7, 5, 6, 4, 3, 2, 1, 0])  # exactly the clicked case moved
     _rows(page).nth(0).get_by_role("button", name="Down").click()
-    _order(page, run, [2, 4, 3, 1, 0])
+    _order(page, run, [5, 7, 6, 4, 3, 2, 1, 0])
 
     shots = cache_dir / f"journey-demo-{width}"
     shots.mkdir(exist_ok=True)
     page.get_by_role("button", name="Present").click()
-    _step_through(page, len(captures), keys=True, shots=shots)
+    _step_through(page, n, first=1, last=n, back=2, shots=shots)
 
     # the shared link, in a browser that has never seen the casebook
     other = browser.new_context(viewport={"width": width, "height": height})
     viewer = other.new_page()
     viewer.set_default_timeout(60_000)
-    viewer.goto(f"{demo_url}/casebook?present={col.id}")
-    _step_through(viewer, len(captures), keys=False, back_to=len(captures) - 1)
+    viewer.goto(f"{demo_url}/casebook?present={col.id}&step=6")
+    _step_through(viewer, n, first=6, last=8, back=2)
     other.close()
     ctx.close()
