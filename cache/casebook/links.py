@@ -32,7 +32,10 @@ def view_pairs(query: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return [
         (k, v)
         for k, v in query
-        if isinstance(k, str) and isinstance(v, str) and _KEY_RE.match(k) and k not in _NOT_VIEW_STATE
+        if isinstance(k, str)
+        and isinstance(v, str)
+        and _KEY_RE.match(k)
+        and k not in _NOT_VIEW_STATE
     ]
 
 
