@@ -34,7 +34,7 @@ _ITEM_WORDS = {
     "problem": "{}", "sample": "sample {}", "prefix": "prefix {}", "step": "step {}",
     "policy": "{}", "it": "iteration {}", "stage": "stage {}", "subset": "{}",
 }  # fmt: skip
-_SKIP_ITEM = {"file"}  # shown as the source, not in the label
+_SKIP_ITEM = {"file", "params"}  # the source and a run's long parameter list: in the title
 
 
 def _verdict_word(snap: dict[str, object]) -> str | None:

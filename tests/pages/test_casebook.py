@@ -258,3 +258,21 @@ def test_saving_without_an_author_asks_for_one(
     assert [c.author for c in open_store(db).list_cases()] == []
     assert any("needs an author" in e.value for e in at.error)
     assert at.text_area(key=f"{key}_note").value == "who wrote this?"  # nothing lost
+
+
+def test_a_readonly_casebook_on_a_fresh_store_opens_empty_and_quiet(
+    tmp_path: Path, sample_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """app.json's defaults (RTE_CASEBOOK=readonly) on an empty cache: no error, no file made."""
+    where = tmp_path / "casebook.sqlite"
+    monkeypatch.setenv("RTE_DB_URL", f"sqlite:///{where}")
+    monkeypatch.setenv("RTE_CASEBOOK", "readonly")
+    cb.reset_store()
+    at = run_page("pages/casebook.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Add to casebook" in i.value for i in at.info)
+    mars = run_page("pages/mars.py", qid="3")  # the views' badges read the empty casebook
+    assert not mars.exception
+    assert not any("Casebook" in c.value and "hidden" in c.value for c in mars.caption)
+    assert not where.exists()
+    cb.reset_store()
