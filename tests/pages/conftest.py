@@ -33,6 +33,8 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     url = f"sqlite:///{tmp_path / 'casebook.sqlite'}"
     monkeypatch.setenv("RTE_DB_URL", url)
     monkeypatch.delenv("RTE_CASEBOOK", raising=False)
+    # as on a server with login: saving needs an author (a test of the no-author path undoes it)
+    monkeypatch.setattr(casebook, "logged_in_name", lambda: "tester")
     casebook.reset_store()
     yield url
     casebook.reset_store()

@@ -232,7 +232,6 @@ def test_saving_the_same_case_twice_warns_and_saves_once(db: str, sample_root: P
     key = f"cb_mars_q_{rel}_3"
     at = run_page("pages/mars.py", qid="3")
     for n in range(2):
-        at.text_input(key=f"{key}_author").set_value("ada")
         at.text_input(key=f"{key}_title").set_value("same finding")
         at.text_area(key=f"{key}_note").set_value("the same note")
         at.button(key=f"{key}_save").click().run()
