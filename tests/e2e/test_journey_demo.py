@@ -152,16 +152,22 @@ def _go(page: Page, direction: str, key: bool) -> None:
 
 
 def _step_through(
-    page: Page, total: int, first: int, last: int, back: int, shots: Path | None = None
+    page: Page,
+    total: int,
+    first: int,
+    last: int,
+    back: int,
+    keys: bool = True,
+    shots: Path | None = None,
 ) -> None:
-    """From step `first` forward to `last`, then `back` steps back, alternating the arrow keys
-    and the buttons; every step is checked."""
+    """From step `first` forward to `last`, then `back` steps back; with `keys` the arrow keys
+    and the buttons alternate (arrows first), else the buttons only. Every step is checked."""
     step = first
     _present_step(page, step, total)
     while step < last:
         if shots is not None:
             page.screenshot(path=str(shots / f"step{step}.png"))
-        _go(page, "Next", key=step % 2 == 1)
+        _go(page, "Next", key=keys and step % 2 == 1)
         step += 1
         _present_step(page, step, total)
     if shots is not None:
@@ -171,7 +177,7 @@ def _step_through(
             page.locator(".st-key-present_banner").get_by_role("button", name="Next")
         ).to_be_disabled()
     for k in range(back):
-        _go(page, "Previous", key=k % 2 == 0)
+        _go(page, "Previous", key=keys and k % 2 == 0)
         step -= 1
         _present_step(page, step, total)
 
@@ -210,13 +216,13 @@ def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-d
     shots = cache_dir / f"journey-demo-{width}"
     shots.mkdir(exist_ok=True)
     page.get_by_role("button", name="Present").click()
-    _step_through(page, n, first=1, last=n, back=2, shots=shots)
+    _step_through(page, n, first=1, last=n, back=1, shots=shots)
 
     # the shared link, in a browser that has never seen the casebook
     other = browser.new_context(viewport={"width": width, "height": height})
     viewer = other.new_page()
     viewer.set_default_timeout(60_000)
-    viewer.goto(f"{demo_url}/casebook?present={col.id}&step=6")
-    _step_through(viewer, n, first=6, last=8, back=2)
+    viewer.goto(f"{demo_url}/casebook?present={col.id}&step=7")
+    _step_through(viewer, n, first=7, last=8, back=1, keys=False)  # the buttons, both ways
     other.close()
     ctx.close()
