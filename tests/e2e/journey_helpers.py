@@ -1,0 +1,112 @@
+"""Shared pieces of the casebook journey tests J2-J4 (docs/JOURNEYS.md): the two viewports, a
+browser context per visitor, "the app has drawn this page", and cases made straight in the store
+(only the steps a journey is about go through the UI).
+
+Every wait is Playwright's auto-retrying `expect()` on a real outcome: no fixed sleeps."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from cache.casebook.model import Case, make_case
+from cache.casebook.store import CaseStore
+
+VIEWPORTS = [
+    pytest.param({"width": 1440, "height": 900}, id="1440x900"),
+    pytest.param({"width": 1024, "height": 768}, id="1024x768"),
+]
+TIMEOUT_MS = 60_000  # a first load of a view reads and caches its data
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+EXCEPTION = '[data-testid="stException"]'
+
+EXPECT_MS = 30_000  # a rerun on a busy 2-core machine can take seconds
+
+
+@contextmanager
+def expect_timeout(ms: float = EXPECT_MS) -> Iterator[None]:
+    """`expect()`'s timeout for a module's tests, restored after (it is process-wide)."""
+    before = getattr(expect, "_timeout", None)
+    expect.set_options(timeout=ms)
+    try:
+        yield
+    finally:
+        expect.set_options(timeout=before)
+
+
+def vp_id(viewport: dict[str, int]) -> str:
+    return f"{viewport['width']}x{viewport['height']}"
+
+
+def new_page(browser: Browser, viewport: dict[str, int], **options: Any) -> Page:
+    """A fresh visitor (own cookies and session) at `viewport`."""
+    ctx: BrowserContext = browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+def settled(page: Page, timeout: float = TIMEOUT_MS) -> None:
+    """The page's script has run to its end and the websocket is up (the app's own attributes)."""
+    app = page.locator('[data-testid="stApp"]')
+    expect(app).to_have_attribute("data-test-connection-state", "CONNECTED", timeout=timeout)
+    expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout)
+    expect(page.locator('[data-testid="stMain"] h1').first).to_be_visible(timeout=timeout)
+
+
+def open_url(page: Page, url: str, ready: str | None = None) -> None:
+    """Load `url`; with `ready`, wait until that text is on the page, then for the run's end."""
+    page.goto(url)
+    if ready is not None:
+        expect(page.get_by_text(ready).first).to_be_visible(timeout=TIMEOUT_MS)
+    settled(page)
+
+
+def no_exception(page: Page) -> None:
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+
+
+def grid_cell(page: Page, text: str) -> Any:
+    """The case list's cells holding exactly `text` (st.dataframe draws on a canvas; its
+    accessible table carries the visible cells' text)."""
+    return page.locator('[data-testid="stDataFrame"] td[role="gridcell"]').filter(
+        has_text=re.compile(rf"^{re.escape(text)}$")
+    )
+
+
+def mars_case(store: CaseStore, title: str, qid: int = 3, **fields: Any) -> Case:
+    """A MARS question case made in the store (the sample's DeepSeek-8B file)."""
+    item = {"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": str(qid)}
+    return store.add(
+        make_case(
+            "mars",
+            "mars",
+            query=[("qid", str(qid))],
+            item=item,
+            title=title,
+            author=fields.pop("author", "seed"),
+            **fields,
+        )
+    )
+
+
+def off_app_hrefs(page: Page, base: str) -> list[str]:
+    """Every <a href> on the page (shadow roots included) that leaves the app: another scheme
+    than http(s) (javascript:, data:, ...), or another host than the app's."""
+    hrefs: list[str] = page.evaluate(
+        """() => {
+          const out = [];
+          const walk = (root) => {
+            for (const a of root.querySelectorAll('a[href]')) out.push(a.href);
+            for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+          };
+          walk(document);
+          return out;
+        }"""
+    )
+    return [h for h in hrefs if not h.startswith(base + "/") and h != base]
