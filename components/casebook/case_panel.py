@@ -132,9 +132,7 @@ def _conflict(book: CaseStore, case: Case) -> None:
         st.markdown("**Yours (not saved)**")
         st.html(case_html(mine))
     with b, st.container(border=True, key=f"cb_theirs_{case.id}"):
-        st.markdown(
-            f"**Saved (version {theirs.version}, by {md_text(theirs.author or 'anonymous')})**"
-        )
+        st.markdown(f"**Saved (version {theirs.version})**")
         st.html(case_html(theirs))
     with st.container(horizontal=True):
         st.button(
@@ -155,8 +153,8 @@ def _edit_form(book: CaseStore, case: Case) -> None:
     if case.version > base and not s.get(_conflict_key(case.id)):
         c1, c2 = st.columns([4, 1.4], vertical_alignment="center")
         c1.info(
-            f"{md_text(case.author or 'Someone')} saved version {case.version} after you opened "
-            "this form; saving will show both versions.",
+            f"Someone saved version {case.version} after you opened this form; saving will "
+            "show both versions.",
             icon=":material/update:",
         )
         c2.button(
@@ -232,7 +230,8 @@ def case_panel(book: CaseStore, case: Case) -> None:
         b3.caption(f"version {case.version}")
         _conflict(book, case)
         if not readonly() and not case.deleted:
-            with st.expander("Edit"):
+            # keyed: the conflict block above it comes and goes without closing the form
+            with st.expander("Edit", key=f"cb_edit_open_{case.id}"):
                 _edit_form(book, case)
 
 

@@ -67,6 +67,9 @@ def start(book: CaseStore, cid: str, step: int) -> None:
     if not cases:
         st.info(f"The collection “{md_text(col.name)}” has no cases to present yet.")
         return
+    if step_path(col.id, cases, step) is None:
+        banner()  # a step with no view of ours is shown here, in the casebook, as text
+        return
     go_to(col.id, cases, step)
 
 
