@@ -25,6 +25,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from cache.casebook.io import import_cases
 from cache.casebook.model import Case, case_to_dict, make_case
 from cache.casebook.store import CaseStore, open_store
+from tests.crafted_views import CRAFTED_VIEWS
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     LOCAL_HOSTS,
@@ -297,16 +298,6 @@ def _check_report_offline(browser, path: Path, order: list[Case], pictured: set[
 
 # ------------------------------------------------------------------------------------- J4
 
-# the seven crafted views of docs/JOURNEYS.md J4
-CRAFTED_VIEWS = [
-    "javascript:alert(1)//",
-    "JAVASCRIPT:alert(1)",
-    " javascript:alert(1)",
-    "java\tscript:alert(1)",
-    "data:text/html,<script>alert(1)</script>",
-    "//evil.example/x",
-    "/\\evil.example",
-]
 REMOTE_IMAGE = "![i](https://evil.example/x.png)"
 
 

@@ -18,16 +18,9 @@ from cache.casebook import (
     make_case,
 )
 from cache.casebook import store as store_mod
+from tests.crafted_views import CRAFTED_VIEWS
 
-HOSTILE_VIEWS = [
-    "javascript:alert(1)//",
-    "JAVASCRIPT:alert(1)",
-    " javascript:alert(1)",
-    "java\tscript:alert(1)",
-    "data:text/html,<script>alert(1)</script>",
-    "//evil.example/x",
-    "/\\evil.example",
-]
+HOSTILE_VIEWS = list(CRAFTED_VIEWS)
 
 
 @pytest.mark.parametrize("view", HOSTILE_VIEWS)
