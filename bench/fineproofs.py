@@ -29,15 +29,9 @@ import polars as pl  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from analysis.fineproofs import store as fs  # noqa: E402
-from analysis.fineproofs.values import (  # noqa: E402
-    annotate,
-    attach_step_text,
-    normalise,
-    overview_cells,
-    select_traces,
-    text_segments,
-    trace_series,
-)
+from analysis.fineproofs.overview import overview_cells, select_traces  # noqa: E402
+from analysis.fineproofs.steptext import attach_step_text, text_segments  # noqa: E402
+from analysis.fineproofs.values import annotate, normalise, trace_series  # noqa: E402
 from cache.fineproofs_io import load_shard, shard_relpath  # noqa: E402
 from cache.sample.fineproofs import write_large  # noqa: E402
 from components.fineproofs.figures import (  # noqa: E402

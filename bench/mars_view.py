@@ -32,11 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # why here (each): cache paths are read from RTE_CACHE_DIR, which is set just above
-    from analysis.mars.store import load_features, read_probes  # why: see above
+    from analysis.mars.store import load_features, read_probes, read_traces  # why: see above
     from analysis.mars.summaries import sample_traces, vote_shares  # why: see above
+    from analysis.mars.windows import curve_set, pool_bands  # why: see above
     from cache.sample.mars import write_file  # why: see above
     from components.common.lite_spec import chart_spec  # why: see above
+    from components.mars import curve_figures as cf  # why: see above
     from components.mars import figures as mf  # why: see above
+
+    def curves_of(feats):  # type: ignore[no-untyped-def]  # why: bench helper
+        raw = read_traces(path, qid, feats["trace_idx"].to_list())
+        confs = [c.to_numpy() for c in raw["confs"]]
+        return curve_set(feats["trace_idx"].to_list(), confs, 2048, feats["probe_pos"].to_list())
 
     path = args.path
     if path is None:
@@ -57,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         vs = vote_shares(pool)
         probes = read_probes(path, qid)
         shown = sample_traces(feats, 100, seed=qid)
-        j1 = mf.curves_figure(shown, probes, smooth=1).to_json()
+        j1 = cf.curves_figure(shown, curves_of(shown), probes).to_json()
         j2 = mf.vote_figure(vs, pool.ground_truth).to_json()
         j3 = mf.answers_bar(store.question_groups(qid)).to_json()
         timings.append(time.perf_counter() - t)
@@ -69,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     n = min(1000, feats.height)
     big = sample_traces(feats, n, seed=qid)
     t = time.perf_counter()
-    fig = mf.curves_figure(big, probes, smooth=5)
+    fig = cf.curves_figure(big, curves_of(big), probes)
     payload = fig.to_json()
     dt = time.perf_counter() - t
     print(
@@ -83,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         f"the same as the lite chart draws it (the default, no Plotly): spec JSON "
         f"{len(lite) / 1e6:.2f} MB (target <= 2 MB), reduced in {dt:.3f} s"
     )
-    bands = mf.bands_figure(big, smooth=5).to_json()
+    raw = read_traces(path, qid, feats["trace_idx"].to_list())
+    classes = ["right" if c else "wrong" for c in feats["final_correct"].to_list()]
+    grid, bs = pool_bands([c.to_numpy() for c in raw["confs"]], classes, 2048)
+    bands = cf.bands_figure(grid, bs, 2048).to_json()
     print(f"quantile bands of {n} traces: {len(bands) / 1e6:.3f} MB")
     return 0
 

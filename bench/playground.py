@@ -12,7 +12,7 @@ seconds are printed beside wall seconds (a shared machine's wall time measures i
 Pools: the bundled sample's DeepSeek-8B AIME 2025 file (30 questions x 128 traces, built into a
 temporary folder if the sample is not there), with --synthetic 30 x 4,096 synthetic traces, or
 with --realistic the realistic 30 x 512 pool of bench/mars_ingest.py (generated into --dir if
-absent; the README's figures), with --data any MARS file. Each figure is printed as wall and
+absent; docs/PERFORMANCE.md's figures), with --data any MARS file. Each figure is printed as wall and
 CPU seconds against its target, with a verdict for each (on a loaded machine the wall time
 measures the other jobs; the CPU seconds are the steadier figure).
 Every timed run starts cold: the q-model / calibration caches, the bootstrap memo and the

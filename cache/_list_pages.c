@@ -1,7 +1,7 @@
 /* One parquet data page of a `list<halffloat>` column (FIXED_LEN_BYTE_ARRAY(2), no nulls),
  * decoded straight into the list's offsets and float16 bits (cache/list_pages.py).
  *
- * Why: arrow's reader spends most of a MARS `confs` decode (~1.2 CPU-s for a realistic pool of
+ * Why: arrow's reader spends most of a MARS `confs` decode (a realistic pool holds
  * 163 M values) on the general nested-column machinery: it expands both level streams to one
  * int16 per value, builds a validity bitmap and the offsets from them and copies the values
  * twice. For a list column without nulls the levels are almost all long runs, so they can be

@@ -1,7 +1,7 @@
 """Arrow columns to numpy through their buffers, without `to_numpy`.
 
-Why: pyarrow's `to_numpy`, `pa.scalar` and `pa.array` import pandas on their first use (about
-0.6 s here), and so do `fill_null` and friends, which build a scalar. A MARS build in a CLI or
+Why: pyarrow's `to_numpy`, `pa.scalar` and `pa.array` import pandas on their first use (a slow
+import), and so do `fill_null` and friends, which build a scalar. A MARS build in a CLI or
 worker process needs numpy views of a few numeric columns and nothing from pandas; reading the
 buffers directly keeps pandas out of it. Types this does not know (strings, dictionaries,
 decimals...) and list columns holding nulls take pyarrow's own path, which is correct, only

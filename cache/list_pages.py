@@ -4,14 +4,15 @@ and float16 bits; pyarrow reads the other columns, and the whole row group whene
 is laid out in a way this module does not handle.
 
 Why: that column is most of a MARS file, and arrow's general nested-column reader spent
-~1.2 CPU-s decoding it on a realistic pool (163 M values), most of it expanding the level
+most of its time decoding it on a realistic pool (163 M values) expanding the level
 streams to one int16 per value. Read here, it costs the decompression and a copy (see
 bench/mars_ingest.py). The results are the arrays pyarrow gives
 (tests/cache/test_list_pages.py compares them over codecs, page versions, encodings, page
 sizes, empty lists and nulls).
 
-Handled: PLAIN or BYTE_STREAM_SPLIT data pages (v1 or v2), no dictionary, codecs arrow reads
-(`_CODECS`), no null list or element, a column chunk of at most `MAX_CHUNK_BYTES` uncompressed
+Handled: files whose writer (parquet `created_by`) is one of `KNOWN_WRITERS`, the writers the
+tests write files with (pyarrow and polars); PLAIN or BYTE_STREAM_SPLIT data pages (v1 or v2), no dictionary, codecs arrow reads
+(`_CODECS`), no null list or element, `list` or `large_list`, a column chunk of at most `MAX_CHUNK_BYTES` uncompressed
 (a bigger one streams through pyarrow's batches, so memory stays bounded). Anything else, and
 any page this module cannot decode (corrupt or unexpected), is read by pyarrow, which decodes it
 or raises the error the caller already reports.
@@ -24,17 +25,22 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-try:  # the compiled page decoder (built by `pip install`, see _list_pages.c); optional
-    from cache import _list_pages
-except ImportError:  # pragma: no cover - without a compiler: pyarrow reads every row group
-    _list_pages = None  # type: ignore[assignment]  # why: the module's stand-in is None
+from cache import extensions
+
+# the compiled page decoder (built by `pip install`, see _list_pages.c); None when not built (no C
+# compiler at install) or under RTE_NO_EXT=1: pyarrow reads every row group
+_list_pages: Any = extensions.load("cache._list_pages")  # Any: a C module, no stubs
 
 MAX_CHUNK_BYTES = 256 << 20
+# `created_by` prefixes of the writers whose files the tests decode (tests/cache/test_list_pages*.py);
+# another writer's file is read by pyarrow, whatever its layout
+KNOWN_WRITERS = ("parquet-cpp-arrow version ", "Polars (python) version ")
 # parquet's codec names -> arrow's (None: stored uncompressed); LZ4 (the Hadoop framing) is not
 # here: pyarrow reads it
 _CODECS = {
@@ -208,12 +214,20 @@ class Layout:
     empty_def: int  # the definition level of an empty list
 
 
+def writer_known(pf: pq.ParquetFile) -> bool:
+    """Whether the file was written by one of `KNOWN_WRITERS`."""
+    created_by = pf.metadata.created_by or ""
+    return created_by.startswith(KNOWN_WRITERS)
+
+
 def layout(pf: pq.ParquetFile, name: str) -> Layout | None:
-    """The column `name` if it is a `list<halffloat>` this module reads, else None."""
-    if _list_pages is None or name not in pf.schema_arrow.names:
+    """The column `name` if it is a `list<halffloat>` (or large list) this module reads, in a
+    file of a known writer; else None."""
+    if _list_pages is None or name not in pf.schema_arrow.names or not writer_known(pf):
         return None
     field = pf.schema_arrow.field(name)
-    if not pa.types.is_list(field.type) or not pa.types.is_float16(field.type.value_type):
+    is_list = pa.types.is_list(field.type) or pa.types.is_large_list(field.type)
+    if not is_list or not pa.types.is_float16(field.type.value_type):
         return None
     leaves = [i for i in range(len(pf.schema)) if pf.schema.column(i).path.split(".")[0] == name]
     if len(leaves) != 1:
@@ -308,10 +322,13 @@ def read_column(fd: int, pf: pq.ParquetFile, rg: int, lay: Layout) -> pa.Array:
         raise Unhandled("rows or values do not add up")
     starts[n_rows] = n_values
     # from the buffers: pa.array of a numpy array would import pandas (start-up time)
+    flat = pa.Array.from_buffers(pa.float16(), n_values, [None, pa.py_buffer(values[:n_values])])
+    if pa.types.is_large_list(lay.field.type):  # polars writes these: int64 offsets
+        offsets = pa.Array.from_buffers(pa.int64(), n_rows + 1, [None, pa.py_buffer(starts)])
+        return pa.LargeListArray.from_arrays(offsets, flat, type=lay.field.type)
     offsets = pa.Array.from_buffers(
         pa.int32(), n_rows + 1, [None, pa.py_buffer(starts.astype(np.int32))]
     )
-    flat = pa.Array.from_buffers(pa.float16(), n_values, [None, pa.py_buffer(values[:n_values])])
     return pa.ListArray.from_arrays(offsets, flat, type=lay.field.type)
 
 

@@ -198,10 +198,10 @@ def _existing(
 
 def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path:
     from huggingface_hub import (
-        errors as hf_errors,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        errors as hf_errors,  # lazy: a slow import, and it reads HF_* settings on first import
     )
     from huggingface_hub import (
-        hf_hub_download,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        hf_hub_download,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     repo = source.repo_id or info.default_repo
@@ -262,7 +262,7 @@ _UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUO
 
 def _hf_cache_unwritable(exc: OSError) -> CacheUnwritable:
     from huggingface_hub import (
-        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        constants,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     why = "is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "is not writable"
@@ -282,7 +282,7 @@ _REACHABLE_LOCK = threading.Lock()
 def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
     """Can we open a TCP connection to the Hub endpoint? (cached for `ttl` seconds)"""
     from huggingface_hub import (
-        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        constants,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     url = urlparse(constants.ENDPOINT)
@@ -307,7 +307,7 @@ def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
 def hub_offline() -> bool:
     """True when HF_HUB_OFFLINE (or huggingface_hub's own switch) forbids network access."""
     from huggingface_hub import (
-        is_offline_mode,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        is_offline_mode,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     return bool(is_offline_mode())
@@ -316,7 +316,7 @@ def hub_offline() -> bool:
 def _hub_snapshot_dir(info: DatasetInfo, source: SourceConfig) -> Path | None:
     """The HF-cache snapshot folder of repo@revision, if anything of it is cached (no network)."""
     from huggingface_hub import (
-        constants,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        constants,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     repo = source.repo_id or info.default_repo
@@ -337,7 +337,7 @@ def fetch_files(
 ) -> Path:
     """Download (a subset of) a dataset repo into the HF cache, one file at a time so the bar
     moves per file (`python -m cache fetch`). Returns the snapshot folder."""
-    from huggingface_hub import (  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+    from huggingface_hub import (  # lazy: a slow import, and it reads HF_* settings on first import
         HfApi,
         hf_hub_download,
     )
@@ -376,7 +376,7 @@ def fetch_files(
 def hf_cache_usage(repos: list[str]) -> list[tuple[str, int, int]]:
     """(repo id, files, bytes) of the given dataset repos in the local HF cache (no network)."""
     from huggingface_hub import (
-        scan_cache_dir,  # lazy: ~0.3 s of start-up, and it reads HF_* settings on first import
+        scan_cache_dir,  # lazy: a slow import, and it reads HF_* settings on first import
     )
 
     try:

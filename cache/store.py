@@ -107,8 +107,8 @@ def numeric_encodings(schema: pa.Schema) -> dict[str, str]:
     """Encodings of the numeric leaf columns: 32/64-bit integers delta-packed (positions,
     windows and ids mostly rise: the MARS record lows' windows shrink 4x), floats split by
     byte (zstd then finds the repeated exponent bytes). Why: on the MARS feature table, plain
-    encoding cost 0.24 s to write and 0.30 CPU-s to read back (the cold build does both), these
-    0.21 s and 0.13 CPU-s, the file 17 MB instead of 30."""
+    encoding was slower to write and over twice the CPU to read back (the cold build does both),
+    and the file was nearly twice as big."""
     out: dict[str, str] = {}
     for f in schema:
         for leaf, t in _leaves(f.type, f.name):

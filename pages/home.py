@@ -11,7 +11,7 @@ from components.common.cached import resolve
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
-from components.home.cards import dataset_card
+from components.home.cards import dataset_card, sample_note
 
 ensure_routed()
 
@@ -22,6 +22,8 @@ st.markdown(
     "**stopping-policy playground**, and **FineProofs** prefix values of proof attempts. "
     "Pick each dataset's source in the sidebar; the bundled sample works offline."
 )
+if any(current_source(name).kind == "sample" for name in DATASETS):
+    sample_note()
 
 for name, info in DATASETS.items():
     with st.container(border=True), guard(f"the {info.title} summary", dataset=name):

@@ -52,7 +52,7 @@ def lab() -> None:
     with guard("the data notes", dataset="mars"):
         pv.show_notes(cur)
     with guard("the summary", dataset="mars"):
-        pv.show_summary(cur, sc)
+        pv.show_summary(cur, sc, preview)
         pv.show_run_cases(rel, src, cur, sc)
     # only the open tab is built and sent: a new tab opens on the frontier alone
     for tab, name in pv.result_tabs():

@@ -12,7 +12,12 @@ _ROOT = os.environ.get("RTE_TEST_CACHE_DIR")
 if not _ROOT:
     import tempfile
 
-    _ROOT = tempfile.mkdtemp(prefix="rte-test-cache-")
+    _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if _RUN:  # the workers of one xdist run share a cache (sample and store build under locks)
+        _ROOT = str(Path(tempfile.gettempdir()) / f"rte-test-cache-{_RUN}")
+        os.makedirs(_ROOT, exist_ok=True)
+    else:
+        _ROOT = tempfile.mkdtemp(prefix="rte-test-cache-")
 os.environ["RTE_CACHE_DIR"] = _ROOT
 os.environ["RTE_STRICT"] = "1"  # bugs raise (AppTest: at.exception; browser: stException)
 for _name in ("PARASON", "MARS", "FINEPROOFS"):

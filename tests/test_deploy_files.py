@@ -24,3 +24,31 @@ def test_procfile_web_line_and_health_check() -> None:
     assert "--server.port" in argv and "--server.address" in argv
     checks = json.loads((REPO / "app.json").read_text())["healthchecks"]["web"]
     assert checks[0]["path"] == "/_stcore/health"
+
+
+FENCED = ("numpy", "scipy", "pyarrow", "streamlit", "polars", "plotly")
+
+
+def test_fenced_libraries_have_both_bounds_and_the_pins_lie_inside() -> None:
+    from tests.constraints import canonical, direct_requirements, read_pins
+
+    pins = read_pins((REPO / "constraints.txt").read_text())
+    reqs = {canonical(r.name): r for r in direct_requirements()}
+    for name in FENCED:
+        ops = {s.operator for s in reqs[name].specifier}
+        assert ">=" in ops and ("<" in ops or "<=" in ops), f"{name}: {reqs[name]}"
+    for name, req in reqs.items():
+        assert name in pins, f"{name} is a dependency but not pinned in constraints.txt"
+        assert req.specifier.contains(pins[name]), f"{name}=={pins[name]} outside {req}"
+    assert {"threadpoolctl", "pytest-xdist"} <= set(reqs)
+
+
+def test_constraints_pin_the_installed_tree_and_setup_uses_them() -> None:
+    from tests.constraints import dependency_tree, read_pins
+
+    text = (REPO / "constraints.txt").read_text()
+    assert not any(ln.lstrip().startswith("-e") for ln in text.splitlines())
+    assert read_pins(text) == dependency_tree(), (
+        "constraints.txt is not the installed tree: python -m tests.constraints > constraints.txt"
+    )
+    assert '-c constraints.txt -e ".[test]"' in (REPO / "tests" / "setup.sh").read_text()

@@ -17,14 +17,9 @@ from pathlib import Path
 
 import polars as pl
 
+from analysis.fineproofs.steptext import attach_step_text
 from analysis.fineproofs.store import read_prefix_table
-from analysis.fineproofs.values import (
-    SeriesParams,
-    annotate,
-    attach_step_text,
-    normalise,
-    trace_series,
-)
+from analysis.fineproofs.values import SeriesParams, annotate, normalise, trace_series
 from cache.errors import SourceNotFound
 from cache.fineproofs_io import PREFIX_FILE, data_root, load_trace
 

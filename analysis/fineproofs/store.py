@@ -36,7 +36,7 @@ from cache.sources import SourceConfig, resolve_file
 from cache.store import derived_table, read_derived, table_path
 
 # bump when a derivation in analysis.fineproofs.values changes
-VERSION = 2  # 2: histogram-derived std is the population std (ddof=0)
+VERSION = 3  # 2: histogram std is ddof 0; 3: p_value column, drop_share not clamped
 PREFIXES = "fineproofs-prefixes"
 TRACES = "fineproofs-traces"
 DEPTH = "fineproofs-depth"

@@ -4,8 +4,9 @@ Why: `mean_grade` is a Monte-Carlo value of the completing policy (32 graded con
 not a verdict on a step, so every number here comes with its uncertainty (SE = std/sqrt(n),
 not a Bernoulli formula: grades are k/7). A change between consecutive prefixes is called a
 *significant drop* only when `d / sqrt(SE_k^2 + SE_(k-1)^2) < -2` and `|d| >= min_drop`
-(0.15 by default: with 32 samples smaller drops are usually noise); a later significant rise is a
-*recovery*. The first-error candidate is the first significant drop or the first prefix whose
+(0.15 by default: with 32 samples smaller drops are usually noise), or, with the
+Benjamini-Hochberg option, when its test survives BH over the trace's tests; a later
+significant rise is a *recovery*. The first-error candidate is the first significant drop or the first prefix whose
 best continuation scores 0. (docs/formats/prefix-values.md.)
 
 Everything is pure (no Streamlit, no file access) and vectorised over the whole table with
@@ -27,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from analysis.fineproofs.utf16 import Utf16Index
+from analysis.fineproofs.multitest import bh_reject_expr, p_value_expr
 from cache.errors import SchemaError
 from cache.schemas import FINEPROOFS_ROLES, RoleMap, map_roles
 
@@ -282,12 +283,17 @@ class SeriesParams:
     min_drop: float = 0.15
     bimodal_frac: float = 0.25  # mass needed at *each* end of the histogram
     one_step_share: float = 0.6  # largest drop / total decline above this: "one-step" failure
+    # "none": each change is tested alone at |z| > z; "bh": Benjamini-Hochberg over the z-tests
+    # of each trace at false discovery rate fdr_q (analysis/fineproofs/multitest.py)
+    correction: str = "none"
+    fdr_q: float = 0.05
 
 
 def annotate(frame: pl.DataFrame, params: SeriesParams = SeriesParams()) -> pl.DataFrame:
     """Add per-prefix series columns to a canonical table (all traces at once).
 
-    se, prev_value, change (from the previous prefix with a value), z, sig_drop, sig_rise,
+    se, prev_value, change (from the previous prefix with a value), z, p_value (two-sided),
+    sig_drop, sig_rise (per-test |z| rule, or Benjamini-Hochberg per trace: `params.correction`),
     recovery, best_zero, bimodal, low_frac, high_frac, first_error (bool on that prefix),
     flags (short text).
     """
@@ -315,9 +321,15 @@ def annotate(frame: pl.DataFrame, params: SeriesParams = SeriesParams()) -> pl.D
         .then(0.0)
     )
     z = pl.col("z").fill_nan(None)
+    out = out.with_columns(p_value=p_value_expr(z))
+    if params.correction == "bh":
+        sig = bh_reject_expr(pl.col("p_value"), g, params.fdr_q)
+        down, up = sig & (z < 0), sig & (z > 0)
+    else:
+        down, up = z < -params.z, z > params.z
     out = out.with_columns(
-        sig_drop=((z < -params.z) & (pl.col("change") <= -params.min_drop)).fill_null(False),
-        sig_rise=((z > params.z) & (pl.col("change") >= params.min_drop)).fill_null(False),
+        sig_drop=(down & (pl.col("change") <= -params.min_drop)).fill_null(False),
+        sig_rise=(up & (pl.col("change") >= params.min_drop)).fill_null(False),
     )
     earlier_drop = (pl.col("sig_drop").cast(pl.Int32).cum_sum().over(g) - pl.col("sig_drop")) > 0
     out = out.with_columns(recovery=pl.col("sig_rise") & earlier_drop)
@@ -386,6 +398,9 @@ def series_from_values(
             "hist": pl.Series(hists if hists is not None else [None] * k, dtype=pl.List(pl.Int64)),
             "min_grade": pl.Series([None] * k, dtype=pl.Float64),
             "max_grade": pl.Series([None] * k, dtype=pl.Float64),
+            "endpoint": pl.Series([None] * k, dtype=pl.Float64),
+            "source": pl.Series([None] * k, dtype=pl.String),
+            "num_steps": pl.Series([None] * k, dtype=pl.Int64),
         }
     )
     return annotate(frame, params)
@@ -414,7 +429,8 @@ Shape = Literal[
 
 def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()) -> pl.DataFrame:
     """One row per trace: endpoint grade, prefixes, first/last value, largest drop and its depth,
-    total decline, the drop's share of it (one-step vs gradual), first-error depth, counts of
+    total decline, the drop's share of it (one-step vs gradual; not clamped: above 1 when the
+    value also rose, before or after the drop), first-error depth, counts of
     significant drops/recoveries/bimodal prefixes, and a shape label.
 
     Shape: "drop then recovery" if any recovery; else a significant total decline (>= min_drop,
@@ -464,7 +480,7 @@ def trace_summary(annotated: pl.DataFrame, params: SeriesParams = SeriesParams()
         largest_drop_step=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_step")),
         largest_drop_depth=pl.when(pl.col("largest_drop") > 0).then(pl.col("largest_drop_depth")),
         drop_share=pl.when(pl.col("total_decline") >= params.min_drop).then(
-            (pl.col("largest_drop") / pl.col("total_decline")).clip(0.0, 1.0)
+            pl.col("largest_drop") / pl.col("total_decline")
         ),
     )
     shape = (
@@ -525,207 +541,3 @@ def shard_coverage(traces: pl.DataFrame, present: set[str]) -> pl.DataFrame:
         .with_columns(present=pl.col("shard").is_in(sorted(present)))
         .sort("shard")
     )
-
-
-# ------------------------------------------------------------------------------ overview grid
-SortKey = Literal["endpoint", "largest_drop", "first_error", "last_value", "trace"]
-SORT_COLUMNS: dict[str, str] = {
-    "endpoint": "endpoint",
-    "largest_drop": "largest_drop",
-    "first_error": "first_error_depth",
-    "last_value": "last_value",
-    "trace": "problem_id",
-}
-
-
-def select_traces(
-    summary: pl.DataFrame,
-    sort: str = "largest_drop",
-    descending: bool = True,
-    sources: list[str] | None = None,
-    grade_range: tuple[float, float] = (0.0, 1.0),
-    grade_of: Literal["endpoint", "last_value", "mean_value"] = "endpoint",
-) -> pl.DataFrame:
-    """Filter traces by source and grade range, then sort (nulls last; ties by id)."""
-    s = summary
-    if sources:
-        s = s.filter(pl.col("source").fill_null("(none)").is_in(sources))
-    lo, hi = grade_range
-    if (lo, hi) != (0.0, 1.0):
-        g = pl.col(grade_of)
-        s = s.filter(g.is_not_null() & (g >= lo - 1e-9) & (g <= hi + 1e-9))
-    col = SORT_COLUMNS.get(sort, "largest_drop")
-    return s.sort([col, *KEYS], descending=[descending, False, False], nulls_last=True)
-
-
-def overview_cells(
-    annotated: pl.DataFrame,
-    traces: pl.DataFrame,
-    axis: Literal["ordinal", "depth"] = "ordinal",
-    metric: Literal["value", "change"] = "value",
-    n_depth_bins: int = 10,
-) -> pl.DataFrame:
-    """Cells of the overview grid for the given (ordered) traces: row, col, val and hover facts.
-
-    axis "ordinal": one column per prefix number. axis "depth": columns are relative-depth bins;
-    several prefixes in one bin are averaged (value) or summed (change).
-    """
-    order = traces.select(*KEYS).with_row_index("grid_row")
-    a = annotated.join(order, on=list(KEYS), how="inner")
-    if axis == "ordinal":
-        cells = a.select(
-            "grid_row",
-            *KEYS,
-            grid_col=pl.col("ordinal"),
-            val=pl.col(metric),
-            step=pl.col("step"),
-            rel_depth=pl.col("rel_depth"),
-            se=pl.col("se"),
-            flags=pl.col("flags"),
-            ordinal=pl.col("ordinal"),
-        )
-    else:
-        a = a.with_columns(
-            grid_col=pl.min_horizontal(
-                pl.lit(n_depth_bins - 1), (pl.col("rel_depth") * n_depth_bins + 1e-9).floor()
-            ).cast(pl.Int64)
-        )
-        agg = pl.col(metric).mean() if metric == "value" else pl.col(metric).sum()
-        cells = a.group_by("grid_row", *KEYS, "grid_col").agg(
-            val=agg if metric == "value" else pl.when(pl.col(metric).is_not_null().any()).then(agg),
-            step=pl.col("step").last(),
-            rel_depth=pl.col("rel_depth").last(),
-            se=pl.col("se").last(),
-            flags=pl.col("flags").str.join(" "),
-            ordinal=pl.col("ordinal").last(),
-        )
-    return cells.sort("grid_row", "grid_col")
-
-
-# ------------------------------------------------------------------------------ step text
-@dataclass
-class StepText:
-    """Series rows joined to their text spans in the base trace."""
-
-    frame: pl.DataFrame  # series + py_start, py_end, step_text, span_issue
-    notes: list[str] = field(default_factory=list)
-
-
-def attach_step_text(series: pl.DataFrame, text: str, steps: list[tuple]) -> StepText:
-    """Map each prefix's step span (UTF-16, from the trace file) to Python indices and text.
-
-    `steps` holds (step_idx, utf16_start, utf16_end) from the trace file. Prefixes are matched
-    by step index; when the trace's steps carry no index they are matched by order. Offsets that
-    split a surrogate pair or fall outside the text are reported per row, never sliced.
-    """
-    index = Utf16Index(text)
-    notes: list[str] = []
-    by_idx = {int(s[0]): (s[1], s[2]) for s in steps if s[0] is not None}
-    ordered = [(s[1], s[2]) for s in steps]
-    use_order = not by_idx and bool(ordered)
-    if use_order and len(ordered) != series.height:
-        notes.append(
-            f"the trace file lists {len(ordered)} step spans without step indices for "
-            f"{series.height} prefixes; matched by order."
-        )
-    starts: list[int | None] = []
-    ends: list[int | None] = []
-    texts: list[str | None] = []
-    issues: list[str | None] = []
-    kinds: list[str | None] = []
-    for i, row in enumerate(series.iter_rows(named=True)):
-        span = None
-        if use_order:
-            span = ordered[i] if i < len(ordered) else None
-        elif row["step"] is not None:
-            span = by_idx.get(int(row["step"]))
-        from_file = span is not None
-        if span is None and row.get("utf16_start") is not None and row.get("utf16_end") is not None:
-            span = (row["utf16_start"], row["utf16_end"])
-        if span is None:
-            starts.append(None)
-            ends.append(None)
-            texts.append(None)
-            issues.append("no span for this step in the trace file")
-            kinds.append("no_span")
-            continue
-        m = index.span(span[0], span[1])
-        found = [(x.kind, x.message) for x in m.issues]
-        # the prefix table's own end offset (`prefix_end_utf16`) must fit the same text
-        stored_end = row.get("utf16_end")
-        if from_file and stored_end is not None:
-            bad = index.check(stored_end)
-            if bad is not None:
-                found.append((bad.kind, f"prefix table end offset: {bad.message}"))
-        starts.append(m.start)
-        ends.append(m.end)
-        texts.append(text[m.start : m.end] if m.ok else None)
-        issues.append("; ".join(msg for _, msg in found) or None)
-        kinds.append(",".join(dict.fromkeys(k for k, _ in found)) or None)
-    n_bad = sum(1 for x in issues if x)
-    if n_bad:
-        notes.append(
-            f"{n_bad} of {series.height} step spans have an invalid offset "
-            "(see `span_issue` in the table and the step panel)."
-        )
-    frame = series.with_columns(
-        py_start=pl.Series(starts, dtype=pl.Int64),
-        py_end=pl.Series(ends, dtype=pl.Int64),
-        step_text=pl.Series(texts, dtype=pl.String),
-        span_issue=pl.Series(issues, dtype=pl.String),
-        issue_kinds=pl.Series(kinds, dtype=pl.String),
-    )
-    return StepText(frame, notes)
-
-
-def text_segments(text: str, spans: pl.DataFrame) -> list[tuple[int, int, int | None]]:
-    """Split `text` into consecutive (start, end, ordinal-or-None) pieces for highlighting.
-
-    Spans come from `attach_step_text` (py_start/py_end/ordinal); unmappable or overlapping
-    spans are skipped so every character appears exactly once, in order.
-    """
-    rows = (
-        spans.filter(pl.col("py_start").is_not_null() & pl.col("py_end").is_not_null())
-        .select("py_start", "py_end", "ordinal")
-        .sort("py_start", "py_end")
-        .rows()
-    )
-    out: list[tuple[int, int, int | None]] = []
-    pos = 0
-    for a, b, o in rows:
-        if a < pos or b <= a:
-            continue
-        if a > pos:
-            out.append((pos, a, None))
-        out.append((a, b, int(o)))
-        pos = b
-    if pos < len(text):
-        out.append((pos, len(text), None))
-    return out
-
-
-SERIES_EXPORT_COLUMNS = (
-    "problem_id", "sample_index", "ordinal", "step", "num_steps", "rel_depth", "value", "se",
-    "std", "n", "change", "z", "sig_drop", "sig_rise", "recovery", "first_error", "best_zero",
-    "bimodal", "low_frac", "high_frac", "endpoint", "flags",
-)  # fmt: skip
-
-
-def export_frame(series: pl.DataFrame) -> pl.DataFrame:
-    """The per-trace series for download: fixed columns first, histogram as text, extras after."""
-    cols = [c for c in SERIES_EXPORT_COLUMNS if c in series.columns]
-    extra = [
-        c
-        for c in series.columns
-        if c not in cols
-        and c not in ("hist", "prev_value", "prev_se", "row", "n_prefixes", "source")
-        and not series.schema[c].is_nested()
-    ]
-    for c in ("py_start", "py_end", "step_text", "span_issue", "issue_kinds"):
-        if c in extra:
-            extra.remove(c)
-            extra.append(c)
-    out = series.select(*cols, *extra)
-    if "hist" in series.columns:
-        out = out.with_columns(grade_hist=series["hist"].cast(pl.List(pl.String)).list.join(","))
-    return out

@@ -9,7 +9,8 @@ LRU caches (pure functions of the two strings, so sharing them between sessions 
 
 Group ids are deterministic: numbered 0, 1, ... in order of first appearance of the answers as
 they are added (the feature builder adds final answers in `trace_idx` order, then probe answers),
-as shared/spec/stopping.md requires for tie-breaks. A null or empty answer has no group (-1). An
+as docs/formats/stopping.md ("Checkpoints and answers") requires for tie-breaks. A null or
+empty answer has no group (-1). An
 answer the normaliser empties (a probe cut after `n=`, a lone `.` or `$`) is still an answer,
 as in the published simulator, where only null and "" are no answer: it gets a group of its own
 (keyed by its raw text, equal only to itself), so it votes and its switch probability counts.
@@ -83,7 +84,7 @@ def is_prose(norm: str) -> bool:
     normaliser: `Letmere-examinetheproblemstatement`): only letters and prose punctuation, with
     a run of four or more letters that is not a function name. Such a string is a product of
     free symbols to math-verify, so it equals neither a number nor other prose: it never
-    reaches math-verify (there it cost ~24 ms a comparison, every one False). Prose with
+    reaches math-verify (there each comparison is slow, and every one is False). Prose with
     digits, `=` or LaTeX still goes there: math-verify reads `n=1weget3` partly as maths.
     tests/analysis/mars/test_answers.py checks that the grouping of realistic probe garbage is
     the one math-verify gives."""
@@ -232,7 +233,7 @@ def _math_verify() -> Any:
     that timeouts are off (we run it off the main thread on purpose, with our own guards) and
     once per timeout (a timeout already counts as "not equivalent"), which only cluttered the
     terminal."""
-    # why here: math-verify imports sympy (seconds), and most files never need it
+    # why here: math-verify imports sympy (slow), and most files never need it
     import math_verify
 
     logging.getLogger("math_verify").setLevel(logging.CRITICAL)
@@ -275,12 +276,12 @@ def _install_shortcuts(mv: Any) -> None:
     """Wrap math-verify's grader `sympy_expr_eq` and `solve` (see the block comment above);
     left alone for a math-verify version this was not checked on."""
     global _PLAIN_ASSUMPTIONS, _NONREAL_ASSUMPTIONS, _PLAIN_HEADS
-    from math_verify import grader  # why: lazy, ~0.5 s
+    from math_verify import grader  # why: lazy, a slow import
 
     version = getattr(mv, "__version__", "") or _dist_version("math-verify")
     if getattr(grader, "_rte_shortcuts", False) or not version.startswith(_MV_VERSIONS):
         return
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     real = sympy.Symbol("_rte_real", real=True, finite=True).assumptions0
     _PLAIN_ASSUMPTIONS = (frozenset({"commutative": True}.items()), frozenset(real.items()))
@@ -430,7 +431,7 @@ def _sets_differ(a: Any, b: Any) -> bool:
 
 def _finite_elements(x: Any) -> list | None:
     """The elements of a finite set or tuple, [x] for a non-set, None for other sets."""
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     if isinstance(x, sympy.FiniteSet | sympy.Tuple):
         return list(x.args)
@@ -441,7 +442,7 @@ def _finite_elements(x: Any) -> list | None:
 
 def _never_set_equal(a: Any, ea: list, b: Any, eb: list) -> bool:
     """Can two collections of different sizes never be equal sets (see `_sets_differ`)?"""
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     if isinstance(a, sympy.Tuple) or isinstance(b, sympy.Tuple):
         return True
@@ -458,7 +459,7 @@ def _all_matched(va: list[complex], vb: list[complex]) -> bool:
 
 def _proper_interval(x: Any) -> bool:
     """A sympy Interval with numeric (symbol-free) ends, the end well above the start."""
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     if not isinstance(x, sympy.Interval):
         return False
@@ -483,7 +484,7 @@ def _point_value(e: Any) -> complex | None:
 @functools.lru_cache(maxsize=_CACHE_MAX)
 def _point_value_cached(e: Any) -> complex | None:
     """Value of a plain expression (see `_values_differ`) at the fixed real point, else None."""
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     if not isinstance(e, sympy.Expr) or isinstance(e, sympy.Symbol | sympy.MatrixExpr):
         return None
@@ -517,7 +518,7 @@ def _coordinate(name: str) -> Any:
     """A fixed rational in (0.6, 1.6) per symbol name (distinct names, distinct values)."""
     import zlib  # why: only on this rare path
 
-    import sympy  # why: lazy, ~0.5 s
+    import sympy  # why: lazy, a slow import
 
     return sympy.Rational(6000 + zlib.crc32(name.encode()) % 10007, 10000)
 

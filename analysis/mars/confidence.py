@@ -1,4 +1,4 @@
-"""Window metrics of per-token confidences (definitions: shared/spec/stopping.md).
+"""Window metrics of per-token confidences (definitions: docs/formats/stopping.md).
 
 Everything here works on many traces at once, stored flat: `offsets` (int64 [n+1]) and
 `values` (float32 [offsets[-1]]); trace j is `values[offsets[j]:offsets[j+1]]`. This is the
@@ -30,15 +30,16 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from cache import extensions
 from cache.floats import to_f32
 
-try:  # the compiled per-trace pass (built by `pip install`, see _trace_kernel.c)
-    from analysis.mars import _trace_kernel
-except ImportError:  # not built (no C compiler at install): the numpy loop, same results
-    _trace_kernel = None  # type: ignore[assignment]  # why: the module's stand-in is None
+# the compiled per-trace pass (built by `pip install`, see _trace_kernel.c); None when not built
+# (no C compiler at install) or under RTE_NO_EXT=1: the numpy loop, same results
+_trace_kernel: Any = extensions.load("analysis.mars._trace_kernel")  # Any: a C module, no stubs
 
 WINDOW = 2048
 
@@ -421,8 +422,8 @@ def _negative_mask(values: np.ndarray) -> np.ndarray | None:
 
 def _scratch(name: str, size: int, dtype: type) -> np.ndarray:
     """A per-thread work buffer of at least `size` items, kept between batches. Why: the
-    buffers of one batch are tens of MB, and fresh ones cost a page fault every 4 KiB (about
-    0.5 s of system time a realistic pool); nothing returned by `batch_features` views them."""
+    buffers of one batch are tens of MB, and fresh ones cost a page fault every 4 KiB (system
+    time that adds up over a pool); nothing returned by `batch_features` views them."""
     buf = getattr(_SCRATCH, name, None)
     if buf is None or buf.shape[0] < size or buf.dtype != dtype:
         # a quarter of headroom: the next, slightly bigger question reuses it

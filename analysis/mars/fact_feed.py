@@ -67,7 +67,7 @@ def worker_env() -> dict[str, str]:
     """The environment for a helper process of this package: this one's, with this checkout
     first on the path (an uninstalled tree), and numpy's OpenBLAS on one thread. Why one: no
     helper calls BLAS, but OpenBLAS starts a thread per core when numpy is imported and they
-    spin for ~0.1 CPU-s before they sleep (`blas_thread_server` in a profile), on the core
+    spin for a while before they sleep (`blas_thread_server` in a profile), on the core
     the build's decoding needs."""
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
@@ -91,9 +91,9 @@ def start_early(path: Path) -> None:
     holds no answer memo yet (so every answer is new), the file is big enough for the build to
     pair with a helper and there is a second core. The next `FactFeed` takes it.
 
-    Why: the helper's start-up and its import of math-verify (~0.35 s) then run on the idle
+    Why: the helper's start-up and its import of math-verify then run on the idle
     core while this process is still importing the builder and reading the file's layout, and
-    the facts of the first question (~0.9 CPU-s, most of it latex2sympy's parser building its
+    the facts of the first question (most of their CPU time latex2sympy's parser building its
     tables) were the last thing a cold `simulate` of a realistic pool waited for. A helper
     the build does not take (it found another plan) is stopped at exit, unused."""
     global _spare

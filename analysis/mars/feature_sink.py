@@ -1,7 +1,7 @@
 """The feature table of a cold build, written question by question while the build goes on.
 
 Why: written whole at the end, the table (most of it the record lows: ~6 M of them on a
-realistic pool) cost 0.2-0.3 s of encoding after everything else was done, on one core. Here
+realistic pool) was encoded after everything else was done, on one core. Here
 each finished question's rows go to a writer thread (parquet encoding releases the GIL) as one
 row group, so the encoding runs beside the rest of the build and only the footer is left at
 its end.

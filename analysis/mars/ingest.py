@@ -79,19 +79,19 @@ from cache.process_memory import peak_rss_bytes
 from cache.progress import ProgressFn
 from cache.store import atomic_write, atomic_write_bytes
 
-# below this, one process: on the realistic 30 x 512 pool (186 MiB) two workers cost ~35 % more
-# CPU-seconds (their start-up, a second decode set-up, the parent's warm-up read) and were not
+# below this, one process: on the realistic 30 x 512 pool (186 MiB) two workers cost more CPU
+# time (their start-up, a second decode set-up, the parent's warm-up read) and were not
 # faster in wall time on a shared 2-core machine (bench/mars_ingest.py --workers 2)
 PARALLEL_MIN_BYTES = 200 << 20
 # and below this many cores, one process for every size: it keeps two cores busy by itself (the
 # decode threads, the compiled pass), and on 2 cores two workers were slower on the full-size
-# file with the answers known (9.95-10.19 s, 20 CPU-s, against 9.15-9.39 s, 17 CPU-s) and twice
-# as slow on the same file written as one row group (17.4-19.4 s against 8.9-9.1 s: each worker
-# decodes all of it); four cores give each worker two
+# file with the answers known (more wall and CPU time) and twice as slow on the same file written
+# as one row group (each worker decodes all of it); four cores give each worker two
+# (bench/mars_ingest.py, docs/PERFORMANCE.md)
 PARALLEL_MIN_CORES = 4
 # from OVERLAP_MIN_BYTES (`fact_feed`) up, a file whose answers the memo does not know yet gets a
 # helper process for the math-verify facts while this one streams the numbers (the two halves
-# of a cold build; a numeric worker instead, with this process grouping, cost ~0.45 CPU-s more
+# of a cold build; a numeric worker instead, with this process grouping, cost more CPU
 # on the realistic pool: its start-up, decode set-up and hand-over); with the answers known, one
 # process is faster (the helper's start-up costs more than the grouping left)
 # peak RSS (bytes) of each other process of the last build: its numeric workers, or its fact helper
@@ -182,7 +182,7 @@ def _yield_cpu(nice: int) -> None:
 
     Why: in a cold build with a fact helper, three threads share two cores: the decode, the
     numeric pass and the helper, whose facts every question's finalisation waits for. At equal
-    priority the helper got two thirds of a core and its facts came 0.3-0.6 s after the
+    priority the helper got two thirds of a core and its facts came last, well after the
     numbers of a realistic pool; the decode yielding to it lets both end together (the numeric
     pass waits on the decode only when the helper is busy)."""
     if nice <= 0 or not sys.platform.startswith("linux"):
@@ -260,8 +260,8 @@ def _write_atomic(table: pa.Table, dest: Path) -> None:
     """An Arrow IPC file, streamed into a temp file unique to this writer, then renamed over
     `dest`: concurrent writers of the same chunk each rename a complete file, so one wins and
     (same input, same code) its bytes are the same as the other's. Why IPC, not parquet: a chunk
-    is scratch, read once by this build or its rerun, and a parquet chunk cost ~45 ms a question
-    to encode (1.4 s of a 30-question build), an IPC one ~2 ms. Why streamed: an in-memory copy
+    is scratch, read once by this build or its rerun, and a parquet chunk cost far more to
+    encode than an IPC one. Why streamed: an in-memory copy
     first cost a fresh buffer (page faults) and a bytes copy per question."""
 
     def fill(tmp: str) -> None:
@@ -490,8 +490,8 @@ class _Shards:
 
     Why one stream over all the tasks this process claims: a task is often one row group, one
     batch. Streamed task by task, each decode waited for the previous compute and each compute
-    for its decode (the worker of a realistic pool took 2.4-2.8 s for what one stream does in
-    1.3 s). Here the decode thread claims the next unclaimed task (in task order) as soon as it
+    for its decode (the worker of a realistic pool took about twice as long as one stream).
+    Here the decode thread claims the next unclaimed task (in task order) as soon as it
     has decoded the last one, at most `CLAIM_AHEAD` batches ahead of the compute, so a task
     claimed ahead is little work left to the other process at the end."""
 
@@ -767,7 +767,7 @@ def _answers_to_warm(path: Path, tasks: list[Task]) -> Iterator[tuple[int, list,
 
 def _probe_answers(col: pa.ChunkedArray) -> tuple[np.ndarray | None, list]:
     """(row offsets, answers) of a `probes` column: the answer field alone, never the probe
-    texts (a whole-struct `to_pylist` cost ~0.4 s a realistic pool). (None, []) when the probes
+    texts (a whole-struct `to_pylist` is slow on a realistic pool). (None, []) when the probes
     hold no answer field."""
     if "answer" not in [f.name for f in col.type.value_type]:
         return None, []

@@ -63,7 +63,7 @@ class QuestionPool:
 
 def sorted_distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values of an already sorted array, as `np.unique` gives them. Why not
-    `np.unique`: its first call imports numpy.ma (~10 ms of a warm run), and its hash table
+    `np.unique`: its first call imports numpy.ma (a warm run needs it nowhere else), and its hash table
     costs more than one comparison pass over sorted input."""
     if values.shape[0] == 0:
         return values.copy()

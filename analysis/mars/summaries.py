@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from analysis.mars.confidence import WINDOW
 from analysis.mars.pool import QuestionPool, checkpoint_answers, probe_grid
+from analysis.mars.windows import probe_agreement
 
 
 def _as_polars(t: pa.Table | pl.DataFrame) -> pl.DataFrame:
@@ -281,6 +282,7 @@ PROBE_TABLE_SCHEMA: dict[str, Any] = {
     "position": pl.Int64,
     "answer": pl.String,
     "group": pl.String,
+    "vs final": pl.String,
     "is_correct_group": pl.Boolean,
     "is_correct (stored)": pl.Boolean,
     "avg_conf": pl.Float64,
@@ -291,7 +293,8 @@ PROBE_TABLE_SCHEMA: dict[str, Any] = {
 
 def probe_table(raw_probes: list[dict], f: dict, groups: pl.DataFrame) -> pl.DataFrame:
     """The probes of one trace as read from the file (`raw_probes`), beside what the feature
-    row `f` made of them: answer group label and correctness, conf_at_pos at that position."""
+    row `f` made of them: answer group label, agreement with the trace's final answer
+    (`analysis.mars.windows.probe_agreement`), correctness, conf_at_pos at that position."""
     labels = dict(zip(groups["group_id"].to_list(), groups["label"].to_list(), strict=True))
     ours = dict(
         zip(
@@ -301,15 +304,18 @@ def probe_table(raw_probes: list[dict], f: dict, groups: pl.DataFrame) -> pl.Dat
         )
     )
     ck = dict(zip(f["ckpt_pos"] or [], f["ckpt_conf"] or [], strict=True))
+    final = int(f.get("final_group", -1) if f.get("final_group") is not None else -1)
     rows = []
     for p in raw_probes:
         pos = p.get("position")
         g, okg = ours.get(pos, (-1, False))
+        g = -1 if g is None else int(g)
         rows.append(
             {
                 "position": pos,
                 "answer": p.get("answer"),
-                "group": labels.get(g, "—") if g is not None and g >= 0 else "—",
+                "group": labels.get(g, "—") if g >= 0 else "—",
+                "vs final": str(probe_agreement(np.array([g]), final)[0]),
                 "is_correct_group": bool(okg),
                 "is_correct (stored)": p.get("is_correct"),
                 "avg_conf": p.get("avg_conf"),

@@ -1,7 +1,7 @@
 """The names and version of the MARS derived tables, in a module that imports nothing.
 
 Why its own module: the warm stopping CLI (`analysis.stopping.pools`) finds the cached tables by
-name and version; importing `features` or `store` for two constants would cost ~0.5 s.
+name and version; importing `features` or `store` for two constants would slow its start-up.
 """
 
 from __future__ import annotations

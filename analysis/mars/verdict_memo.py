@@ -4,7 +4,7 @@ Why: grouping a MARS question asks math-verify three kinds of pure questions abo
 answer strings: does it parse, what is its numeric fingerprint, and are two of them the same
 value. The strings repeat across questions, files and rebuilds (probe garbage such as
 `cases:forn=1weget` recurs in every pool of a model), and on a realistic pool answering them the
-first time costs more than the whole numeric pass (parse ~2 s, solve and verify ~4 s); the
+first time costs more than the whole numeric pass (parsing, solving and verifying); the
 in-process caches of `analysis.mars.answers` forget them when the process ends. This memo keeps
 the answers on disk so that the next build (another file, a rebuild after a version bump, another
 session or worker sharing the cache) does not import math-verify at all when every question it

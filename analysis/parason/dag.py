@@ -11,6 +11,7 @@ trial / untyped), ``join`` (``join_type`` AND / OR / MIXED / ALL), ``answer``, p
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -19,7 +20,57 @@ import networkx as nx
 from analysis.parason.parse import Block, Trajectory
 from analysis.parason.tokens import TokenCounter, get_counter, node_tokens
 
-__all__ = ["build_dag", "collapse_dag", "critical_path", "layout", "node_spans"]
+__all__ = [
+    "build_dag",
+    "collapse_dag",
+    "critical_path",
+    "layout",
+    "node_from_url",
+    "node_spans",
+    "stage_label",
+    "url_node",
+]
+
+
+# URL node ids. The parser's ids are 0-based ("b1t2" = third thread of the second stage) while the
+# page numbers stages and threads from 1, so the URL carries a 1-based dotted form that reads like
+# the labels: "2.3" (stage 2, thread 3), "2.fork", "2.join", "2.more", nested "2.3.1.2". Segments
+# ("s0") and "answer" keep their ids. Old links (`node=b1t0`, stored in casebook cases) still work.
+_INTERNAL_NODE = re.compile(r"^b(\d+)((?:t\d+b\d+)*)(t\d+|:fork|:join|:more)$")
+_URL_NODE = re.compile(r"^([1-9]\d*(?:\.[1-9]\d*)*)(?:\.(fork|join|more))?$")
+
+
+def url_node(node: str | None) -> str | None:
+    """The id a user reads and the URL carries for a parser node id (1-based, dotted)."""
+    if node is None:
+        return None
+    m = _INTERNAL_NODE.match(node)
+    if not m:
+        return node
+    nums = [int(x) + 1 for x in re.findall(r"\d+", node)]
+    tail = m.group(3)
+    dotted = ".".join(str(n) for n in nums)
+    return dotted + ("." + tail[1:] if tail.startswith(":") else "")
+
+
+def node_from_url(raw: str | None) -> str | None:
+    """The parser node id for a URL value: the 1-based dotted form, or an old 0-based id as is."""
+    if raw is None:
+        return None
+    m = _URL_NODE.match(raw)
+    if not m:
+        return raw
+    nums = [int(x) - 1 for x in m.group(1).split(".")]
+    suffix = m.group(2)
+    if (len(nums) % 2 == 1) != bool(suffix):  # a thread has an even count, a stage node an odd one
+        return raw
+    out = "".join(("b" if i % 2 == 0 else "t") + str(n) for i, n in enumerate(nums))
+    return out + (":" + suffix if suffix else "")
+
+
+def stage_label(prefix: str) -> str:
+    """ "stage 2" for block "b1", "stage 2.3.1" for a block nested in thread 2.3."""
+    return "stage " + (url_node(prefix + ":fork") or prefix).removesuffix(".fork")
 
 
 def node_spans(traj: Trajectory) -> dict[str, list[tuple[int, int]]]:
@@ -79,7 +130,7 @@ def build_dag(
         add(
             b.fork,
             "fork",
-            f"fork {b.prefix} ({len(b.threads)} × {b.kind})",
+            f"fork of {stage_label(b.prefix)} ({len(b.threads)} × {b.kind})",
             block=b.prefix,
             stage=b.stage,
             depth=b.depth,
@@ -92,7 +143,7 @@ def build_dag(
         add(
             b.join,
             "join",
-            f"join {b.prefix} ({b.join_type})",
+            f"join of {stage_label(b.prefix)} ({b.join_type})",
             block=b.prefix,
             stage=b.stage,
             depth=b.depth,
@@ -111,7 +162,7 @@ def build_dag(
             add(
                 th.node,
                 "thread",
-                f"{th.kind} {th.number or '?'}",
+                f"{th.kind} {url_node(th.node)}",
                 block=b.prefix,
                 stage=b.stage,
                 depth=b.depth,

@@ -37,6 +37,7 @@ __all__ = [
     "Metrics",
     "StageStats",
     "added_branches",
+    "block_cost",
     "compute_metrics",
     "metrics_for_text",
     "trajectory_text",
@@ -110,8 +111,9 @@ def kind_mix(block_kinds: list[str]) -> str:
     return "+".join(sorted(set(block_kinds)))
 
 
-def _block_cost(b: Block, nt: Mapping[str, float]) -> tuple[float, list[float], list[float], float]:
-    """(s_b, total tokens per thread, critical tokens per thread, block critical cost)."""
+def block_cost(b: Block, nt: Mapping[str, float]) -> tuple[float, list[float], list[float], float]:
+    """(s_b, total tokens per thread, critical tokens per thread, block critical cost); the
+    accepted-Trial counterfactual (`accepted.py`) reuses it."""
     s = nt.get(b.fork, 0.0) + nt.get(b.join, 0.0)
     totals: list[float] = []
     crits: list[float] = []
@@ -120,7 +122,7 @@ def _block_cost(b: Block, nt: Mapping[str, float]) -> tuple[float, list[float], 
         tot = own
         cp = own
         for nb in th.blocks:
-            ns, ntot, _, ncrit = _block_cost(nb, nt)
+            ns, ntot, _, ncrit = block_cost(nb, nt)
             tot += ns + sum(ntot)
             cp += ncrit
         totals.append(tot)
@@ -159,7 +161,7 @@ def compute_metrics(
     tri = 0.0
     stats: list[StageStats] = []
     for b in traj.blocks:
-        s, totals, crits, crit = _block_cost(b, nt)
+        s, totals, crits, crit = block_cost(b, nt)
         total = s + sum(totals)
         outside -= total
         crit_blocks += crit

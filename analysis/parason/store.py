@@ -1,6 +1,6 @@
 """Per-trajectory Parason metrics for a whole SFT subset, as a versioned derived table.
 
-Why a derived table: parsing a subset takes ~0.1 s per thousand rows, but the page needs the
+Why a derived table: parsing a whole subset is slow next to reading a table, and the page needs the
 whole table for every filter/sort/chart interaction, and the CLI and the page must agree. It is
 built once per (source file, derivation version, counter) through `cache.store.read_derived`.
 

@@ -1,5 +1,6 @@
 """The Parason page's tables as pure functions: filters, the browsing and RL frames, the stage
-and 1x-vs-8x comparison rows, warnings, and the DAG bookkeeping the tabs share.
+rows, the 8x expansion's added branches, warnings, and the DAG bookkeeping the tabs share (the
+1x vs 8x comparison itself is `pairs.py`).
 
 Why here and not in the view: they are computation on the metrics table, a parsed trajectory
 or its DAG, so they are tested without Streamlit and the tab modules only lay them out.
@@ -199,9 +200,9 @@ _STAGE_COLUMNS = {
     "join": "join",
     "branches": "branches",
     "items": "items",
-    "s_b (non-thread)": "s_b",
-    "max thread": "max_thread",
-    "sum threads": "sum_threads",
+    "s_b (non-thread tokens)": "s_b",
+    "max thread (tokens)": "max_thread",
+    "sum threads (tokens)": "sum_threads",
     "block speedup": "block_speedup",
     "imbalance": "imbalance",
 }
@@ -220,59 +221,6 @@ def stage_frame(m: Metrics) -> pl.DataFrame:
 def added_nodes(traj1: Trajectory, traj8: Trajectory) -> set[str]:
     """Thread nodes of the 8x trajectory that the 1x one lacks."""
     return {n for n, f in added_branches(traj1, traj8).items() if f}
-
-
-@dataclass(frozen=True, slots=True)
-class CompareRow:
-    """One headline metric of both expansions; `style` says how to print it ("n", "x", "%")."""
-
-    metric: str
-    one: float | None  # None: undefined (a speedup with T = 0)
-    eight: float | None
-    style: str
-
-    @property
-    def change(self) -> float | None:
-        return None if self.one is None or self.eight is None else self.eight - self.one
-
-
-def compare_rows(m1: Metrics, m8: Metrics) -> list[CompareRow]:
-    """The headline metrics of the 1x and 8x rows side by side."""
-    pairs = [
-        ("tokens T", m1.T, m8.T, "n"),
-        ("critical path C", m1.C, m8.C, "n"),
-        ("speedup T/C", m1.speedup, m8.speedup, "x"),
-        ("parallel ratio", m1.parallel_ratio, m8.parallel_ratio, "%"),
-        ("trial ratio", m1.trial_ratio, m8.trial_ratio, "%"),
-        ("stages", m1.stages, m8.stages, "n"),
-        ("total branches", sum(m1.branches), sum(m8.branches), "n"),
-    ]
-    return [
-        CompareRow(name, None if a is None else float(a), None if b is None else float(b), style)
-        for name, a, b, style in pairs
-    ]
-
-
-def compare_stage_frame(
-    m1: Metrics, m8: Metrics, traj8: Trajectory, added: set[str]
-) -> pl.DataFrame:
-    """Per 8x stage: its branches against the same 1x stage's, how many were added, and both
-    block speedups (None where the 1x row has no such stage)."""
-    rows = []
-    for k, s8 in enumerate(m8.stage_stats):
-        s1 = m1.stage_stats[k] if k < len(m1.stage_stats) else None
-        rows.append(
-            {
-                "stage": k + 1,
-                "kind": s8.kind,
-                "1x branches": s1.branches if s1 else None,
-                "8x branches": s8.branches,
-                "added": sum(t.node in added for t in traj8.blocks[k].threads),
-                "1x block speedup": round(s1.block_speedup, 3) if s1 else None,
-                "8x block speedup": round(s8.block_speedup, 3),
-            }
-        )
-    return pl.DataFrame(rows) if rows else pl.DataFrame()
 
 
 # ---------------------------------------------------------------- DAG bookkeeping

@@ -2,7 +2,7 @@
 
 Faithful to the published MARS simulator (github Wenbo11/MARS) for `offline`, `dco`, `sc-mars`,
 `dco-mars`, `sc-mars-cal`, `dco-mars-cal` and `sc-pp`; plus our additions (consensus tau, probe
-stability, ESC, Adaptive-Consistency). Semantics: `shared/spec/stopping.md`.
+stability, ESC, Adaptive-Consistency). Semantics: `docs/formats/stopping.md`.
 
 Public API:
 - `prepare(pool)` -> PreparedQuestion (cache it per pool);
@@ -106,22 +106,31 @@ def simulate(
 
 @dataclass(frozen=True)
 class FrontierPoint:
+    """One policy's (savings, accuracy) point with the 95 % intervals of both (NaN: unknown)."""
+
     value: float | None
     method: str
     accuracy_pct: float
     savings_pct: float
     policy: Policy
+    accuracy_ci: tuple[float, float] = (float("nan"), float("nan"))
+    savings_ci: tuple[float, float] = (float("nan"), float("nan"))
 
 
 def point_of(run: RunResult, value: float | None = None) -> FrontierPoint:
+    """The run's frontier point: means over questions of per-question means, with their
+    two-level bootstrap 95 % intervals (`uncertainty`)."""
     accs = [float(r.correct.mean()) * 100 for r in run.questions if r.correct.size]
     savs = [float(r.savings.mean()) * 100 for r in run.questions if r.correct.size]
+    a, s = run.accuracy_interval, run.savings_interval
     return FrontierPoint(
         value,
         run.policy.method,
         float(np.mean(accs)) if accs else 0.0,
         float(np.mean(savs)) if savs else 0.0,
         run.policy,
+        (a.lo, a.hi),
+        (s.lo, s.hi),
     )
 
 

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analysis.stopping import (
-    ALL_METHODS,
     Policy,
     PreparedQuestion,
     SimSettings,
@@ -33,6 +32,8 @@ from analysis.stopping import (
     prepare,
     simulate,
 )
+from analysis.stopping.policies import all_methods, options
+from analysis.stopping.policy_base import Option
 from analysis.stopping.pools import cached_pools
 from cache.errors import SchemaError, SourceNotFound
 
@@ -95,23 +96,8 @@ def load_prepared(
 
 
 def _policy(args: argparse.Namespace) -> Policy:
-
-    return policy_for_method(
-        args.method,
-        gamma=args.gamma,
-        warmup_gamma=args.warmup_gamma,
-        ucb_z=args.ucb_z,
-        gamma_min=args.gamma_min,
-        pp_conv=args.pp_conv,
-        pp_warmup=args.pp_warmup,
-        pp_prune_patience=args.pp_prune_patience,
-        dco_percentile=args.dco_percentile,
-        tau=args.tau,
-        stability_k=args.stability_k,
-        esc_window=args.esc_window,
-        ac_threshold=args.ac_threshold,
-        ac_top_k=args.ac_top_k,
-    )
+    """The policy of `--method`, from every registered policy option (`policies.options`)."""
+    return policy_for_method(args.method, **{o.name: getattr(args, o.name) for o in options()})
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -242,70 +228,31 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_option(group: argparse._ActionsContainer, o: Option) -> None:
+    """One policy option as a flag: a bool is a switch, the rest take a value of its type."""
+    if o.type is bool:
+        group.add_argument(o.flag, action="store_true", help=o.help)
+    else:
+        group.add_argument(o.flag, type=o.type, default=o.default, help=o.help)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("simulate", help="simulate an early-stopping policy on a MARS file")
     p.add_argument("--data", required=True, help="Hub-layout folder or one MARS parquet file")
     p.add_argument("--model", choices=MODELS, default="deepseek-8b")
     p.add_argument("--dataset", choices=DATASETS, default="aime-2025")
-    p.add_argument("--method", choices=ALL_METHODS, default="sc-mars-cal")
+    p.add_argument("--method", choices=all_methods(), default="sc-mars-cal")
     p.add_argument("--budget", type=int, default=512)
     p.add_argument("--iterations", type=int, default=64)
     p.add_argument("--warmup", type=int, default=16)
     p.add_argument("--window", type=int, default=2048)
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--gamma", type=float, default=1.0)
-    p.add_argument("--warmup-gamma", action="store_true", help="calibrate gamma per question")
-    p.add_argument("--ucb-z", type=float, default=0.0)
-    p.add_argument("--gamma-min", type=float, default=0.5)
-    p.add_argument("--pp-conv", type=int, default=3)
-    p.add_argument("--pp-warmup", type=int, default=4)
-    p.add_argument("--pp-prune-patience", type=int, default=2)
     ours = p.add_argument_group(
-        "our additions (not in the published simulator; each flag sets the params.py field named)"
+        "our additions (not in the published simulator; each flag sets the policy field named)"
     )
-    ours.add_argument(
-        "--dco-percentile",
-        type=float,
-        default=90.0,
-        help="DeepConf threshold percentile of min_group over the first warmup sampled traces, "
-        "for every dco* method (Voting.percentile; published: 90)",
-    )
-    ours.add_argument(
-        "--tau",
-        type=float,
-        default=0.95,
-        help="sc-consensus / dco-consensus: stop when the leader holds >= tau of the snapshot "
-        "vote weight (Consensus.tau; default 0.95)",
-    )
-    ours.add_argument(
-        "--stability-k",
-        type=int,
-        default=3,
-        help="sc-stability / dco-stability: stop when the leader has been the same for k "
-        "consecutive checkpoints (ProbeStability.k; default 3)",
-    )
-    ours.add_argument(
-        "--esc-window",
-        type=int,
-        default=5,
-        help="esc: window of traces (sequential arrival); stop after the first window whose "
-        "final answers all agree (EarlyStoppingSC.window; default 5)",
-    )
-    ours.add_argument(
-        "--ac-threshold",
-        type=float,
-        default=None,
-        help="ac-*: stopping threshold (AdaptiveConsistency.threshold; default per criterion: "
-        "beta 0.95, dirichlet 0.95, entropy 0.75, majority 0.8)",
-    )
-    ours.add_argument(
-        "--ac-top-k",
-        type=int,
-        default=5,
-        help="ac-dirichlet: number of most common answers in the Dirichlet "
-        "(AdaptiveConsistency.top_k; default 5)",
-    )
+    for o in options():  # every registered policy's options (`PolicyDecl.options`)
+        _add_option(p if o.published else ours, o)
     p.add_argument("--out", required=True, help="output folder for the three CSVs")
     p.set_defaults(func=cmd_simulate)
 

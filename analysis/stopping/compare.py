@@ -4,6 +4,7 @@ front of (savings, accuracy) points, and ours vs the published reference summari
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -203,3 +204,52 @@ def explain_reference(
         out["gamma_ref"] = gam_ref
     out["why"] = why
     return out
+
+
+OVERALL_SHOWN = {
+    "accuracy_pct": "accuracy (%)",
+    "accuracy_se_pp": "SE of accuracy (pp)",
+    "accuracy_ci_lo": "95 % CI low (%)",
+    "accuracy_ci_hi": "95 % CI high (%)",
+    "n_questions": "questions",
+    "total_tokens_mean": "mean tokens per iteration",
+    "mean_token_savings_pct": "mean token savings (%)",
+    "stopped_by_margin": "stops: margin",
+    "stopped_by_consensus": "stops: consensus",
+    "stopped_by_budget": "stops: budget",
+}
+
+
+def overall_with_se(row: Mapping[str, object]) -> dict[str, float]:
+    """An overall summary row (published columns) with the standard error a reader needs in
+    place of `accuracy_std`: that column is the std of the per-question accuracies (0..1), not
+    the uncertainty of their mean. SE = std / sqrt(n questions), in percentage points; the 95 %
+    interval is accuracy +- 1.96 SE (normal approximation). Missing columns give NaN."""
+
+    def num(key: str) -> float:
+        v = row.get(key)
+        try:
+            return float(v)  # type: ignore[arg-type]  # numeric cells of a CSV row
+        except (TypeError, ValueError):
+            return float("nan")
+
+    n = num("n_questions")
+    acc = num("accuracy_pct")
+    se = num("accuracy_std") * 100 / np.sqrt(n) if n > 0 else float("nan")
+    out = {k: num(k) for k in OVERALL_SHOWN}
+    out.update(
+        accuracy_se_pp=float(se), accuracy_ci_lo=acc - 1.96 * se, accuracy_ci_hi=acc + 1.96 * se
+    )
+    return out
+
+
+def overall_comparison(ours: Mapping[str, object], ref: pd.DataFrame) -> pd.DataFrame:
+    """Ours and the reference's overall rows, each with its SE, under readable column names
+    (a `source` column says which is which)."""
+    rows = [dict(overall_with_se(ours), source="ours")]
+    records: list[dict[str, Any]] = [
+        {str(k): v for k, v in r.items()} for r in ref.to_dict("records")
+    ]
+    rows += [dict(overall_with_se(r), source="reference") for r in records]
+    frame = pd.DataFrame(rows, columns=["source", *OVERALL_SHOWN])
+    return frame.rename(columns=OVERALL_SHOWN)

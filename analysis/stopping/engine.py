@@ -430,6 +430,10 @@ def _run_rule(
                 out.margin,
                 out.threshold,
                 blk.share(),
+                out.q_votes,
+                out.q_all,
+                setup.gamma,
+                setup.ref,
             )
         keep = ~hit
         active = active[keep]

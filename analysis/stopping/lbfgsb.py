@@ -1,7 +1,7 @@
 """Unbounded L-BFGS-B through scipy's own compiled routine, without importing scipy.optimize.
 
 Why: the q-model fit (`mars.fit_q_model`) is two tiny L-BFGS-B problems, but `import
-scipy.optimize` costs about 0.6 s of CPU (it pulls in scipy.linalg, sparse, linprog, ...), more
+scipy.optimize` costs more CPU (it pulls in scipy.linalg, sparse, linprog, ...)
 than the whole rest of a warm `simulate` run. The minimiser itself is one compiled routine,
 `setulb` in the extension `scipy/optimize/_lbfgsb`, driven by reverse communication: it returns
 a task code, the caller evaluates f and g when asked (`FG`), counts an iteration at each new
@@ -10,15 +10,19 @@ own __init__ does not run) and drive it the way `scipy.optimize.minimize(...,
 method="L-BFGS-B", jac=...)` does with the same defaults, so the iterates and the result are
 bit-identical (tests/analysis/stopping/test_lbfgsb.py compares them with scipy.optimize).
 
-The driver only knows the extension's calling convention of the scipy versions in `_KNOWN`
-(the C rewrite of scipy 1.15 on; checked through its signature line); with any other scipy,
-or if the file cannot be loaded, `minimize_lbfgsb` calls `scipy.optimize.minimize` itself.
+The routine is private: its task codes and work-array sizes may change in any release. The driver
+runs only on the scipy versions it was tested on (`KNOWN_SCIPY`, read from scipy's version.py
+without importing scipy) and whose `setulb` has the signature line `_KNOWN`; with any other scipy,
+or if the file cannot be loaded, `minimize_lbfgsb` calls `scipy.optimize.minimize` itself (the same
+result, slower to import). Add a version here only after tests/analysis/stopping/test_lbfgsb.py
+passed on it.
 """
 
 from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +33,8 @@ from types import ModuleType
 import numpy as np
 
 _EXT = "scipy.optimize._lbfgsb"
+# the scipy releases whose private routine the driver below was checked against
+KNOWN_SCIPY = frozenset({"1.17.1"})
 # the signature line of `setulb` whose protocol the driver below follows
 _KNOWN = "setulb(m,x,l,u,nbd,f,g,factr,pgtol,wa,iwa,task,lsave,isave,dsave,maxls,ln_task)"
 _FG, _NEW_X, _STOP = 3, 1, 5  # task codes (`task[0]`) of the routine
@@ -48,11 +54,13 @@ def _extension() -> ModuleType | None:
     """The compiled L-BFGS-B module: the one scipy.optimize loaded if it is imported already,
     else loaded from its file (not registered in sys.modules). None if it cannot be had or
     speaks another protocol."""
+    if scipy_version() not in KNOWN_SCIPY:
+        return None
     mod = sys.modules.get(_EXT)
     if mod is None:
         try:
             # the file only: `find_spec` locates the scipy package without running its
-            # __init__, which imports subprocess, sysconfig and scipy._lib (~40 ms); the
+            # __init__, which imports subprocess, sysconfig and scipy._lib; the
             # extension needs none of it (it links its OpenBLAS itself)
             pkg = importlib.util.find_spec("scipy")
             if pkg is None or pkg.origin is None:
@@ -69,6 +77,23 @@ def _extension() -> ModuleType | None:
             return None
     doc = (getattr(getattr(mod, "setulb", None), "__doc__", None) or "").strip()
     return mod if doc.splitlines()[:1] == [_KNOWN] else None
+
+
+def scipy_version() -> str | None:
+    """The installed scipy's version, from its version.py file (scipy's __init__ does not run).
+    None without scipy or without that file."""
+    loaded = sys.modules.get("scipy")
+    if loaded is not None:
+        return str(getattr(loaded, "__version__", "")) or None
+    pkg = importlib.util.find_spec("scipy")
+    if pkg is None or pkg.origin is None:
+        return None
+    try:
+        text = (Path(pkg.origin).parent / "version.py").read_text()
+    except OSError:
+        return None
+    found = re.search(r"""^version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
+    return found.group(1) if found else None
 
 
 def fast_path_available() -> bool:

@@ -4,10 +4,10 @@ A trace's record lows are the windows where the running minimum of its group con
 (`QuestionPool.low_window` / `low_value`, strictly decreasing values per trace). The first window
 whose group confidence is `< thr` is the first record low below `thr`. `first_below` finds it for
 all queries of a bootstrap sample at once with one int64 `searchsorted` in a key index of the
-lows (row, then value rank), built once per pool: on the realistic 512 x 64 pools this took
-DeepConf from 0.32 to under 0.2 s a run, where a vectorised binary search over [I, B] arrays
+lows (row, then value rank), built once per pool: on the realistic 512 x 64 pools this made
+a DeepConf run markedly faster than a vectorised binary search over [I, B] arrays, which
 cost six steps of seven array operations each. Building the index costs more than a search or
-two, though (0.9 s of a 1.6 s warm `simulate --method dco` on the realistic pool), so a pool's
+two, though (over half of a warm `simulate --method dco` on the realistic pool), so a pool's
 first `BISECT_SEARCHES` searches bisect instead; both give the same answer.
 
 Why apart from `prepare`: a full pool holds millions of lows and only DeepConf-filtered methods
@@ -27,8 +27,8 @@ import numpy as np
 from analysis.mars.pool import QuestionPool, sorted_distinct
 from analysis.stopping.notes import Note, NoteCode
 
-# the first searches of a pool bisect its rows; from the next one on, the key index (built once,
-# ~30 ms for a realistic 512-trace pool) answers: a one-shot `simulate` process (one or two
+# the first searches of a pool bisect its rows; from the next one on, the key index (built once
+# per pool) answers: a one-shot `simulate` process (one or two
 # searches a question) never builds it, the playground (a sweep searches a pool dozens of
 # times) builds it on its third search
 BISECT_SEARCHES = 2

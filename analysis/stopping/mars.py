@@ -9,7 +9,7 @@ std (floored at 1e-10); label `a(t, p) != final(t)`; loss = NLL + 0.01 |beta|^2 
 scipy L-BFGS-B from zeros, 200 iterations; then Platt scaling sigmoid(a logit(q) + b) fitted on
 the same rows (q clipped to [1e-7, 1 - 1e-7], from a=1, b=0, 100 iterations). q is stored float32.
 The minimiser is scipy's compiled L-BFGS-B driven as `scipy.optimize.minimize` drives it, without
-importing scipy.optimize (`lbfgsb.py`: bit-identical iterates, 0.6 s less start-up).
+importing scipy.optimize (`lbfgsb.py`: bit-identical iterates, a much shorter start-up).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Question pools straight from a MARS file's cached feature tables, with numpy alone when warm.
 
 Why: `analysis.mars.store.load_features` reads the tables through polars and imports the
-feature builder and the store's locking: about 0.6 s of imports before a row is read, most of a
-warm `python -m analysis simulate`. When the three tables of a file already exist, `cached_pools`
+feature builder and the store's locking: imports that would be most of a warm
+`python -m analysis simulate`, before a row is read. When the three tables of a file already exist, `cached_pools`
 builds the same `QuestionPool`s as `analysis.mars.summaries.pool_from_features` from the columns
 a pool is built from (tests/analysis/stopping/test_pools.py compares every array; the record-low
 windows keep the table's int32). The first such read decodes them with pyarrow and leaves a
@@ -128,7 +128,7 @@ def cached_pools(path: Path, window: int, *, with_lows: bool) -> list[QuestionPo
 # ------------------------------------------------------------------ the flat copy
 #
 # Why a copy: decoding the pool's list columns from parquet, and importing pyarrow to do it,
-# was ~0.15 s of a warm run; the same columns as raw little-endian arrays load in milliseconds
+# was a large part of a warm run; the same columns as raw little-endian arrays load quickly
 # with numpy alone. The copy lives next to the tables (`python -m cache clear` removes it with
 # them), is named after the feature table's name, size and mtime and checks the other two
 # tables' in its meta (a table rebuilt under the same name gets a new copy), and is written file
@@ -169,8 +169,8 @@ def _read_raw(path: Path, dtype: str, count: int) -> np.ndarray:
     """`count` values of one file of the copy. A big file (the record lows above all, ~50 MB
     for a realistic pool; on a full-size pool the checkpoint and probe columns too) is mapped
     from the page cache, read-only, rather than read into fresh memory: reading the lows cost
-    0.01-0.11 s of a warm DeepConf run, most of it the kernel zeroing the new pages; mapped,
-    0.003-0.005 s. A small one is read: a mapping's set-up and faults cost more than a copy of
+    a warm DeepConf run far more, most of it the kernel zeroing the new pages, than mapping
+    them. A small one is read: a mapping's set-up and faults cost more than a copy of
     a few hundred kB. Safe against a rewrite: the copy's files are replaced by a rename
     (`_write_files`), so a mapping keeps the file it was made from."""
     dt = np.dtype(dtype)
@@ -287,7 +287,7 @@ def flat_lows(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(offsets [n_rows+1], window int32, value float32) of the record lows of every row of
     the feature table, from the copy (written on first use). The lows are most of the table
-    (millions of values in two list columns); decoding them from parquet took ~0.4 s of a warm
+    (millions of values in two list columns); decoding them from parquet was most of a warm
     DeepConf run."""
     folder = _copy_dir(paths)
     if (folder / "meta.json").is_file():  # the lows belong to a current copy
@@ -394,7 +394,7 @@ def _pool(
     end_conf = flat["end_conf"][rows].astype(np.float32)
     ckpt_group, ckpt_conf = checkpoint_answers(grid, lengths, final_group, end_conf, ckpt)
     if n and with_lows:
-        # the windows stay int32 (the table's type): widening millions of them cost ~0.1 s
+        # the windows stay int32 (the table's type): widening millions of them costs time
         l_off, l_win = _gather(*ragged["low_window"], rows, np.int32)
         _, l_val = _gather(*ragged["low_value"], rows, np.float32)
     else:

@@ -120,8 +120,8 @@ def prepare(pool: QuestionPool) -> PreparedQuestion:
             )
         )
     # compact ids: only groups the pool uses, in id order (so "lowest id wins ties" is kept)
-    # (a presence mask over 0..max_id, not np.unique: its first call imports numpy.ma, ~10 ms
-    # of a warm run; the ids are small: at most one per distinct answer of the pool)
+    # (a presence mask over 0..max_id, not np.unique: its first call imports numpy.ma, which
+    # a warm run needs nowhere else; the ids are small: at most one per distinct answer of the pool)
     present = np.zeros(max(max_id, -1) + 1, dtype=bool)
     present[final] = True
     present[groups[groups >= 0]] = True

@@ -2,8 +2,8 @@
 
 Why: the DeepConf thresholds and the offline top-10 % filters take a percentile of every
 iteration's sample. numpy's `percentile` partitions at an index list built with `np.unique`,
-whose first call imports numpy.ma (~10 ms of a warm `simulate`, which otherwise never needs
-it), and its generic path costs ~50 us a call. Here: one `np.partition` at the two neighbouring
+whose first call imports numpy.ma (which a warm `simulate` otherwise never needs), and its
+generic path is slow for one small sample. Here: one `np.partition` at the two neighbouring
 order statistics, then numpy's own interpolation arithmetic (`_lerp` in
 numpy/lib/_function_base_impl.py: `a + (b - a) * t`, or `b - (b - a) * (1 - t)` when t >= 0.5,
 with the virtual index `(n - 1) * (q / 100)`, and a row holding a NaN gives NaN).

@@ -5,8 +5,9 @@ truncation uses `QuestionPool.first_window_below` (binary search) instead of the
 rank-keyed searchsorted, and the MARS thresholds are direct per-challenger sums.
 
 It asks a policy only for the facts every rule shares (voting, whether it never stops or is
-sequential, its stop label); each rule's decision is written out again here, on purpose: an
-oracle that called the policies' own `block_fires` would test the engine against itself.
+sequential, its stop label); each rule's decision is written out again, on purpose, as the
+`RefRule` its declaration names (`PolicyDecl.reference`, next to the policy): an oracle that
+called the policies' own `block_fires` would test the engine against itself.
 Kept in `analysis/` (not tests/) because bench/playground.py times the engine against it.
 """
 
@@ -18,74 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from analysis.stopping.mars import GAMMA_GRID, learned_q
-from analysis.stopping.params import (
-    DEFAULT_SETTINGS,
-    AdaptiveConsistency,
-    Consensus,
-    EarlyStoppingSC,
-    Mars,
-    ParallelProbe,
-    Policy,
-    ProbeStability,
-    SimSettings,
-)
+from analysis.stopping.policies import decl_for_policy
+from analysis.stopping.policy_base import DEFAULT_SETTINGS, Policy, SimSettings, ref_votes
 from analysis.stopping.prepare import PreparedQuestion
 from analysis.stopping.result import QuestionResult
 from analysis.stopping.results import RunResult
-from analysis.stopping.rules import beta_prob, dirichlet_prob
-
-
-def _votes(ans: np.ndarray, elig: np.ndarray, w: np.ndarray, g: int) -> np.ndarray:
-    v = np.zeros(g, dtype=np.float64)
-    ok = elig & (ans >= 0)
-    np.add.at(v, ans[ok], w[ok])
-    return v
-
-
-def _ref_calibrate(groups, q, weights, elig, final, g, ucb_z, gamma_min) -> float:
-    n_w, k = groups.shape
-    w_all = np.ones((n_w, k)) if weights is None else weights
-    vote_final = _votes(final, final >= 0, w_all[:, -1], g)
-    budget_ref = int(np.argmax(vote_final))
-    res = {}
-    for gamma in GAMMA_GRID:
-        gamma = float(gamma)
-        out = (budget_ref, k - 1)
-        for p in range(k):
-            ans, e, w = groups[:, p], elig[:, p], w_all[:, p]
-            if not ((ans >= 0) & e).any():
-                continue
-            v = _votes(ans, e, w, g)
-            lead = int(np.argmax(v))
-            if v[lead] <= 0:
-                continue
-            for_l = (ans == lead) & e
-            thr = (q[:, p] * (gamma * np.where(for_l, 2.0 * w, w) * e)).sum()
-            if v[lead] <= thr:
-                continue
-            safe = True
-            for a in range(g):
-                if a == lead or v[a] <= 0:
-                    continue
-                c = np.where(for_l, gamma * 2.0 * w, np.where((ans == a) & e, -w, gamma * w)) * e
-                if v[lead] - v[a] <= (q[:, p] * c).sum():
-                    safe = False
-                    break
-            if safe:
-                out = (lead, p)
-                break
-        res[round(gamma, 2)] = out
-    ref = res[1.0][0]
-    band = 1.0
-    for key in sorted(res, reverse=True):
-        if res[key][0] != ref:
-            break
-        band = key
-    if ucb_z > 0:
-        n_elig = max(int(elig[:, res[1.0][1]].sum()), 1)
-        band = min(1.0, band + ucb_z / np.sqrt(n_elig))
-    return round(max(band, gamma_min), 2)
 
 
 def reference_question(
@@ -125,31 +63,8 @@ def reference_question(
             group_correct=prep.group_correct,
         )
     voting = policy.voting
-    q_all = None
-    ref_answer = -1
-    if isinstance(policy, Mars) and k:
-        q_all = learned_q(prep, settings.warmup)[0]
-        gamma = float(policy.gamma)
-        n_w = min(settings.warmup, prep.n)
-        if policy.calibrate:
-            if n_w < 4:
-                gamma = 1.0
-            else:
-                wg, wf = prep.groups[:n_w], prep.final[:n_w]
-                q_cal = (
-                    (wg != wf[:, None]).astype(np.float32)
-                    if policy.calibration_q == "oracle"
-                    else q_all[:n_w]
-                )
-                el = wg >= 0
-                wts = None
-                if voting.filter:
-                    t = np.percentile(prep.min_group[:n_w], voting.percentile)
-                    el = el & (np.minimum.accumulate(prep.conf[:n_w], axis=1) >= t)
-                    wts = prep.conf[:n_w]
-                gamma = _ref_calibrate(wg, q_cal, wts, el, wf, g, policy.ucb_z, policy.gamma_min)
-        counts = Counter(prep.final[:n_w].tolist())
-        ref_answer = min(counts, key=lambda a: (-counts[a], a)) if counts else -1
+    rule = decl_for_policy(policy).reference(policy, prep, settings)  # the rule, written out
+    gamma = rule.gamma
 
     for it in range(n_it):
         rng = np.random.default_rng(settings.seed + prep.qid * 10000 + it)
@@ -162,13 +77,7 @@ def reference_question(
             stopped = False
             for j in range(len(rows)):
                 seen.append(int(fin[j]))
-                if isinstance(policy, EarlyStoppingSC):
-                    win = policy.window
-                    fire = (j + 1) % win == 0 and len(set(seen[-win:])) == 1
-                else:
-                    assert isinstance(policy, AdaptiveConsistency)
-                    fire = _ac_fire(policy, seen)
-                if fire:
+                if rule.fires_seq(seen):
                     n_gen, stopped = j + 1, True
                     break
             c = Counter(seen[:n_gen])
@@ -195,10 +104,7 @@ def reference_question(
         cap = np.minimum(lens, trunc)
         baseline[it] = int(cap.sum())
         stop_at = -1
-        pp_stable, pp_prev = 0, -1
-        pp_pruned = np.zeros(len(rows), dtype=bool)
-        pp_off = np.zeros(len(rows), dtype=np.int64)
-        run_len, prev_lead = 0, -1
+        rule.start(rows)
         never = policy.never_stops
         for p in range(0 if never else k):
             pos = int(grid[p])
@@ -208,43 +114,10 @@ def reference_question(
                 e &= np.minimum.accumulate(prep.conf[rows, : p + 1], axis=1)[:, -1] >= thr
                 e &= ~((trunc < lens) & (pos >= trunc))
             w = prep.conf[rows, p].astype(np.float64) if voting.weighted else np.ones(len(rows))
-            v = _votes(a, e, w, g)
+            v = ref_votes(a, e, w, g)
             lead = int(np.argmax(v))
             has = v.sum() > 0
-            fire = False
-            if isinstance(policy, Mars):
-                assert q_all is not None and gamma is not None
-                q = q_all[rows, p]
-                for_l = a == lead
-                fire = has and v[lead] > (q * (gamma * np.where(for_l, 2.0 * w, w) * e)).sum()
-                if fire:
-                    for b in range(g):
-                        if b == lead or v[b] <= 0:
-                            continue
-                        c = np.where(for_l, gamma * 2.0 * w, np.where(a == b, -w, gamma * w)) * e
-                        if not (v[lead] - v[b] > (q * c).sum()):
-                            fire = False
-                            break
-                if fire and p == 0 and policy.first_checkpoint_guard and ref_answer >= 0:
-                    fire = lead == ref_answer
-            elif isinstance(policy, ParallelProbe):
-                ep = e & ~pp_pruned
-                cnt = _votes(a, ep, np.ones(len(rows)), g)
-                has_p = cnt.sum() > 0
-                win = int(np.argmax(cnt)) if has_p else -1
-                pp_stable = pp_stable + 1 if (win == pp_prev and win >= 0) else 1
-                pp_prev = win
-                if p >= policy.warmup and policy.prune_patience > 0:
-                    agrees = (a == win) | ~ep
-                    pp_off = np.where(agrees, 0, pp_off + 1)
-                    pp_pruned |= pp_off >= policy.prune_patience
-                fire = p >= policy.warmup and pp_stable >= policy.conv and has_p
-            elif isinstance(policy, Consensus):
-                fire = has and v[lead] / v.sum() >= policy.tau
-            elif isinstance(policy, ProbeStability):
-                run_len = (run_len + 1 if run_len > 0 and lead == prev_lead else 1) if has else 0
-                prev_lead = lead
-                fire = run_len >= max(1, policy.k)
+            fire = rule.fires(p, a, e, w, v, lead)
             if fire:
                 stop_at = p
                 answers[it] = lead if has else -1
@@ -262,12 +135,12 @@ def reference_question(
                 w = prep.conf[rows, -1].astype(np.float64) if k else prep.mean_conf[rows]
             else:
                 w = np.ones(len(rows))
-            v = _votes(fin, e, w, g)
+            v = ref_votes(fin, e, w, g)
             answers[it] = int(np.argmax(v)) if v.sum() > 0 else -1
             tokens[it] = baseline[it]
             position[it] = int(grid[-1]) if k else 0
     correct = (answers >= 0) & prep.group_correct[np.maximum(answers, 0)]
-    extra = _ref_deepconf_votes(prep, settings) if policy.offline_votes else {}
+    extra = _ref_deepconfref_votes(prep, settings) if policy.offline_votes else {}
     return QuestionResult(
         prep.qid,
         prep.ground_truth,
@@ -287,7 +160,7 @@ def reference_question(
     )
 
 
-def _ref_deepconf_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[str, np.ndarray]:
+def _ref_deepconfref_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[str, np.ndarray]:
     """The seven DeepConf offline votes, one iteration at a time."""
     out: dict[str, np.ndarray] = {}
     g = prep.n_groups
@@ -305,7 +178,7 @@ def _ref_deepconf_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[s
         }
         for name, w in weighted.items():
             out.setdefault(name, np.zeros(settings.iterations, np.int64))[it] = np.argmax(
-                _votes(fin, e, w, g)
+                ref_votes(fin, e, w, g)
             )
         for name, w in (
             ("top10_tail_filtered", prep.tail_conf[rows]),
@@ -317,30 +190,9 @@ def _ref_deepconf_votes(prep: PreparedQuestion, settings: SimSettings) -> dict[s
             pct = -np.inf if np.isnan(pct) else pct
             keep = e & (np.where(e, w, -np.inf) >= pct)
             out.setdefault(name, np.zeros(settings.iterations, np.int64))[it] = np.argmax(
-                _votes(fin, keep, w, g)
+                ref_votes(fin, keep, w, g)
             )
     return out
-
-
-def _ac_fire(policy: AdaptiveConsistency, seen: list[int]) -> bool:
-    c = Counter(seen)
-    top = sorted(c.values(), reverse=True)
-    a, b = top[0], (top[1] if len(top) > 1 else 0)
-    n = len(seen)
-    if policy.criterion == "beta":
-        return bool(beta_prob(a, b) >= policy.threshold)
-    if policy.criterion == "majority":
-        return n >= 2 and a / n >= policy.threshold
-    if policy.criterion == "entropy":
-        vals = list(c.values()) + ([1] if len(c) < 2 else [])
-        p = np.array(vals, dtype=np.float64) / sum(vals)
-        h = float(-(p * np.log2(p)).sum()) / np.log2(len(vals))
-        return n >= 2 and h <= policy.threshold
-    if policy.criterion == "dirichlet":
-        if len(c) < 3:
-            return bool(beta_prob(a, b) >= policy.threshold)
-        return dirichlet_prob(tuple(top[: max(2, policy.top_k)])) >= policy.threshold
-    raise ValueError(policy.criterion)
 
 
 def reference_simulate(

@@ -66,3 +66,7 @@ class Diagnostics:
     margin: np.ndarray | None = None  # MARS: lhs of the binding check
     threshold: np.ndarray | None = None  # MARS: its rhs
     share: np.ndarray | None = None  # leader share of the vote
+    q_votes: np.ndarray | None = None  # MARS: S_a per answer [I, K, G]
+    q_all: np.ndarray | None = None  # MARS: S_all [I, K]
+    gamma: float | None = None  # MARS: the gamma the threshold used
+    guard: int = -1  # MARS: the answer the first checkpoint's leader must be (-1: no guard)

@@ -6,7 +6,7 @@ with no sampled tokens; we report 0 % savings there (only an all-null question h
 
 The tables are plain columns (`*_columns`); the pandas frames the app and the tests use are
 built from them, and `RunResult.write` writes the CSVs from them without pandas (a warm
-`simulate` never imports it: ~0.5 s), byte for byte what `DataFrame.to_csv(index=False)` writes
+`simulate` never imports it: a slow import), byte for byte what `DataFrame.to_csv(index=False)` writes
 (test_results_csv.py checks it on awkward values).
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,8 @@ import numpy as np
 from analysis.stopping.notes import Note
 from analysis.stopping.params import Policy, SimSettings
 from analysis.stopping.result import QuestionResult
+from analysis.stopping.uncertainty import Interval, PairedComparison, bootstrap_interval
+from analysis.stopping.uncertainty import paired_comparison as _paired
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,6 +155,30 @@ class RunResult:
     settings: SimSettings
     questions: list[QuestionResult]
     notes: dict[int, list[Note]] = field(default_factory=dict)
+
+    def accuracy_values(self) -> dict[int, np.ndarray]:
+        """Per question, 100 x correct per iteration (the accuracy figure averages these)."""
+        return {r.qid: r.correct.astype(np.float64) * 100 for r in self.questions}
+
+    def savings_values(self) -> dict[int, np.ndarray]:
+        """Per question, the token savings (%) of each iteration."""
+        return {r.qid: r.savings * 100 for r in self.questions}
+
+    @cached_property
+    def accuracy_interval(self) -> Interval:
+        """Accuracy (%) with its two-level bootstrap 95 % interval (`uncertainty`); computed
+        once per run (runs are cached, the frontier asks again on every rerun)."""
+        return bootstrap_interval(list(self.accuracy_values().values()))
+
+    @cached_property
+    def savings_interval(self) -> Interval:
+        """Mean token savings (%) with its two-level bootstrap 95 % interval."""
+        return bootstrap_interval(list(self.savings_values().values()))
+
+    def paired_with(self, sc: RunResult) -> PairedComparison:
+        """Accuracy difference against `sc` (pp) with a paired interval, and the per-question
+        win / loss / tie count."""
+        return _paired(self.accuracy_values(), sc.accuracy_values())
 
     def results_columns(self) -> Columns:
         parts = []

@@ -103,6 +103,8 @@ class Fires:
     fires: np.ndarray  # bool [A, kb]
     margin: np.ndarray | None = None
     threshold: np.ndarray | None = None
+    q_votes: np.ndarray | None = None  # MARS: S_a = sum of q_j e_j w_j per answer [A, kb, G]
+    q_all: np.ndarray | None = None  # MARS: S_all [A, kb]
 
 
 def pp_scores(
@@ -169,7 +171,7 @@ def stability_fires(blk: Block, st: RuleState, k_needed: int) -> np.ndarray:
 
 def beta_prob(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """P(p > 0.5) for p ~ Beta(a + 1, b + 1) (top-two counts a >= b)."""
-    # why here: scipy.special costs ~0.3 s to import, and only Adaptive-Consistency needs it
+    # why here: scipy.special is slow to import, and only Adaptive-Consistency needs it
     from scipy.special import betainc
 
     return betainc(

@@ -18,7 +18,7 @@ from pathlib import Path
 from cache.paths import sample_dir
 from cache.progress import ProgressFn, scaled
 
-SAMPLE_VERSION = 3  # bump when a generator changes, so old samples are rebuilt
+SAMPLE_VERSION = 4  # bump when a generator changes, so old samples are rebuilt
 SAMPLE_SEED = 20261129
 # dataset -> module with write_sample(root, progress); share of the build time, for the bar
 GENERATORS = {
@@ -34,7 +34,7 @@ def sample_root(dataset: str) -> Path:
 
 def _terminal(dataset: str, progress: ProgressFn | None) -> ProgressFn:
     """`progress`, and a line on stderr at each tenth: the first start builds the sample for
-    ~20 s, and the terminal that started the app showed nothing meanwhile."""
+    a while, and the terminal that started the app showed nothing meanwhile."""
     shown = [-1]
     t0 = time.perf_counter()
 

@@ -40,6 +40,7 @@ N_CONT = 32
 N_BINS = 20
 # 20-bin index of grade k/7: min(19, floor(k/7 * 20 + 1e-9)) -> 0, 2, 5, 8, 11, 14, 17, 19
 GRADE_BINS = np.minimum(19, np.floor(np.arange(8) / 7 * 20 + 1e-9)).astype(np.int64)
+WOBBLE_SEED, WOBBLE_SD = 7, 0.07  # per-prefix noise on the shape's target value
 SHAPES = ("steady_high", "collapse", "gradual", "recovery", "bimodal", "steady_low", "noisy_mid")
 
 # ---------------------------------------------------------------- hand-written proof material
@@ -470,6 +471,9 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
     shape_arr = np.asarray(rows["shape"])
     t = np.asarray(rows["t"], dtype=np.float64)
     p = _shape_values(shape_arr, t, np.asarray(rows["knee"]), rng)
+    # real prefix values wander around their shape (own stream: the other draws stay the same)
+    wobble = np.random.default_rng(WOBBLE_SEED).normal(0.0, WOBBLE_SD, p.size)
+    p = np.clip(p + wobble, 0.02, 0.98)
     extreme = np.where(shape_arr == SHAPES.index("bimodal"), 1.0, 0.55)
     n = np.where(rng.random(p.size) < 0.2, rng.integers(24, 32, p.size), N_CONT)
     stats = _sample_grades(p, extreme, n, rng)

@@ -226,6 +226,12 @@ def _wrong_answers(gt: str, rng: np.random.Generator, k: int) -> list[str]:
 
 
 CONF_CHUNK = 512
+# overlapping style: spread of the per-trace confidence level, and the per-question right/wrong gap
+# in units of it (normal; a negative gap is a question where confidence points the wrong way)
+LEVEL_SD = 1.0
+GAP_MEAN, GAP_SD = 0.55, 0.45
+LATE_SHARE = 0.25  # traces whose probes reach the final answer only at the very end
+FLIP_BACK = 0.1  # chance a settled (non-final) probe holds another answer
 
 
 def _confs(rng: np.random.Generator, lengths: np.ndarray, correct: np.ndarray) -> np.ndarray:
@@ -257,6 +263,42 @@ def _confs(rng: np.random.Generator, lengths: np.ndarray, correct: np.ndarray) -
     return (np.round(c * 16) / 16).astype(np.float16)
 
 
+def _confs_overlapping(
+    rng: np.random.Generator, lengths: np.ndarray, correct: np.ndarray, base: float, gap: float
+) -> np.ndarray:
+    """float16 confidences whose right/wrong split overlaps as in real pools: every trace has its
+    own level, volatility, dip and episode rates and end rise; right traces sit higher by `gap`
+    level standard deviations on average (the question's own gap, negative on a few questions),
+    so a confidence signal ranks right above wrong only part of the time."""
+    n = lengths.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    owner = np.repeat(np.arange(n), lengths)
+    pos = np.arange(total, dtype=np.int64) - offsets[:-1][owner]
+    level = base + LEVEL_SD * (rng.normal(0.0, 1.0, n) + gap * correct)
+    vol = np.exp(rng.normal(0.0, 0.25, n)) * np.where(correct, 1.0, 1.1)
+    ep_rate = np.asarray(rng.uniform(0.03, 0.1, n))
+    dip_rate = np.asarray(rng.uniform(0.03, 0.08, n))
+    rise_end = rng.uniform(0.0, 1.5, n) + 0.2 * correct
+    knots_per = (lengths + 255) // 256
+    ko = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(knots_per, out=ko[1:])
+    kn32 = rng.standard_normal(int(ko[-1])).astype(np.float32)
+    kowner = np.repeat(np.arange(n), knots_per)
+    episode = rng.random(int(ko[-1])) < ep_rate[kowner]
+    kn = kn32 * vol[kowner].astype(np.float32) - episode * rng.uniform(2.0, 6.0, int(ko[-1]))
+    slow = kn[ko[:-1][owner] + pos // 256]
+    rise = (pos / lengths[owner]).astype(np.float32) * rise_end[owner].astype(np.float32)
+    c = (level[owner] + rise).astype(np.float32) + slow
+    del slow, rise, pos
+    c += rng.standard_normal(total, dtype=np.float32) * (1.2 * vol[owner]).astype(np.float32)
+    dip = rng.random(total, dtype=np.float32) < dip_rate[owner].astype(np.float32)
+    c[dip] -= rng.exponential(5.0, int(dip.sum())).astype(np.float32)
+    np.clip(c, 0.0, 24.9, out=c)
+    return (np.round(c * 16) / 16).astype(np.float16)
+
+
 def _question(
     rng: np.random.Generator,
     qid: int,
@@ -267,14 +309,23 @@ def _question(
     median_len: float,
     drop: int = 0,
     garbage: list[str] = GARBAGE,
+    overlap: bool = False,
 ) -> pa.Table:
     """All traces of one question as an arrow table (rows in trace_idx order); early probes
-    that have no answer yet hold strings of `garbage`."""
+    that have no answer yet hold strings of `garbage`. `overlap` draws the realistic style
+    (`_confs_overlapping`, late convergence, answer flips after settling), as all 9 sample
+    files are; without it the original style (confidence separates right from wrong), kept for
+    the full-size ingest benchmark file."""
     n = n_traces
     correct = rng.random(n) < p_correct
     # lengths: wrong traces run longer; a few hit the 64k cap (then no final answer)
-    mu = np.where(correct, np.log(median_len * 0.85), np.log(median_len * 1.25))
-    lengths = np.exp(mu + rng.standard_normal(n) * np.where(correct, 0.5, 0.62))
+    if overlap:
+        mu = np.where(correct, np.log(median_len * 0.9), np.log(median_len * 1.15))
+        sd = np.where(correct, 0.55, 0.6)
+    else:
+        mu = np.where(correct, np.log(median_len * 0.85), np.log(median_len * 1.25))
+        sd = np.where(correct, 0.5, 0.62)
+    lengths = np.exp(mu + rng.standard_normal(n) * sd)
     lengths = np.clip(lengths, 350, LENGTH_CAP).astype(np.int64)
     capped = lengths >= LENGTH_CAP
 
@@ -304,12 +355,23 @@ def _question(
     np.cumsum(lengths, out=offsets[1:])
     total = int(offsets[-1])
     # generated in chunks of traces so a 4,096-trace question stays at a few hundred MB
-    c16 = np.concatenate(
-        [
-            _confs(rng, lengths[i : i + CONF_CHUNK], correct[i : i + CONF_CHUNK])
-            for i in range(0, n, CONF_CHUNK)
-        ]
-    )
+    if overlap:
+        base, gap = float(rng.uniform(12.5, 15.5)), float(rng.normal(GAP_MEAN, GAP_SD))
+        c16 = np.concatenate(
+            [
+                _confs_overlapping(
+                    rng, lengths[i : i + CONF_CHUNK], correct[i : i + CONF_CHUNK], base, gap
+                )
+                for i in range(0, n, CONF_CHUNK)
+            ]
+        )
+    else:
+        c16 = np.concatenate(
+            [
+                _confs(rng, lengths[i : i + CONF_CHUNK], correct[i : i + CONF_CHUNK])
+                for i in range(0, n, CONF_CHUNK)
+            ]
+        )
     c32 = c16.astype(np.float32)
     cs = np.zeros(total + 1, dtype=np.float64)
     np.cumsum(c32, dtype=np.float64, out=cs[1:])
@@ -325,8 +387,16 @@ def _question(
     gstart = offsets[:-1][powner]
     avg = (cs[gstart + ppos] - cs[gstart + lo]) / np.maximum(ppos - lo, 1)
     frac = ppos / lengths[powner]
-    settle = rng.uniform(0.3, 0.8, n)[powner]
-    p_final = 1.0 / (1.0 + np.exp(-10.0 * (frac - settle)))
+    if overlap:
+        # a quarter of the traces settle only at the very end (late convergence)
+        late = rng.random(n) < LATE_SHARE
+        settle = np.where(late, rng.uniform(0.9, 1.1, n), rng.uniform(0.3, 0.8, n))[powner]
+        p_final = 1.0 / (1.0 + np.exp(-25.0 * (frac - settle)))
+        # once settled, a probe still leaves the final answer now and then (flips back)
+        p_final = p_final * (1.0 - FLIP_BACK)
+    else:
+        settle = rng.uniform(0.3, 0.8, n)[powner]
+        p_final = 1.0 / (1.0 + np.exp(-10.0 * (frac - settle)))
     n_probes = int(ppos.shape[0])
     u = rng.random(n_probes)
     u2 = rng.random(n_probes)
@@ -398,7 +468,7 @@ def _difficulties(rng: np.random.Generator) -> np.ndarray:
 
 # how the generated files are written: zstd, dictionaries only for the short answer columns, the
 # float16 confidences byte-stream split (a copy of a generated file must keep these, or it decodes
-# at another speed: dictionary-encoded float16 reads ~2.5x slower than the split)
+# at another speed: dictionary-encoded float16 reads markedly slower than the split)
 WRITER_OPTIONS: dict[str, object] = {
     "compression": "zstd",
     "compression_level": 3,
@@ -424,10 +494,12 @@ def write_file(
     progress: ProgressFn | None = None,
     garbage: str = "sample",
     row_group_rows: int | None = None,
+    overlap: bool = False,
 ) -> None:
     """Write one MARS file, one row group per question (or `row_group_rows` rows each, across
     questions), streaming (bounded memory). `garbage="realistic"` fills early probes with
-    `realistic_garbage()` instead of the sample's short list."""
+    `realistic_garbage()` instead of the sample's short list; `overlap` draws right and wrong
+    traces that overlap in confidence as real pools do (`_question`)."""
     rng = np.random.default_rng(seed)
     junk = realistic_garbage() if garbage == "realistic" else GARBAGE
     gts = _ground_truths(kind, rng)
@@ -450,6 +522,7 @@ def write_file(
                 median_len,
                 int(drops[q]),
                 junk,
+                overlap,
             )
             w.write_table(t, row_group_size=max(row_group_rows or t.num_rows, 1))
             if progress:
@@ -470,7 +543,15 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
             if progress:
                 progress(_d + _s * f, m)
 
-        write_file(root / rel, kind, n_traces, seed=1000 + i, drop=drop, progress=sub)
+        write_file(
+            root / rel,
+            kind,
+            n_traces,
+            seed=1000 + i,
+            drop=drop,
+            progress=sub,
+            overlap=True,
+        )
         done += share
     write_reference(root)
     if progress:

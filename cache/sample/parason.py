@@ -1,6 +1,6 @@
 """Deterministic Parason sample: sft-1x, sft-8x and rl, with the card's exact schema.
 
-What is in it (all seeded, < 1 s to build):
+What is in it (all seeded, quick to build):
 
 - the hand-written trajectories of `parason_texts` (competition maths, correct where
   ``correctness`` is True; Subtask-only, Trial-only, mixed and untyped blocks; 1-4 stages;
@@ -13,7 +13,9 @@ What is in it (all seeded, < 1 s to build):
 
 sft-8x holds the same uuids in the same order. Every *pure-Trial* stage with fewer than 8
 branches is expanded to 8: the extra items/threads are appended *after* the originals, numbered
-n+1..8, with goals from `parason_texts.EXTRA_TRIALS`. Nothing in the text marks them (as in the
+n+1..8, with goals from `parason_texts.EXTRA_TRIALS`. On two in five variants the 8x row's
+sequential reasoning is also shorter (`CONCISE_8X`), so some 8x rows have a longer critical path C
+than their 1x row and some do not. Nothing in the text marks the extra Trials (as in the
 real data); the UI detects them with `analysis.parason.metrics.added_branches(traj_1x,
 traj_8x)`, which compares each 8x stage with the same stage of the 1x row of the same uuid
 (thread text match, falling back to position: threads past the 1x count are added).
@@ -43,6 +45,14 @@ from cache.sample.parason_texts import HAND, MALFORMED, B, Traj, digit_sum_45, r
 SEED = 20260731
 N_VARIANTS = 280
 N_RL = 60
+# 8x rows of the variants k with k % 5 in CONCISE_8X keep only CONCISE_SHARE of their sequential
+# filler: their extra Trials still lengthen the Trial stages, but the critical path C can end up
+# no longer than the 1x row's (real 8x rows are separate generations, not 1x rows plus Trials)
+CONCISE_8X = (1, 3)
+CONCISE_SHARE = 0.3
+# the 8x rows of the variants k with k % 9 == FLIP_8X reach the other verdict than their 1x row
+# (right -> wrong or wrong -> right), as paired rows of real data sometimes do
+FLIP_8X = 4
 RL_SUFFIX = "\n\nLet's think step by step and output the final answer within \\boxed{}."
 CHARS_PER_TOKEN = 3.6  # the documented chars/token ratio of the stored num_qwen_tokens
 # the reserved tags and chat markers, one special token each in the stored count
@@ -308,9 +318,25 @@ def _triangular(rng: random.Random, k: int) -> tuple[str, str, list, str, list[s
 _TEMPLATES = (_powmod, _divisors, _multiples, _crt, _triangular)
 
 
-def make_variant(k: int, target_chars: int | None = None, seed: int = SEED) -> tuple[Traj, bool]:
+def _trim(text: str, share: float) -> str:
+    """The first `share` of `text`, cut back to the end of a sentence (may be empty)."""
+    cut = text[: int(len(text) * share)]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end >= 0 else ""
+
+
+def make_variant(
+    k: int,
+    target_chars: int | None = None,
+    seed: int = SEED,
+    concise: bool = False,
+    flip: bool = False,
+) -> tuple[Traj, bool]:
     """Variant number k as (Traj, correct). `target_chars` pads it with filler to about that
-    length (the benchmark asks for 20-60k characters); default: 2k-25k."""
+    length (the benchmark asks for 20-60k characters); default: 2k-25k. `concise` keeps only
+    CONCISE_SHARE of the reflective filler of the sequential parts (the threads stay the same:
+    the same random draws are made), as an 8x row whose sequential reasoning is shorter. `flip`
+    reaches the other verdict than the unflipped draw (an 8x row whose outcome changed)."""
     rng = random.Random(seed * 1000003 + k)
     template = _TEMPLATES[k % len(_TEMPLATES)]
     question, answer, body, result, facts = template(rng, k)
@@ -372,8 +398,18 @@ def make_variant(k: int, target_chars: int | None = None, seed: int = SEED) -> t
                 p.tight,
             )
         else:
-            p = f"{p} {filler(rng, facts, per)}" if per > 40 else p
+            if per > 40:
+                fill = filler(rng, facts, per)
+                p = f"{p} {_trim(fill, CONCISE_SHARE)}".rstrip() if concise else f"{p} {fill}"
         padded.append(p)
+    if flip:  # the other verdict, added after the padding so every draw above stays the same
+        if correct:
+            shown = str(int(answer) + 1) if answer.lstrip("-").isdigit() else answer + "+1"
+            padded.append(f"Hmm, one more adjustment: the final value should be {shown}.")
+        else:
+            shown = answer
+            padded.append(f"Wait, that correction was itself wrong; the value is {answer}.")
+        correct = not correct
     content = f"Therefore the answer is $\\boxed{{{shown}}}$."
     key = f"variant-{k:04d}-{template.__name__.strip('_')}"
     return Traj(key, question, answer, padded, content, correct=correct), correct
@@ -407,7 +443,11 @@ def _sft_rows(expand_to: int) -> dict[str, list]:
     for key, q, reasoning, content, correct in MALFORMED:
         add(key, q, reasoning, content, correct)
     for k in range(N_VARIANTS):
-        t, correct = make_variant(k)
+        t, correct = make_variant(
+            k,
+            concise=bool(expand_to) and k % 5 in CONCISE_8X,
+            flip=bool(expand_to) and k % 9 == FLIP_8X,
+        )
         add(t.key, t.question, render(t, expand_to), t.content, correct)
     return cols
 

@@ -17,6 +17,7 @@ from components.casebook.case_panel import case_panel
 from components.casebook.exports import export_buttons
 from components.casebook.shared import DATASET_LABELS, UNDO_KEY, case_title, short_label
 from components.common.casebook import STEP_VERDICTS, VERDICTS, author, author_input, readonly
+from components.common.formatting import DASH
 from components.common.guards import show_error
 from components.common.safe_text import md_text
 from components.common.selection import selected_rows
@@ -133,6 +134,7 @@ def render(store: CaseStore) -> None:
             "tags": st.column_config.TextColumn(width="medium"),
             "deleted": st.column_config.CheckboxColumn(width="small"),
         },
+        placeholder=DASH,
     )
     picked = [cases[r] for r in selected_rows(event) if r < len(cases)]
     if len(picked) == 1:

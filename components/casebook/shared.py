@@ -13,6 +13,7 @@ from cache.casebook.links import case_path
 from cache.casebook.locate import missing
 from cache.casebook.model import Case, default_title
 from components.common.browser import navigate
+from components.common.formatting import DASH
 from components.common.safe_text import md_text
 
 DATASET_LABELS = {
@@ -94,7 +95,7 @@ def snapshot_table(case: Case) -> None:
     figures = snapshot_figures(case.snapshot)
     if figures:
         rows = [{"figure": k, "at capture": str(v)} for k, v in figures.items()]
-        st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(pl.DataFrame(rows), hide_index=True, width="stretch", placeholder=DASH)
     if clean_evidence(case.snapshot.get(EVIDENCE_KEY)) is not None:
         st.html(
             "<div style='max-width:760px'>" + evidence_svg(case.snapshot[EVIDENCE_KEY]) + "</div>"

@@ -50,3 +50,23 @@ def fmt_kilo(v: object, digits: int = 1) -> str:
     if x is None or not math.isfinite(x):
         return DASH
     return f"{x / 1000:.{digits}f}k"
+
+
+def fmt_interval(lo: object, hi: object, spec: str = ".1f", unit: str = "") -> str:
+    """A 95 % interval as "[61.2, 70.4]" plus `unit`; "–" when an end is missing; never
+    "-0.0" (an end that rounds to zero prints unsigned)."""
+    ends = [fmt_num(v, spec, inf=DASH) for v in (lo, hi)]
+    if DASH in ends:
+        return DASH
+    ends = [e.lstrip("+-") if float(e) == 0 else e for e in ends]
+    return f"[{ends[0]}, {ends[1]}]{unit}"
+
+
+def fmt_tokens(v: object, digits: int = 0, sign: bool = False) -> str:
+    """A token count with its unit ("1,116 tokens", "7.8 tokens", "+295 tokens"); "–" when
+    missing; a value that rounds to zero prints without a minus sign."""
+    x = _as_float(v)
+    if x is None or not math.isfinite(x):
+        return DASH
+    x = round(x, digits) + 0.0  # + 0.0 turns a rounded -0.0 into 0.0
+    return f"{x:{'+' if sign else ''},.{digits}f} tokens"

@@ -1,7 +1,7 @@
 """A Plotly figure as the small drawing spec `lite_chart` draws in the browser, without Plotly.
 
 Why: a view that draws any Plotly chart at first paint pays for Plotly's 4.7 MB bundle in a new
-tab, about 2.5-3 s of browser CPU on the benchmark machine (bench/first_paint.py), whatever the
+tab, seconds of browser CPU on the benchmark machine (bench/first_paint.py), whatever the
 figure holds. The figures a view opens on are plain scatter and bar charts, so the same
 `go.Figure` the view builds (one builder, also for the zoomable Plotly version) is reduced here to
 what those need: points, lines, bars, text labels, shapes, annotations, a legend, and steps (a

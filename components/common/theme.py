@@ -167,3 +167,13 @@ FP_FIRST_ERROR = "#000000"
 FP_BIMODAL = "#9467bd"
 FP_ENDPOINT = "#ff7f0e"  # the endpoint grade's star: a single grade, not a mean
 FP_HIST_SCALE = "Blues"  # share of continuations per grade level
+# MARS probe markers by agreement with the trace's own final answer, and a policy's threshold
+PROBE_AGREE = "#2166ac"  # the probe's answer is the final answer
+PROBE_DIFFER = "#e08214"  # another answer than the final one
+THRESHOLD_LINE = "#6a3d9a"  # a DeepConf threshold drawn across the curves
+
+# a prefix without a value in the overview grid: a grey hatch, outside the red-white-blue scale
+# (plain light grey read as a value near 0.5)
+FP_NO_VALUE = "repeating-linear-gradient(45deg,#8c8c8c 0 2px,#f0f0f0 2px 5px)"
+FP_DROP_MARK = "#fff"  # the ▼ on an overview cell holding a significant drop (outlined: dark cells)
+FP_DROP_MARK_EDGE = "#000"

@@ -9,6 +9,7 @@ key its target does not read. Keys are short and plain, without a page prefix.
 
 from __future__ import annotations
 
+from analysis.stopping.policies import url_keys as policy_url_keys
 from cache.datasets import MARS_FILES
 from components.common.url_state import Param, int_in, safe_token
 
@@ -34,6 +35,7 @@ class ParasonKeys:
         "desc",
         "rlq",
         "rlsrc",
+        "pairs",
     )
 
 
@@ -43,9 +45,19 @@ class MarsKeys:
     FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
     QID = Param("qid", None, parse=int_in(0, 10**6))
     TRACE = Param("trace", None, parse=int_in(0, 10**7))
-    # tab; Curves: traces shown, smoothing, curves/bands, probe markers, Plotly zoom; Single
-    # trace: smoothing
-    WIDGETS: tuple[str, ...] = ("view", "n", "smooth", "show", "markers", "zoom", "zsmooth")
+    # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
+    # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding
+    WIDGETS: tuple[str, ...] = (
+        "view",
+        "n",
+        "win",
+        "show",
+        "markers",
+        "probes_by",
+        "policy",
+        "zoom",
+        "zsmooth",
+    )
 
 
 class PlaygroundKeys:
@@ -53,22 +65,11 @@ class PlaygroundKeys:
 
     FILE = MarsKeys.FILE
     QID = MarsKeys.QID
-    # policy, its parameters (each policy's `ui_params` keys), frontier markers, bootstrap
-    # settings, the replayed iteration, the result tabs (`view`)
+    # policy, its parameters (every registered policy's widget keys, `PolicyDecl.url_keys`),
+    # frontier markers, bootstrap settings, the replayed iteration, the result tabs (`view`)
     WIDGETS: tuple[str, ...] = (
         "policy",
-        "cal",
-        "gamma",
-        "z",
-        "gmin",
-        "pct",
-        "conv",
-        "ppw",
-        "prune",
-        "tau",
-        "k",
-        "win",
-        "thr",
+        *policy_url_keys(),
         "others",
         "budget",
         "iters",
@@ -80,6 +81,12 @@ class PlaygroundKeys:
         "view",
     )
 
+    @staticmethod
+    def policy_keys() -> tuple[str, ...]:
+        """The parameter keys of the policies registered now (a policy registered after this
+        module was imported included)."""
+        return policy_url_keys()
+
 
 class FineproofsKeys:
     """`/fineproofs`."""
@@ -88,9 +95,10 @@ class FineproofsKeys:
     SAMPLE = Param("sample", None, parse=int_in(0, 10_000_000))
     PREFIX = Param("prefix", None, parse=int_in(1, 100_000))
     # tabs; Overview: sort, order, sources, grade range, columns, colour, rows, page; Trace:
-    # curve x axis, text colour
+    # curve x axis, text colour; the page's Benjamini-Hochberg switch for the drop flags
     WIDGETS: tuple[str, ...] = (
         "view", "sort", "desc", "src", "grade", "axis", "color", "rows", "page", "tx", "tcolor",
+        "fdr",
     )  # fmt: skip
 
 
@@ -134,4 +142,5 @@ def keys_of(view: str) -> set[str]:
     params = {v.key for v in vars(cls).values() if isinstance(v, Param)}
     for base in cls.__mro__:
         params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
-    return params | set(cls.WIDGETS) | set(GLOBAL_KEYS)
+    live = cls.policy_keys() if cls is PlaygroundKeys else ()
+    return params | set(cls.WIDGETS) | set(live) | set(GLOBAL_KEYS)

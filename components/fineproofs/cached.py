@@ -15,6 +15,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.store import depth_table, prefixes_table, traces_table
+from analysis.fineproofs.values import SeriesParams
 from cache.errors import DataError, HubUnavailable, SourceNotFound, SourceRefused
 from cache.fineproofs_io import (
     MANIFEST_FILE,
@@ -33,6 +34,12 @@ from cache.fineproofs_io import (
 )
 from cache.sources import SourceConfig
 from components.common.cached import file_stamp, resolve
+from components.fineproofs.shared import FDR_Q, correction
+
+
+def _params(rule: str) -> SeriesParams:
+    """The series parameters of a drop-flag rule ("none" or "bh")."""
+    return SeriesParams(correction=rule, fdr_q=FDR_Q)
 
 
 def prefix_path(src: SourceConfig) -> Path:
@@ -41,34 +48,35 @@ def prefix_path(src: SourceConfig) -> Path:
 
 
 @st.cache_resource(show_spinner="Loading the annotated prefix table…", max_entries=4)
-def _prefixes(path: str, mtime: int) -> tuple[pl.DataFrame, list[str], list[str]]:
-    return prefixes_table(Path(path))
+def _prefixes(path: str, mtime: int, rule: str) -> tuple[pl.DataFrame, list[str], list[str]]:
+    return prefixes_table(Path(path), _params(rule))
 
 
 @st.cache_resource(show_spinner="Loading the per-trace summary…", max_entries=4)
-def _traces(path: str, mtime: int) -> pl.DataFrame:
-    return traces_table(Path(path))
+def _traces(path: str, mtime: int, rule: str) -> pl.DataFrame:
+    return traces_table(Path(path), _params(rule))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _depth(path: str, mtime: int, n_bins: int) -> pl.DataFrame:
-    return depth_table(Path(path), n_bins)
+def _depth(path: str, mtime: int, n_bins: int, rule: str) -> pl.DataFrame:
+    return depth_table(Path(path), n_bins, _params(rule))
 
 
 def prefixes(src: SourceConfig) -> tuple[pl.DataFrame, list[str], list[str]]:
-    """(annotated prefix table, data notes, unknown extra columns) of the source."""
+    """(annotated prefix table, data notes, unknown extra columns) of the source, with the drop
+    flags of the page's rule (`shared.correction`)."""
     p = prefix_path(src)
-    return _prefixes(str(p), file_stamp(p))
+    return _prefixes(str(p), file_stamp(p), correction())
 
 
 def traces(src: SourceConfig) -> pl.DataFrame:
     p = prefix_path(src)
-    return _traces(str(p), file_stamp(p))
+    return _traces(str(p), file_stamp(p), correction())
 
 
 def depth(src: SourceConfig, n_bins: int = 10) -> pl.DataFrame:
     p = prefix_path(src)
-    return _depth(str(p), file_stamp(p), n_bins)
+    return _depth(str(p), file_stamp(p), n_bins, correction())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from analysis.fineproofs.collection import collection_facts, coverage_facts, shape_counts
 from cache.sources import SourceConfig
+from components.common.formatting import DASH
 from components.common.guards import guard
 from components.common.safe_text import esc, md_label
 from components.common.theme import FP_LABEL, TABLE_RULE
@@ -90,7 +91,7 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
         elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             st.markdown(f"**{label}**")
             try:
-                st.dataframe(pl.DataFrame(v, strict=False), hide_index=True)
+                st.dataframe(pl.DataFrame(v, strict=False), hide_index=True, placeholder=DASH)
             except Exception:  # noqa: BLE001 - heterogeneous records: show as JSON
                 st.json(v, expanded=False)
         elif (
@@ -104,6 +105,7 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
                 st.dataframe(
                     pl.DataFrame([{"key": str(kk), **vv} for kk, vv in v.items()], strict=False),
                     hide_index=True,
+                    placeholder=DASH,
                 )
             except Exception:  # noqa: BLE001
                 st.json(v, expanded=False)
@@ -138,7 +140,9 @@ def _coverage(src: SourceConfig, summary: pl.DataFrame) -> None:
         )
     )
     if missing.height and src.kind != "hub":
-        st.dataframe(missing, hide_index=True, height=min(300, 36 + 35 * missing.height))
+        st.dataframe(
+            missing, hide_index=True, height=min(300, 36 + 35 * missing.height), placeholder=DASH
+        )
 
 
 def _derived(src: SourceConfig) -> None:

@@ -1,10 +1,11 @@
 """The Overview grid as plain HTML (a coloured table), clicked through `click_text`.
 
 Why not Plotly: a view that draws any Plotly chart at first paint pays for loading Plotly's
-4.7 MB bundle in the new tab, about 2.5-3 s of browser CPU on the benchmark machine
+4.7 MB bundle in the new tab, seconds of browser CPU on the benchmark machine
 (bench/first_paint.py), while one page of 25-100 traces x prefixes is only a table of coloured
-cells. The table keeps what the chart offered: a colour per cell on the same scale, grey for a
-prefix without a value, the endpoint grade as its own column, the hover text (as a tooltip), the
+cells. The table keeps what the chart offered: a colour per cell on the same scale, a grey hatch
+for a prefix without a value (outside the colour scale: a flat light grey read as 0.5), a ▼ on a
+cell holding a significant drop, the endpoint grade as its own column, the hover text (as a tooltip), the
 casebook marks, the selected row framed, and a click on a cell opening that trace at that prefix.
 Every piece of dataset text is escaped here; `click_text` renders the HTML as it is.
 """
@@ -22,16 +23,19 @@ from components.common.safe_text import esc
 from components.common.theme import (
     CASE_ACCENT,
     CHANGE_SCALE,
+    FP_DROP_MARK,
+    FP_DROP_MARK_EDGE,
     FP_LABEL,
     FP_MARKER_EDGE,
+    FP_NO_VALUE,
     FP_ROW_SELECTED,
-    MISSING,
     VALUE_SCALE,
 )
 from components.fineproofs.figures import CHANGE_RANGE, ROW_PX
 
 ENDPOINT_PICK = 0  # the ordinal a click on the endpoint column carries: the trace, no prefix
 LEGEND_STOPS = 11
+RULE = "z < −2 and change ≤ −0.15, each test alone"  # the per-test drop rule, for the legend
 
 
 def pick_value(row: int, ordinal: int) -> str:
@@ -71,9 +75,11 @@ def overview_grid_html(
     n_depth_bins: int = 10,
     selected: tuple[str, int] | None = None,
     marked: Mapping[tuple[str, int], int] | None = None,
+    fdr: bool = False,
 ) -> str:
     """Rows = the given page of traces (in order), columns = prefix ordinal or depth bin, then
-    the endpoint grade; `cells` comes from `analysis.fineproofs.values.overview_cells`."""
+    the endpoint grade; `cells` comes from `analysis.fineproofs.overview.overview_cells`. `fdr`
+    says which rule made the drop marks (legend only)."""
     marked = marked or {}
     scale, lo, hi, title = _scale(metric)
     keys = traces.select("problem_id", "sample_index").rows()
@@ -102,13 +108,17 @@ def overview_grid_html(
         ".fpg{border-collapse:separate;border-spacing:2px;font-size:11px;line-height:1;width:100%}"
         f".fpg td.c{{min-width:{size}px;height:{size}px;padding:0;border-radius:2px}}"
         ".fpg td.c[data-pick]:hover{outline:2px solid #000}"
+        f".fpg td.c.d,.fpk .d{{color:{FP_DROP_MARK};font-size:{max(8, size - 6)}px;"
+        f"text-align:center;vertical-align:middle;text-shadow:0 0 2px {FP_DROP_MARK_EDGE},"
+        f"0 0 1px {FP_DROP_MARK_EDGE}}}"
+        f".fpg td.c.nv,.fpk .nv{{background:{FP_NO_VALUE}}}"
         f".fpg th{{font-weight:normal;color:{FP_LABEL};padding:0 1px;text-align:center}}"
         ".fpg td.l{font-family:monospace;white-space:nowrap;padding-right:6px;text-align:right;"
         "width:1%}"
         f".fpg tr.sel td{{box-shadow:inset 0 2px 0 {FP_ROW_SELECTED},inset 0 -2px 0 {FP_ROW_SELECTED}}}"
         ".fpg td.e{text-align:center;font-size:18px;padding:0 4px;width:1%}"
         ".fpw{overflow-x:auto;max-width:100%}"
-        ".fpk{display:flex;align-items:center;gap:6px;font-size:11px;margin-top:4px;"
+        ".fpk{display:flex;flex-wrap:wrap;align-items:center;gap:6px;font-size:11px;margin-top:4px;"
         f"color:{FP_LABEL}}}"
         "</style>",
         "<div class='fpw'><table class='fpg' data-testid='fp-grid'><thead><tr><th></th>",
@@ -144,10 +154,12 @@ def overview_grid_html(
                     "" if has else "no value here (no grade, or no previous prefix)",
                 ]
             )
-            bg = _colour(scale, lo, hi, float(v)) if has else MISSING
+            drop = bool(c.get("sig_drop"))
+            cls = "c" + ("" if has else " nv") + (" d" if drop else "")
+            style = f" style='background:{_colour(scale, lo, hi, float(v))}'" if has else ""
             out.append(
-                f"<td class='c' style='background:{bg}' title='{tip}' "
-                f"data-pick='{pick_value(i, int(c['ordinal'] or 0))}'></td>"
+                f"<td class='{cls}'{style} title='{tip}' "
+                f"data-pick='{pick_value(i, int(c['ordinal'] or 0))}'>{'▼' if drop else ''}</td>"
             )
         e = end[i] if i < len(end) else None
         if e is not None and e == e:
@@ -163,10 +175,13 @@ def overview_grid_html(
     gradient = ",".join(sample_colorscale(scale, list(stops)))
     out.append("</tbody></table></div>")
     out.append(
-        f"<div class='fpk'>{esc(x_title)} · {esc(title)}: {fmt_num(lo, '.1f')}"
+        f"<div class='fpk'><span>{esc(x_title)} · {esc(title)}:</span>{fmt_num(lo, '.1f')}"
         f"<span style='display:inline-block;width:160px;height:10px;border-radius:2px;"
         f"background:linear-gradient(to right,{gradient})'></span>{fmt_num(hi, '.1f')}"
-        f"<span style='display:inline-block;width:10px;height:10px;background:{MISSING}'></span>"
-        "no value</div>"
+        "<span>·</span><span class='nv' style='display:inline-block;width:12px;height:12px;"
+        "border-radius:2px'></span>no value (no grade, or no previous prefix to change from)"
+        "<span>·</span><span class='d'>▼</span>significant drop "
+        + esc(f"({'Benjamini-Hochberg, q = 0.05' if fdr else RULE})")
+        + "</div>"
     )
     return "".join(out)

@@ -14,16 +14,19 @@ import math
 import polars as pl
 import streamlit as st
 
-from analysis.fineproofs.values import KEYS, overview_cells, select_traces
+from analysis.fineproofs.overview import overview_cells, select_traces
+from analysis.fineproofs.values import KEYS
 from cache.sources import SourceConfig
 from components.common.click_text import click_text
+from components.common.formatting import DASH
 from components.common.selection import event_of, selected_rows
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
 from components.fineproofs.cases import trace_case_counts
 from components.fineproofs.grid import overview_grid_html, parse_pick
-from components.fineproofs.shared import open_trace
+from components.fineproofs.shared import correction, open_trace
+from components.fineproofs.tables import TRACE_FORMATS, styled
 
 SORTS = {
     "largest_drop": "largest drop",
@@ -37,8 +40,8 @@ TABLE_KEY = "fp_page_table"
 CASES_COLUMN = "cases"
 TABLE_COLUMNS = (
     "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
-    "largest_drop", "largest_drop_depth", "first_error_depth", "n_prefixes", "n_sig_drops",
-    "n_recoveries", "n_bimodal",
+    "largest_drop", "largest_drop_depth", "drop_share", "first_error_depth", "n_prefixes",
+    "n_sig_drops", "n_recoveries", "n_bimodal",
 )  # fmt: skip
 
 
@@ -137,8 +140,9 @@ def render_overview(src: SourceConfig) -> None:
     st.caption(
         f"{n:,} of {summary.height:,} traces match · rows {start + 1}–{start + page_traces.height} · "
         f"sorted by {SORTS.get(sort or '', sort)} ({'descending' if desc else 'ascending'}) · "
-        "click a cell to open that trace at that prefix; grey = no value there (no grade, or no "
-        "previous prefix to change from); ◆ = endpoint grade from the base grading log."
+        "click a cell to open that trace at that prefix; hatched grey = no value there (no grade, "
+        "or no previous prefix to change from); ▼ = a significant drop; ◆ = endpoint grade from "
+        "the base grading log."
     )
     cells = overview_cells(annotated, page_traces, axis=axis, metric=color)
     sel = (FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read())
@@ -151,6 +155,7 @@ def render_overview(src: SourceConfig) -> None:
         axis=axis,
         selected=sel if sel[0] else None,
         marked=marked,
+        fdr=correction() == "bh",
     )
     click_text(html, key=GRID_KEY, on_pick=functools.partial(_on_grid_pick, page_rows))
     # text, not a number: an empty cell reads better than "None" for a trace without cases
@@ -163,7 +168,7 @@ def render_overview(src: SourceConfig) -> None:
         + (" (● = cases in the casebook on that trace):" if marked else ":")
     )
     st.dataframe(
-        view,
+        styled(view, TRACE_FORMATS),
         key=TABLE_KEY,
         column_config={
             CASES_COLUMN: st.column_config.TextColumn(
@@ -174,4 +179,5 @@ def render_overview(src: SourceConfig) -> None:
         selection_mode="single-row",
         hide_index=True,
         height=min(400, 36 + 35 * view.height),
+        placeholder=DASH,
     )

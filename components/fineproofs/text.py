@@ -16,6 +16,7 @@ import math
 
 import polars as pl
 
+from analysis.fineproofs.steptext import Segment
 from analysis.fineproofs.values import GRADE_BINS
 from components.common.formatting import fmt_num
 from components.common.safe_text import esc
@@ -68,7 +69,7 @@ def step_title(row: dict) -> str:
         f"prefix {row['ordinal']} · step {row['step']}"
         + (f" of {row['num_steps']}" if row.get("num_steps") else ""),
         f"value {fmt_num(row.get('value'), '.3f')} ± {fmt_num(2 * row['se'] if row.get('se') is not None else None, '.3f')} (2 SE, n={fmt_num(row.get('n'), '.0f')})",
-        f"change {fmt_num(row.get('change'), '+.3f')} (z {fmt_num(row.get('z'), '+.1f')})",
+        f"change {fmt_num(row.get('change'), '+.3f')} (z {fmt_num(row.get('z'), '+.2f')})",
     ]
     if row.get("flags"):
         parts.append(str(row["flags"]))
@@ -90,18 +91,23 @@ def hist_sparkline(hist: list[int] | None) -> str:
 
 def highlighted_html(
     text: str,
-    segments: list[tuple[int, int, int | None]],
+    segments: list[Segment],
     series: pl.DataFrame,
     color_by: str = "value",
     selected: int | None = None,
     height_px: int = 480,
 ) -> str:
-    """Escaped HTML of the whole text; each step span is a `data-pick="K"` span (clicked through
-    `click_text`, no reload), coloured and titled with its statistics. The selected step carries
-    `data-picked` (scrolled into view), and the box `data-keep-scroll` (a rerun keeps its scroll)."""
+    """Escaped HTML of the whole text; each prefix's text is coloured and titled with its
+    statistics and clickable (`data-pick="K"`, through `click_text`, no reload).
+
+    A prefix's pieces (`analysis.fineproofs.steptext.text_segments`): the steps written since the
+    previous collected prefix (`fp-lead`, shaded: the change belongs to all of them) and the step
+    that ends the prefix (`fp-step`, with its number, the drop underline and the id the curve
+    scrolls to). The selected prefix's step carries `data-picked` (scrolled into view) and an
+    outline (not its lead-in: an outline around several wrapped lines draws stray bars); the box carries `data-keep-scroll` (a rerun keeps its scroll)."""
     rows = {int(r["ordinal"]): r for r in series.iter_rows(named=True)}
     out: list[str] = []
-    for a, b, o in segments:
+    for a, b, o, own in segments:
         piece = esc(text[a:b])
         if o is None or o not in rows:
             out.append(piece)
@@ -110,13 +116,20 @@ def highlighted_html(
         colour = (
             change_colour(r.get("change")) if color_by == "change" else value_colour(r.get("value"))
         )
+        outline = f"outline: 3px solid {FOCUS};" if selected == o else ""
+        title = esc(step_title(r))
+        if not own:
+            out.append(
+                f'<span class="fp-lead" data-pick="{o}" title="{title}" '
+                f'style="background:{colour}">{piece}</span>'
+            )
+            continue
         flags = str(r.get("flags") or "")
         border = f"2px solid {ALERT}" if "DROP" in flags else f"1px solid {STEP_BORDER}"
-        outline = f"outline: 3px solid {FOCUS};" if selected == o else ""
         picked = " data-picked" if selected == o else ""
         out.append(
             f'<span class="fp-step" id="fp-step-{o}" data-ordinal="{o}" data-pick="{o}"{picked} '
-            f'title="{esc(step_title(r))}" style="background:{colour};border-bottom:{border};'
+            f'title="{title}" style="background:{colour};border-bottom:{border};'
             f'border-radius:3px;{outline}">{piece}</span>'
         )
     body = "".join(out)
@@ -127,8 +140,8 @@ def highlighted_html(
         f"padding:0.6rem 0.8rem;border:1px solid {FP_TEXT_BOX_BORDER};border-radius:6px;}}"
         f'#{BOX_ID} .fp-step::before{{content:"[" attr(data-ordinal) "]";color:{FP_LABEL};'
         "font-size:0.7em;vertical-align:super;margin-right:2px;}"
-        f"#{BOX_ID} .fp-step{{cursor:pointer;}}"
-        f"#{BOX_ID} .fp-step:hover{{outline:1px solid {FP_STEP_HOVER};}}"
+        f"#{BOX_ID} .fp-step,#{BOX_ID} .fp-lead{{cursor:pointer;}}"
+        f"#{BOX_ID} .fp-step:hover,#{BOX_ID} .fp-lead:hover{{outline:1px solid {FP_STEP_HOVER};}}"
         "</style>"
         f'<div id="{BOX_ID}" data-keep-scroll>{body}</div>'
     )
@@ -149,7 +162,8 @@ def legend_html(color_by: str) -> str:
             for v, label in stops
         )
     return (
-        f'<div style="font-size:0.8rem;color:{FP_LABEL}">{chips} · <sup>[k]</sup> = prefix number; '
-        "a red underline marks a significant drop; hover a step for its statistics, click it to "
-        "select it.</div>"
+        f'<div style="font-size:0.8rem;color:{FP_LABEL}">{chips} · <sup>[k]</sup> = the step that '
+        "ends prefix k; the shaded text before it (the steps since prefix k−1) shares its colour, "
+        "since the change belongs to all of them; a red underline marks a significant drop; hover "
+        "for the statistics, click to select.</div>"
     )

@@ -12,19 +12,15 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from analysis.fineproofs.values import (
-    attach_step_text,
-    export_frame,
-    text_segments,
-    trace_row,
-    trace_series,
-)
+from analysis.fineproofs.multitest import flag_burden
+from analysis.fineproofs.steptext import attach_step_text, export_frame, text_segments
+from analysis.fineproofs.values import trace_row, trace_series
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.click_text import click_text
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import fmt_num
+from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard, show_error
 from components.common.safe_text import esc, md_label, md_text
 from components.common.selection import event_of, first_point_value
@@ -38,7 +34,21 @@ from components.fineproofs.cases import (
     trace_cases_here,
 )
 from components.fineproofs.figures import hist_heatmap_figure, value_curve_figure
-from components.fineproofs.shared import DATASET, TAB_KEY, open_trace, show_notes
+from components.fineproofs.phrases import (
+    change_phrase,
+    counts_phrase,
+    drop_share_phrase,
+    multiple_tests_note,
+)
+from components.fineproofs.shared import (
+    DATASET,
+    FDR_Q,
+    TAB_KEY,
+    correction,
+    open_trace,
+    show_notes,
+)
+from components.fineproofs.tables import SERIES_FORMATS, styled
 from components.fineproofs.text import (
     highlighted_html,
     hist_sparkline,
@@ -92,18 +102,6 @@ def metric_row() -> Any:
     return st.container(horizontal=True, wrap=True, gap="medium")
 
 
-def change_phrase(total_decline: float) -> str:
-    """total_decline = first - last prefix value, said in words (a signed "decline" of -0.058
-    read as a double negative)."""
-    d = float(total_decline)
-    if d != d:
-        return "no first-to-last change (a value is missing)"
-    if abs(d) < 0.0005:
-        return "value unchanged from first to last prefix"
-    verb = "fell" if d > 0 else "rose"
-    return f"value {verb} by {abs(d):.3f} from first to last prefix"
-
-
 def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     """Headline metrics and the one-line shape description of the trace."""
     m = metric_row()
@@ -129,10 +127,13 @@ def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     if info.get("total_decline") is not None:
         facts.append(change_phrase(info["total_decline"]))
     if share is not None:
-        facts.append(f"the largest single drop is {share:.0%} of it")
+        facts.append(drop_share_phrase(info.get("largest_drop"), share))
     facts.append(
-        f"{info.get('n_sig_drops', 0)} significant drops, {info.get('n_recoveries', 0)} recoveries, "
-        f"{info.get('n_bimodal', 0)} bimodal prefixes"
+        counts_phrase(
+            int(info.get("n_sig_drops") or 0),
+            int(info.get("n_recoveries") or 0),
+            int(info.get("n_bimodal") or 0),
+        )
     )
     st.caption(" · ".join(facts))
 
@@ -204,6 +205,7 @@ def render_trace(src: SourceConfig) -> None:
             "drop, ▲ below = recovery, × below = first-error candidate; ○ bimodal prefix; ★ at "
             '"end" = endpoint grade. Click a point to jump to its step.'
         )
+        st.caption(multiple_tests_note(flag_burden(series["z"]), correction(), FDR_Q))
     with c2, guard("the continuation histograms", dataset=DATASET):
         st.plotly_chart(hist_heatmap_figure(series), config={"displayModeBar": False})
         n_bad = int(series["hist"].is_null().sum()) if "hist" in series.columns else series.height
@@ -249,7 +251,12 @@ def render_trace(src: SourceConfig) -> None:
         + (f" · extra columns shown as stored: {', '.join(map(md_label, extra))}" if extra else "")
     )
     out = export_frame(table)
-    st.dataframe(out, hide_index=True, height=min(420, 36 + 35 * out.height))
+    st.dataframe(
+        styled(out, SERIES_FORMATS),
+        hide_index=True,
+        height=min(420, 36 + 35 * out.height),
+        placeholder=DASH,
+    )
     row = st.container(horizontal=True, wrap=True)  # full labels at any width
     download_buttons(
         out,
@@ -297,13 +304,16 @@ def step_stats_panel(
         m.metric(
             "change",
             fmt_num(r.get("change"), "+.3f"),
-            help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.1f')}",
+            help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.2f')}",
             width="content",
         )
         m.metric("n graded", fmt_num(r.get("n"), ".0f"), width="content")
         m.metric("flags", md_text(r.get("flags") or "none", 60), width="content")
         spark = hist_sparkline(r.get("hist"))
-        bits = [f"z {fmt_num(r.get('z'), '+.1f')}"]
+        bits = [
+            f"z {fmt_num(r.get('z'), '+.2f')}",
+            f"p {fmt_num(r.get('p_value'), '.4f')} (two-sided)",
+        ]
         if spark:
             bits.append(
                 f"grades 0 → 1: `{spark}` (low < 0.25: {fmt_num(r.get('low_frac'), '.0%')}, "

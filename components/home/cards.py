@@ -8,6 +8,7 @@ import streamlit as st
 
 from cache.datasets import DATASETS
 from cache.inventory import Inventory, human_size
+from components.common.formatting import DASH
 from components.common.links import VIEWS
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -18,6 +19,24 @@ VIEW_LINKS = {
     "mars": [("mars", "Open the MARS pools"), ("playground", "Open the stopping playground")],
     "fineproofs": [("fineproofs", "Open the FineProofs values")],
 }
+
+
+# what the bundled sample is realistic about, with the figures `bench/sample_realism.py` prints
+# (docs/formats/datasets.md, "Sample realism"; tests/cache/test_sample_realism.py holds them)
+SAMPLE_NOTE = (
+    "The bundled sample is synthetic. It is made realistic where a demo could mislead: on all 9 "
+    "MARS files right and wrong traces overlap in confidence (median per-question AUROC 0.66 to "
+    "0.67 per signal, 16 to 19 % of questions below 0.5, at most 1 % at 1.0), probed answers "
+    "flip (86 % of traces) and settle late (36 %); FineProofs values are noisy (10 of 48 traces "
+    "recover after a drop, 10 flagged drops end right); 49 of 190 Parason 8x rows with extra "
+    "Trials do not lengthen the critical path."
+)
+
+
+def sample_note() -> None:
+    """Say that the sample is synthetic and what it is realistic about (shown when a dataset
+    uses it), so a clean result on it is not taken for a property of real data."""
+    st.caption(SAMPLE_NOTE)
 
 
 def dataset_card(inv: Inventory) -> None:
@@ -44,7 +63,7 @@ def dataset_card(inv: Inventory) -> None:
     for glob, count in inv.extra_files.items():
         status = f"{count} files" if count else "none in this source"
         rows.append({"file": glob, "status": status, "rows": None, "columns": None, "size": ""})
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.dataframe(rows, hide_index=True, width="stretch", placeholder=DASH)
     if inv.source.kind == "hub" and len(ok) < len(inv.files):
         st.info(
             "Files are downloaded only when a view needs them. To fetch ahead of time: "
@@ -59,6 +78,7 @@ def dataset_card(inv: Inventory) -> None:
                     [{"column": c, "type": t} for c, t in f.columns.items()],
                     hide_index=True,
                     width="stretch",
+                    placeholder=DASH,
                 )
     if inv.derived:
         total = sum(b for _n, b in inv.derived)
@@ -69,6 +89,7 @@ def dataset_card(inv: Inventory) -> None:
                 [{"table": n, "size": human_size(b)} for n, b in inv.derived],
                 hide_index=True,
                 width="stretch",
+                placeholder=DASH,
             )
     else:
         st.caption(

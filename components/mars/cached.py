@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import streamlit as st
 
 from analysis.mars.confidence import WINDOW
 from analysis.mars.feature_files import feature_paths
+from analysis.mars.file_stats import FileSummary
+from analysis.mars.file_stats import file_summary as summarise_file
 from analysis.mars.pool import QuestionPool
 from analysis.mars.store import (
     MarsFeatureStore,
@@ -24,6 +27,7 @@ from analysis.mars.store import (
 )
 from analysis.mars.summaries import question_overview
 from analysis.mars.table_names import FEATURES, FEATURES_VERSION
+from analysis.mars.windows import Band, CurveSet, curve_set, pool_bands
 from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, resolve, st_progress
@@ -91,3 +95,72 @@ def raw_trace(relpath: str, src: SourceConfig, qid: int, trace: int) -> pl.DataF
     """One trace at full resolution (confs as float32)."""
     path = file_path(relpath, src)
     return _raw_trace(str(path), file_stamp(path), int(qid), int(trace))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curves(
+    path: str, mtime: int, qid: int, traces: tuple[int, ...], window: int, probe_pos: tuple
+) -> CurveSet:
+    raw = read_traces(Path(path), qid, list(traces))
+    confs = (
+        {
+            int(t): np.asarray(c if c is not None else [], np.float32)
+            for t, c in zip(raw["trace_idx"], raw["confs"], strict=True)
+        }
+        if "confs" in raw.columns
+        else {}
+    )
+    empty = np.zeros(0, np.float32)
+    return curve_set(
+        list(traces), [confs.get(t, empty) for t in traces], window, [list(p) for p in probe_pos]
+    )
+
+
+def curves(relpath: str, src: SourceConfig, qid: int, feats: pl.DataFrame, window: int) -> CurveSet:
+    """Fixed-window curves of the given traces (their `confs` read for them alone), with their
+    probes placed on the curves."""
+    path = file_path(relpath, src)
+    traces = tuple(int(t) for t in feats["trace_idx"].to_list())
+    pos = tuple(tuple(int(p) for p in (v or [])) for v in feats["probe_pos"].to_list())
+    return _curves(str(path), file_stamp(path), int(qid), traces, int(window), pos)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _bands(
+    path: str, mtime: int, qid: int, traces: tuple[int, ...], classes: tuple[str, ...], window: int
+) -> tuple[np.ndarray, list[Band]]:
+    raw = read_traces(Path(path), qid, list(traces))
+    confs = (
+        {
+            int(t): np.asarray(c if c is not None else [], np.float32)
+            for t, c in zip(raw["trace_idx"], raw["confs"], strict=True)
+        }
+        if "confs" in raw.columns
+        else {}
+    )
+    empty = np.zeros(0, np.float32)
+    return pool_bands([confs.get(t, empty) for t in traces], list(classes), window)
+
+
+def bands(
+    relpath: str, src: SourceConfig, qid: int, feats: pl.DataFrame, window: int
+) -> tuple[np.ndarray, list[Band]]:
+    """Quantile bands of every trace of the question with a final answer, right vs wrong (all
+    their `confs` read once per question and window)."""
+    path = file_path(relpath, src)
+    answered = feats.filter(pl.col("final_group") >= 0).sort("final_correct", descending=True)
+    traces = tuple(int(t) for t in answered["trace_idx"].to_list())
+    classes = tuple("right" if c else "wrong" for c in answered["final_correct"].to_list())
+    return _bands(str(path), file_stamp(path), int(qid), traces, classes, int(window))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _file_summary(path: str, mtime: int, k: int) -> FileSummary:
+    return summarise_file(_store(path, mtime).features, k)
+
+
+def file_summary(relpath: str, src: SourceConfig, k: int) -> FileSummary:
+    """pass@1, majority@all / @k and the signals' AUROC of the whole file."""
+    store(relpath, src)
+    path = file_path(relpath, src)
+    return _file_summary(str(path), file_stamp(path), int(k))

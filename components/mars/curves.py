@@ -1,14 +1,21 @@
-"""The "Curves" tab: confidence curves (or quantile bands) of a stable sample of the question's
-traces, with probe markers; a clicked marker picks that trace for the "Single trace" tab."""
+"""The "Curves" tab: fixed-window confidence curves of a stable sample of the question's traces
+(or quantile bands over all of them), probe markers on the curves, an optional DeepConf
+threshold; a clicked marker picks that trace for the "Single trace" tab."""
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import streamlit as st
 
+from analysis.mars.confidence import WINDOW
 from analysis.mars.summaries import sample_traces
+from analysis.mars.windows import WINDOWS
+from analysis.stopping.params import SimSettings
+from analysis.stopping.quantiles import percentile_last_axis
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
+from components.common.formatting import fmt_num
 from components.common.guards import guard
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
@@ -16,15 +23,15 @@ from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cached as mc
 from components.mars import cases as mcs
-from components.mars import figures as mf
+from components.mars import curve_figures as cf
+from components.mars.curve_figures import BY_AGREEMENT, BY_CORRECTNESS, Threshold
 
 CURVES_KEY = "mars_curves"
 PICKED_KEY = "_mars_picked"
 PROBE_KEY = "_mars_picked_probe"  # (trace, position) of the last clicked probe marker
 TABS_STATE = "view"  # the tabs' key (components/mars/view.py)
-SMOOTHING = (1, 3, 5, 9, 15, 25)
 DEFAULT_CURVES = 30  # enough to see the spread, few enough to follow single curves
-DEFAULT_SMOOTHING = 5
+DEFAULT_WINDOW = WINDOW  # DeepConf's group size, the window its threshold applies to
 MAX_CURVES = 1000
 _ZOOM_HELP = (
     "Draw the curves with Plotly: drag to zoom, pan, box-select. It loads Plotly's 4.7 MB "
@@ -60,6 +67,36 @@ def _on_curves_select() -> None:
     st.session_state[TABS_STATE] = "Single trace"
 
 
+POLICIES = {
+    "none": None,
+    "DeepConf-low (90th percentile)": 90.0,
+    "DeepConf-high (10th percentile)": 10.0,
+}
+_POLICY_HELP = (
+    "Draw a DeepConf threshold: the q-th percentile (numpy linear) of the lowest 2,048-token "
+    "group confidence (min_group) over the warmup traces, as the stopping playground computes "
+    "it. Here the warmup traces are the question's first {w} traces with a final answer (by "
+    "trace index). A trace whose curve dips below the line would be stopped. DeepConf-low keeps "
+    "about the top 10 % of traces, DeepConf-high about the top 90 %."
+)
+
+
+def deepconf_threshold(feats: pl.DataFrame, q: float, warmup: int) -> tuple[float, int]:
+    """(threshold, warmup traces used): the q-th percentile of min_group over the first `warmup`
+    traces with a final answer, by trace index (`analysis.stopping.quantiles`, what the
+    playground's DeepConf uses)."""
+    head = (
+        feats.filter(pl.col("final_group") >= 0)
+        .sort("trace_idx")
+        .head(warmup)["min_group"]
+        .to_numpy()
+        .astype(np.float64)
+    )
+    if head.size == 0:
+        return float("nan"), 0
+    return float(percentile_last_axis(head, q)), int(head.size)
+
+
 def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:
     n_max = max(1, min(MAX_CURVES, feats.height))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
@@ -70,29 +107,65 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     else:
         n = 1
         c1.caption("1 trace in this question")
-    smooth = c2.select_slider(
-        "Smoothing (points averaged)",
-        SMOOTHING,
-        value=DEFAULT_SMOOTHING,
-        help="Each curve has 96 points, one per 1/96 of the trace's length. The value is how "
-        "many neighbouring points are averaged into one: 1 = no smoothing.",
-        **bound("smooth"),
+    window = int(
+        c2.select_slider(
+            "Window (tokens)",
+            WINDOWS,
+            value=DEFAULT_WINDOW,
+            format_func=lambda w: f"{w:,}",
+            help="Each point is the mean confidence of the previous W tokens, the same W for "
+            "every trace, so dips compare across traces. 2,048 is the group confidence DeepConf "
+            "thresholds.",
+            **bound("win"),
+        )
     )
     mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
     markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
         "probes", value=True, help="show the probe answers as markers", **bound("markers")
     )
     zoom = c4.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
-    shown = sample_traces(feats, int(n), seed=qid)
+    d1, d2 = st.columns([3, 2], vertical_alignment="bottom")
+    probes_by = d1.radio(
+        "Probe markers by",
+        [BY_AGREEMENT, BY_CORRECTNESS],
+        horizontal=True,
+        help="Agreement: does the probed answer equal the trace's own final answer (what MARS "
+        "models)? Correctness: is the probed answer the ground truth?",
+        **bound("probes_by"),
+    )
+    warmup = SimSettings().warmup
+    policy = d2.selectbox(
+        "Threshold", list(POLICIES), help=_POLICY_HELP.format(w=warmup), **bound("policy")
+    )
     if mode == "quantile bands":
-        st.plotly_chart(mf.bands_figure(shown, smooth=int(smooth)), width="stretch")
-        st.caption(
-            "Bands: 10th–90th percentile and median of the smoothed curves of the sampled traces, "
-            "right vs wrong final answers, while at least 3 traces are still running."
-        )
+        _render_bands(rel, src, feats, qid, window)
         return
+    shown = sample_traces(feats, int(n), seed=qid)
+    threshold, thr_note = None, ""
+    q = POLICIES.get(str(policy))
+    if q is not None:
+        value, used = deepconf_threshold(feats, q, warmup)
+        if window != WINDOW:
+            thr_note = (
+                f" The {policy} threshold is drawn only at W = {WINDOW:,}, the window its "
+                "min_group is computed on."
+            )
+        elif used:
+            threshold = Threshold(
+                value,
+                f"{policy}: {fmt_num(value)}, the {q:.0f}th percentile of min_group over {used} "
+                "warmup traces",
+            )
+    cs = mc.curves(rel, src, qid, shown, window)
     probe_text = mc.probes(rel, src, qid) if markers else None
-    fig = mf.curves_figure(shown, probe_text, smooth=int(smooth), show_probes=bool(markers))
+    fig = cf.curves_figure(
+        shown,
+        cs,
+        probe_text,
+        show_probes=bool(markers),
+        probes_by=str(probes_by),
+        threshold=threshold,
+    )
     with evidence("mars_curves"):
         if zoom:
             st.plotly_chart(
@@ -105,11 +178,20 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         else:
             lite_chart(fig, key=CURVES_KEY, on_select=_on_curves_select)
     st.caption(
-        "Each curve is a trace's confidence in 96 equal slices of its length (mean per slice), "
-        "coloured by its final answer (green right, red wrong, grey none). Markers: the probe "
-        "answers forced every 2,048 tokens and at the end, at their stored `avg_conf` "
-        "(● right, × wrong); | marks the trace end. Click a marker to pick that trace for the "
-        "Single trace tab."
+        f"Each curve is one trace's confidence in a fixed window: at token x, the mean of the "
+        f"{window:,} tokens before x (before token {window:,}, of the tokens so far), every "
+        f"{cs.stride:,} tokens; at W = 2,048 this is DeepConf's group confidence, and its lowest "
+        "point past 2,048 is the trace's min_group. Colour: the trace's final answer (green "
+        "right, red wrong, grey none). Markers: the probe answers forced every 2,048 tokens and "
+        "at the end, placed on the curve at their token position; "
+        + (
+            "● the probed answer equals the trace's own final answer, ◆ another answer, "
+            "○ no answer."
+            if probes_by == BY_AGREEMENT
+            else "● the probed answer is right, × wrong, ○ no answer."
+        )
+        + " | marks the trace end. Click a marker to pick that trace for the Single trace tab."
+        + thr_note
     )
     picked = st.session_state.pop(PICKED_KEY, None)
     if picked is not None:
@@ -117,6 +199,22 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         st.info(f"Trace {picked} selected: open the **Single trace** tab to zoom in.")
     with guard("the selected trace's casebook control", dataset=mcs.DATASET):
         _selected_trace_capture(rel, src, feats, qid, picked)
+
+
+def _render_bands(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int, window: int) -> None:
+    """The pool's bands: every trace of the question with a final answer, not only the shown."""
+    with st.spinner(f"Reading the confidences of all {feats.height:,} traces…"):
+        grid, bands = mc.bands(rel, src, qid, feats, window)
+    st.plotly_chart(cf.bands_figure(grid, bands, window), width="stretch")
+    n = {b.name: b.n for b in bands}
+    n_none = int((feats["final_group"] < 0).sum())
+    st.caption(
+        f"Bands over the whole pool: the 10th–90th percentile and median of the {window:,}-token "
+        f"window confidence of all {n.get('right', 0):,} traces with a right final answer and "
+        f"all {n.get('wrong', 0):,} with a wrong one ({n_none:,} without a final answer left "
+        "out), at each token position while at least 3 traces of the class are still running "
+        "(hover: how many). The 'Traces shown' slider does not apply here."
+    )
 
 
 def _selected_trace_capture(

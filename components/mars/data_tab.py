@@ -6,13 +6,16 @@ import polars as pl
 import streamlit as st
 
 from components.common.downloads import download_buttons, file_stem
+from components.common.formatting import DASH
 
 DOWNLOAD_KEY = "mars_features_download"
 
 
 def render_data(feats: pl.DataFrame, qid: int, rel: str) -> None:
     scalar = [c for c, t in feats.schema.items() if not isinstance(t, pl.List)]
-    st.dataframe(feats.select(scalar), hide_index=True, width="stretch", height=360)
+    st.dataframe(
+        feats.select(scalar), hide_index=True, width="stretch", height=360, placeholder=DASH
+    )
     row = st.container(horizontal=True)  # content-wide buttons: narrow columns cut the labels
     download_buttons(
         feats, file_stem("mars", rel, f"q{qid}", "features"), key=DOWNLOAD_KEY, columns=[row, row]

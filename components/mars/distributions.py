@@ -1,4 +1,5 @@
-"""The "Distributions" tab: final answers, and per-trace values right vs wrong."""
+"""The "Distributions" tab: the file's pass@1, majority@k and signal AUROCs, then the open
+question's final answers and per-trace values right vs wrong."""
 
 from __future__ import annotations
 
@@ -6,10 +7,23 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars.store import MarsFeatureStore
+from cache.sources import SourceConfig
+from components.common.guards import guard
 from components.mars import figures as mf
+from components.mars.file_summary import render_file_summary
+
+DATASET = "mars"
 
 
-def render_distributions(store: MarsFeatureStore, feats: pl.DataFrame, qid: int) -> None:
+MAJORITY_K = 16  # DeepConf's warmup size: a small budget's vote
+
+
+def render_distributions(
+    rel: str, src: SourceConfig, store: MarsFeatureStore, feats: pl.DataFrame, qid: int
+) -> None:
+    with guard("the file-level figures", dataset=DATASET):
+        render_file_summary(rel, src, store, MAJORITY_K)
+    st.subheader(f"This question: Q{qid}", divider="gray")
     a, b = st.columns(2)
     n_none = int((feats["final_group"] < 0).sum())
     a.plotly_chart(mf.answers_bar(store.question_groups(qid), n_none=n_none), width="stretch")
@@ -22,7 +36,7 @@ def render_distributions(store: MarsFeatureStore, feats: pl.DataFrame, qid: int)
         mf.compare_hist(
             feats,
             "min_group",
-            "lowest group confidence (DeepConf min_group)",
+            "lowest group confidence (min_group)",
             x_title="lowest 2,048-token group confidence",
         ),
         width="stretch",
@@ -31,7 +45,7 @@ def render_distributions(store: MarsFeatureStore, feats: pl.DataFrame, qid: int)
         mf.compare_hist(
             feats,
             "tail_conf",
-            "tail confidence (last 2,048 tokens)",
+            "tail confidence (tail_conf)",
             x_title="mean confidence of the last 2,048 tokens",
         ),
         width="stretch",

@@ -3,14 +3,13 @@
 Why this shape: up to 1,000 confidence curves must stay under 2 MB of figure JSON, so curves of
 one correctness class go into *one* trace (NaN-separated) with float32 arrays (plotly ships them
 as base64 typed arrays), and probe markers are two more traces. The traces are WebGL only when
-there are many points: for the default 30 curves an SVG chart draws about 0.9 s sooner in a new
+there are many points: for the default 30 curves an SVG chart draws noticeably sooner in a new
 tab (no WebGL context to set up; bench/first_paint.py). Every piece of
 dataset text (answers, raw_text, labels) goes through `esc_hover`/`esc` before plotly sees it.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -20,9 +19,11 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 
 from analysis.mars.features import CURVE_POINTS
 from analysis.mars.summaries import VoteShares
+from analysis.mars.windows import NO_ANSWER
 from components.common import theme
 from components.common.formatting import fmt_kilo, fmt_num
-from components.common.safe_text import esc, esc_hover
+from components.common.safe_text import esc_hover
+from components.mars.curve_figures import BY_AGREEMENT, BY_CORRECTNESS, PROBE_STYLES
 
 LEGEND_CHARS = 22
 Y_TITLE = "confidence (−mean top-20 logprob)"
@@ -62,253 +63,6 @@ def curve_matrix(feats: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     edges = lengths[:, None] * np.arange(CURVE_POINTS + 1)[None, :] / CURVE_POINTS
     x = ((edges[:, :-1] + edges[:, 1:]) / 2).astype(np.float32)
     return x, y
-
-
-MAX_CURVE_POINTS = 60_000  # all curves together; keeps 1,000 curves near 0.5 MB of JSON
-SVG_MAX_POINTS = 12_000  # curve points plus markers up to which a plain SVG scatter draws faster
-
-
-def _scatter_class(n_points: int) -> type[go.Scatter] | type[go.Scattergl]:
-    """One class for every trace of a figure (an SVG trace would sit under a WebGL canvas)."""
-    return go.Scatter if n_points <= SVG_MAX_POINTS else go.Scattergl
-
-
-def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average neighbouring curve points when many curves are shown (a divisor of the width)."""
-    n, p = y.shape
-    if n * p <= MAX_CURVE_POINTS:
-        return x, y
-    need = n * p / MAX_CURVE_POINTS
-    f = next((d for d in range(2, p + 1) if p % d == 0 and d >= need), p)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ys = np.nanmean(y.reshape(n, p // f, f), axis=2)
-    xs = x.reshape(n, p // f, f).mean(axis=2)
-    return xs.astype(np.float32), ys.astype(np.float32)
-
-
-def _joined(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows joined into one polyline with NaN breaks (one WebGL trace for many curves)."""
-    if x.shape[0] == 0:
-        return np.zeros(0, np.float32), np.zeros(0, np.float32)
-    brk = np.full((x.shape[0], 1), np.nan, dtype=np.float32)
-    return (
-        np.concatenate([x, brk], axis=1).ravel().astype(np.float32),
-        np.concatenate([y, brk], axis=1).ravel().astype(np.float32),
-    )
-
-
-def _probe_points(feats: pl.DataFrame, probe_text: pl.DataFrame | None) -> pl.DataFrame:
-    """One row per probe of the shown traces: trace_idx, position, avg_conf, correct, hover."""
-    p = (
-        feats.select("trace_idx", "probe_pos", "probe_avg_conf", "probe_correct", "probe_group")
-        .explode("probe_pos", "probe_avg_conf", "probe_correct", "probe_group")
-        .drop_nulls("probe_pos")
-        .rename({"probe_pos": "position"})
-    )
-    if probe_text is not None and probe_text.height:
-        p = p.join(
-            probe_text.select("trace_idx", "position", "answer", "raw_text"),
-            on=["trace_idx", "position"],
-            how="left",
-        )
-    else:
-        p = p.with_columns(answer=pl.lit(None, pl.String), raw_text=pl.lit(None, pl.String))
-    return p
-
-
-def _probe_hover(p: pl.DataFrame, budget_chars: int = 600_000) -> list[str]:
-    """Escaped hover lines; raw_text is cut shorter when there are many markers, so 1,000 curves
-    stay under the 2 MB payload (the Single trace tab shows raw_text in full)."""
-    n = max(p.height, 1)
-    raw_chars = int(min(HOVER_TEXT_CHARS, max(16, budget_chars / n - 70)))
-    out = []
-    for t, pos, a, raw, avg in p.select(
-        "trace_idx", "position", "answer", "raw_text", "probe_avg_conf"
-    ).iter_rows():
-        out.append(
-            f"trace {t} @ {pos}: {esc_hover(a, 30)}<br>{esc_hover(raw, raw_chars)}"
-            f"<br>avg_conf {fmt_num(avg, inf='–')}"
-        )
-    return out
-
-
-def curves_figure(
-    feats: pl.DataFrame,
-    probe_text: pl.DataFrame | None = None,
-    smooth: int = 1,
-    show_probes: bool = True,
-    title: str = "",
-) -> go.Figure:
-    """Confidence curves of the given traces, coloured by final correctness; probe markers
-    (circle = right, x = wrong) and trace ends (|)."""
-    fig = go.Figure()
-    x, y = curve_matrix(feats)
-    y = smooth_rows(y, smooth)
-    x, y = _thin(x, y)
-    correct = feats["final_correct"].to_numpy().astype(bool)
-    has_answer = feats["final_group"].to_numpy() >= 0
-    # drawn wrong first and right last (the minority class is usually right, and would vanish
-    # under the wrong curves); legendrank keeps the legend in right / wrong / none order
-    classes = [
-        ("wrong final answer", ~correct & has_answer, theme.WRONG, 2),
-        ("no final answer", ~has_answer, theme.NO_ANSWER, 3),
-        ("right final answer", correct, theme.CORRECT, 1),
-    ]
-    few = feats.height <= 60
-    n_probes = sum(len(v or []) for v in feats["probe_pos"].to_list()) if show_probes else 0
-    trace_cls = _scatter_class(int(np.isfinite(y).sum()) + feats.height + n_probes)
-    for name, mask, color, rank in classes:
-        if not mask.any():
-            continue
-        xs, ys = _joined(x[mask], y[mask])
-        fig.add_trace(
-            trace_cls(
-                x=xs,
-                y=ys,
-                mode="lines",
-                line={"color": color, "width": 1.5 if few else 1},
-                opacity=0.7 if few else 0.45,
-                name=f"{name} ({int(mask.sum())})",
-                hoverinfo="skip",
-                legendgroup=name,
-                legendrank=rank,
-            )
-        )
-    # trace ends
-    if feats.height:
-        last = np.array(
-            [row[np.isfinite(row)][-1] if np.isfinite(row).any() else np.nan for row in y],
-            dtype=np.float32,
-        )
-        fig.add_trace(
-            trace_cls(
-                x=_f32(feats["length"].to_numpy()),
-                y=last,
-                mode="markers",
-                marker={
-                    "symbol": "line-ns-open",
-                    "size": 9,
-                    "color": np.where(
-                        correct, theme.CORRECT, np.where(has_answer, theme.WRONG, theme.NO_ANSWER)
-                    ).tolist(),
-                    "line": {"width": 2},
-                },
-                name="trace end",
-                customdata=feats["trace_idx"].to_list(),  # plain ints: selection events carry them
-                hovertemplate="trace %{customdata} ends at token %{x}<extra></extra>",
-            )
-        )
-    if show_probes and feats.height:
-        p = _probe_points(feats, probe_text)
-        for name, ok, symbol, color in (
-            ("probe: right answer", True, "circle", theme.CORRECT),
-            ("probe: wrong / no answer", False, "x", theme.WRONG),
-        ):
-            sub = p.filter(pl.col("probe_correct") == ok)
-            if not sub.height:
-                continue
-            fig.add_trace(
-                trace_cls(
-                    x=_f32(sub["position"].to_numpy()),
-                    y=_f32(sub["probe_avg_conf"].to_numpy()),
-                    mode="markers",
-                    marker={"symbol": symbol, "size": 6, "color": color, "opacity": 0.8},
-                    name=name,
-                    text=_probe_hover(sub),
-                    # [trace, position]: a click opens that trace at that probe
-                    customdata=list(
-                        zip(sub["trace_idx"].to_list(), sub["position"].to_list(), strict=True)
-                    ),
-                    hovertemplate="%{text}<extra></extra>",
-                )
-            )
-    fig.update_layout(
-        title=esc(title),
-        xaxis_title="token position",
-        yaxis_title=Y_TITLE,
-        height=480,
-        margin={"l": 60, "r": 20, "t": 40 if title else 10, "b": 50},
-        legend={"orientation": "h", "y": -0.15},
-        hovermode="closest",
-        clickmode="event+select",
-    )
-    return fig
-
-
-def bands_figure(feats: pl.DataFrame, smooth: int = 1, n_x: int = 120) -> go.Figure:
-    """10-50-90% quantile bands of the curves, right vs wrong final answers, on a token grid
-    (a trace counts at x only while it lasts; points with < 3 live traces are left out)."""
-    fig = go.Figure()
-    x, y = curve_matrix(feats)
-    y = smooth_rows(y, smooth)
-    lengths = feats["length"].to_numpy().astype(np.float64)
-    xmax = float(np.percentile(lengths, 95)) if lengths.size else 1.0
-    grid = np.linspace(0, max(xmax, 1.0), n_x)
-    correct = feats["final_correct"].to_numpy().astype(bool)
-    has_answer = feats["final_group"].to_numpy() >= 0
-    for name, mask, color, fill in (
-        ("right", correct, theme.CORRECT, theme.CORRECT_BAND),
-        ("wrong", ~correct & has_answer, theme.WRONG, theme.WRONG_BAND),
-    ):
-        idx = np.flatnonzero(mask)
-        if idx.size < 3:
-            continue
-        m = np.full((idx.size, n_x), np.nan)
-        for r, i in enumerate(idx):
-            ok = np.isfinite(y[i])
-            if ok.sum() >= 2:
-                vals = np.interp(grid, x[i][ok], y[i][ok])
-                vals[grid > lengths[i]] = np.nan
-                m[r] = vals
-        alive = np.isfinite(m).sum(axis=0) >= 3
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns are masked below
-            q = np.nanpercentile(np.where(alive[None, :], m, np.nan), [10, 50, 90], axis=0)
-        gx = _f32(grid[alive])
-        lo, med, hi = (_f32(v[alive]) for v in q)
-        fig.add_trace(
-            go.Scatter(
-                x=gx,
-                y=hi,
-                mode="lines",
-                line={"width": 0},
-                showlegend=False,
-                legendgroup=name,
-                hoverinfo="skip",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=gx,
-                y=lo,
-                mode="lines",
-                line={"width": 0},
-                fill="tonexty",
-                fillcolor=fill,
-                name=f"{name}: 10–90%",
-                legendgroup=name,
-                hoverinfo="skip",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=gx,
-                y=med,
-                mode="lines",
-                line={"color": color, "width": 2},
-                name=f"{name}: median ({idx.size} traces)",
-                legendgroup=name,
-            )
-        )
-    fig.update_layout(
-        xaxis_title="token position",
-        yaxis_title=Y_TITLE,
-        height=480,
-        margin={"l": 60, "r": 20, "t": 10, "b": 50},
-        legend={"orientation": "h", "y": -0.15},
-    )
-    return fig
 
 
 def _vote_rows(vs: VoteShares) -> list[tuple[str, bool, np.ndarray]]:
@@ -474,9 +228,11 @@ def zoom_figure(
     window: int,
     probes: pl.DataFrame,
     smooth: int = 1,
+    probes_by: str = BY_AGREEMENT,
 ) -> go.Figure:
     """One trace at full resolution: token confidences, the W-token group confidence (plotted at
-    each window's last token), and every probe (hover: answer, raw_text, avg_conf)."""
+    each window's last token), and every probe at its stored avg_conf (the mean of the W tokens
+    before it: on the group line), by agreement with the final answer or by correctness."""
     c = _f32(confs)
     if smooth > 1 and c.size:
         c = smooth_rows(c[None, :], smooth)[0]
@@ -506,36 +262,63 @@ def zoom_figure(
         )
     )
     if probes.height:
+        # one trace per class, so the legend shows the very symbols drawn; WebGL like the lines
+        # and added last (an SVG trace would sit *under* the WebGL canvas); the white outline
+        # keeps markers readable on top of the lines
+        column = "vs final" if probes_by == BY_AGREEMENT else "_verdict"
         ok = (
-            probes["is_correct_group"].to_list()
+            probes["is_correct_group"]
             if "is_correct_group" in probes.columns
-            else probes["is_correct"].to_list()
+            else probes["is_correct"]
+        ).fill_null(False)
+        has = probes["answer"].is_not_null() & (probes["answer"] != "")
+        if "group" in probes.columns:
+            has = probes["group"] != "—"
+        probes = probes.with_columns(
+            _verdict=pl.when(~has)
+            .then(pl.lit(NO_ANSWER))
+            .when(ok)
+            .then(pl.lit("right"))
+            .otherwise(pl.lit("wrong"))
         )
-        hover = [
-            f"token {p}<br>answer: {esc_hover(a, 80)}<br>raw: {esc_hover(r, 200)}"
-            f"<br>avg_conf: {fmt_num(v, inf='–')}"
-            for p, a, r, v in probes.select(
-                "position", "answer", "raw_text", "avg_conf"
-            ).iter_rows()
-        ]
-        # WebGL like the lines and added last: an SVG trace would sit *under* the WebGL canvas,
-        # hidden by the line and band; the white outline keeps markers readable on top of them
-        fig.add_trace(
-            go.Scattergl(
-                x=_f32(probes["position"].to_numpy()),
-                y=_f32(probes["avg_conf"].to_numpy()),
-                mode="markers",
-                marker={
-                    "symbol": ["circle" if o else "x" for o in ok],
-                    "color": [theme.CORRECT if o else theme.WRONG for o in ok],
-                    "size": 14,
-                    "line": {"color": theme.MARKER_OUTLINE, "width": 2},
-                },
-                name="probes (○ right, × wrong)",
-                text=hover,
-                hovertemplate="%{text}<extra></extra>",
+        if column not in probes.columns:
+            column = "_verdict"
+            probes_by = BY_CORRECTNESS
+        for key, name, symbol, color in PROBE_STYLES[probes_by]:
+            sub = probes.filter(pl.col(column) == key)
+            if not sub.height:
+                continue
+            hover = [
+                f"token {p:,}<br>answer: {esc_hover(a, 80)} ({g}; {v})<br>raw: {esc_hover(r, 200)}"
+                f"<br>avg_conf: {fmt_num(c, inf='–')}"
+                for p, a, r, c, g, v in sub.select(
+                    "position",
+                    "answer",
+                    "raw_text",
+                    "avg_conf",
+                    pl.col("vs final") if "vs final" in sub.columns else pl.lit("–"),
+                    "_verdict",
+                ).iter_rows()
+            ]
+            fig.add_trace(
+                go.Scattergl(
+                    x=_f32(sub["position"].to_numpy()),
+                    y=_f32(sub["avg_conf"].to_numpy()),
+                    mode="markers",
+                    marker={
+                        "symbol": symbol,
+                        "color": color,
+                        "size": 14,
+                        "line": {
+                            "color": color if symbol.endswith("-open") else theme.MARKER_OUTLINE,
+                            "width": 2,
+                        },
+                    },
+                    name=f"{name} ({sub.height})",
+                    text=hover,
+                    hovertemplate="%{text}<extra></extra>",
+                )
             )
-        )
     fig.update_layout(
         xaxis_title="token position",
         yaxis_title=Y_TITLE,

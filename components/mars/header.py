@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import polars as pl
 import streamlit as st
+from plotly.colors import get_colorscale
 
 from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import question_stats
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
+from components.common import theme
 from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
-from components.common.formatting import fmt_num
+from components.common.formatting import DASH, fmt_num, fmt_quantity
 from components.common.guards import guard
 from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc, md_text
@@ -105,6 +107,7 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             key=GRID_KEY,
             on_select=_on_grid_select,
         )
+        st.html(colour_bar_html())
         table = ov.with_columns(
             (pl.col("pass_at_1") * 100).round(1).alias("pass@1 %"),
             pl.when(pl.col("majority_tie") > 1)
@@ -124,7 +127,13 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             "ground_truth",
         )
         # every question visible without scrolling the table (35 px a row + the header)
-        st.dataframe(table, hide_index=True, height=35 * (table.height + 1) + 3, width="stretch")
+        st.dataframe(
+            table,
+            hide_index=True,
+            height=35 * (table.height + 1) + 3,
+            width="stretch",
+            placeholder=DASH,
+        )
     raw = DL.asked(MarsKeys.QID.key)
     qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
@@ -132,6 +141,28 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
     DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     return int(qid)
+
+
+COLOUR_BAR_TITLE = "fill: pass@1, share of the question's traces with a right final answer (%)"
+
+
+def colour_bar_html(ticks: tuple[float, ...] = (0, 0.25, 0.5, 0.75, 1)) -> str:
+    """The grid's colour bar: the fill scale from 0 % to 100 % pass@1, with its quantity named
+    (the light chart draws no Plotly colour bar)."""
+    stops = ", ".join(f"{c} {float(v) * 100:g}%" for v, c in get_colorscale(theme.GRID_SCALE))
+    labels = "".join(
+        f"<span style='position:absolute;left:{t * 100:g}%"
+        + (f";transform:translateX(-{t * 100:g}%)'>" if t > 0 else "'>")
+        + f"{fmt_quantity(t, '%').replace('.0%', '%')}</span>"
+        for t in ticks
+    )
+    return (
+        "<div style='max-width:420px;margin:2px 0 8px 10px;font-size:0.8rem'>"
+        f"<div>{esc(COLOUR_BAR_TITLE)}</div>"
+        f"<div style='height:12px;border:1px solid {theme.PANEL_BORDER};"
+        f"background:linear-gradient(to right, {stops})'></div>"
+        f"<div style='position:relative;height:1.2em'>{labels}</div></div>"
+    )
 
 
 def _on_grid_select() -> None:

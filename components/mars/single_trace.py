@@ -14,7 +14,7 @@ from analysis.mars.summaries import probe_table
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.casebook import evidence
-from components.common.formatting import fmt_num
+from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard
 from components.common.safe_text import esc
 from components.common.selection import selected_rows
@@ -123,6 +123,7 @@ def show_probe_texts(
         selection_mode="single-row",
         key=PROBES_KEY,
         column_config={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
+        placeholder=DASH,
     )
     rows = selected_rows(event)
     positions = probes["position"].to_list()

@@ -64,7 +64,7 @@ def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: i
                     render_votes(rel, src, qid)
             elif name == "Distributions":
                 with guard("the distributions", dataset=DATASET):
-                    render_distributions(store, feats, qid)
+                    render_distributions(rel, src, store, feats, qid)
             elif name == "Single trace":
                 with guard("the single-trace zoom", dataset=DATASET):
                     render_single_trace(rel, src, store, feats, qid)

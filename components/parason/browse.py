@@ -11,6 +11,7 @@ from analysis.parason.metrics import SORT_COLUMNS, filter_table
 from analysis.parason.tables import browse_frame
 from components.common.casebook import case_counts
 from components.common.downloads import file_stem
+from components.common.formatting import DASH
 from components.common.selection import event_of, selected_rows
 from components.common.url_state import bound_kept
 from components.parason.cases import badge
@@ -77,5 +78,6 @@ def render_browse(filtered: pl.DataFrame, total: int, subset: str, counter: str)
         hide_index=True,
         height=min(480, 38 + 35 * shown.height),
         column_config=COLUMNS,
+        placeholder=DASH,
     )
     table_downloads(view, file_stem("parason", subset, counter, "filtered"), "pa_browse")

@@ -277,17 +277,23 @@ def by_correctness(df: pl.DataFrame) -> go.Figure:
                 col=i,
             )
     fig.update_annotations(font_size=12)
+    for i, unit in enumerate(("speedup (×)", "share of T", "tokens"), 1):
+        fig.update_yaxes(title_text=unit, row=1, col=i)
     return _layout(fig, "Metrics by correctness", height=360)
 
 
 def note_counter(fig: go.Figure, counter_label: str) -> go.Figure:
     """Say on the figure itself which token counter made its numbers (they differ by counter)."""
+    # subplot titles are annotations just above the plot: the note then goes above them, or it
+    # covered the right-hand title ("tokens T" of the correctness split)
+    titled = bool(fig.layout.annotations)
     fig.add_annotation(
         text=f"token counts: {esc(counter_label)}",
         xref="paper", yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom",
-        showarrow=False, font=dict(size=10, color=NOTE_FG),
+        yshift=22 if titled else 0, showarrow=False, font=dict(size=10, color=NOTE_FG),
     )  # fmt: skip
+    need = 75 if titled else 30
     top = fig.layout.margin.t
-    if top is None or top < 30:  # room above the plot so the note is not clipped
-        fig.update_layout(margin_t=30)
+    if top is None or top < need:  # room above the plot so the note is not clipped
+        fig.update_layout(margin_t=need)
     return fig

@@ -20,7 +20,6 @@ from components.parason.charts import (
 from components.parason.shared import COUNTER_LABELS, DATASET, UUID, open_trajectory
 
 PLAIN = {"displayModeBar": False}
-CHART_WIDTH = 560  # px: one chart's full title fits
 
 
 def selected_uuid(event: object) -> str | None:
@@ -53,10 +52,9 @@ def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate")
     )
     uid = UUID.read()
     label = COUNTER_LABELS.get(counter, counter)
-    # a wrapping row: two charts side by side when they fit, else one above the other (at
-    # 1024 px two columns cut the chart titles)
-    row = st.container(horizontal=True)
-    c1, c2, c3, c4 = (row.container(width=CHART_WIDTH) for _ in range(4))
+    # one chart per row, each the page's full width: the scatters need the room, and two
+    # fixed-width charts side by side left half the page empty at 1440 px and cut titles at 1024
+    c1, c2, c3, c4 = (st.container() for _ in range(4))
     with c1, guard("the speedup chart", dataset=DATASET):
         _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed")
     with c2, guard("the ratio chart", dataset=DATASET):

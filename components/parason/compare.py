@@ -7,23 +7,29 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from analysis.parason.accepted import accepted_view
 from analysis.parason.analyse import analyse_row
-from analysis.parason.metrics import Metrics
-from analysis.parason.tables import (
-    added_nodes,
-    compare_rows,
-    compare_stage_frame,
-    resolve_uuid,
-)
+from analysis.parason.pairs import pair_stages
+from analysis.parason.tables import added_nodes, resolve_uuid
 from cache.sources import SourceConfig
 from components.common.casebook import capture
-from components.common.formatting import fmt_quantity
+from components.common.formatting import DASH
 from components.common.guards import guard
+from components.common.url_state import bound_kept
 from components.parason import cached as pc
 from components.parason import cases as pcs
 from components.parason.dag_panel import COLLAPSE_AT, dag_view
-from components.parason.shared import DATASET, UUID, picker
+from components.parason.pairs_view import (
+    OR_JOIN_NOTE,
+    compare_frame,
+    latency_note,
+    render_accepted,
+    render_all_pairs,
+    stage_compare_frame,
+)
+from components.parason.shared import COUNTER_LABELS, DATASET, UUID, picker
 
+SCOPES = ("one pair", "all pairs")
 HOW_ADDED = (
     "How added branches are "
     "found: each 8x stage is compared with the same stage of the 1x row; a thread whose text (number "
@@ -33,18 +39,15 @@ HOW_ADDED = (
 )
 
 
-def compare_frame(m1: Metrics, m8: Metrics) -> pl.DataFrame:
-    """The headline metrics of both expansions side by side, with the change, as display text
-    (rounded per metric: a token count with three decimals reads as false precision)."""
-    rows = compare_rows(m1, m8)
-    return pl.DataFrame(
-        {
-            "metric": [r.metric for r in rows],
-            "sft-1x": [fmt_quantity(r.one, r.style) for r in rows],
-            "sft-8x": [fmt_quantity(r.eight, r.style) for r in rows],
-            "change": [fmt_quantity(r.change, r.style, sign=True) for r in rows],
-        }
-    )
+def first_grown_pair(t1: pl.DataFrame, t8: pl.DataFrame) -> str | None:
+    """The first pair whose 8x row has more branches than its 1x row: a view opened without a
+    pair shows one the expansion changed (most pairs of a subset have no added branch)."""
+    if "branches" not in t1.columns or "branches" not in t8.columns:
+        return None
+    n = pl.col("branches").list.sum()
+    pairs = t1.select("uuid", n1=n).join(t8.select("uuid", n8=n), on="uuid")
+    grown = pairs.filter(pl.col("n8") > pl.col("n1"))
+    return str(grown["uuid"][0]) if grown.height else None
 
 
 def render_compare(src: SourceConfig, counter: str) -> None:
@@ -54,6 +57,13 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     if common.height == 0:
         st.info("No trajectory is present in both sft-1x and sft-8x.")
         return
+    scope = st.segmented_control(
+        "Compare", SCOPES, default=SCOPES[0], required=True, **bound_kept("pairs")
+    )
+    if scope == "all pairs":
+        with guard("the paired rows", dataset=DATASET):
+            render_all_pairs(t1, t8, COUNTER_LABELS.get(counter, counter))
+        return
     asked = UUID.read()
     uid = resolve_uuid(common, asked)
     if uid is None:
@@ -62,7 +72,7 @@ def render_compare(src: SourceConfig, counter: str) -> None:
                 "This trajectory is not in both subsets; showing the first one that is.",
                 icon=":material/search:",
             )
-        uid = str(common["uuid"][0])
+        uid = first_grown_pair(t1, t8) or str(common["uuid"][0])
     picker(common, uid, "Trajectory (in both subsets)")
     r1 = t1.filter(pl.col("uuid") == uid).row(0, named=True)
     r8 = t8.filter(pl.col("uuid") == uid).row(0, named=True)
@@ -89,7 +99,14 @@ def render_compare(src: SourceConfig, counter: str) -> None:
             key=f"pa_pair_{uid}",
             label="Add pair to casebook",
         )
-    st.dataframe(compare_frame(a1.metrics, a8.metrics), hide_index=True)
+    st.dataframe(compare_frame(a1.metrics, a8.metrics), hide_index=True, placeholder=DASH)
+    note = latency_note(a1.metrics, a8.metrics)
+    if note:
+        st.warning(note, icon=":material/hourglass_bottom:")
+    st.caption(
+        OR_JOIN_NOTE + " T_1x / C: the 1x row's sequential work over this row's critical path "
+        "(below 1×: slower than decoding the 1x row one token at a time)."
+    )
     c1, c8 = st.columns(2)
     widest = max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))
     height = max(320, min(900, 160 + 34 * widest))
@@ -99,6 +116,17 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     with c8, guard("the 8x DAG", dataset=DATASET):
         st.markdown("**sft-8x** (added branches outlined in magenta, marked +)")
         dag_view(a8.dag, None, added, "pa_dag_8x", height=height, subset="sft-8x", compact=True)
-    stages = compare_stage_frame(a1.metrics, a8.metrics, a8.traj, added)
+    stages = stage_compare_frame(pair_stages(a1.metrics, a8.metrics, a8.traj, added))
     if stages.height:
-        st.dataframe(stages, hide_index=True)
+        st.markdown(
+            "**Stages** · cost = s_b + the longest thread (the stage's share of C) · longest = "
+            "the stage's longest thread · speedup = (s_b + Σ threads) / cost"
+        )
+        st.dataframe(stages, hide_index=True, placeholder=DASH)
+    with guard("the accepted Trial view", dataset=DATASET):
+        render_accepted(
+            {
+                "sft-1x": accepted_view(a1.traj, a1.counts, a1.metrics.C),
+                "sft-8x": accepted_view(a8.traj, a8.counts, a8.metrics.C),
+            }
+        )

@@ -16,6 +16,8 @@ from collections.abc import Collection, Mapping
 import networkx as nx
 import plotly.graph_objects as go
 
+from analysis.parason.dag import url_node
+from components.common.formatting import fmt_tokens
 from components.common.safe_text import esc, esc_hover, plotly_text
 from components.common.theme import (
     DAG_ADDED,
@@ -29,7 +31,19 @@ from components.common.theme import (
 )
 
 LABEL_POSITION = "middle right"  # node labels (thread numbers, +n) beside their marker
+LABEL_HALO = ", ".join(  # a solid 2 px outline in the background colour around each label
+    f"{x}px {y}px 0 {DAG_BG}" for x in (-2, 0, 2) for y in (-2, 0, 2) if x or y
+)
 JOIN_SYMBOLS = {"AND": "square", "OR": "diamond", "MIXED": "star", "ALL": "circle"}
+
+
+def label_position(d: Mapping) -> str:
+    """Left of a thread in an OR stage: the dashed edges of every Trial converge on the join to
+    the right and ran through "+5"; thin solid fork edges on the left are cut cleanly by the
+    halo. Other labels stay at LABEL_POSITION."""
+    if d.get("kind") == "thread" and d.get("join_type") == "OR":
+        return "middle left"
+    return LABEL_POSITION
 
 
 def node_colour(d: Mapping) -> str:
@@ -54,12 +68,15 @@ def _symbol(d: Mapping) -> str:
 def _hover(n: str, d: Mapping, added: bool) -> str:
     kind = d.get("kind", "")
     head = {
-        "thread": f"{d.get('thread_kind', 'untyped')} thread {d.get('number') or '?'}",
+        "thread": f"{d.get('label', n)} thread",
         "join": f"join ({d.get('join_type', '')})",
         "fork": f"fork · {d.get('branches', 0)} branches · {d.get('block_kind', '')} block",
         "collapsed": f"{d.get('count', 0)} collapsed branches",
     }.get(kind, kind)
-    lines = [f"<b>{esc(head)}</b> · {esc(n)}", f"tokens: {float(d.get('tokens', 0.0)):,.1f}"]
+    lines = [
+        f"<b>{esc(head)}</b> · node {esc(url_node(n))}",
+        esc(fmt_tokens(d.get("tokens", 0.0), 1)),
+    ]
     if d.get("critical"):
         lines.append("on the critical path")
     if added:
@@ -161,9 +178,10 @@ def dag_figure(
         elif d.get("kind") == "collapsed":
             label = f"+{int(d.get('count', 0))}"
         text.append(f"{plus}{label}{badge}")
-        # beside the marker, at its height: above it, in a crowded stage, thread k's number sat
-        # next to thread k-1 (the first Trial read "2" and the last had none)
-        where.append(LABEL_POSITION)
+        # beside the marker (above it, in a crowded stage, thread k's number sat next to thread
+        # k-1), on the side away from the edge to the join: "middle right" put "+5" on the
+        # dashed OR edges of the 8x DAG
+        where.append(label_position(d))
         ids.append(n)
     fig.add_trace(
         go.Scatter(
@@ -179,7 +197,9 @@ def dag_figure(
             ),
             text=text,
             textposition=where,
-            textfont=dict(size=11),
+            # a halo in the background colour: the OR edges leave each thread to the right,
+            # through its "+5" label, and without it the dashes crossed the digits
+            textfont=dict(size=11, shadow=LABEL_HALO),
             hovertext=hover,
             hoverinfo="text",
             customdata=ids,

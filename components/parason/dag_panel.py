@@ -15,7 +15,7 @@ from analysis.parason.tables import collapse_notes, widest_stage
 from components.common.selection import event_of, point_values
 from components.parason.charts import note_counter
 from components.parason.dag import dag_figure
-from components.parason.shared import NODE, switch_subset
+from components.parason.shared import switch_subset, write_node
 
 COLLAPSE_AT = 12
 DAG_LEGEND = (
@@ -32,7 +32,7 @@ def on_dag_select(key: str, subset: str | None = None) -> None:
     node = next((v for v in point_values(event_of(key)) if isinstance(v, str)), None)
     if node is None:
         return
-    NODE.write(node)
+    write_node(node)
     if subset is not None:
         switch_subset(subset)
         st.session_state["view"] = "Trajectory"
@@ -71,7 +71,9 @@ def dag_view(
     collapse, keep = dag_controls(g, key, compact)
     h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
     fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
-    note_counter(fig, g.graph.get("counter", ""))
+    counter = str(g.graph.get("counter", ""))
+    # side by side, the long name ("estimate (num_qwen_tokens spread ...)") ran off the left edge
+    note_counter(fig, counter.split(" (", 1)[0] if compact else counter)
     for note in collapse_notes(g, h):
         st.caption(note)
     st.plotly_chart(

@@ -9,6 +9,7 @@ import streamlit as st
 from analysis.parason.tables import filter_rl, rl_frame, rl_sources
 from cache.sources import SourceConfig
 from components.common.downloads import file_stem
+from components.common.formatting import DASH
 from components.common.safe_text import esc
 from components.common.selection import selected_rows
 from components.common.url_state import bound_kept
@@ -63,6 +64,7 @@ def render_rl(src: SourceConfig) -> None:
         selection_mode="single-row",
         hide_index=True,
         height=min(420, 38 + 35 * shown.height),
+        placeholder=DASH,
     )
     rows = selected_rows(state)
     if rows and 0 <= rows[0] < view.height:

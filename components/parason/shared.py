@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from analysis.parason.dag import node_from_url, url_node
 from analysis.parason.metrics import export_table, filter_table
 from analysis.parason.tables import plain_question, speedup_range, speedup_top
 from components.common.downloads import download_buttons
@@ -75,6 +76,16 @@ def needs_table_note(subset: str) -> str:
     )
 
 
+def read_node() -> str | None:
+    """The URL's node as a parser id: the 1-based dotted form ("2.3") or an old 0-based id."""
+    return node_from_url(NODE.read())
+
+
+def write_node(node: str | None) -> None:
+    """Put a parser node id into the URL in the 1-based form the labels use ("b1t2" -> "2.3")."""
+    NODE.write(url_node(node))
+
+
 def open_trajectory(uuid: str, view: str = "Trajectory") -> None:
     """Select a trajectory (URL state) and switch tab; used from callbacks."""
     UUID.write(str(uuid))
@@ -84,6 +95,9 @@ def open_trajectory(uuid: str, view: str = "Trajectory") -> None:
 
 def on_pick(key: str, param: Param) -> None:
     """A picker's choice becomes URL state; a new trajectory drops the old node."""
+    if param is NODE:
+        write_node(st.session_state.get(key))
+        return
     param.write(st.session_state.get(key))
     if param is UUID:
         NODE.write(None)

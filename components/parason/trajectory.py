@@ -28,7 +28,7 @@ from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, evidence
 from components.common.click_text import click_text
 from components.common.downloads import download_file, file_stem
-from components.common.formatting import fmt_quantity
+from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
@@ -43,7 +43,15 @@ from components.parason import cached as pc
 from components.parason import cases as pcs
 from components.parason.dag import dag_html
 from components.parason.dag_panel import DAG_LEGEND, dag_view
-from components.parason.shared import DATASET, NODE, UUID, on_pick, picker
+from components.parason.shared import (
+    DATASET,
+    NODE,
+    UUID,
+    on_pick,
+    picker,
+    read_node,
+    write_node,
+)
 from components.parason.text import highlighted_html, legend_html, node_text_html
 
 DAG_KEY = "pa_dag"
@@ -86,8 +94,9 @@ def tokens_caption(m: Metrics, counted_total: float, stored: object) -> str:
     cmp = ""
     if diff is not None:
         cmp = (
-            f" Whole text counted: {counted_total:,.0f} tokens; stored num_qwen_tokens: "
-            f"{float(stored):,.0f} (the whole chat template); difference {diff:+,.0f}."  # type: ignore[arg-type]  # token_difference checked it is a number
+            f" Whole text counted: {fmt_tokens(counted_total)}; stored num_qwen_tokens: "
+            f"{fmt_tokens(stored)} (the whole chat template); difference "
+            f"{fmt_tokens(diff, sign=True)}."
         )
     return (
         f"Token counts: {md_text(m.counter)}. C = outside + Σ_b (s_b + max_i t_b,i). "
@@ -184,7 +193,7 @@ def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> 
         order,
         index=order.index(node) if node in order else None,
         format_func=lambda n: (
-            f"{g.nodes[n].get('label', n)} · {g.nodes[n].get('tokens', 0):,.0f} tok"
+            f"{g.nodes[n].get('label', n)} · {fmt_tokens(g.nodes[n].get('tokens', 0), 1)}"
         ),
         placeholder="click a node in the DAG, or pick one",
         key=key,
@@ -221,7 +230,7 @@ def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None: 
 
 def pick_node(node: str) -> None:
     """A node picked in the text view becomes the URL's node (before the rerun draws the panel)."""
-    NODE.write(node)
+    write_node(node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,8 +336,8 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     if traj.warnings:
         st.html(warning_badges(traj))
         with st.expander(warnings_title(traj)):
-            st.dataframe(warnings_frame(traj), hide_index=True)
-    node = known_node(NODE.read(), g)
+            st.dataframe(warnings_frame(traj), hide_index=True, placeholder=DASH)
+    node = known_node(read_node(), g)
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     h = None
     with guard("the DAG", dataset=DATASET):
@@ -368,4 +377,4 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
                 st.markdown("**Stages**", width="content")
                 with guard("the stage's casebook control", dataset=DATASET):
                     _stage_capture(case, m)
-            st.dataframe(frame, hide_index=True)
+            st.dataframe(frame, hide_index=True, placeholder=DASH)

@@ -53,7 +53,7 @@ def prepared(relpath: str, src: SourceConfig, window: int = 2048) -> list[Prepar
     flag = _built(str(path), mtime, window)
     if not flag["done"]:
         # one bar until the pools are in memory: loading and preparing 30 pools after the
-        # table is built takes seconds too (a new window W left the area blank for ~4 s)
+        # table is built takes a while too (a new window W left the area blank meanwhile)
         with st_progress(f"Building the MARS feature table (window {window})…") as bar:
             feature_paths(path, window=window, progress=scaled(bar, 0.0, 0.8))
             bar(0.85, "preparing the question pools…")

@@ -1,8 +1,8 @@
 """Playground controls: file pick, policy and its parameters, bootstrap settings.
 
 Every widget binds itself to the URL (`bound(key)`; keys in `url_keys.PlaygroundKeys`), so a
-link restores file, policy and parameters. Policies are built from the published defaults
-(`analysis.stopping.params`); each policy describes its own parameter widgets
+link restores file, policy and parameters. The methods, their labels and families come from the
+policy registry (`analysis.stopping.policies`); each policy describes its own parameter widgets
 (`ui_params()`, plain data) and this module only renders them."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 
 import streamlit as st
 
-from analysis.stopping import (
-    ALL_METHODS,
-    PUBLISHED_METHODS,
-    Policy,
-    SimSettings,
-    policy_for_method,
-)
+from analysis.stopping import Policy, SimSettings
 from analysis.stopping.params import ParamSpec
+from analysis.stopping.policies import (
+    all_methods,
+    method_family,
+    method_label,
+)
+from analysis.stopping.policies import published_policy as _published_policy
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common.cached import present_files
@@ -41,26 +41,6 @@ WINDOW_HELP = (
     "is, so the checkpoint grid does not change. A new W builds its feature table once (progress "
     "bar). Published: 2048."
 )
-
-METHOD_LABELS = {
-    "offline": "Self-consistency, full budget (offline)",
-    "dco": "DeepConf online (dco)",
-    "sc-mars": "MARS on SC, gamma fixed (sc-mars)",
-    "dco-mars": "MARS on DeepConf, gamma fixed (dco-mars)",
-    "sc-mars-cal": "MARS on SC, calibrated gamma (sc-mars-cal)",
-    "dco-mars-cal": "MARS on DeepConf, calibrated gamma (dco-mars-cal)",
-    "sc-pp": "Parallel-Probe (sc-pp)",
-    "sc-consensus": "Consensus tau on SC (ours)",
-    "dco-consensus": "Consensus tau on DeepConf (ours)",
-    "sc-stability": "Probe stability on SC (ours, Dynasor-style)",
-    "dco-stability": "Probe stability on DeepConf (ours)",
-    "esc": "ESC, sequential arrival (ours)",
-    "ac-beta": "Adaptive-Consistency Beta, sequential (ours)",
-    "ac-dirichlet": "Adaptive-Consistency Dirichlet, sequential (ours)",
-    "ac-entropy": "Adaptive-Consistency entropy, sequential (ours)",
-    "ac-majority": "Adaptive-Consistency majority, sequential (ours)",
-}
-
 
 FILE_NOTE = (
     "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
@@ -101,23 +81,22 @@ def pick_file(src: SourceConfig) -> str:
 
 def pick_method() -> str:
     raw = DL.asked("policy")
+    methods = list(all_methods())
     method = st.selectbox(
         "Stopping policy (method id)",
-        list(ALL_METHODS),
-        index=list(ALL_METHODS).index(DEFAULT_METHOD),
+        methods,
+        index=methods.index(DEFAULT_METHOD),
         **bound("policy"),
     )
-    st.caption(md_text(METHOD_LABELS.get(method, method)))
-    DL.remember("policy", raw, raw is None or raw in ALL_METHODS, method)
+    st.caption(md_text(method_label(method)))
+    DL.remember("policy", raw, raw is None or raw in methods, method)
     DL.show("policy", POLICY_NOTE, method)
     return method
 
 
 def published_policy(method: str) -> Policy:
-    """The policy as the paper's rows run it (-cal: --warmup-gamma --ucb-z 1 --gamma-min 0.5)."""
-    if method.endswith("-cal"):
-        return policy_for_method(method, warmup_gamma=True, ucb_z=1.0, gamma_min=0.5)
-    return policy_for_method(method)
+    """The policy as the paper's rows run it (its declaration's `published_options`)."""
+    return _published_policy(method)
 
 
 def _widget(spec: ParamSpec, disabled: bool) -> Any:
@@ -167,18 +146,11 @@ FAMILIES = {
 }
 
 
-def method_family(method: str) -> str:
-    """ "published", "checkpoint" (our rules on the checkpoint loop) or "sequential"."""
-    if method in PUBLISHED_METHODS:
-        return "published"
-    return "sequential" if policy_for_method(method).sequential else "checkpoint"
-
-
 def pick_others(method: str) -> list[str]:
     """Which other policies the frontier shows as markers, each at its published defaults
     (URL `others`, method ids). By default the published ones only: with all 16 the legend
     overlaps into an unreadable block; our additions are a click away, by group."""
-    options = [m for m in ALL_METHODS if m not in FRONTIER_BASELINES]
+    options = [m for m in all_methods() if m not in FRONTIER_BASELINES]
     default = [m for m in options if method_family(m) == "published"]
     with st.expander("Other policies on the frontier (each at its published defaults)"):
         picked = st.multiselect(

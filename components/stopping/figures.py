@@ -11,14 +11,16 @@ from plotly.subplots import make_subplots
 
 from analysis.stopping import (
     ALL_METHODS,
-    PUBLISHED_METHODS,
     Diagnostics,
     FrontierPoint,
+    Policy,
     QuestionResult,
-    policy_for_method,
 )
 from analysis.stopping.compare import pareto_front
+from analysis.stopping.explain import threshold_parts
+from analysis.stopping.policies import method_family
 from components.common import theme
+from components.common.formatting import fmt_num
 from components.common.safe_text import esc_hover
 
 PALETTE = theme.LINE_PALETTE
@@ -45,12 +47,11 @@ FALLBACK_STYLE = ("circle-open", theme.MARKER_FALLBACK)
 
 GROUP_TITLES = {
     "baseline": "Baselines",
-    "published": "Published",
+    "published": "Re-simulated at published settings",
     "checkpoint": "Ours: checkpoint rules",
     "sequential": "Ours: sequential arrival",
 }
 _GROUP_ORDER = {k: i for i, k in enumerate(GROUP_TITLES)}
-_SEQUENTIAL = {m for m in ALL_METHODS if policy_for_method(m).sequential}
 
 
 REPLAY_STEP_MS = 500  # one checkpoint a half second while playing
@@ -61,9 +62,10 @@ def family(method: str) -> str:
     online), the other published methods, our checkpoint rules, our sequential rules."""
     if method in ("offline", "dco"):
         return "baseline"
-    if method in PUBLISHED_METHODS:
-        return "published"
-    return "sequential" if method in _SEQUENTIAL else "checkpoint"
+    try:
+        return method_family(method)  # the policy's declaration (`analysis.stopping.policies`)
+    except ValueError:  # not a registered method
+        return "checkpoint"
 
 
 def marker_style(method: str) -> tuple[str, str]:
@@ -79,14 +81,95 @@ def _padded(values: Sequence[float], pad_min: float, lo: float | None = None) ->
     return [a - pad if lo is None else max(lo, a - pad), b + pad]
 
 
+def sweep_name(policy: Policy, label: str, values: Sequence[float]) -> str:
+    """What the sweep line holds, by what it sweeps and what it fixes. A MARS sweep fixes
+    gamma, so calibration is off along it: the line of `sc-mars-cal` is the uncalibrated
+    rule (`sc-mars`), and says so."""
+    span = f" {min(values):g}–{max(values):g}" if values else ""
+    return policy.sweep_name(label, span)
+
+
+def error_segments(pts: Sequence[FrontierPoint]) -> tuple[list, list]:
+    """The 95 % intervals of points as line segments (None between them): a vertical one for
+    accuracy, a horizontal one for savings, through each point. Plain lines, so the SVG
+    renderer (`lite_chart`) draws them as Plotly would draw error bars."""
+    xs: list = []
+    ys: list = []
+    for p in pts:
+        (alo, ahi), (slo, shi) = p.accuracy_ci, p.savings_ci
+        if np.isfinite(alo) and np.isfinite(ahi):
+            xs += [p.savings_pct, p.savings_pct, None]
+            ys += [alo, ahi, None]
+        if np.isfinite(slo) and np.isfinite(shi):
+            xs += [slo, shi, None]
+            ys += [p.accuracy_pct, p.accuracy_pct, None]
+    return xs, ys
+
+
+def _error_trace(
+    fig: go.Figure,
+    pts: Sequence[FrontierPoint],
+    color: str,
+    group: str | None = None,
+    opacity: float = 1.0,
+) -> None:
+    """Error bars of `pts` in the marker's colour, hidden and shown with its legend group."""
+    ex, ey = error_segments(pts)
+    if not ex:
+        return
+    fig.add_trace(
+        go.Scatter(
+            x=ex,
+            y=ey,
+            mode="lines",
+            name="95 % intervals",
+            showlegend=False,
+            legendgroup=group,
+            line={"color": color, "width": 1.5},
+            opacity=opacity,
+            hoverinfo="skip",
+        )
+    )
+
+
+_CI_HOVER = (
+    "<br>accuracy 95 % CI [%{customdata[1]}, %{customdata[2]}] %"
+    "<br>savings 95 % CI [%{customdata[3]}, %{customdata[4]}] %"
+)
+
+
+def _ci_cells(p: FrontierPoint) -> list[str]:
+    return [fmt_num(v, ".1f") for v in (*p.accuracy_ci, *p.savings_ci)]
+
+
+def step_front(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The Pareto front of (savings, accuracy) points as a staircase: sorted by savings; past a
+    point's savings only the next point's (lower) accuracy is reachable, so the line drops at
+    each point and runs flat to the next (no diagonal implying points in between)."""
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    if not x.size:
+        return x, y
+    front = pareto_front(x, y)
+    fx, fy = x[front], y[front]
+    pts = np.unique(np.stack([fx, -fy], axis=1), axis=0)  # by savings; a point drawn twice once
+    fx, fy = pts[:, 0], -pts[:, 1]
+    sx, sy = [fx[0]], [fy[0]]
+    for i in range(1, fx.shape[0]):
+        sx += [fx[i - 1], fx[i]]
+        sy += [fy[i], fy[i]]
+    return np.array(sx), np.array(sy)
+
+
 def frontier_figure(
     sweep_pts: Sequence[FrontierPoint],
     param_label: str,
     current: FrontierPoint | None,
     others: Sequence[tuple[str, FrontierPoint]],
+    sweep_title: str | None = None,
 ) -> go.Figure:
     """Accuracy (%) against mean token savings (%): the policy swept over its main parameter,
-    the current setting, the baselines and other policies; the Pareto front highlighted."""
+    the current setting, the baselines and other policies, each point with its 95 % intervals
+    (error bars); the Pareto front drawn as a staircase."""
     fig = go.Figure()
     xs = [p.savings_pct for p in sweep_pts] + [p.savings_pct for _n, p in others]
     ys = [p.accuracy_pct for p in sweep_pts] + [p.accuracy_pct for _n, p in others]
@@ -94,39 +177,40 @@ def frontier_figure(
         xs.append(current.savings_pct)
         ys.append(current.accuracy_pct)
     if xs:
-        front = pareto_front(np.array(xs), np.array(ys))
-        fx, fy = np.array(xs)[front], np.array(ys)[front]
-        o = np.argsort(fx)
+        sx, sy = step_front(xs, ys)
         fig.add_trace(
             go.Scatter(
-                x=fx[o],
-                y=fy[o],
-                mode="lines+markers",
-                name="Pareto front",
+                x=sx,
+                y=sy,
+                mode="lines",
+                name="Pareto front (steps)",
                 line={"color": theme.PARETO_LINE, "width": 10},
-                marker={"size": 16, "color": theme.PARETO_MARKER},
                 hoverinfo="skip",
             )
         )
     if sweep_pts:
+        name = sweep_title or f"{sweep_pts[0].method}: {param_label} swept"
         fig.add_trace(
             go.Scatter(
                 x=[p.savings_pct for p in sweep_pts],
                 y=[p.accuracy_pct for p in sweep_pts],
                 mode="lines+markers+text",
-                name=f"{sweep_pts[0].method} sweep",
+                name=esc_hover(name),
                 text=[
                     f"{p.value:g}" if i in (0, len(sweep_pts) - 1) else ""
                     for i, p in enumerate(sweep_pts)
                 ],
-                customdata=[f"{p.value:g}" for p in sweep_pts],
+                customdata=[[f"{p.value:g}", *_ci_cells(p)] for p in sweep_pts],
                 meta=esc_hover(param_label),
                 textposition="top center",
                 marker={"size": 8, "color": PALETTE[0]},
                 line={"color": PALETTE[0]},
-                hovertemplate="%{meta}=%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
+                hovertemplate="%{meta}=%{customdata[0]}<br>savings %{x:.1f}%<br>accuracy "
+                "%{y:.1f}%" + _CI_HOVER + "<extra></extra>",
+                legendgroup="sweep",
             )
         )
+        _error_trace(fig, sweep_pts, PALETTE[0], "sweep", 0.45)  # many: lighter
     for name, p in sorted(others, key=lambda o: _GROUP_ORDER.get(family(o[1].method), 9)):
         symbol, color = marker_style(p.method)
         fam = family(p.method)
@@ -144,10 +228,13 @@ def frontier_figure(
                     "color": color,
                     "line": {"color": theme.MARKER_EDGE, "width": 1},
                 },
-                customdata=[esc_hover(name)],
-                hovertemplate="%{customdata}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
+                customdata=[[esc_hover(name), *_ci_cells(p)]],
+                hovertemplate="%{customdata[0]}<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%"
+                + _CI_HOVER
+                + "<extra></extra>",
             )
         )
+        _error_trace(fig, [p], color, fam)
     if current is not None:
         fig.add_trace(
             go.Scatter(
@@ -160,9 +247,14 @@ def frontier_figure(
                     "color": theme.CURRENT_FILL,
                     "line": {"color": theme.CURRENT_RING, "width": 3},
                 },
-                hovertemplate="current<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%<extra></extra>",
+                customdata=[["", *_ci_cells(current)]],
+                hovertemplate="current<br>savings %{x:.1f}%<br>accuracy %{y:.1f}%"
+                + _CI_HOVER
+                + "<extra></extra>",
+                legendgroup="current",
             )
         )
+        _error_trace(fig, [current], theme.CURRENT_RING, "current")
     fig.update_layout(
         height=420 + 22 * (len(others) // 6),  # room for the legend rows below the axes
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
@@ -176,9 +268,14 @@ def frontier_figure(
         },
         uirevision="frontier",
     )
-    if xs:  # headroom: the top marker (and the sweep's end label above it) stays off the edge
-        fig.update_xaxes(range=_padded(xs, 3.0))
-        fig.update_yaxes(range=_padded(ys, 3.0))
+    if xs:  # headroom: markers, error bars and the sweep's end labels stay off the edge
+        all_pts = [*sweep_pts, *(p for _n, p in others)]
+        if current is not None:
+            all_pts.append(current)
+        ex = xs + [v for p in all_pts for v in p.savings_ci if np.isfinite(v)]
+        ey = ys + [v for p in all_pts for v in p.accuracy_ci if np.isfinite(v)]
+        fig.update_xaxes(range=_padded(ex, 3.0))
+        fig.update_yaxes(range=_padded(ey, 3.0))
     return fig
 
 
@@ -259,12 +356,22 @@ def replay_steps(grid: np.ndarray) -> dict[str, object]:
     }
 
 
+def _answer(res: QuestionResult, gid: int | None) -> str:
+    """An answer group's label for a legend or hover line (escaped by the caller)."""
+    if gid is None:
+        return "an answer with no votes yet"
+    if gid < 0:
+        return "no answer"
+    return res.labels[gid][:30] if gid < len(res.labels) else f"group {gid}"
+
+
 def replay_figure(
     diag: Diagnostics | None,
     res: QuestionResult,
     rule_label: str,
     tau: float | None = None,
     top: int = 6,
+    vote_unit: str = "votes",
 ) -> go.Figure:
     """One bootstrap iteration: vote share per answer group at each checkpoint, the rule's
     signal (MARS margin vs threshold, or the leader's share), tokens spent, the stop marker.
@@ -298,9 +405,17 @@ def replay_figure(
         ok = bool(res.group_correct[gid]) if gid < res.group_correct.shape[0] else False
         name = f"{label[:30]}{' ✓' if ok else ''}"
         series.append((1, name, share[:, gid] * 100, {"color": PALETTE[i % len(PALETTE)]}))
+    signal_title = "leader share (%)"
+    runner: list[str] | None = None
     if diag.margin is not None and diag.threshold is not None:
-        series.append((2, "margin", diag.margin[0], {"color": theme.SIGNAL}))
+        parts = [threshold_parts(diag, k) for k in range(grid.shape[0])]
+        runner = [
+            "runner-up: " + esc_hover(_answer(res, p.runner_up) if p is not None else "–")
+            for p in parts
+        ]
+        series.append((2, "margin", diag.margin[0], {"color": theme.SIGNAL}))  # V_L − V_a
         series.append((2, "threshold", diag.threshold[0], {"color": theme.ALERT, "dash": "dash"}))
+        signal_title = f"margin ({vote_unit})"
     elif diag.share is not None:
         series.append((2, "leader share (%)", diag.share[0] * 100, {"color": theme.SIGNAL}))
         if tau is not None:
@@ -308,6 +423,8 @@ def replay_figure(
             series.append((2, "tau (%)", thr_line, {"color": theme.ALERT, "dash": "dash"}))
     tokens = diag.tokens_at[0] / 1e6 if diag.tokens_at is not None else np.zeros_like(grid)
     for row, name, y, line in series:
+        unit = "%" if row == 1 else ""
+        extra = runner if row == 2 and runner is not None else [""] * grid.shape[0]
         fig.add_trace(
             go.Scatter(
                 x=grid,
@@ -317,8 +434,10 @@ def replay_figure(
                 line=line,
                 # the answer label rides in customdata: inside the template, `%{...}` in an
                 # answer would be read as a plotly placeholder
-                customdata=[esc_hover(name)] * grid.shape[0],
-                hovertemplate="%{customdata}<br>p=%{x:.0f}<br>%{y:.2f}<extra></extra>",
+                customdata=[[esc_hover(name), e] for e in extra],
+                hovertemplate="%{customdata[0]}<br>checkpoint at %{x:,.0f} tokens<br>%{y:.2f}"
+                + unit
+                + "<br>%{customdata[1]}<extra></extra>",
             ),
             row=row,
             col=1,
@@ -347,7 +466,7 @@ def replay_figure(
             yref="y domain",
             yanchor="top",
             xanchor="left" if stop < grid.shape[0] / 2 else "right",
-            text=f" stop at {int(grid[stop])} ({esc_hover(str(res.stopped_by[0]))}) ",
+            text=f" stop at {int(grid[stop]):,} tokens ({esc_hover(str(res.stopped_by[0]))}) ",
             showarrow=False,
             font={"color": theme.ALERT},
             bgcolor=theme.STOP_LABEL_BG,
@@ -359,4 +478,7 @@ def replay_figure(
         legend={"orientation": "v", "x": 1.01, "y": 1.0, "font": {"size": 11}},
     )
     fig.update_xaxes(title_text="checkpoint position (tokens)", row=3, col=1, title_standoff=4)
+    fig.update_yaxes(title_text="vote share (%)", ticksuffix="%", row=1, col=1)
+    fig.update_yaxes(title_text=signal_title, row=2, col=1)
+    fig.update_yaxes(title_text="tokens (M)", row=3, col=1)
     return fig

@@ -10,7 +10,7 @@ import streamlit as st
 from analysis.stopping import FrontierPoint, Policy, RunResult, point_of
 from components.common.lite_chart import lite_chart
 from components.common.safe_text import md_text
-from components.stopping.figures import frontier_figure
+from components.stopping.figures import frontier_figure, sweep_name
 
 
 def show_frontier(
@@ -23,11 +23,16 @@ def show_frontier(
     st.subheader("Accuracy against token savings")
     if not sweep_pts:
         st.caption("This policy has no parameter to sweep; it is shown with the other policies.")
-    fig = frontier_figure(sweep_pts, label, point_of(cur), others)
+    title = sweep_name(policy, label, [p.value for p in sweep_pts if p.value is not None])
+    fig = frontier_figure(sweep_pts, label, point_of(cur), others, sweep_title=title)
     lite_chart(fig, key="frontier")
     note = policy.main.note
     st.caption(
-        f"Line: {md_text(policy.method)} swept over {md_text(label) or '—'}; ring: current setting; "
-        "markers: baselines and other policies at their published defaults; green band: Pareto front."
-        + (f" Along the {label} sweep, {note}." if note else "")  # our own text
+        (f"Line: {md_text(title)}, everything else as set above; " if sweep_pts else "")
+        + "ring: the current setting; markers: the baselines and other policies, re-simulated "
+        "by this app at their published settings on this file (not the papers' numbers). "
+        "Bars through each point: 95 % intervals of accuracy (vertical) and savings "
+        "(horizontal), two-level bootstrap over questions and iterations. Green steps: the "
+        "Pareto front; between two points only the lower accuracy is reachable."
+        + (f" Along the sweep, {note}." if note and sweep_pts else "")  # our own text
     )

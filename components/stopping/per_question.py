@@ -9,6 +9,7 @@ import streamlit as st
 
 from analysis.stopping import RunResult
 from analysis.stopping.compare import per_question_comparison
+from components.common.formatting import DASH
 from components.common.links import view_href
 from components.common.lite_chart import lite_chart
 from components.common.selection import selected_points, selected_rows
@@ -65,8 +66,11 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     counts = qid_case_counts(rel)
     table["cases"] = [case_mark(counts.get(int(q), 0)) for q in table["qid"]]
     table["ground_truth"] = table["ground_truth"].map(lambda t: str(t)[:60])
+    table["mean_position"] = table["mean_position"].round().astype("Int64")  # whole tokens
+    # a policy without gamma would show a column of empty cells ("None" in the grid)
+    cols = [c for c in TABLE_COLUMNS if c != "gamma" or table["gamma"].notna().any()]
     sel = st.dataframe(
-        table[TABLE_COLUMNS],
+        table[cols],
         hide_index=True,
         width="stretch",
         key="perq_table",
@@ -80,11 +84,16 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
             "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
             "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),
             "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
-            "mean_position": st.column_config.NumberColumn("mean stop position", format="%.0f"),
+            "mean_position": st.column_config.NumberColumn(
+                "mean stop position (tokens)", format="localized"
+            ),
+            "stop_reasons": st.column_config.TextColumn("stop reasons (iterations)"),
+            "n_pool": st.column_config.NumberColumn("pool (traces)"),
             "gamma": st.column_config.NumberColumn("gamma", format="%.2f"),
             "ground_truth": st.column_config.TextColumn("ground truth"),
             "open": st.column_config.LinkColumn("MARS view", display_text="open ↗"),
         },
+        placeholder=DASH,
     )
     rows = selected_rows(sel)
     row_q = int(table.iloc[rows[0]]["qid"]) if rows and rows[0] < len(table) else None

@@ -7,12 +7,19 @@ import pandas as pd
 import streamlit as st
 
 from analysis.stopping import Policy, RunResult
-from analysis.stopping.compare import DIFF_TOLERANCE, explain_reference, reference_comparison
+from analysis.stopping.compare import (
+    DIFF_TOLERANCE,
+    OVERALL_SHOWN,
+    explain_reference,
+    overall_comparison,
+    reference_comparison,
+)
 from analysis.stopping.params import DEFAULT_SETTINGS
 from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.downloads import download_buttons, file_stem
+from components.common.formatting import DASH, fmt_num
 from components.common.safe_text import md_text
 from components.stopping import cached as pc
 
@@ -53,6 +60,45 @@ def reference_table(
     return explain_reference(diff, checks, per_q)
 
 
+# readable names of the diff's columns (the frame keeps the published names: the CSVs and the
+# tests read them); units in the name, numbers formatted per column (`_formats`)
+DIFF_LABELS = {
+    "accuracy_pct": "accuracy % (ours)",
+    "accuracy_pct_ref": "accuracy % (reference)",
+    "d_accuracy_pct": "Δ accuracy (pp)",
+    "token_savings_pct": "token savings % (ours)",
+    "token_savings_pct_ref": "token savings % (reference)",
+    "d_token_savings_pct": "Δ token savings (pp)",
+    "mean_position": "mean stop position (tokens, ours)",
+    "mean_position_ref": "mean stop position (tokens, reference)",
+    "d_mean_position": "Δ mean stop position (tokens)",
+}
+
+
+def _diff_cell(v: object) -> str:
+    """A difference: "0" within the tolerance, else signed with 3 significant digits."""
+    x = pd.to_numeric(v, errors="coerce")
+    if pd.isna(x):
+        return "–"
+    return "0" if abs(float(x)) <= DIFF_TOLERANCE else fmt_num(x, "+.3g")
+
+
+def _formats(columns: list[str]) -> dict[str, object]:
+    """Per column: percentages to 2 decimals, positions as whole tokens with thousands
+    separators ("6,144"), differences signed, gamma to 2 decimals; missing as "–"."""
+    out: dict[str, object] = {}
+    for c in columns:
+        if c.startswith("d_"):
+            out[c] = _diff_cell
+        elif c.startswith("mean_position"):
+            out[c] = lambda v: fmt_num(v, ",.0f")
+        elif c.startswith(("accuracy_pct", "token_savings_pct", "gamma")):
+            out[c] = lambda v: fmt_num(v, ".2f")
+        elif c == "tied_iterations":
+            out[c] = lambda v: fmt_num(v, ".0f")
+    return out
+
+
 def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
     """Red: a difference no tie explains. Blue: a difference a tie explains (expected). Nothing
     in the quick preview (every difference there is expected)."""
@@ -69,7 +115,11 @@ def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
             out.append(f"background-color: {bg}" if bg and off else "")
         return out
 
-    return table.style.format(precision=2, na_rep="–").apply(row_style, axis=1)
+    return (
+        table.style.format(precision=2, na_rep="–")
+        .format(_formats(list(table.columns)))
+        .apply(row_style, axis=1)
+    )
 
 
 def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> None:
@@ -117,6 +167,7 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
         hide_index=True,
         width="stretch",
         column_config={
+            **{c: st.column_config.Column(label) for c, label in DIFF_LABELS.items()},
             "question_id": st.column_config.NumberColumn("qid", width="small"),
             "tied_iterations": st.column_config.NumberColumn(
                 "tied iterations",
@@ -133,13 +184,23 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
             ),
             "why": st.column_config.TextColumn("why", width="large"),
         },
+        placeholder=DASH,
     )
     if not overall.empty:
-        st.dataframe(
-            pd.concat(
-                [cur.overall_frame().assign(source="ours"), overall.assign(source="reference")]
-            ),
-            hide_index=True,
+        st.markdown("**Overall, ours against the reference**")
+        table = overall_comparison(cur.overall(), overall)
+        specs = (".2f", ".2f", ".2f", ".2f", ".0f", ",.0f", ".2f", ".0f", ".0f", ".0f")
+        fmts = {
+            label: (lambda v, f=f: fmt_num(v, f))
+            for label, f in zip(OVERALL_SHOWN.values(), specs, strict=True)
+        }
+        st.dataframe(table.style.format(fmts), hide_index=True, placeholder=DASH)
+        st.caption(
+            "SE of accuracy: the standard deviation of the per-question accuracies (the CSVs' "
+            "`accuracy_std`, not itself an uncertainty) divided by √(questions), in percentage "
+            "points; 95 % CI = accuracy ± 1.96 SE (normal approximation, over questions only). "
+            "The summary above gives the two-level bootstrap interval, which also counts the "
+            "iterations' noise."
         )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis.stopping import Policy, SimSettings, replay
+from analysis.stopping import Policy, QuestionResult, SimSettings, replay
+from analysis.stopping.explain import ThresholdParts, threshold_parts
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.deeplink import LinkNotes
@@ -74,7 +75,7 @@ def show_replay(
     ans = res.answer_text(0)
     ok = "correct" if res.correct[0] else "wrong"
     how = (
-        f"stopped at {res.position[0]} tokens ({res.stopped_by[0]})"
+        f"stopped at {fmt_quantity(int(res.position[0]), 'n')} tokens ({res.stopped_by[0]})"
         if res.stop_index[0] >= 0
         else "ran to the budget"
     )
@@ -99,6 +100,63 @@ def show_replay(
             "This policy never stops early; the chart shows how its vote stood at each checkpoint "
             "(the snapshot vote it would take if it stopped there)."
         )
-    fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold())
+    unit = "confidence-weighted votes" if policy.voting.weighted else "votes"
+    fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold(), vote_unit=unit)
     with evidence("replay"):
         lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid))
+    stop = int(res.stop_index[0])
+    k = stop if stop >= 0 else int(diag.grid.shape[0]) - 1
+    parts = threshold_parts(diag, k)
+    if parts is not None:
+        calibrated = bool(getattr(policy, "calibrate", False))
+        st.html(threshold_html(parts, res, int(diag.grid[k]), stop >= 0, unit, calibrated))
+
+
+def _name(res: QuestionResult, gid: int | None) -> str:
+    if gid is None:
+        return "an answer with no votes yet"
+    return f"“{esc(res.labels[gid][:60])}”" if 0 <= gid < len(res.labels) else "no answer"
+
+
+def threshold_html(
+    parts: ThresholdParts, res: QuestionResult, pos: int, stopped: bool, unit: str, cal: bool
+) -> str:
+    """How the MARS threshold is formed at one checkpoint, with its numbers (answers escaped)."""
+    g = parts.gamma
+    f = lambda v: fmt_num(v, ".3g")  # noqa: E731  # one spec for every part
+    where = f"the stop, {pos:,} tokens" if stopped else f"the last checkpoint, {pos:,} tokens"
+    if parts.runner_up is None:
+        formula = (
+            f"threshold = γ·(S<sub>all</sub> + S<sub>L</sub>) = {f(g)} × ({f(parts.s_all)} + "
+            f"{f(parts.s_leader)}) = <b>{f(parts.threshold)}</b>; margin = V<sub>L</sub> = "
+            f"<b>{f(parts.margin)}</b> (the check against an answer with no votes yet binds)"
+        )
+    else:
+        formula = (
+            f"runner-up {_name(res, parts.runner_up)} with V<sub>a</sub> = "
+            f"{f(parts.v_runner_up)}; threshold = γ·(S<sub>all</sub> + S<sub>L</sub>) − "
+            f"(1 + γ)·S<sub>a</sub> = {f(g)} × ({f(parts.s_all)} + {f(parts.s_leader)}) − "
+            f"{f(1 + g)} × {f(parts.s_runner_up)} = <b>{f(parts.threshold)}</b>; margin = "
+            f"V<sub>L</sub> − V<sub>a</sub> = <b>{f(parts.margin)}</b>"
+        )
+    verdict = "above" if parts.margin > parts.threshold else "not above"
+    if parts.guard < 0:
+        guard = "The first-checkpoint guard applies only at the first checkpoint."
+    else:
+        guard = (
+            f"First-checkpoint guard: here the leader must also be the warmup set's majority "
+            f"final answer {_name(res, parts.guard)}"
+            + ("; it is not, so the rule cannot stop here." if parts.guard_blocks else "; it is.")
+        )
+    return (
+        f"<p style='font-size:0.9rem'><b>How the threshold is formed</b> at {where}: leader "
+        f"{_name(res, parts.leader)} with V<sub>L</sub> = {f(parts.v_leader)} {esc(unit)}; "
+        f"{formula} ({verdict} the threshold). S<sub>a</sub> = Σ q<sub>j</sub>·e<sub>j</sub>·"
+        "w<sub>j</sub> over the traces voting a (S<sub>all</sub>: over all traces), where "
+        "q<sub>j</sub> is the q-model's probability that trace j's answer here differs from its "
+        "final answer, e<sub>j</sub> = 1 when the trace is eligible with an answer and "
+        f"w<sub>j</sub> its vote weight. γ = {f(g)} "
+        + ("(calibrated per question on the warmup traces). " if cal else "(fixed). ")
+        + guard
+        + "</p>"
+    )

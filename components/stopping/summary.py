@@ -6,12 +6,16 @@ the reader should see per question (data problems, a warning list) or once for a
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from analysis.stopping import NoteCode, RunResult
-from components.common.formatting import fmt_num
+from analysis.stopping.params import DEFAULT_SETTINGS
+from analysis.stopping.uncertainty import Interval, bootstrap_interval
+from components.common.formatting import DASH, fmt_interval, fmt_num
 from components.common.safe_text import esc
 
 # per-question explanations of data problems, in the order the list shows them
@@ -79,17 +83,21 @@ def show_notes(run: RunResult) -> None:
     if all_notes:
         with st.expander(f"All notes ({len(all_notes)})"):
             st.dataframe(
-                pd.DataFrame(all_notes, columns=["qid", "note"]), hide_index=True, width="stretch"
+                pd.DataFrame(all_notes, columns=["qid", "note"]),
+                hide_index=True,
+                width="stretch",
+                placeholder=DASH,
             )
 
 
-def untruncated_savings_pct(cur: RunResult, sc: RunResult) -> float | None:
-    """Mean token savings (%) of `cur` against the *untruncated* cost of the same bootstrap
-    sample: SC at full budget draws the same traces (same seed, budget, iterations), and its
-    baseline is `sum_j len_j`. None when the two runs do not line up (other questions or
-    iterations), so the page omits the number rather than show a wrong one."""
+def untruncated_savings(cur: RunResult, sc: RunResult) -> list[np.ndarray] | None:
+    """Per question, each iteration's token savings (%) of `cur` against the *untruncated*
+    cost of the same bootstrap sample: SC at full budget draws the same traces (same seed,
+    budget, iterations), and its baseline is `sum_j len_j`. None when the two runs do not line
+    up (other questions or iterations), so the page omits the number rather than show a wrong
+    one."""
     by_q = {r.qid: r for r in sc.questions}
-    per_q = []
+    out = []
     for r in cur.questions:
         s = by_q.get(r.qid)
         if s is None or not np.array_equal(s.iterations, r.iterations):
@@ -100,8 +108,24 @@ def untruncated_savings_pct(cur: RunResult, sc: RunResult) -> float | None:
         frac = np.divide(
             base - r.tokens, base, out=np.zeros_like(base), where=base > 0
         )  # 0 where nothing was sampled, as the published accounting
-        per_q.append(float(frac.mean()) * 100)
-    return float(np.mean(per_q)) if per_q else None
+        out.append(frac * 100)
+    return out
+
+
+def untruncated_savings_pct(cur: RunResult, sc: RunResult) -> float | None:
+    """Mean over questions of the mean untruncated savings (%) (`untruncated_savings`)."""
+    per_q = untruncated_savings(cur, sc)
+    return float(np.mean([float(v.mean()) for v in per_q])) if per_q else None
+
+
+def untruncated_text(cur: RunResult, sc: RunResult) -> str | None:
+    """ "31.2 % (95 % CI [29.0, 33.1] %)", with the two-level bootstrap interval; None when
+    the runs do not line up."""
+    per_q = untruncated_savings(cur, sc)
+    if not per_q:
+        return None
+    iv = bootstrap_interval(per_q)
+    return f"{fmt_num(iv.estimate, '.1f')} % (95 % CI {fmt_interval(iv.lo, iv.hi, unit=' %')})"
 
 
 def stopped_early(run: RunResult) -> tuple[int, int]:
@@ -110,23 +134,56 @@ def stopped_early(run: RunResult) -> tuple[int, int]:
     return n, int(sum(r.stopped_by.shape[0] for r in run.questions))
 
 
-def show_summary(cur: RunResult, sc: RunResult) -> None:
-    o = cur.overall_frame().iloc[0]
-    s = sc.overall_frame().iloc[0]
-    row = st.container(horizontal=True, gap="large")  # wraps instead of cutting at 1024 px
+CI_METHOD = (
+    "95 % intervals: two-level bootstrap over the {n_q} questions and the {n_i} iterations of "
+    "each (resample questions with replacement, then each drawn question's iterations with "
+    "replacement; percentile interval of B = {b:,} replicates, seed {seed}). The difference "
+    "with SC is paired: the same iterations draw the same traces under both policies."
+)
+PREVIEW_WIDE = (
+    " **Quick preview: only {n_i} iterations per question, so the intervals carry the extra "
+    "noise of so few iterations and are wider than a full run's**; turn the preview off for "
+    "the published {full}."
+)
+
+
+def delta_color(diff: Interval) -> Literal["normal", "off"]:
+    """Green/red only for a difference whose interval excludes 0; grey otherwise."""
+    return "off" if diff.covers_zero else "normal"
+
+
+def show_summary(cur: RunResult, sc: RunResult, preview: bool = False) -> None:
+    """The headline figures, each with its 95 % interval, and the paired comparison with SC."""
+    acc, sav = cur.accuracy_interval, cur.savings_interval
+    cmp = cur.paired_with(sc)
+    d = cmp.diff
+    row = st.container(horizontal=True, gap="medium")  # wraps instead of cutting at 1024 px
     row.metric(
-        "accuracy",
-        f"{fmt_num(o['accuracy_pct'], '.1f')}%",
-        f"{fmt_num(o['accuracy_pct'] - s['accuracy_pct'], '+.1f')} pp vs SC",
+        f"accuracy · 95 % CI {fmt_interval(acc.lo, acc.hi, unit=' %')}",
+        f"{fmt_num(acc.estimate, '.1f')}%",
+        f"{fmt_num(d.estimate, '+.1f')} pp vs SC, 95 % CI {fmt_interval(d.lo, d.hi, '+.1f')}",
+        delta_color=delta_color(d),
+        delta_arrow="off" if d.covers_zero else "auto",
+        help="mean over questions of each question's accuracy over the bootstrap iterations; "
+        "the difference with SC is grey when its interval covers 0 (no clear win or loss)",
         width="content",
     )
     row.metric(
-        "mean token savings", f"{fmt_num(o['mean_token_savings_pct'], '.1f')}%", width="content"
+        f"mean token savings · 95 % CI {fmt_interval(sav.lo, sav.hi, unit=' %')}",
+        f"{fmt_num(sav.estimate, '.1f')}%",
+        width="content",
+    )
+    row.metric(
+        "questions vs SC: better / worse / same",
+        f"{cmp.wins} / {cmp.losses} / {cmp.ties}",
+        help="per question, the policy's accuracy over the iterations against SC's on the same "
+        "iterations: higher, lower or equal",
+        width="content",
     )
     n, total = stopped_early(cur)
     row.metric(
         "stopped early",
-        f"{n} / {total}",
+        f"{n:,} / {total:,}",
         f"{fmt_num(100 * n / total, '.0f')}% of iterations" if total else None,
         delta_color="off",
         delta_arrow="off",
@@ -138,20 +195,28 @@ def show_summary(cur: RunResult, sc: RunResult) -> None:
         f"{cur.settings.iterations} × {len(cur.questions)}",
         width="content",
     )
+    st.caption(
+        CI_METHOD.format(n_q=acc.n_questions, n_i=acc.n_iterations, b=acc.b, seed=acc.seed)
+        + (
+            PREVIEW_WIDE.format(n_i=acc.n_iterations, full=DEFAULT_SETTINGS.iterations)
+            if preview
+            else ""
+        )
+    )
     if not cur.policy.voting.filter:
         return
-    x = untruncated_savings_pct(cur, sc)
+    x = untruncated_text(cur, sc)
     if cur.policy.never_stops:  # DeepConf online
         st.info(
             "DeepConf online never stops early; its savings come from truncating low-confidence "
             "traces, and the published accounting measures savings against the truncated cost "
             "(baseline = Σ min(length, truncation)), so they read 0 %."
-            + (f" Tokens saved against untruncated SC: **{x:.1f} %**." if x is not None else ""),
+            + (f" Tokens saved against untruncated SC: **{x}**." if x is not None else ""),
             icon=":material/info:",
         )
     else:
         st.caption(
             "With DeepConf filtering, savings are measured against the *truncated* cost of the same "
             "sample (published accounting), so they only count what early stopping adds."
-            + (f" Against untruncated SC: **{x:.1f} %**." if x is not None else "")
+            + (f" Against untruncated SC: **{x}**." if x is not None else "")
         )

@@ -62,7 +62,15 @@ def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untype
     pg.wait_for_function(
         """() => !document.querySelector('[data-testid="stSkeleton"]')""", timeout=timeout
     )
-    pg.wait_for_timeout(500)
+    # the app's own attributes: the websocket is up and the script has run to its end
+    pg.wait_for_function(
+        """() => {
+          const app = document.querySelector('[data-testid="stApp"]');
+          return app && app.dataset.testConnectionState === 'CONNECTED'
+            && app.dataset.testScriptState === 'notRunning';
+        }""",
+        timeout=timeout,
+    )
 
 
 def assert_no_exception(pg) -> None:  # type: ignore[no-untyped-def]

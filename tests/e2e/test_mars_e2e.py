@@ -27,7 +27,7 @@ def test_deep_link_renders_curves_and_probe_markers(app_url: str, page) -> None:
     legend = " ".join(curves.locator(".legend text").all_text_contents())
     assert "final answer" in legend
     assert "trace end" in legend
-    assert "probe: right answer" in legend or "probe: wrong / no answer" in legend
+    assert "probe agrees with final answer" in legend or "probe differs from final answer" in legend
     # a legend click hides that trace, a second click brings it back (no rerun: in the browser)
     entry = curves.locator("[data-legend]").filter(has_text="wrong final answer")
     wrong = curves.locator('g.trace[data-name^="wrong final answer"]')
@@ -86,20 +86,24 @@ def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:
 
 def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 1000})
-    page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&smooth=1")
+    page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&win=2048")
     wait_for_app(page, timeout=120_000)
     curves = page.locator(LITE_SVG).last
     probes = curves.locator('g.trace[data-name^="probe"] path')
     probes.first.wait_for(timeout=60_000)
-    probe = probes.nth(min(2, probes.count() - 1))  # not the first probe (2,048 tokens)
-    probe.scroll_into_view_if_needed()
-    probe.hover(force=True)
-    # the hover text names the trace and the probe position, as Plotly's did
+    # not the first probe (2,048 tokens): markers are drawn per class, so look for a later one
     tip = page.locator(".rte-lite-tip >> visible=true")
-    tip.wait_for(state="visible", timeout=10_000)
-    m = re.match(r"trace (\d+) @ (\d+)", tip.inner_text())
-    assert m, tip.inner_text()
-    trace, pos = int(m.group(1)), int(m.group(2))
+    for i in range(probes.count()):
+        probe = probes.nth(i)
+        probe.scroll_into_view_if_needed()
+        probe.hover(force=True)
+        # the hover text names the trace and the probe position, as Plotly's did
+        tip.wait_for(state="visible", timeout=10_000)
+        m = re.match(r"trace (\d+) @ token ([\d,]+)", tip.inner_text())
+        assert m, tip.inner_text()
+        trace, pos = int(m.group(1)), int(m.group(2).replace(",", ""))
+        if pos > 2048:
+            break
     assert pos > 2048
     probe.click(force=True)
     # the Single trace tab opens on that trace, with that probe's text under the table

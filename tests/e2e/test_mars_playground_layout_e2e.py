@@ -4,6 +4,7 @@ the playground's replayed iteration lives in the URL."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
@@ -18,8 +19,6 @@ _CUT = """() => [...document.querySelectorAll(
 
 
 def _settled(page) -> None:  # type: ignore[no-untyped-def]
-    wait_for_app(page, timeout=180_000)
-    page.wait_for_timeout(1500)
     wait_for_app(page, timeout=180_000)
 
 
@@ -38,8 +37,9 @@ def test_nothing_is_cut_at_1024x768(app_url: str, page, path: str) -> None:  # t
     page.goto(f"{app_url}/{path}")
     _settled(page)
     assert_no_exception(page)
-    page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
-    assert page.evaluate(_CUT) == []
+    expect(page.locator('[data-testid="stMetric"]').first).to_be_visible(timeout=60_000)
+    # retried until the layout has settled (a late rerun may still move things)
+    page.wait_for_function(f"() => ({_CUT})().length === 0", timeout=30_000)
 
 
 def _iteration(page):  # type: ignore[no-untyped-def]
@@ -55,8 +55,7 @@ def test_the_replayed_iteration_is_kept_in_the_url(app_url: str, page) -> None: 
     _settled(page)
     assert_no_exception(page)
     slider = _iteration(page)
-    slider.wait_for(timeout=60_000)
-    assert slider.input_value() == "5"
+    expect(slider).to_have_value("5", timeout=60_000)
     assert "it=5" in page.evaluate("() => window.location.search")
     slider.focus()
     page.keyboard.press("ArrowRight")
@@ -64,5 +63,4 @@ def test_the_replayed_iteration_is_kept_in_the_url(app_url: str, page) -> None: 
     page.reload()
     _settled(page)
     slider = _iteration(page)
-    slider.wait_for(timeout=60_000)
-    assert slider.input_value() == "6"
+    expect(slider).to_have_value("6", timeout=60_000)

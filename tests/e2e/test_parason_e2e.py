@@ -4,6 +4,7 @@ HTML is shown as text (never executed), and clicking a DAG node selects it."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import assert_no_exception, wait_for_app
@@ -29,6 +30,10 @@ def test_deep_link_shows_dag_and_node_text(app_url: str, page) -> None:  # type:
     whole = page.locator(".rte-parason-text").first.text_content() or ""
     assert "<Parallel>" in whole and "floor(999/7) = 142" in whole
     assert "uuid=" in page.url and "node=b1t0" in page.url
+    # the 1-based form the labels use ("trial 2.1") opens the same node
+    page.goto(f"{app_url}/parason?uuid={FOUR}&node=2.1")
+    wait_for_app(page)
+    expect(page.locator(".rte-node-text").first).to_contain_text("Union = 142 + 90 - 12 = 220")
     # the text view scrolled to the selected node
     page.goto(f"{app_url}/parason?uuid={FOUR}&node=b3t1")
     wait_for_app(page)
@@ -87,7 +92,7 @@ def test_clicking_the_text_selects_its_node(app_url: str, page) -> None:  # type
     scrolled = box.evaluate("e => e.scrollTop")
     started = page.evaluate("() => performance.timeOrigin")
     pick.get_by_text("Removing the 2s leaves 225").click()
-    page.wait_for_function("() => window.location.search.includes('node=b0t1')", timeout=20_000)
+    page.wait_for_function("() => window.location.search.includes('node=1.2')", timeout=20_000)
     node_text = page.locator(".rte-node-text").first
     node_text.wait_for(timeout=30_000)
     wait_for_app(page)

@@ -47,7 +47,8 @@ class RunLog:
         deadline = time.monotonic() + timeout_s
         while not done():
             assert time.monotonic() < deadline, f"timed out; runs so far {self.finished}"
-            page.wait_for_timeout(100)
+            # a round trip through the page lets Playwright deliver the websocket frames queued
+            page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done(null)))")
 
     @property
     def full_runs(self) -> int:

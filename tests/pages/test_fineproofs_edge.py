@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from analysis.fineproofs.steptext import attach_step_text, export_frame
 from analysis.fineproofs.utf16 import Utf16Index
-from analysis.fineproofs.values import attach_step_text, export_frame
 from cache.fineproofs_io import load_trace, shard_relpath
 from cache.sample.fineproofs import write_sample
 from components.common.downloads import csv_bytes
@@ -94,7 +94,7 @@ def test_lone_surrogate_renders_with_exact_offsets_and_a_note(copy: Path) -> Non
     assert html.escape(f"{REPLACEMENT}", quote=True) in body
     table = at.dataframe[0].value
     assert REPLACEMENT in table.set_index("ordinal").loc[2, "step_text"]
-    assert table["span_issue"].isna().all()
+    assert (table["span_issue"] == "–").all()  # no issue: shown as "–"
 
 
 def test_lone_surrogate_csv_download(copy: Path) -> None:

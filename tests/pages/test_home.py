@@ -33,6 +33,10 @@ def test_home_on_sample_lists_every_dataset(sample_root: Path) -> None:
     assert [s.value for s in at.subheader] == ["Parason", "MARS", "FineProofs"]
     text = _text(at)
     assert "Bundled sample" in text
+    # the sample says it is synthetic and what it is realistic about, with the bench's figures
+    assert "The bundled sample is synthetic." in text
+    assert "median per-question AUROC 0.66 to" in text
+    assert "49 of 190 Parason 8x rows" in text
     frames = [df.value for df in at.dataframe]
     files = {f for df in frames if "file" in df.columns for f in df["file"].tolist()}
     assert {

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import streamlit as st
 
+from analysis.mars.store import load_features
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.sample.mars import SCHEMA, write_file
+from components.common.lite_spec import unpack
 from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
@@ -51,7 +54,7 @@ def _lite(at) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None:
-    at = open_page(qid="2", n="15", smooth="3")
+    at = open_page(qid="2", n="15", win="1024")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == "MARS pools"
@@ -102,7 +105,11 @@ def test_controls_and_quantile_bands(open_page) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     fig = _charts(at)[-1]
-    assert any("10–90%" in t.get("name", "") for t in fig["data"])
+    assert any("10th–90th percentile" in t.get("name", "") for t in fig["data"])
+    # the bands are over the whole pool, not the 20 traces the slider shows
+    medians = [t["name"] for t in fig["data"] if "median" in t.get("name", "")]
+    assert medians and all("(all " in m for m in medians)
+    assert any("Bands over the whole pool" in c.value for c in at.caption)
     q = next(s for s in at.selectbox if s.label == "Question")
     q.set_value(3).run()
     assert not at.exception
@@ -267,20 +274,22 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     assert len(_lite(at)) >= 2  # grid + curves still drawn
 
 
-def test_curves_default_to_a_readable_sample_smoothed(open_page) -> None:
-    """No URL params: at most 30 traces, moderate smoothing, and a plain-words smoothing label."""
+def test_curves_default_to_a_readable_sample_in_deepconf_windows(open_page) -> None:
+    """No URL params: at most 30 traces in the 2,048-token window DeepConf thresholds."""
     at = open_page(qid="1")
     assert not at.exception, at.exception
     n = next(s for s in at.slider if s.label == "Traces shown")
     assert n.value == 20  # min(30, the 20 traces of this question)
-    smooth = next(s for s in at.select_slider if s.label.startswith("Smoothing"))
-    assert smooth.value == 5
-    assert smooth.label == "Smoothing (points averaged)"  # plain words, no formula
+    win = next(s for s in at.select_slider if s.label == "Window (tokens)")
+    assert win.value == 2048
     curves = _lite(at)[-1]
+    assert curves["axes"]["yaxis"]["title"] == "confidence, mean of the previous 2,048 tokens"
     counted = sum(
         int(t["name"].rsplit("(", 1)[1].rstrip(")"))
         for t in curves["traces"]
-        if t.get("name", "").endswith(")") and "final answer" in t.get("name", "")
+        if t.get("name", "").endswith(")")
+        and "final answer" in t.get("name", "")
+        and not t["name"].startswith("probe")
     )
     assert counted == 20
 
@@ -475,3 +484,38 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     assert at.query_params["file"] in (rel, [rel])
     assert "not in this folder" in pick.format_func(REL)
     assert next(m for m in at.metric if m.label == "traces").value == "6"
+
+
+def test_a_deepconf_policy_draws_its_threshold_across_the_curves(
+    open_page, local_mars: Path
+) -> None:
+    """The 90th percentile of min_group over the first 16 traces with an answer, as a labelled
+    line at that height (checked against numpy on the feature table)."""
+    at = open_page(qid="1", policy="DeepConf-low (90th percentile)")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    feats = load_features(local_mars / REL).question(1).sort("trace_idx")
+    head = feats.filter(feats["final_group"] >= 0)["min_group"].to_numpy()[:16]
+    want = float(np.percentile(head.astype(np.float64), 90))
+    spec = _lite(at)[-1]
+    (line,) = [t for t in spec["traces"] if t["name"].startswith("DeepConf-low")]
+    y = unpack(line["y"])
+    assert y[0] == pytest.approx(want, rel=1e-6) and y[0] == y[1]
+    assert line["name"].startswith("DeepConf-low (90th percentile): ")
+    assert f"over {len(head)} warmup" in line["name"]
+
+
+def test_probe_markers_by_agreement_name_their_three_classes(open_page) -> None:
+    at = open_page(qid="2")
+    names = [t["name"] for t in _lite(at)[-1]["traces"] if t["name"].startswith("probe")]
+    assert names and all(
+        n.split(" (")[0]
+        in ("probe agrees with final answer", "probe differs from final answer", "probe: no answer")
+        for n in names
+    )
+    at.radio[1].set_value("correctness").run()
+    names = [t["name"] for t in _lite(at)[-1]["traces"] if t["name"].startswith("probe")]
+    assert names and all(
+        n.split(" (")[0] in ("probe answer right", "probe answer wrong", "probe: no answer")
+        for n in names
+    )

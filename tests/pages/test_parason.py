@@ -113,8 +113,17 @@ def test_select_a_trajectory_and_a_node(table: pl.DataFrame) -> None:
     assert {"b0:fork", "b3:join", "answer"} <= set(ids)
     at.selectbox(key="pa_node_none").select("b1t0").run()
     assert not at.exception and not at.error, _errors(at)
-    assert "b1t0" in str(at.query_params["node"])
+    # the URL carries the 1-based id the label shows: "subtask 2.1" of stage 2 is node=2.1
+    assert str(at.query_params["node"]) in ("2.1", "['2.1']")
     assert "Union = 142 + 90 - 12 = 220" in _html(at)
+    assert at.selectbox(key="pa_node_b1t0").format_func("b1t0") == "trial 2.1 · 14.7 tokens"
+
+
+@pytest.mark.parametrize("node", ["b0t2", "1.3"])
+def test_old_and_one_based_node_links_open_the_same_node(node: str) -> None:
+    at = _app({"uuid": FOUR, "node": node, "subset": "sft-8x"})
+    assert not _errors(at)
+    assert "floor(999/77) = 12" in _html(at)  # trial 1.3 of the 8x row, either way
 
 
 def test_deep_link_restores_trajectory_and_node() -> None:
@@ -200,8 +209,30 @@ def test_compare_marks_added_branches() -> None:
     assert len(figs) == 2
     n8 = next(tr for tr in figs[1]["data"] if tr.get("name") == "nodes")
     assert sum(c == "#d100d1" for c in n8["marker"]["line"]["color"]) == 12
-    stage = at.dataframe[-1].value
-    assert stage["added"].tolist() == [0, 6, 0, 6]
+    stage = next(d.value for d in at.dataframe if "added" in d.value.columns)
+    assert stage["added"].tolist() == ["0", "6", "0", "6"]
+    assert " → " in stage["cost 1x → 8x (tokens)"].tolist()[1]
+    # the pair's extra Trials lengthen C: the page says so in words, not only in a ratio
+    slower = " ".join(w.value for w in at.warning)
+    assert "The 8x row is slower" in slower and "C_8x / C_1x = 2.04×" in slower
+    assert "an OR join of Trials included, waits for all of its branches" in " ".join(
+        c.value for c in at.caption
+    )
+    accepted = next(d.value for d in at.dataframe if "C as counted (tokens)" in d.value.columns)
+    assert accepted["row"].tolist() == ["sft-1x", "sft-8x"]
+
+
+def test_compare_all_pairs_view() -> None:
+    at = _app({"view": "1x vs 8x", "pairs": "all pairs"})
+    assert not _errors(at)
+    caps = " ".join(c.value for c in at.caption)
+    assert "303 questions have a row in both subsets" in caps
+    spreads = at.dataframe[0].value
+    assert spreads["quantity"].tolist() == ["ΔC = C_8x − C_1x", "C_8x / C_1x", "ΔT = T_8x − T_1x"]
+    assert spreads["n pairs"].tolist() == ["303", "303", "303"]
+    changes = at.dataframe[1].value
+    assert changes["correctness 1x → 8x"].tolist()[:3] == ["right → wrong", "wrong → right", "same"]
+    assert len(_figs(at)) == 1
 
 
 def test_charts_and_point_selection(table: pl.DataFrame) -> None:
@@ -324,12 +355,15 @@ def test_dag_and_charts_say_which_counter_made_them(sample_root) -> None:  # typ
 
 def test_compare_takes_a_uuid_prefix_and_defaults_to_a_common_trajectory() -> None:
     at = _app({"view": "1x vs 8x", "uuid": FOUR[:8]})
-    assert not at.warning and not _errors(at), [w.value for w in at.warning]
+    others = [w.value for w in at.warning if not w.value.startswith("The 8x row is slower")]
+    assert not others and not _errors(at), others
     assert len(_figs(at)) == 2
     assert "12 branches were added" in " ".join(c.value for c in at.caption)
-    at = _app({"view": "1x vs 8x"})  # no uuid: the first trajectory in both subsets, not a blank
-    assert not at.warning and not _errors(at)
+    at = _app({"view": "1x vs 8x"})  # no uuid: a pair the 8x expansion changed, not a blank
+    others = [w.value for w in at.warning if not w.value.startswith("The 8x row is slower")]
+    assert not others and not _errors(at), others
     assert len(_figs(at)) == 2
+    assert "branches were added by the 8x expansion" in " ".join(c.value for c in at.caption)
     picker = next(s for s in at.selectbox if s.label == "Trajectory (in both subsets)")
     assert picker.value is not None
     at = _app({"view": "1x vs 8x", "uuid": "not-a-real-uuid"})
@@ -342,10 +376,11 @@ def test_compare_table_is_rounded_and_says_when_nothing_was_added() -> None:
     assert not _errors(at)
     assert "No added branches in this pair." in " ".join(i.value for i in at.info)
     frame = at.dataframe[0].value.set_index("metric")
-    tokens = frame.loc["tokens T"]
-    assert all(re.fullmatch(r"[\d,]+", v) for v in tokens[["sft-1x", "sft-8x"]])
-    assert re.fullmatch(r"[+-][\d,]+", tokens["change"])
-    assert frame.loc["speedup T/C", "sft-1x"].endswith("×")
+    tokens = frame.loc["tokens T (compute)"]
+    assert all(re.fullmatch(r"[\d,]+ tokens", v) for v in tokens[["sft-1x", "sft-8x"]])
+    assert re.fullmatch(r"[+-][\d,]+ tokens", tokens["8x vs 1x"])
+    assert frame.loc["critical path C (latency)", "8x vs 1x"] == "1.00× same"
+    assert frame.loc["speedup T / C (own row)", "sft-1x"].endswith("×")
     assert frame.loc["parallel ratio", "sft-8x"].endswith("%")
 
 
@@ -589,3 +624,27 @@ def test_notes_do_not_look_like_warnings() -> None:
     labels = [e.proto.label for e in at.get("expandable")]
     assert not any("shown as far as it parses" in lbl for lbl in labels)
     assert "⚠" not in body.split("Question.", 1)[-1].split("Whole trajectory", 1)[0]
+
+
+BAD_NUMBER = re.compile(r"\bNone\b|\bnan\b|(?<![\w.\-])[-−]0(?:\.0+)?(?!\d|[.,]\d)")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"view": "Trajectory", "uuid": FOUR},
+        {"view": "1x vs 8x", "uuid": FOUR},
+        {"view": "1x vs 8x", "pairs": "all pairs"},
+        {"view": "Charts"},
+    ],
+)
+def test_rendered_text_has_no_none_nan_or_negative_zero(params: dict[str, str]) -> None:
+    at = _app(params)
+    assert not _errors(at)
+    texts = [e.value for kind in ("markdown", "caption", "info", "warning") for e in at.get(kind)]
+    texts.append(_html(at))
+    for frame in at.dataframe:
+        df = frame.value
+        texts += [str(v) for c in df.columns if df[c].dtype == object for v in df[c]]
+    bad = [t for t in texts if BAD_NUMBER.search(str(t))]
+    assert not bad, bad[:3]

@@ -46,7 +46,8 @@ def open_app(local_mars: Path, monkeypatch):
 
 
 def _metric(at, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+    """A headline metric's value by its name (the label goes on with its 95 % interval)."""
+    return next(m.value for m in at.metric if m.label.split(" · ")[0] == label)
 
 
 def open_tab(app, name: str):  # type: ignore[no-untyped-def]
@@ -332,6 +333,8 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     assert diff["gamma"].between(0.5, 1.0).all()
     assert any("Every question matches the reference" in c.value for c in at.caption)
     overall = next(f for f in frames if "source" in getattr(f, "columns", []))
+    overall = getattr(overall, "data", overall)  # a Styler in the app
+    assert "SE of accuracy (pp)" in overall.columns and "accuracy_std" not in overall.columns
     ours = overall[overall["source"] == "ours"].drop(columns="source").to_numpy(dtype=float)
     ref = overall[overall["source"] == "reference"].drop(columns="source").to_numpy(dtype=float)
     np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-9)
@@ -410,12 +413,14 @@ def test_frontier_shows_the_published_policies_by_default_grouped(open_app) -> N
         "dco-mars-cal",
         "sc-pp",
     }
-    assert {"SC full budget (offline)", "DeepConf online (dco)", "sc-consensus sweep"} <= names
+    sweep = "sc-consensus: consensus tau swept 0.5–1"  # what is swept, over which range
+    assert {"SC full budget (offline)", "DeepConf online (dco)", sweep} <= names
     groups = {t.get("name"): t.get("legendgroup") for t in data}
     assert groups["sc-pp"] == "published" and groups["DeepConf online (dco)"] == "baseline"
     assert _frontier(app)["legend"]["groupclick"] == "togglegroup"
     titles = {t.get("legendgroup"): t.get("grouptitle") for t in data if t.get("grouptitle")}
-    assert titles["baseline"] == "Baselines" and titles["published"] == "Published"
+    assert titles["baseline"] == "Baselines"
+    assert titles["published"] == "Re-simulated at published settings"  # this app's runs
     ours = open_app(policy="sc-mars", budget="16", others=["sc-consensus", "esc"])
     groups = {t.get("name"): t.get("legendgroup") for t in _frontier(ours)["traces"]}
     assert groups["sc-consensus"] == "checkpoint" and groups["esc"] == "sequential"
@@ -456,9 +461,12 @@ def test_dco_explains_its_zero_savings_and_replays_its_votes(sample_root: Path) 
     assert _metric(at, "stopped early") == "0 / 240"  # 8 preview iterations x 30 questions
     note = next(i.value for i in at.info if "never stops early" in i.value)
     assert "against the truncated cost" in note
-    m = re.search(r"untruncated SC: \*\*([0-9.]+) %\*\*", note)
+    m = re.search(
+        r"untruncated SC: \*\*([0-9.]+) % \(95 % CI \[([0-9.]+), ([0-9.]+)\] %\)\*\*", note
+    )
     assert m, note
     assert 0 < float(m.group(1)) < 100  # truncation saves tokens on the sample
+    assert float(m.group(2)) <= float(m.group(1)) <= float(m.group(3))  # with its interval
     fig = _chart(at, "vote share per answer")
     answers = [t for t in fig["traces"] if t["type"] == "scatter" and t["xaxis"] == "x"]
     n_k = len(fig["steps"]["counts"])  # the Play control steps through the checkpoints
@@ -518,7 +526,8 @@ def test_frontier_markers_keep_their_look_across_policies(open_app) -> None:
 def test_frontier_and_per_question_axes_have_headroom_and_round_ticks(open_app) -> None:
     app = open_app(policy="sc-mars-cal", budget="16")
     front = _frontier(app)
-    ys = [y for t in front["traces"] if t.get("name") != "Pareto front" for y in _arr(t["y"])]
+    skip = ("Pareto front (steps)", "95 % intervals")
+    ys = [y for t in front["traces"] if t.get("name") not in skip for y in _arr(t["y"])]
     lo, hi = front["axes"]["yaxis"]["range"]
     assert hi >= max(ys) + 3 - 1e-4 and lo <= min(ys) - 3 + 1e-4  # the points are float32
     open_tab(app, "Questions")

@@ -8,22 +8,20 @@ import numpy as np
 import polars as pl
 import pytest
 
+from analysis.fineproofs.overview import overview_cells, select_traces
+from analysis.fineproofs.steptext import attach_step_text, text_segments
 from analysis.fineproofs.values import (
     GRADE_BINS,
     SeriesParams,
     annotate,
-    attach_step_text,
     depth_distribution,
     grade_bin,
     grade_bin_expr,
     hist_stats,
     map_prefix_roles,
     normalise,
-    overview_cells,
-    select_traces,
     series_from_values,
     shard_coverage,
-    text_segments,
     trace_summary,
 )
 from cache.errors import SchemaError
@@ -243,11 +241,23 @@ def test_trace_summary_shapes_largest_drop_and_first_error() -> None:
     assert s["b"]["largest_drop_ordinal"] == 4 and s["b"]["largest_drop_depth"] == pytest.approx(
         0.5
     )
-    assert s["b"]["first_error_ordinal"] == 4 and s["b"]["drop_share"] == pytest.approx(1.0)
+    # the value rose 0.84 -> 0.86 before the 0.76 drop: share of the 0.75 fall, not clamped
+    assert s["b"]["first_error_ordinal"] == 4 and s["b"]["drop_share"] == pytest.approx(0.76 / 0.75)
     assert s["c"]["shape"] == "gradual" and s["c"]["drop_share"] == pytest.approx(0.1 / 0.7)
     assert s["d"]["shape"] == "drop then recovery" and s["d"]["n_recoveries"] == 1
     assert s["e"]["shape"] == "low throughout"
     assert s["b"]["n_prefixes"] == 8 and s["b"]["endpoint"] == pytest.approx(1 / 7)
+
+
+def test_drop_share_is_not_clamped_when_the_value_rose_first() -> None:
+    """0.83 -> 0.94 -> 0.025 -> 0.04: the value fell 0.79 from first to last, but the largest
+    single drop is 0.915, 116 % of that fall (the value first rose to 0.94)."""
+    a = series_from_values([0.83, 0.94, 0.025, 0.04], [0.02] * 4)
+    (r,) = trace_summary(a).iter_rows(named=True)
+    assert r["total_decline"] == pytest.approx(0.79)
+    assert r["largest_drop"] == pytest.approx(0.915) and r["largest_drop_ordinal"] == 3
+    assert r["drop_share"] == pytest.approx(0.915 / 0.79)  # 1.1582..., shown as 116 %
+    assert r["shape"] == "one-step"
 
 
 def test_depth_distribution_and_overview_cells() -> None:
@@ -267,6 +277,8 @@ def test_depth_distribution_and_overview_cells() -> None:
     assert by_err["problem_id"].to_list()[:2] == ["d" * 16, "b" * 16]  # depth 3/8 then 4/8
     cells = overview_cells(a, picked.head(2), axis="ordinal")
     assert cells.height == 16 and cells["grid_row"].max() == 1
+    # marked cells: trace b's collapse at prefix 4, trace d's drop at prefix 3 (0.8 -> 0.15)
+    assert cells.filter(pl.col("sig_drop"))[["grid_row", "grid_col"]].rows() == [(0, 4), (1, 3)]
     dcells = overview_cells(a, picked.head(1), axis="depth", metric="change", n_depth_bins=4)
     assert dcells.height == 4
     assert dcells["val"].sum() == pytest.approx(0.1 - 0.85)
@@ -292,8 +304,10 @@ def test_attach_step_text_and_segments() -> None:
     assert f["step_text"][3] is None and "surrogate pair" in f["span_issue"][3]
     assert any("1 of 4 step spans" in n for n in out.notes)
     segs = text_segments(text, f)
-    assert "".join(text[a:b] for a, b, _ in segs) == text
-    assert [text[a:b] for a, b, o in segs if o is not None] == parts
+    assert "".join(text[a:b] for a, b, _, _ in segs) == text
+    assert [text[a:b] for a, b, o, own in segs if own] == parts
+    # the "\n\n" between two collected steps is the lead-in of the later prefix
+    assert [(text[a:b], o) for a, b, o, own in segs if not own] == [("\n\n", 2), ("\n\n", 3)]
 
 
 def test_shard_coverage() -> None:

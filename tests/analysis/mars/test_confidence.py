@@ -1,4 +1,4 @@
-"""Window metrics on hand-computed arrays (definitions: shared/spec/stopping.md)."""
+"""Window metrics on hand-computed arrays (definitions: docs/formats/stopping.md)."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ def test_probe_table_joins_the_feature_row() -> None:
         "probe_pos": [2048, 4096],
         "probe_group": [0, -1],
         "probe_correct": [True, False],
+        "final_group": 0,
         "ckpt_pos": [2048],
         "ckpt_conf": [1.5],
     }
@@ -58,6 +59,7 @@ def test_probe_table_joins_the_feature_row() -> None:
     t = probe_table(raw, f, groups)
     assert t["group"].to_list() == ["42", "—"]
     assert t["is_correct_group"].to_list() == [True, False]
+    assert t["vs final"].to_list() == ["agrees with final", "no answer"]
     assert t["conf_at_pos"].to_list() == [1.5, None]
     assert t["avg_conf"].to_list() == [1.0, None]
     assert probe_table([], f, groups).height == 0

@@ -11,6 +11,7 @@ import pytest
 
 from analysis.mars import confidence
 from analysis.mars.confidence import BatchFeatures, batch_features
+from cache import extensions
 
 
 def _bits(a: np.ndarray) -> bytes:
@@ -25,10 +26,22 @@ def _same(a: BatchFeatures, b: BatchFeatures) -> None:
         assert _bits(getattr(a, name)) == _bits(getattr(b, name)), name
 
 
+@pytest.mark.skipif(extensions.disabled(), reason="RTE_NO_EXT=1: the numpy loop on purpose")
 def test_the_kernel_is_built() -> None:
     """The test machine has a C compiler (tests/setup.sh installs the project with it): a
     missing kernel means the build failed and every cold MARS build runs the slow loop."""
     assert confidence._trace_kernel is not None
+
+
+@pytest.mark.skipif(not extensions.disabled(), reason="only under RTE_NO_EXT=1")
+def test_the_switch_leaves_the_numpy_loop() -> None:
+    """Under RTE_NO_EXT=1 the kernel is not loaded, and a float16 pool still gets the features
+    the loop computes (the kernel's tests below skip)."""
+    assert confidence._trace_kernel is None
+    off, v = _pool(3)
+    a = batch_features(off, v, compiled=True)
+    b = batch_features(off, v, compiled=False)
+    _same(a, b)
 
 
 def _pool(seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.parason.dag import build_dag, collapse_dag, layout
+from analysis.parason.dag import (
+    build_dag,
+    collapse_dag,
+    layout,
+    node_from_url,
+    stage_label,
+    url_node,
+)
 from analysis.parason.metrics import compute_metrics
 from analysis.parason.parse import parse
 from analysis.parason.tokens import get_counter
@@ -111,3 +118,41 @@ def test_layout_left_to_right():
 def test_empty_dag():
     g = build_dag(parse(""))
     assert g.number_of_nodes() == 0 and g.graph["C"] == 0 and g.graph["critical_path"] == []
+
+
+@pytest.mark.parametrize(
+    ("internal", "url"),
+    [
+        ("b1t2", "2.3"),
+        ("b0t0", "1.1"),
+        ("b1:fork", "2.fork"),
+        ("b0:join", "1.join"),
+        ("b3:more", "4.more"),
+        ("b0t2b1t0", "1.3.2.1"),
+        ("b0t2b1:fork", "1.3.2.fork"),
+        ("s0", "s0"),
+        ("answer", "answer"),
+    ],
+)
+def test_url_node_ids_are_one_based_and_old_ids_still_open(internal: str, url: str) -> None:
+    assert url_node(internal) == url
+    assert node_from_url(url) == internal
+    assert node_from_url(internal) == internal  # an old 0-based link (casebook cases keep them)
+
+
+@pytest.mark.parametrize("raw", ["0.1", "2", "2.3.fork", "1.2.3", "nonsense", "2.x", ""])
+def test_malformed_url_nodes_pass_through_unchanged(raw: str) -> None:
+    assert node_from_url(raw) == raw  # the page then finds no such node and shows none
+
+
+def test_labels_carry_the_url_ids() -> None:
+    text = (
+        "<Parallel><Outlines><Subtask>1: a</Subtask></Outlines><Thread>1: x</Thread></Parallel>"
+        "<Parallel><Outlines><Trial>1: a</Trial><Trial>2: b</Trial><Trial>3: c</Trial></Outlines>"
+        "<Thread>1: x</Thread><Thread>2: y</Thread><Thread>3: z</Thread></Parallel>"
+    )
+    g = build_dag(parse(text), get_counter("words"))
+    assert g.nodes["b1t2"]["label"] == "trial 2.3" and url_node("b1t2") == "2.3"
+    assert g.nodes["b1:fork"]["label"] == "fork of stage 2 (3 × trial)"
+    assert g.nodes["b1:join"]["label"] == "join of stage 2 (OR)"
+    assert stage_label("b0t2b1") == "stage 1.3.2"

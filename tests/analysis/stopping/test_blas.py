@@ -6,7 +6,19 @@ from __future__ import annotations
 import threading
 import time
 
-from analysis.stopping.blas import single_thread_blas, thread_counts
+import numpy as np
+
+from analysis.stopping.blas import blas_libraries, single_thread_blas, thread_counts
+
+
+def test_numpy_and_scipy_blas_are_found() -> None:
+    """Without a library found every check below would pass on an empty list."""
+    files = blas_libraries()
+    numpy_blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]  # type: ignore[no-untyped-call]
+    assert len(files) >= 2, files  # numpy's and scipy's (each wheel bundles its own)
+    assert any("numpy" in f for f in files) and any("scipy" in f for f in files), files
+    assert numpy_blas and len(thread_counts()) == len(files)
+    assert all(n >= 1 for n in thread_counts())
 
 
 def test_nested_and_overlapping_sections_restore_the_counts() -> None:

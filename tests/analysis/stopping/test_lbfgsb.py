@@ -57,6 +57,41 @@ def test_the_fallback_is_scipy_optimize(monkeypatch: pytest.MonkeyPatch) -> None
     assert np.array_equal(fast.x, slow.x)
 
 
+def test_the_driver_knows_the_installed_scipy() -> None:
+    import scipy
+
+    assert lbfgsb.scipy_version() == scipy.__version__
+    assert scipy.__version__ in lbfgsb.KNOWN_SCIPY  # else every run takes the fallback
+
+
+def test_an_unknown_scipy_version_takes_scipy_optimize(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways on the same problems: the driven routine, then (scipy "9.0.0", which the driver
+    does not know) scipy.optimize; the minima agree."""
+    rng = np.random.default_rng(11)
+    problems = []
+    for _ in range(8):
+        d = int(rng.integers(1, 6))
+        loss, grad = _logistic(rng, int(rng.integers(20, 800)), d, float(rng.uniform(0.3, 4.0)))
+        problems.append((loss, grad, rng.normal(size=d + 1)))
+    with np.errstate(all="ignore"):
+        fast = [lbfgsb.minimize_lbfgsb(f, g, x0, 200) for f, g, x0 in problems]
+    assert all(r.task != (-1, -1) for r in fast)  # the driven routine ran
+    monkeypatch.setattr(lbfgsb, "scipy_version", lambda: "9.0.0")
+    lbfgsb._extension.cache_clear()
+    try:
+        assert not lbfgsb.fast_path_available()
+        with np.errstate(all="ignore"):
+            slow = [lbfgsb.minimize_lbfgsb(f, g, x0, 200) for f, g, x0 in problems]
+    finally:
+        monkeypatch.undo()
+        lbfgsb._extension.cache_clear()
+    assert lbfgsb.fast_path_available()
+    for a, b in zip(fast, slow, strict=True):
+        assert b.task == (-1, -1)  # scipy.optimize ran
+        np.testing.assert_allclose(a.x, b.x, rtol=1e-7, atol=1e-9)
+        assert (a.nit, a.nfev) == (b.nit, b.nfev)
+
+
 def test_q_model_fit_is_the_scipy_fit() -> None:
     """The published fit (mars/q_model.py) through scipy.optimize, written out here, and ours."""
     rng = np.random.default_rng(3)

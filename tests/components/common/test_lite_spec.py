@@ -12,12 +12,14 @@ import plotly.graph_objects as go
 import polars as pl
 import pytest
 
-from analysis.mars.store import load_features, read_probes
+from analysis.mars.store import load_features, read_probes, read_traces
+from analysis.mars.windows import CurveSet, curve_set
 from analysis.stopping import Mars, SimSettings, prepare, replay
 from analysis.stopping.synthetic import hand_pool
 from cache.sample.mars import write_file
 from components.common.lite_spec import LiteUnsupported, chart_spec, plain_text, unpack
 from components.common.safe_text import esc_hover
+from components.mars import curve_figures as cf
 from components.mars import figures as mf
 from components.stopping.figures import replay_figure, replay_steps
 
@@ -125,6 +127,13 @@ def test_the_replay_steps_through_its_checkpoints() -> None:
     assert "vote share per answer" in titles and any("stop at" in x for x in titles)
 
 
+def _curves(path, qid: int, feats: pl.DataFrame) -> CurveSet:  # type: ignore[no-untyped-def]
+    """The 2,048-token window curves of these traces, read from the file."""
+    raw = read_traces(path, qid, feats["trace_idx"].to_list())
+    confs = [np.asarray(c, np.float32) for c in raw["confs"].to_list()]
+    return curve_set(feats["trace_idx"].to_list(), confs, 2048, feats["probe_pos"].to_list())
+
+
 def test_the_views_first_figures_all_draw_without_plotly(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The MARS grid and curves: nothing in them makes the lite renderer refuse."""
     path = tmp_path / "one_question.parquet"
@@ -132,7 +141,8 @@ def test_the_views_first_figures_all_draw_without_plotly(tmp_path) -> None:  # t
     store = load_features(path)
     qid = store.qids[0]
     feats = store.question(qid)
-    curves = chart_spec(mf.curves_figure(feats.head(30), read_probes(path, qid), smooth=5))
+    shown = feats.sort("trace_idx").head(30)
+    curves = chart_spec(cf.curves_figure(shown, _curves(path, qid, shown), read_probes(path, qid)))
     probes = [t for t in curves["traces"] if t["name"].startswith("probe")]
     assert probes and all(t["tips"] and t["picks"] for t in probes)
     assert all(len(p) == 2 for t in probes for p in t["picks"])  # (trace, position) per probe
@@ -166,7 +176,8 @@ def test_a_thousand_curves_with_probe_markers_stay_under_2_mb_as_a_lite_spec(tmp
     write_file(path, "hmmt", 1000, seed=5, n_questions=1)
     store = load_features(path)
     qid = store.qids[0]
-    spec = chart_spec(mf.curves_figure(store.question(qid), read_probes(path, qid), smooth=1))
+    feats = store.question(qid).sort("trace_idx")
+    spec = chart_spec(cf.curves_figure(feats, _curves(path, qid, feats), read_probes(path, qid)))
     probes = [t for t in spec["traces"] if t["name"].startswith("probe")]
     assert sum(len(t["tips"]) for t in probes) > 3000 and all(t["text"] is None for t in probes)
     assert len(json.dumps(spec, allow_nan=False)) <= 2_000_000

@@ -10,7 +10,8 @@ import html
 import numpy as np
 import polars as pl
 
-from analysis.fineproofs.values import attach_step_text, series_from_values, text_segments
+from analysis.fineproofs.steptext import attach_step_text, text_segments
+from analysis.fineproofs.values import series_from_values
 from components.fineproofs.figures import (
     bar_figure,
     depth_distribution_figure,

@@ -4,6 +4,8 @@ selected row, and a click value that maps back to (row, prefix)."""
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from components.fineproofs.grid import ENDPOINT_PICK, overview_grid_html, parse_pick, pick_value
@@ -51,3 +53,19 @@ def test_grid_marks_cases_and_frames_the_selected_row() -> None:
 def test_pick_values_round_trip_and_reject_garbage() -> None:
     assert parse_pick(pick_value(3, 7)) == (3, 7)
     assert parse_pick("x:1") is None and parse_pick("12") is None and parse_pick("-1:2") is None
+
+
+def test_no_value_is_hatched_outside_the_scale_and_drops_are_marked() -> None:
+    cells, traces = _page()
+    cells = cells.with_columns(sig_drop=pl.Series([True, False, False]))
+    out = overview_grid_html(cells, traces)
+    tds = re.findall(r"<td class='(c[^']*)'([^>]*)>([^<]*)</td>", out)
+    # row 0: prefix 1 coloured and marked ▼, prefix 2 without a value hatched; row 1: prefix 1
+    # plain, then an empty cell (the trace has no prefix 2)
+    assert [(c, t) for c, _a, t in tds] == [("c d", "▼"), ("c nv", ""), ("c", ""), ("c", "")]
+    assert "background" not in tds[1][1]  # the hatch comes from the class, not a scale colour
+    assert ".fpg td.c.nv,.fpk .nv{background:repeating-linear-gradient(45deg," in out
+    legend = out.split("<div class='fpk'>")[1]
+    assert "<span class='nv'" in legend and "no value" in legend
+    assert "'d'>▼</span>significant drop (z &lt; −2 and change ≤ −0.15, each test alone)" in legend
+    assert "(Benjamini-Hochberg, q = 0.05)" in overview_grid_html(cells, traces, fdr=True)

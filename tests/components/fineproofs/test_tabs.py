@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from components.fineproofs.cases import step_item, step_snapshot, trace_snapshot
 from components.fineproofs.collection import kv_table_html
-from components.fineproofs.trace import change_phrase
+from components.fineproofs.phrases import change_phrase
 
 
 def test_kv_table_escapes_and_wraps() -> None:

@@ -6,13 +6,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.mars.store import load_features, read_probes
 from analysis.mars.summaries import VoteShares
-from cache.sample.mars import write_file
 from components.common import theme
 from components.common.formatting import fmt_num
 from components.mars import figures as mf
-from components.mars.header import majority_mark
+from components.mars.header import colour_bar_html, majority_mark
 
 EVIL = "%{x}<b>7</b>"
 
@@ -86,39 +84,6 @@ def test_number_helper() -> None:
     assert fmt_num(float("inf"), inf="–") == "–"  # MARS labels show infinities as a dash
 
 
-def test_a_thousand_curves_with_probe_markers_stay_under_2_mb(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The issue's payload budget: 1,000 curves (WebGL, float32) + their probe markers <= 2 MB."""
-    path = tmp_path / "one_question.parquet"
-    write_file(path, "hmmt", 1000, seed=5, n_questions=1)
-    store = load_features(path)
-    qid = store.qids[0]
-    feats = store.question(qid)
-    assert feats.height == 1000
-    fig = mf.curves_figure(feats, read_probes(path, qid), smooth=1)
-    n_markers = sum(len(x or []) for x in feats["probe_pos"].to_list())
-    assert n_markers > 3000  # the markers are really there
-    assert {t.type for t in fig.data} == {"scattergl"}  # many points: all WebGL
-    assert len(fig.to_json()) <= 2_000_000
-
-
-def test_the_default_thirty_curves_are_svg_and_every_trace_shares_one_layer(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """First paint: 30 curves (the default) draw as SVG, without a WebGL context to set up; a
-    figure never mixes SVG and WebGL traces (an SVG marker would hide under the canvas)."""
-    path = tmp_path / "one_question.parquet"
-    write_file(path, "hmmt", 400, seed=5, n_questions=1)
-    store = load_features(path)
-    qid = store.qids[0]
-    feats = store.question(qid)
-    few = feats.head(30)
-    fig = mf.curves_figure(few, read_probes(path, qid), smooth=5)
-    assert {t.type for t in fig.data} == {"scatter"}
-    assert any(t.name.startswith("probe") for t in fig.data)
-    # the binary float32 arrays survive the switch
-    assert '"dtype":"f4"' in fig.to_json()
-    many = mf.curves_figure(feats, read_probes(path, qid), smooth=5)  # 400 x 96 points
-    assert {t.type for t in many.data} == {"scattergl"}
-
-
 def _feats(correct: list[bool], group: list[int], values: list[float]) -> pl.DataFrame:
     n = len(correct)
     return pl.DataFrame(
@@ -131,18 +96,6 @@ def _feats(correct: list[bool], group: list[int], values: list[float]) -> pl.Dat
             "curve": [[10.0 + i % 3] * 96 for i in range(n)],
         }
     )
-
-
-def test_curves_no_answer_is_grey_and_right_is_drawn_on_top() -> None:
-    feats = _feats([True, False, False], [0, 1, -1], [1.0, 2.0, 3.0])
-    fig = mf.curves_figure(feats, show_probes=False, smooth=5)
-    lines = [t for t in fig.data if t.mode == "lines"]
-    by_name = {t.name.split(" (")[0]: t for t in lines}
-    assert by_name["no final answer"].line.color == theme.NO_ANSWER
-    r, g, b = (int(theme.NO_ANSWER[i : i + 2], 16) for i in (1, 3, 5))
-    assert r == g == b  # neutral grey, not a pink/red
-    assert lines[-1].name.startswith("right final answer")  # last = on top
-    assert by_name["right final answer"].legendrank < by_name["wrong final answer"].legendrank
 
 
 def _stack_sums(fig) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -226,10 +179,42 @@ def test_zoom_probes_are_drawn_on_top_with_a_white_outline() -> None:
     )
     fig = mf.zoom_figure(np.ones(5000, np.float32), np.ones(10, np.float32), 2048, probes, 64)
     top = fig.data[-1]
-    assert top.name.startswith("probes")
+    assert top.name.startswith("probe")
     # same WebGL layer as the lines (an SVG trace would sit under the canvas), added last
     assert top.type == "scattergl"
     assert top.marker.line.color == "white" and top.marker.line.width >= 1.5
+
+
+def test_zoom_legend_names_the_symbols_it_draws() -> None:
+    """One trace per class: the legend shows each class's own symbol (no "○ right" over filled
+    markers); by agreement with the final answer, or by correctness."""
+    probes = pl.DataFrame(
+        {
+            "position": [2048, 4096, 6144],
+            "answer": ["1", "2", None],
+            "group": ["1", "2", "—"],
+            "vs final": ["agrees with final", "differs from final", "no answer"],
+            "raw_text": ["a", "b", "c"],
+            "avg_conf": [1.0, 2.0, 3.0],
+            "is_correct_group": [True, False, False],
+        }
+    )
+    fig = mf.zoom_figure(np.ones(7000, np.float32), np.ones(10, np.float32), 2048, probes)
+    got = {t.name: t.marker.symbol for t in fig.data if t.name.startswith("probe")}
+    assert got == {
+        "probe agrees with final answer (1)": "circle",
+        "probe differs from final answer (1)": "diamond",
+        "probe: no answer (1)": "circle-open",
+    }
+    fig = mf.zoom_figure(
+        np.ones(7000, np.float32), np.ones(10, np.float32), 2048, probes, probes_by="correctness"
+    )
+    got = {t.name: t.marker.symbol for t in fig.data if t.name.startswith("probe")}
+    assert got == {
+        "probe answer right (1)": "circle",
+        "probe answer wrong (1)": "x",
+        "probe: no answer (1)": "circle-open",
+    }
 
 
 def test_overview_grid_rings_and_text_contrast() -> None:
@@ -315,3 +300,12 @@ def test_a_tied_majority_gets_a_grey_ring_and_says_tie() -> None:
     assert "tie between 2 answers" in squares.hovertext[0]
     rows = ov.rows(named=True)
     assert majority_mark(rows[0]) == "tie (2 answers)" and majority_mark(rows[1]) == "✗"
+
+
+def test_the_overview_grid_has_a_colour_bar_naming_its_quantity() -> None:
+    html = colour_bar_html()
+    assert "pass@1, share of the question&#x27;s traces with a right final answer (%)" in html
+    assert "rgb(165,0,38) 0%" in html and "rgb(0,104,55) 100%" in html  # RdYlGn, the grid's
+    for label in (">0%<", ">25%<", ">50%<", ">75%<", ">100%<"):
+        assert label in html
+    assert "-0" not in html

@@ -36,9 +36,19 @@ def test_thread_number_is_drawn_at_its_own_node() -> None:
         # the number of the node drawn above it)
         assert texts[i] == str(g.nodes[n]["number"])
         assert positions[i].startswith("middle")
+        # left of a Trial: the dashed edges into the OR join run to its right ("+5" sat on them)
+        assert positions[i] == "middle left"
     # top to bottom, the numbers read 1..8
     order = sorted(threads, key=lambda t: -tr["y"][t[0]])
     assert [texts[i] for i, _ in order] == [str(k) for k in range(1, 9)]
+
+
+def test_subtask_labels_stay_right_and_labels_have_a_halo() -> None:
+    g = build_dag(parse(crowded(3).replace("Trial>", "Subtask>")))
+    tr = nodes_trace(dag_figure(g, layout(g)))
+    threads = [i for i, n in enumerate(tr["customdata"]) if g.nodes[n]["kind"] == "thread"]
+    assert {tr["textposition"][i] for i in threads} == {"middle right"}
+    assert tr["textfont"]["shadow"].count("white") == 8  # a solid outline, 8 directions
 
 
 def test_downloaded_html_has_the_same_labels() -> None:
@@ -46,7 +56,7 @@ def test_downloaded_html_has_the_same_labels() -> None:
     html = dag_html(dag_figure(g, layout(g)))
     m = re.search(r'"textposition":\s*(\[[^\]]*\])', html)
     assert m is not None
-    assert set(json.loads(m.group(1))) == {"middle right"}
+    assert set(json.loads(m.group(1))) == {"middle left", "middle right"}
 
 
 def test_hover_shows_quotes_not_entities() -> None:

@@ -57,7 +57,9 @@ def test_replay_answer_labels_are_not_plotly_placeholders() -> None:
     assert len(answers) == 2
     for t in answers:
         tmpl = t["hovertemplate"]
-        assert "%{x" not in tmpl.replace("p=%{x:.0f}", "")  # only our own placeholders
+        assert "%{x" not in tmpl.replace(
+            "checkpoint at %{x:,.0f} tokens", ""
+        )  # only our own placeholders
         assert "%{y:.2f} other" not in tmpl and "<b>7" not in tmpl
     labels = [v for t in answers for v in _strings(t.get("customdata", t.get("text")))]
     assert any("%{x}&lt;b&gt;7&lt;/b&gt;" in v for v in labels)

@@ -1,0 +1,90 @@
+"""The Overview's rows and cells: which traces to show in which order, and one cell per prefix
+(or relative-depth bin) with its value, change and flags.
+
+Why its own module: paging and sorting ~10k traces is a cheap polars call on the per-trace
+summary; the cells are built only for the shown page.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from analysis.fineproofs.values import KEYS
+
+SortKey = Literal["endpoint", "largest_drop", "first_error", "last_value", "trace"]
+SORT_COLUMNS: dict[str, str] = {
+    "endpoint": "endpoint",
+    "largest_drop": "largest_drop",
+    "first_error": "first_error_depth",
+    "last_value": "last_value",
+    "trace": "problem_id",
+}
+
+
+def select_traces(
+    summary: pl.DataFrame,
+    sort: str = "largest_drop",
+    descending: bool = True,
+    sources: list[str] | None = None,
+    grade_range: tuple[float, float] = (0.0, 1.0),
+    grade_of: Literal["endpoint", "last_value", "mean_value"] = "endpoint",
+) -> pl.DataFrame:
+    """Filter traces by source and grade range, then sort (nulls last; ties by id)."""
+    s = summary
+    if sources:
+        s = s.filter(pl.col("source").fill_null("(none)").is_in(sources))
+    lo, hi = grade_range
+    if (lo, hi) != (0.0, 1.0):
+        g = pl.col(grade_of)
+        s = s.filter(g.is_not_null() & (g >= lo - 1e-9) & (g <= hi + 1e-9))
+    col = SORT_COLUMNS.get(sort, "largest_drop")
+    return s.sort([col, *KEYS], descending=[descending, False, False], nulls_last=True)
+
+
+def overview_cells(
+    annotated: pl.DataFrame,
+    traces: pl.DataFrame,
+    axis: Literal["ordinal", "depth"] = "ordinal",
+    metric: Literal["value", "change"] = "value",
+    n_depth_bins: int = 10,
+) -> pl.DataFrame:
+    """Cells of the overview grid for the given (ordered) traces: row, col, val and hover facts.
+
+    axis "ordinal": one column per prefix number. axis "depth": columns are relative-depth bins;
+    several prefixes in one bin are averaged (value) or summed (change). `sig_drop` is true on a
+    cell holding a significant drop (any of its prefixes), so the grid can mark it.
+    """
+    order = traces.select(*KEYS).with_row_index("grid_row")
+    a = annotated.join(order, on=list(KEYS), how="inner")
+    if axis == "ordinal":
+        cells = a.select(
+            "grid_row",
+            *KEYS,
+            grid_col=pl.col("ordinal"),
+            val=pl.col(metric),
+            step=pl.col("step"),
+            rel_depth=pl.col("rel_depth"),
+            se=pl.col("se"),
+            flags=pl.col("flags"),
+            ordinal=pl.col("ordinal"),
+            sig_drop=pl.col("sig_drop"),
+        )
+    else:
+        a = a.with_columns(
+            grid_col=pl.min_horizontal(
+                pl.lit(n_depth_bins - 1), (pl.col("rel_depth") * n_depth_bins + 1e-9).floor()
+            ).cast(pl.Int64)
+        )
+        agg = pl.col(metric).mean() if metric == "value" else pl.col(metric).sum()
+        cells = a.group_by("grid_row", *KEYS, "grid_col").agg(
+            val=agg if metric == "value" else pl.when(pl.col(metric).is_not_null().any()).then(agg),
+            step=pl.col("step").last(),
+            rel_depth=pl.col("rel_depth").last(),
+            se=pl.col("se").last(),
+            flags=pl.col("flags").str.join(" "),
+            ordinal=pl.col("ordinal").last(),
+            sig_drop=pl.col("sig_drop").any(),
+        )
+    return cells.sort("grid_row", "grid_col")
