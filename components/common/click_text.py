@@ -21,6 +21,35 @@ from components.common.selection import picked_value
 PICK_EVENT = "pick"
 
 _JS = """
+// Scroll the picked element into sight, and keep it there while the page above it is still
+// being drawn (a chart that arrives late pushes the text down), until the reader scrolls.
+function reveal(chosen, parentElement) {
+  chosen.scrollIntoView({ block: "nearest" });
+  let page = null;
+  for (let node = parentElement; node && !page; node = node.getRootNode().host) {
+    // the component draws into a shadow root: climb out through its host
+    page = node.closest ? node.closest('[data-testid="stMainBlockContainer"]') : null;
+  }
+  page = page || document.body;
+  const started = performance.now();
+  let handsOn = false;
+  const stop = () => { handsOn = true; };
+  for (const name of ["wheel", "touchstart", "keydown", "mousedown"]) {
+    window.addEventListener(name, stop, { once: true, passive: true });
+  }
+  const watch = new ResizeObserver(() => {
+    if (handsOn || !chosen.isConnected || performance.now() - started > 4000) {
+      watch.disconnect();
+      return;
+    }
+    const box = chosen.getBoundingClientRect();
+    if (box.bottom < 0 || box.top > window.innerHeight) {
+      chosen.scrollIntoView({ block: "nearest" });
+    }
+  });
+  watch.observe(page);
+}
+
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   let root = parentElement.querySelector(".rte-click-root");
@@ -39,7 +68,7 @@ export default function (component) {
       if (i < kept.length) el.scrollTop = kept[i];
     });
     const chosen = root.querySelector("[data-picked]");
-    if (chosen && payload.reveal) chosen.scrollIntoView({ block: "nearest" });
+    if (chosen && payload.reveal) reveal(chosen, parentElement);
   }
   root.querySelectorAll("[data-pick]").forEach((el) => {
     if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
