@@ -86,9 +86,8 @@ def test_j5_weigh_a_result(
     for name in ("pass@1", "majority@all", r"majority@\d+"):
         m = _number(page, rf"{name} \(95% CI {PCT}–{PCT}, n = (\d+) questions\)")
         assert float(m[1]) <= float(m[2]) and int(m[3]) > 0
-    file_p1 = (
-        page.locator('[data-testid="stMetric"]').filter(has_text="pass@1").last
-    )  # after the question's
+    # the file's pass@1 comes after the open question's own pass@1 metric
+    file_p1 = page.locator('[data-testid="stMetric"]').filter(has_text="pass@1").last
     p1 = re.search(PCT, file_p1.locator('[data-testid="stMetricValue"]').inner_text())
     assert p1 is not None
     m = _number(page, rf"pass@1 \(95% CI {PCT}–{PCT}")
