@@ -1,5 +1,5 @@
 """The page decoder (cache/list_pages.py) on files of each writer it is tested on, pyarrow and
-polars (DuckDB is not a dependency), and on a file of an unknown writer: decoded here when the
+polars, on DuckDB's files (which it leaves to pyarrow), and on a file of an unknown writer: decoded here when the
 compiled decoder is there (not under RTE_NO_EXT=1), and always the arrays pyarrow reads."""
 
 from __future__ import annotations
@@ -118,3 +118,29 @@ def test_an_unknown_writer_is_left_to_pyarrow(tmp_path: Path) -> None:
     assert _bits(batches) == _bits(pq.read_table(known, columns=COLUMNS))
     if BUILT:  # the same bytes under the known name are decoded here
         assert list_pages.layout(pq.ParquetFile(known), "confs") is not None
+
+
+def test_a_duckdb_file_is_read_by_pyarrow(tmp_path: Path) -> None:
+    """DuckDB has no half float: it writes `confs` as `list<float>` (and refuses an arrow
+    half-float column outright), so the decoder, which reads only `list<halffloat>` of the
+    writers in `KNOWN_WRITERS`, never takes its files; pyarrow reads them, values intact."""
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra")
+    qid, confs = _lists(4, 13)
+    source = pa.table(
+        {"qid": pa.array(qid, pa.int64()), "confs": pa.array(confs, pa.list_(pa.float32()))}
+    )
+    half = source.set_column(1, "confs", source.column("confs").cast(pa.list_(pa.float16())))
+    path = tmp_path / "duckdb.parquet"
+    con = duckdb.connect()
+    with pytest.raises(duckdb.Error):  # no half floats in DuckDB
+        con.from_arrow(half).fetchall()
+    con.from_arrow(source).write_parquet(str(path))
+    con.close()
+    pf = pq.ParquetFile(path)
+    assert pf.metadata.created_by.startswith("DuckDB")
+    assert not list_pages.writer_known(pf)
+    assert list_pages.layout(pf, "confs") is None
+    fast, batches = _read(path)
+    assert fast is None
+    assert batches.column("confs").to_pylist() == source.column("confs").to_pylist()
+    assert batches.column("qid").to_pylist() == qid
