@@ -79,7 +79,7 @@ for tab, name in zip(tabs, VIEWS, strict=True):
             st.info(needs_table_note(subset), icon=":material/info:")
         elif name == "Browse":
             with guard("the browsing table", dataset=DATASET):
-                render_browse(filter_bar(table), table.height, subset, counter)
+                render_browse(filter_bar(table), table.height, subset, counter, src)
         elif name == "Trajectory":
             with guard("the trajectory view", dataset=DATASET):
                 render_trajectory(src, subset, counter, table)

@@ -316,6 +316,7 @@ SORT_COLUMNS = {
     "branches_max": "max branches",
     "parallel_ratio": "parallel ratio",
     "n_warnings": "warnings",
+    "added": "8x added branches",  # only when the table carries the pair counts (Browse)
 }
 
 

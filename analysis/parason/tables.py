@@ -76,6 +76,7 @@ def browse_frame(view: pl.DataFrame, question_chars: int = 90) -> pl.DataFrame:
         "C",
         "stages",
         pl.col("branches").cast(pl.List(pl.String)).list.join(", ").alias("branches"),
+        *(["added"] if "added" in view.columns else []),
         "kind_mix",
         "n_warnings",
         pl.col("warning_codes").list.join(", ").alias("warnings"),

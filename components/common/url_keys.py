@@ -33,6 +33,7 @@ class ParasonKeys:
         "q",
         "sort",
         "desc",
+        "grown",
         "rlq",
         "rlsrc",
         "pairs",

@@ -7,13 +7,17 @@ import functools
 import polars as pl
 import streamlit as st
 
+from analysis.parason.added import only_changed, with_added
 from analysis.parason.metrics import SORT_COLUMNS, filter_table
 from analysis.parason.tables import browse_frame
+from cache.errors import DataError
+from cache.sources import SourceConfig
 from components.common.casebook import case_counts
 from components.common.downloads import file_stem
 from components.common.formatting import DASH
 from components.common.selection import event_of, selected_rows
 from components.common.url_state import bound_kept
+from components.parason.cached import added
 from components.parason.cases import badge
 from components.parason.shared import DATASET, open_trajectory, table_downloads
 
@@ -28,6 +32,12 @@ COLUMNS = {
     "C": st.column_config.NumberColumn("C", format="%.0f", help="critical-path tokens", width=60),
     "stages": st.column_config.NumberColumn("stages", width=50),
     "branches": st.column_config.TextColumn("branches", width=70),
+    "added": st.column_config.NumberColumn(
+        "8x added",
+        width=60,
+        help="branches the 8x expansion added to this trajectory (as outlined in the 1x vs 8x "
+        "tab); – when the uuid is not in both subsets",
+    ),
     "kind_mix": st.column_config.TextColumn("kind mix", width=100),
     "n_warnings": st.column_config.NumberColumn(
         "⚠", help="parser warnings (invalid data); informational notes are not counted", width=36
@@ -52,19 +62,45 @@ def _on_table_select(uuids: list[str]) -> None:
         open_trajectory(uuids[rows[0]])
 
 
-def render_browse(filtered: pl.DataFrame, total: int, subset: str, counter: str) -> None:
+def _with_added(table: pl.DataFrame, src: SourceConfig) -> tuple[pl.DataFrame, str]:
+    """The table with its pairs' added-branch counts, or unchanged with the reason why not
+    (a source that lacks one of the two SFT subsets still browses)."""
+    try:
+        return with_added(table, added(src)), ""
+    except DataError as exc:
+        return table, f"8x added branches unavailable: {exc}"
+
+
+def render_browse(
+    filtered: pl.DataFrame, total: int, subset: str, counter: str, src: SourceConfig
+) -> None:
     row = st.container(horizontal=True, vertical_alignment="bottom")
     by_label = {v: k for k, v in SORT_COLUMNS.items()}
     label = row.selectbox("Sort by", list(by_label), width=220, **bound_kept("sort"))
     sort = by_label.get(label or "", "row")
     desc = row.toggle("Descending", value=False, **bound_kept("desc"))
-    view = filter_table(filtered, sort=sort or "row", descending=bool(desc))
+    grown = row.toggle(
+        "Only pairs the 8x expansion changed",
+        value=False,
+        help="trajectories whose 8x row has at least one branch the 1x row does not",
+        **bound_kept("grown"),
+    )
+    table, why_not = _with_added(filtered, src)
+    if grown and "added" in table.columns:
+        table = only_changed(table)
+    view = filter_table(table, sort=sort or "row", descending=bool(desc))
+    n_changed = int((view["added"].fill_null(0) > 0).sum()) if "added" in view.columns else None
+    changed = f" · {n_changed:,} changed by the 8x expansion" if n_changed is not None else ""
     st.caption(
-        f"{view.height:,} of {total:,} trajectories in {subset} match the filters · click a row to open "
-        "its DAG · speedup = T/C (tokens over critical-path tokens)."
+        f"{view.height:,} of {total:,} trajectories in {subset} match the filters{changed} · click "
+        "a row to open its DAG · speedup = T/C (tokens over critical-path tokens)."
+        + (f" · {why_not}" if why_not else "")
     )
     if view.height == 0:
-        st.info("No trajectory matches these filters. Clear the search or widen the speedup range.")
+        st.info(
+            "No trajectory matches these filters. Clear the search, widen the speedup range or "
+            "turn off “Only pairs the 8x expansion changed”."
+        )
         return
     counts = case_counts(DATASET, "uuid")
     shown = browse_frame(view).insert_column(

@@ -13,6 +13,9 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
+from analysis.parason.added import NAME as ADDED_NAME
+from analysis.parason.added import VERSION as ADDED_VERSION
+from analysis.parason.added import added_table
 from analysis.parason.store import NAME, VERSION, load_row, metrics_table, rl_table
 from analysis.parason.tables import drop_duplicates
 from analysis.parason.tokens import qwen_available
@@ -43,6 +46,21 @@ def metrics_with_duplicates(
         with st_progress(f"Parsing every {subset} trajectory (first time only)…") as hook:
             metrics_table(path, counter, progress=hook)
     return drop_duplicates(_metrics(str(path), file_stamp(path), counter))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _added(path_1x: str, mtime_1x: int, path_8x: str, mtime_8x: int) -> pl.DataFrame:
+    return added_table(Path(path_1x), Path(path_8x))
+
+
+def added(src: SourceConfig) -> pl.DataFrame:
+    """(uuid, added): the branches the 8x expansion added to each pair; the first build shows a
+    progress bar."""
+    p1, p8 = sft_path("sft-1x", src), sft_path("sft-8x", src)
+    if not table_path(ADDED_NAME, ADDED_VERSION, [p1, p8]).exists():
+        with st_progress("Comparing every 1x/8x pair (first time only)…") as hook:
+            added_table(p1, p8, progress=hook)
+    return _added(str(p1), file_stamp(p1), str(p8), file_stamp(p8))
 
 
 def metrics(subset: str, src: SourceConfig, counter: str = "estimate") -> pl.DataFrame:
