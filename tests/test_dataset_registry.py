@@ -26,6 +26,7 @@ NAMES = frozenset({"parason", "mars", "fineproofs", "playground"})
 SHARED = (
     "cache/*.py",
     "cache/casebook/*.py",
+    "cache/sample/__init__.py",
     "components/common/*.py",
     "components/casebook/*.py",
     "components/home/*.py",
