@@ -13,7 +13,7 @@ from components.casebook.present import banner as present_banner
 from components.common.browser import bridge
 from components.common.casebook import author
 from components.common.guards import show_bug
-from components.common.links import VIEWS
+from components.common.links import CASEBOOK, HOME, views
 from components.common.router import routed
 from components.common.source_picker import render_source_sidebar
 
@@ -21,16 +21,16 @@ HERE = Path(__file__).parent
 
 st.set_page_config(page_title="Reasoning Trace Explorer", page_icon="🧭", layout="wide")
 
-# a view appears once its file exists (the registry lives in components.common.links)
+# a view appears once its file exists (the list lives in components.common.links)
 pages = [
     st.Page(
         str(HERE / v.script),
         title=v.title,
         url_path=v.url_path,
         icon=v.icon,
-        default=(name == "home"),
+        default=(v == HOME),
     )
-    for name, v in VIEWS.items()
+    for v in views().values()
     if (HERE / v.script).exists()
 ]
 page = st.navigation(pages)
@@ -38,7 +38,7 @@ render_source_sidebar()
 bridge(author())  # the unsaved-text guard; the author's name kept in this browser
 try:
     with routed():
-        if page.url_path != "casebook":
+        if page.url_path != CASEBOOK.url_path:
             present_banner()
         page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback

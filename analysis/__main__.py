@@ -7,25 +7,21 @@ import importlib
 import os
 import sys
 
+from cache.datasets import cli_commands
 from cache.errors import run_command
-
-# each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
-_COMMAND_MODULES = ("analysis.parason.cli", "analysis.stopping.cli", "analysis.fineproofs.cli")
-# the module of each command: a command imports only its own module (start-up time: the
-# FineProofs and Parason CLIs pull in polars and their stores, which `simulate` never needs)
-_COMMANDS = {
-    "parason-stats": "analysis.parason.cli",
-    "simulate": "analysis.stopping.cli",
-    "diff": "analysis.stopping.cli",
-    "fineproofs-trace": "analysis.fineproofs.cli",
-}
 
 
 def _modules_for(argv: list[str]) -> tuple[str, ...]:
-    """The command modules to register: the named command's own, else all (help, typos)."""
+    """The command modules to register: the named command's own, else all (help, typos).
+
+    Each view declares its commands and the module of each (`cache.datasets.ViewInfo.commands`;
+    the module exposes `register(subparsers)` adding them with `set_defaults(func=...)`). A
+    command imports only its own module (start-up time: the FineProofs and Parason CLIs pull in
+    polars and their stores, which `simulate` never needs)."""
+    commands = cli_commands()
     first = next((a for a in argv if not a.startswith("-")), None)
-    own = _COMMANDS.get(first or "")
-    return (own,) if own is not None else _COMMAND_MODULES
+    own = commands.get(first or "")
+    return (own,) if own is not None else tuple(dict.fromkeys(commands.values()))
 
 
 def main(argv: list[str] | None = None) -> int:

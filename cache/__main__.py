@@ -16,9 +16,14 @@ from pathlib import Path
 from typing import Literal
 
 from cache.casebook import (
-    DATASETS as CASE_DATASETS,
+    Case,
+    Collection,
+    NotFound,
+    case_datasets,
+    case_to_dict,
+    deep_link,
+    open_store,
 )
-from cache.casebook import Case, Collection, NotFound, case_to_dict, deep_link, open_store
 from cache.casebook.io import (
     export_casebook,
     export_cases,
@@ -29,6 +34,7 @@ from cache.casebook.io import (
 )
 from cache.casebook.report import report_html
 from cache.datasets import DATASETS
+from cache.derived_tables import describe
 from cache.errors import DataError, SourceNotFound, run_command
 from cache.inventory import human_size
 from cache.paths import cache_root, derived_dir, sample_dir
@@ -102,6 +108,9 @@ def cmd_info(_args: argparse.Namespace) -> int:
         print(f"  {human_size(size):>10}  {repo} ({files} files)")
     tables = sorted(derived_dir().glob("*.parquet"))
     total = sum(p.stat().st_size for p in tables)
+    print("derived tables (cache.derived_tables: name, version, dataset, inputs, builder):")
+    for line in describe():
+        print(line)
     print(f"derived: {len(tables)} tables, {human_size(total)}")
     for p in tables:
         print(f"  {human_size(p.stat().st_size):>10}  {p.name}")
@@ -285,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 help="FineProofs step labels (problem_id, sample_index, step_idx, "
                 "prefix_ordinal, label, note, author, updated_at) as csv, jsonl or parquet",
             )
-        q.add_argument("--dataset", choices=CASE_DATASETS)
+        q.add_argument("--dataset", choices=case_datasets())
         q.add_argument("--tag", action="append", help="only cases with this tag (repeatable)")
         if name == "list":
             q.add_argument("--json", action="store_true", help="JSON with every field")

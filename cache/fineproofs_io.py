@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cache.datasets import FINEPROOFS
 from cache.errors import CorruptFile, DataError, SchemaError, SourceNotFound
+from cache.schemas import FINEPROOFS_PREFIX_FILE
 from cache.sources import SourceConfig, available_files
 
 TRACES_DIR = "data/traces"
-PREFIX_FILE = "data/prefix_values.parquet"
+PREFIX_FILE = FINEPROOFS_PREFIX_FILE
 SUMMARY_FILE = "data/summary.json"
 MANIFEST_FILE = "data/trace_manifest.json"
 
@@ -362,7 +364,7 @@ def read_side_json(path: Path) -> dict[str, Any]:
 def present_shards(source: SourceConfig) -> set[str]:
     """Shard names (`ab`) whose trace file is already on disk for this source (the HF cache for
     a Hub source), listed without downloading anything."""
-    files = available_files("fineproofs", source, f"{TRACES_DIR}/*.json.gz")
+    files = available_files(FINEPROOFS.name, source, f"{TRACES_DIR}/*.json.gz")
     return {Path(f).name.split(".")[0].lower() for f in files}
 
 

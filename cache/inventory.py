@@ -2,18 +2,17 @@
 columns and types, sizes, and the derived tables cached on disk. Reads footers only.
 
 A file is "ok" only when the view that reads it would accept its columns
-(`cache.schemas.check_view_columns`); otherwise it is an "error" saying what is missing."""
+(`cache.datasets.check_view_columns`); otherwise it is an "error" saying what is missing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cache.datasets import DATASETS
+from cache.datasets import DATASETS, check_view_columns
 from cache.errors import DataError
 from cache.paths import derived_dir
 from cache.scan import parquet_info
-from cache.schemas import check_view_columns
 from cache.sources import SourceConfig, available_files, dataset_root
 
 

@@ -151,44 +151,56 @@ FINEPROOFS_ROLES = (
 # info` do not call a file "ok" that a view then rejects: Parason SFT needs a trajectory text
 # (`analysis.parason.store._roles`), rl/ a prompt (`rl_table`), MARS the exact columns of its
 # ingest (`analysis.mars.ingest._check_schema`), FineProofs the prefix roles plus a value or a
-# histogram (`analysis.fineproofs.values.map_prefix_roles`). tests/cache/test_inventory.py checks
-# each rule against the view's own loader.
+# histogram (`analysis.fineproofs.values.map_prefix_roles`). Each dataset's declaration
+# (`cache.datasets`, `check_columns`) names its rule; `cache.datasets.check_view_columns` picks
+# it. tests/cache/test_inventory.py checks each rule against the view's own loader.
 
 _PARASON_TEXT_ROLES = ("qwen_text", "reasoning", "content", "raw_messages")
 MARS_REQUIRED = ("qid", "trace_idx", "confs")
+FINEPROOFS_PREFIX_FILE = "data/prefix_values.parquet"
 
 
-def check_view_columns(dataset: str, relpath: str, schema: Mapping[str, str]) -> None:
-    """Raise `SchemaError` when the view that reads `relpath` would reject these columns."""
+def check_parason_columns(relpath: str, schema: Mapping[str, str]) -> None:
+    """Parason: rl/ needs a prompt, an SFT file one of the trajectory texts."""
     cols = list(schema)
-    if dataset == "parason" and relpath.startswith("rl/"):
+    if relpath.startswith("rl/"):
         map_roles(cols, PARASON_RL_ROLES, relpath, "Parason rl/")
-    elif dataset == "parason":
-        loose = [Role(r.name, r.aliases, required=False) for r in PARASON_SFT_ROLES]
-        found = map_roles(cols, loose, relpath)
-        if not any(found.has(r) for r in _PARASON_TEXT_ROLES):
-            raise SchemaError(
-                f"{relpath} has none of the trajectory columns "
-                "(qwen_text, response_reasoning, response_content, raw_messages)",
-                f"is this a Parason SFT file? Found columns: {', '.join(cols[:12]) or 'none'}",
-            )
-    elif dataset == "mars":
-        missing = [c for c in MARS_REQUIRED if c not in schema]
-        if missing:
-            raise SchemaError(
-                f"{relpath}: column `{missing[0]}` missing",
-                "is this a MARS file? Expected columns qid, trace_idx, confs "
-                f"(+ ground_truth, extracted_answer, probes); found {', '.join(cols[:12])}",
-            )
-        if not schema["confs"].startswith(("list", "large_list", "fixed_size_list")):
-            raise SchemaError(
-                f"{relpath}: `confs` is {schema['confs']}, not a list of per-token confidences",
-                "is this a MARS file?",
-            )
-    elif dataset == "fineproofs" and relpath == "data/prefix_values.parquet":
-        roles = map_roles(cols, FINEPROOFS_ROLES, relpath, "FineProofs prefix-value")
-        if not roles.has("value") and not roles.has("hist"):
-            raise SchemaError(
-                f"{relpath}: neither a mean-grade column nor a grade histogram was found",
-                "expected `mean_grade` or a 20-count histogram (`grade_hist`, `histogram`)",
-            )
+        return
+    loose = [Role(r.name, r.aliases, required=False) for r in PARASON_SFT_ROLES]
+    found = map_roles(cols, loose, relpath)
+    if not any(found.has(r) for r in _PARASON_TEXT_ROLES):
+        raise SchemaError(
+            f"{relpath} has none of the trajectory columns "
+            "(qwen_text, response_reasoning, response_content, raw_messages)",
+            f"is this a Parason SFT file? Found columns: {', '.join(cols[:12]) or 'none'}",
+        )
+
+
+def check_mars_columns(relpath: str, schema: Mapping[str, str]) -> None:
+    """MARS: the exact columns of its ingest, `confs` a list."""
+    cols = list(schema)
+    missing = [c for c in MARS_REQUIRED if c not in schema]
+    if missing:
+        raise SchemaError(
+            f"{relpath}: column `{missing[0]}` missing",
+            "is this a MARS file? Expected columns qid, trace_idx, confs "
+            f"(+ ground_truth, extracted_answer, probes); found {', '.join(cols[:12])}",
+        )
+    if not schema["confs"].startswith(("list", "large_list", "fixed_size_list")):
+        raise SchemaError(
+            f"{relpath}: `confs` is {schema['confs']}, not a list of per-token confidences",
+            "is this a MARS file?",
+        )
+
+
+def check_fineproofs_columns(relpath: str, schema: Mapping[str, str]) -> None:
+    """FineProofs: the prefix table needs its roles plus a value or a histogram (the side files
+    are JSON, not checked here)."""
+    if relpath != FINEPROOFS_PREFIX_FILE:
+        return
+    roles = map_roles(list(schema), FINEPROOFS_ROLES, relpath, "FineProofs prefix-value")
+    if not roles.has("value") and not roles.has("hist"):
+        raise SchemaError(
+            f"{relpath}: neither a mean-grade column nor a grade histogram was found",
+            "expected `mean_grade` or a 20-count histogram (`grade_hist`, `histogram`)",
+        )

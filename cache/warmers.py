@@ -1,21 +1,19 @@
 """Derived-table builders plug into `python -m cache warm` from above.
 
 The builders live in `analysis/<slice>/store.py` (they need domain code), and `cache/` imports
-nothing of ours above it, so each builder registers itself as an entry point of the group below
-(`[project.entry-points."rte.warmers"]` in pyproject.toml): `<dataset> = "module:warm"`, where
+nothing of ours above it, so each dataset's declaration names its builder as a string
+(`cache.datasets.DatasetInfo.warmer`, `"module:function"`), loaded only when a warm runs:
 `warm(source: SourceConfig, progress: ProgressFn | None) -> list[Path]`.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
 
+from cache.datasets import DATASETS
 from cache.errors import DataError
-
-GROUP = "rte.warmers"
 
 Warmer = Callable[..., list[Path]]
 
@@ -30,18 +28,19 @@ class Warmed(list[Path]):
         self.absent = list(absent or [])
 
 
-def registered() -> dict[str, Any]:
-    """dataset -> entry point, as installed."""
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+def registered() -> dict[str, str]:
+    """dataset -> its builder (`module:function`), for the datasets that declare one."""
+    return {name: d.warmer for name, d in DATASETS.items() if d.warmer}
 
 
 def warmer(dataset: str) -> Warmer:
     """The builder of `dataset`'s derived tables."""
-    ep = registered().get(dataset)
-    if ep is None:
+    spec = registered().get(dataset)
+    if spec is None:
         raise DataError(
-            f"no derived-table builder is registered for {dataset}",
-            "reinstall the project so its entry points are current: python -m pip install -e .",
+            f"no derived-table builder is declared for {dataset}",
+            "declare one in its `cache.datasets.DatasetInfo` (`warmer`)",
         )
-    fn: Warmer = ep.load()
+    module, _, attr = spec.partition(":")
+    fn: Warmer = getattr(importlib.import_module(module), attr)
     return fn

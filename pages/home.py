@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from cache.datasets import DATASETS
 from cache.inventory import inventory
 from cache.paths import cache_root
 from components.common.cached import resolve
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
-from components.home.cards import dataset_card, sample_note
+from components.home.cards import dataset_card, home_cards, sample_note
 
 ensure_routed()
 
@@ -22,10 +21,11 @@ st.markdown(
     "**stopping-policy playground**, and **FineProofs** prefix values of proof attempts. "
     "Pick each dataset's source in the sidebar; the bundled sample works offline."
 )
-if any(current_source(name).kind == "sample" for name in DATASETS):
+if any(current_source(info.name).kind == "sample" for info in home_cards()):
     sample_note()
 
-for name, info in DATASETS.items():
+for info in home_cards():
+    name = info.name
     with st.container(border=True), guard(f"the {info.title} summary", dataset=name):
         source = current_source(name)
         if source.kind == "sample":

@@ -28,6 +28,7 @@ from analysis.fineproofs.values import (
     normalise,
     trace_summary,
 )
+from cache.derived_tables import FINEPROOFS_DEPTH, FINEPROOFS_PREFIXES, FINEPROOFS_TRACES
 from cache.errors import CorruptFile
 from cache.fineproofs_io import PREFIX_FILE
 from cache.progress import ProgressFn, no_progress, scaled
@@ -35,11 +36,12 @@ from cache.scan import parquet_info
 from cache.sources import SourceConfig, resolve_file
 from cache.store import derived_table, read_derived, table_path
 
-# bump when a derivation in analysis.fineproofs.values changes
-VERSION = 3  # 2: histogram std is ddof 0; 3: p_value column, drop_share not clamped
-PREFIXES = "fineproofs-prefixes"
-TRACES = "fineproofs-traces"
-DEPTH = "fineproofs-depth"
+# names and version declared in cache.derived_tables (bump it when a derivation in
+# analysis.fineproofs.values changes); the three tables share it
+VERSION = FINEPROOFS_PREFIXES.version
+PREFIXES = FINEPROOFS_PREFIXES.name
+TRACES = FINEPROOFS_TRACES.name
+DEPTH = FINEPROOFS_DEPTH.name
 _NOTES_KEY = b"fineproofs_notes"
 
 

@@ -1,4 +1,5 @@
-"""The names and version of the MARS derived tables, in a module that imports nothing.
+"""The names and version of the MARS derived tables (declared in `cache.derived_tables`), in a
+module that imports nothing else.
 
 Why its own module: the warm stopping CLI (`analysis.stopping.pools`) finds the cached tables by
 name and version; importing `features` or `store` for two constants would slow its start-up.
@@ -6,12 +7,12 @@ name and version; importing `features` or `store` for two constants would slow i
 
 from __future__ import annotations
 
-FEATURES = "mars-features"
-GROUPS = "mars-groups"
-NOTES = "mars-notes"
-# 7: a group is labelled by its most common member; 8: `n=` is an answer; 9: the published cap
-# on pairwise comparison of non-numeric answers
-FEATURES_VERSION = 9
+from cache.derived_tables import MARS_FEATURES, MARS_GROUPS, MARS_NOTES
+
+FEATURES = MARS_FEATURES.name
+GROUPS = MARS_GROUPS.name
+NOTES = MARS_NOTES.name
+FEATURES_VERSION = MARS_FEATURES.version  # the three share it: one pass builds them
 PROBE_STEP = 2048  # probes were taken every 2048 tokens (a property of the data, not of W)
 # the feature columns a `QuestionPool` is built from (`pool_from_features`); the simulator loads
 # only these (the curves and per-probe lists are most of the table), the lows only for DeepConf

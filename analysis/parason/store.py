@@ -19,14 +19,15 @@ import polars as pl
 from analysis.parason.metrics import compute_metrics, trajectory_text
 from analysis.parason.parse import parse
 from analysis.parason.tokens import TokenCounter, get_counter
+from cache.derived_tables import PARASON_METRICS
 from cache.errors import CorruptFile, SchemaError, SourceNotFound
 from cache.progress import ProgressFn, no_progress, scaled
 from cache.schemas import PARASON_RL_ROLES, PARASON_SFT_ROLES, map_roles
 from cache.sources import SourceConfig, resolve_file
 from cache.store import read_derived, table_path
 
-NAME = "parason-metrics"  # derived tables start with the dataset name (home page lists them)
-VERSION = 2  # 2: published tag placement, notes apart from warnings, duplicates, totals
+NAME = PARASON_METRICS.name  # name and version declared in cache.derived_tables
+VERSION = PARASON_METRICS.version
 TEXT_COLUMNS = ("qwen_text", "response_reasoning", "response_content")
 OPTIONAL_COLUMNS = ("uuid", "question", "correctness", "num_qwen_tokens")
 BATCH = 512

@@ -19,10 +19,10 @@ from cache.casebook.errors import (
     NotFound,
 )
 from cache.casebook.model import (
-    DATASETS,
     Case,
     Collection,
     ImportReport,
+    case_datasets,
     case_from_dict,
     case_to_dict,
     collection_from_dict,
@@ -75,7 +75,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DATASETS",
+    "case_datasets",
     "SCHEMA_VERSION",
     "AlreadyExists",
     "Case",

@@ -40,6 +40,7 @@ from cache.casebook.model import (
     deep_link,
 )
 from cache.casebook.store import CaseStore
+from cache.datasets import view_info
 
 Format = Literal["jsonl", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "csv", "parquet")
@@ -421,8 +422,11 @@ def _iso(ts: float) -> str:
 
 
 def _is_step_case(c: Case) -> bool:
+    """A judged prefix or step of a view whose cases are step labels (FineProofs)."""
+    view = view_info(c.dataset)
     return (
-        c.dataset == "fineproofs"
+        view is not None
+        and view.step_labels
         and c.verdict is not None
         and not c.deleted
         and ("prefix" in c.item or "step" in c.item)

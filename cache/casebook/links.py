@@ -1,8 +1,8 @@
 """Links to a case's view, built only from the explorer's own list of views and URL-encoded keys.
 
 A stored or imported case holds text someone else wrote: its `view` and query pairs are never
-pasted into a link. `case_path` accepts a view only when it is one of `CASE_VIEWS` (the views
-that capture cases), keeps only query keys that look like ours, and URL-encodes every value; a
+pasted into a link. `case_path` accepts a view only when it is one of `case_views()` (the
+datasets' views, `cache.datasets`), keeps only query keys that look like ours, and URL-encodes every value; a
 case whose view is not ours gets no link at all (its view is shown as plain text).
 `RTE_PUBLIC_URL` (the team server's address, http or https) makes links absolute so a copied link
 or an exported report works outside the app.
@@ -15,16 +15,21 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlencode, urlsplit
 
-# the views a case can be captured in (their URL paths in the app's navigation)
-CASE_VIEWS: tuple[str, ...] = ("parason", "mars", "playground", "fineproofs")
+from cache.datasets import view_names
+
 PUBLIC_URL_ENV = "RTE_PUBLIC_URL"
 # keys of a running presentation are not part of a captured view state
 _NOT_VIEW_STATE = frozenset({"present", "step"})
 _KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 
+def case_views() -> tuple[str, ...]:
+    """The views a case can be captured in (their URL paths in the app's navigation)."""
+    return view_names()
+
+
 def is_case_view(view: object) -> bool:
-    return isinstance(view, str) and view in CASE_VIEWS
+    return isinstance(view, str) and view in case_views()
 
 
 def view_pairs(query: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -8,17 +8,15 @@ key columns are read (lazy scans), so the check is cheap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 
 import polars as pl
 
+from cache.datasets import ItemCheck, dataset_of_view
 from cache.errors import DataError
 from cache.scan import parquet_info
-from cache.schemas import FINEPROOFS_ROLES, MARS_ROLES, PARASON_SFT_ROLES, Role, map_roles
+from cache.schemas import Role, map_roles
 from cache.sources import SOURCE_KINDS, SourceConfig, default_source, resolve_file
-
-# the dataset whose files a view reads (the playground reads the MARS pools)
-DATA_OF = {"playground": "mars"}
-FINEPROOFS_PREFIXES = "data/prefix_values.parquet"
 
 
 def source_of(dataset: str, stored: Mapping[str, str]) -> SourceConfig:
@@ -47,27 +45,32 @@ def _has(path: object, roles: Iterable[Role], role_values: Mapping[str, str], wh
     return lf.select(pl.len()).collect().item() > 0
 
 
+def _applies(check: ItemCheck, file: str, item: Mapping[str, str]) -> bool:
+    """The check runs on files it names, for an item with every key (numbers where needed)."""
+    return (
+        fnmatchcase(file, check.file_glob)
+        and all(item.get(k) for k in check.keys)
+        and all(item.get(k, "").isdigit() for k in check.digits)
+    )
+
+
 def missing(dataset: str, source: Mapping[str, str], item: Mapping[str, str]) -> str:
-    """Why the case cannot be reopened as it was ("" when its file and item are there)."""
-    data = DATA_OF.get(dataset, dataset)
+    """Why the case cannot be reopened as it was ("" when its file and item are there). The
+    case's dataset is the view it was captured in; its declaration (`cache.datasets`) names the
+    data it reads and how an item is found there (`ItemCheck`)."""
+    info = dataset_of_view(dataset)
+    data = info.name if info is not None else dataset
+    check = info.item_check if info is not None else None
     src = source_of(data, source)
-    file = source.get("file", "")
-    if data == "fineproofs":
-        file = file or FINEPROOFS_PREFIXES
+    file = source.get("file", "") or (check.default_file if check is not None else "")
     if not file:
         return ""
     try:
         path = resolve_file(data, file, src)
-        if data == "parason" and item.get("uuid") and "/" in file and file.startswith("sft"):
-            ok = _has(path, PARASON_SFT_ROLES, {"uuid": item["uuid"]}, "a Parason SFT file")
-            return "" if ok else f"trajectory {item['uuid']} is no longer in {file}"
-        if data == "mars" and item.get("qid", "").isdigit():
-            ok = _has(path, MARS_ROLES, {"qid": item["qid"]}, "a MARS file")
-            return "" if ok else f"question {item['qid']} is no longer in {file}"
-        if data == "fineproofs" and item.get("problem") and item.get("sample", "").isdigit():
-            want = {"problem": item["problem"], "sample": item["sample"]}
-            ok = _has(path, FINEPROOFS_ROLES, want, "the FineProofs prefix table")
-            return "" if ok else f"trace {item['problem']} #{item['sample']} is no longer there"
+        if check is not None and _applies(check, file, item):
+            want = {k: item[k] for k in check.keys}
+            ok = _has(path, check.roles, want, check.what)
+            return "" if ok else check.gone.format(**want, file=file)
     except DataError as exc:
         return f"its data is not available: {exc.message}"
     except (ValueError, pl.exceptions.PolarsError) as exc:

@@ -21,9 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 from cache.casebook.errors import InvalidCase
-from cache.casebook.links import CASE_VIEWS, case_path, is_case_view
+from cache.casebook.links import case_path, case_views, is_case_view
 
-DATASETS = ("parason", "mars", "playground", "fineproofs")
 MAX_TAGS = 1000
 MAX_TAG_CHARS = 200
 MAX_TITLE_CHARS = 1000
@@ -90,6 +89,11 @@ class ImportReport:
 
 
 CASE_FIELDS: tuple[str, ...] = tuple(Case.__dataclass_fields__)
+
+
+def case_datasets() -> tuple[str, ...]:
+    """A case's `dataset`: the view it was captured in (each dataset's views, `cache.datasets`)."""
+    return case_views()
 
 
 def new_id() -> str:
@@ -175,7 +179,7 @@ def _check_view(view: Any, dataset: str) -> None:
         shown = view if len(view) <= 80 else view[:80] + "…"
         raise InvalidCase(
             f"view {shown!r} is not one of the explorer's views",
-            f"a case's view is the page it was captured in: one of {', '.join(CASE_VIEWS)}",
+            f"a case's view is the page it was captured in: one of {', '.join(case_views())}",
         )
     if view != dataset:
         raise InvalidCase(
@@ -188,8 +192,9 @@ def validate_case(case: Case) -> Case:
     """The case normalised (tags, default title, JSON-clean snapshot), or InvalidCase saying what
     is wrong."""
     _check_id("case", case.id)
-    if case.dataset not in DATASETS:
-        raise InvalidCase(f"unknown dataset {case.dataset!r}", f"use one of {', '.join(DATASETS)}")
+    known = case_datasets()
+    if case.dataset not in known:
+        raise InvalidCase(f"unknown dataset {case.dataset!r}", f"use one of {', '.join(known)}")
     _check_view(case.view, case.dataset)
     if not isinstance(case.query, tuple | list) or not all(
         isinstance(p, tuple | list) and len(p) == 2 for p in case.query

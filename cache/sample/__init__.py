@@ -15,17 +15,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from cache.datasets import DATASETS
 from cache.paths import sample_dir
 from cache.progress import ProgressFn, scaled
 
 SAMPLE_VERSION = 4  # bump when a generator changes, so old samples are rebuilt
 SAMPLE_SEED = 20261129
-# dataset -> module with write_sample(root, progress); share of the build time, for the bar
-GENERATORS = {
-    "parason": ("cache.sample.parason", 0.1),
-    "mars": ("cache.sample.mars", 0.8),
-    "fineproofs": ("cache.sample.fineproofs", 0.1),
-}
+
+
+def generators() -> dict[str, tuple[str, float]]:
+    """dataset -> (module with `write_sample(root, progress)`, its share of the build time, for
+    the bar), as each dataset declares it (`cache.datasets`: `sample`, `sample_share`)."""
+    return {n: (d.sample, d.sample_share) for n, d in DATASETS.items() if d.sample}
 
 
 def sample_root(dataset: str) -> Path:
@@ -66,7 +67,7 @@ def ensure_sample(dataset: str, progress: ProgressFn | None = None, force: bool 
         try:
             if root.is_dir() and not force:
                 return root  # another process built it while we waited
-            module = importlib.import_module(GENERATORS[dataset][0])
+            module = importlib.import_module(generators()[dataset][0])
             tmp = Path(tempfile.mkdtemp(prefix=f".{dataset}-", dir=root.parent))
             try:
                 module.write_sample(tmp, progress=_terminal(dataset, progress))
@@ -85,7 +86,7 @@ def build_all(progress: ProgressFn | None = None, force: bool = False) -> dict[s
     """Build every dataset's sample; returns seconds per dataset."""
     timings: dict[str, float] = {}
     start = 0.0
-    for name, (_module, share) in GENERATORS.items():
+    for name, (_module, share) in generators().items():
         t0 = time.perf_counter()
         ensure_sample(name, progress=scaled(progress, start, start + share), force=force)
         timings[name] = time.perf_counter() - t0

@@ -13,7 +13,7 @@ from cache.casebook.store import CaseStore
 from cache.errors import DataError
 from components.casebook.case_panel import delete_cases
 from components.casebook.exports import export_buttons
-from components.common.casebook import STEP_VERDICTS, TAG_SUGGESTIONS, VERDICTS, readonly
+from components.common.casebook import STEP_VERDICTS, VERDICTS, readonly, tag_suggestions
 from components.common.guards import show_error
 from components.common.safe_text import md_text
 
@@ -70,7 +70,7 @@ def bulk_bar(book: CaseStore, cases: list[Case]) -> None:
     """What can be done to the selected cases."""
     ro = readonly()
     datasets = {c.dataset for c in cases}
-    suggestions = [t for d in sorted(datasets) for t in TAG_SUGGESTIONS.get(d, ())]
+    suggestions = [t for d in sorted(datasets) for t in tag_suggestions(d)]
     with st.container(border=True, key="cb_bulk"):
         st.markdown(f"**{len(cases)} cases selected**")
         c1, c2, c3 = st.columns(3, vertical_alignment="bottom")

@@ -22,10 +22,10 @@ from components.casebook.shared import UNDO_KEY, case_href, case_title, item_mis
 from components.casebook.shared import snapshot_table as _snapshot
 from components.common.casebook import (
     STEP_VERDICTS,
-    TAG_SUGGESTIONS,
     VERDICTS,
     case_html,
     readonly,
+    tag_suggestions,
 )
 from components.common.guards import show_error
 from components.common.safe_text import md_text
@@ -164,7 +164,7 @@ def _edit_form(book: CaseStore, case: Case) -> None:
     with st.form(f"cb_edit_{case.id}", border=True, enter_to_submit=False):
         st.text_input("Title", key=_k(case.id, "title"), max_chars=300)
         tags = list(s.get(_k(case.id, "tags")) or [])
-        options = list(dict.fromkeys([*tags, *TAG_SUGGESTIONS.get(case.dataset, ())]))
+        options = list(dict.fromkeys([*tags, *tag_suggestions(case.dataset)]))
         st.multiselect("Tags", options, key=_k(case.id, "tags"), accept_new_options=True)
         verdicts = [None, *VERDICTS, *STEP_VERDICTS]
         current = s.get(_k(case.id, "verdict"))

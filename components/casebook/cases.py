@@ -15,7 +15,13 @@ from components.casebook.bulk import add_to_collection as _add_to_collection
 from components.casebook.bulk import bulk_bar
 from components.casebook.case_panel import case_panel
 from components.casebook.exports import export_buttons
-from components.casebook.shared import DATASET_LABELS, UNDO_KEY, case_title, short_label
+from components.casebook.shared import (
+    UNDO_KEY,
+    case_title,
+    dataset_label,
+    dataset_labels,
+    short_label,
+)
 from components.common.casebook import STEP_VERDICTS, VERDICTS, author, author_input, readonly
 from components.common.formatting import DASH
 from components.common.guards import show_error
@@ -37,8 +43,8 @@ def _filters(store: CaseStore) -> dict[str, object]:
     c1, c2, c3, c4 = st.columns([1.2, 2, 1.2, 1.2])
     dataset = c1.selectbox(
         "Dataset",
-        [ALL, *DATASET_LABELS],
-        format_func=lambda d: "all" if d == ALL else DATASET_LABELS[d],
+        [ALL, *dataset_labels()],
+        format_func=lambda d: "all" if d == ALL else dataset_label(d),
         **bound_kept("ds"),
     )
     tags = c2.multiselect("Tags (all of)", store.all_tags(), **bound_kept("tag"))
@@ -70,7 +76,7 @@ def _frame(cases: list[Case]) -> pl.DataFrame:
             "verdict": [c.verdict or "" for c in cases],
             "author": [c.author for c in cases],
             "updated": [dt.datetime.fromtimestamp(c.updated_at) for c in cases],
-            "dataset": [DATASET_LABELS.get(c.dataset, c.dataset) for c in cases],
+            "dataset": [dataset_label(c.dataset) for c in cases],
             "title": [case_title(c) for c in cases],
             "tags": [", ".join(c.tags) for c in cases],
             "deleted": [c.deleted for c in cases],

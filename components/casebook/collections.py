@@ -10,7 +10,7 @@ from cache.casebook.model import Collection
 from cache.casebook.store import CaseStore
 from components.casebook.exports import export_buttons
 from components.casebook.present import go_to
-from components.casebook.shared import DATASET_LABELS, case_title, short_label
+from components.casebook.shared import case_title, dataset_label, short_label
 from components.common.casebook import readonly
 from components.common.links import view_href
 from components.common.safe_text import md_text
@@ -57,7 +57,7 @@ def _order(book: CaseStore, col: Collection) -> None:
             st.markdown(
                 f"**{n + 1}.** {md_text(short_label(case), 80)} · "
                 f"{md_text(case_title(case), 100)} · "
-                f"{DATASET_LABELS.get(case.dataset, case.dataset)}{gone}",
+                f"{dataset_label(case.dataset)}{gone}",
                 width="stretch",
             )
             args = (book, col.id, case.id)

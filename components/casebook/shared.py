@@ -12,16 +12,22 @@ from cache.casebook.evidence_svg import evidence_svg
 from cache.casebook.links import case_path
 from cache.casebook.locate import missing
 from cache.casebook.model import Case, default_title
+from cache.datasets import views
 from components.common.browser import navigate
 from components.common.formatting import DASH
 from components.common.safe_text import md_text
 
-DATASET_LABELS = {
-    "parason": "Parason",
-    "mars": "MARS",
-    "playground": "Stopping playground",
-    "fineproofs": "FineProofs",
-}
+
+def dataset_labels() -> dict[str, str]:
+    """A case's dataset (the view it was captured in) -> how the casebook names it."""
+    return {v.name: v.label for v in views()}
+
+
+def dataset_label(dataset: str) -> str:
+    """The casebook's name for a case's dataset (the key itself for one not declared)."""
+    return dataset_labels().get(dataset, dataset)
+
+
 UNDO_KEY = "cb_undo"  # id of the case deleted last in this session
 
 

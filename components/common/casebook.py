@@ -21,6 +21,7 @@ import streamlit as st
 from cache.casebook.evidence import EVIDENCE_KEY, clean_evidence
 from cache.casebook.model import Case, default_title, make_case
 from cache.casebook.store import CaseStore, default_url, open_store
+from cache.datasets import view_info
 from cache.errors import DataError
 from cache.sources import SourceConfig
 from components.common.browser import cookie_author
@@ -32,40 +33,13 @@ from components.common.url_state import query_pairs
 
 AUTHOR_KEY = "casebook_author"
 
-# free-text tags; these are offered first, per dataset
-TAG_SUGGESTIONS: dict[str, tuple[str, ...]] = {
-    "parason": (
-        "wrong branch kept",
-        "all trials fail",
-        "unbalanced stage",
-        "redundant subtasks",
-        "arithmetic slip",
-        "parser warning",
-    ),
-    "mars": (
-        "premature commit",
-        "confidently wrong",
-        "late recovery",
-        "answer flip-flop",
-        "probe noise",
-        "arithmetic slip",
-    ),
-    "playground": (
-        "stopped on wrong answer",
-        "stopped too late",
-        "loses to SC",
-        "threshold too tight",
-        "calibration off",
-    ),
-    "fineproofs": (
-        "value collapse",
-        "noise drop",
-        "first error",
-        "recovery",
-        "arithmetic slip",
-        "unjustified step",
-    ),
-}
+
+def tag_suggestions(dataset: str) -> tuple[str, ...]:
+    """Free-text tags offered first for a case of `dataset` (the view's `tags`, `cache.datasets`)."""
+    view = view_info(dataset)
+    return view.tags if view is not None else ()
+
+
 # verdict labels; FineProofs step verdicts become the `label` of the PRM export
 VERDICTS: tuple[str, ...] = ("confirmed", "suspect", "false alarm", "needs review")
 STEP_VERDICTS: tuple[str, ...] = ("correct step", "first error", "wrong step", "unclear")
@@ -319,7 +293,7 @@ def _capture_form(
         st.text_input("Title", key=f"{key}_title", max_chars=300)
         st.multiselect(
             "Tags",
-            list(TAG_SUGGESTIONS.get(dataset, ())),
+            list(tag_suggestions(dataset)),
             key=f"{key}_tags",
             accept_new_options=True,
             placeholder="Pick or type tags",

@@ -1,7 +1,9 @@
 """Links have one home: in-page links (same view, one key changed) and cross-page links.
 
 Both return a URL string, not HTML: the caller escapes it for its attribute (`esc`). Cross-page
-links are checked against the target view's URL-key registry (`url_keys.REGISTRY`).
+links are checked against the target view's URL-key registry (`url_keys.REGISTRY`). The list of
+views is the home page, each dataset's views as `cache.datasets` declares them (script
+`pages/<view>.py`) and the casebook.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from cache.datasets import ViewInfo
+from cache.datasets import views as dataset_views
 from components.common.url_keys import keys_of
 
 
@@ -23,18 +27,19 @@ class View:
     icon: str
 
 
-VIEWS: dict[str, View] = {
-    "home": View("pages/home.py", "home", "Home", ":material/home:"),
-    "parason": View("pages/parason.py", "parason", "Parason DAGs", ":material/account_tree:"),
-    "mars": View("pages/mars.py", "mars", "MARS pools", ":material/show_chart:"),
-    "playground": View(
-        "pages/playground.py", "playground", "Stopping playground", ":material/tune:"
-    ),
-    "fineproofs": View(
-        "pages/fineproofs.py", "fineproofs", "FineProofs values", ":material/grid_on:"
-    ),
-    "casebook": View("pages/casebook.py", "casebook", "Casebook", ":material/bookmarks:"),
-}
+HOME = View("pages/home.py", "home", "Home", ":material/home:")
+CASEBOOK = View("pages/casebook.py", "casebook", "Casebook", ":material/bookmarks:")
+
+
+def page_of(view: ViewInfo) -> View:
+    """A dataset's view as a page: its script is `pages/<view>.py`, its URL path its name."""
+    return View(f"pages/{view.name}.py", view.name, view.nav_title, view.icon)
+
+
+def views() -> dict[str, View]:
+    """Every view in navigation order: home, the datasets' views, the casebook."""
+    pages = [HOME, *(page_of(v) for v in dataset_views()), CASEBOOK]
+    return {v.url_path: v for v in pages}
 
 
 def _pairs(params: Mapping[str, object] | Iterable[tuple[str, object]]) -> list[tuple[str, str]]:
@@ -63,4 +68,5 @@ def view_params(view: str, **params: object) -> dict[str, str]:
 def view_href(view: str, **params: object) -> str:
     """A relative link to another view (`mars?file=…&qid=3`), for link columns and anchors."""
     query = urlencode(view_params(view, **params), safe="/")
-    return f"{VIEWS[view].url_path}?{query}" if query else VIEWS[view].url_path
+    path = views()[view].url_path
+    return f"{path}?{query}" if query else path

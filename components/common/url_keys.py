@@ -5,12 +5,16 @@ question) with their parsers and bounds; `WIDGETS` lists the keys its URL-bound 
 (`bound(key)`), so the whole URL surface of a view can be read in one place. Cross-page links
 (`components.common.links.view_href`) are checked against these, so a link can never carry a
 key its target does not read. Keys are short and plain, without a page prefix.
+
+`REGISTRY` is keyed by view name (a dataset's views are declared in `cache.datasets`); a
+dataset's view without a class of its own reads the keys every view reads (`ViewKeys`).
 """
 
 from __future__ import annotations
 
 from analysis.stopping.policies import url_keys as policy_url_keys
-from cache.datasets import MARS_FILES
+from cache.datasets import DATASETS, MARS_FILES
+from cache.datasets import view_names as dataset_view_names
 from components.common.url_state import Param, int_in, safe_token
 
 DEFAULT_MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -113,20 +117,26 @@ class CasebookKeys:
     )  # fmt: skip
 
 
-# keys every view reads: the sidebar's sources and a running presentation
-GLOBAL_KEYS: tuple[str, ...] = tuple(
-    f"src_{d}_{f}"
-    for d in ("parason", "mars", "fineproofs")
-    for f in ("kind", "repo", "rev", "path")
-) + ("present", "step")
+SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dataset>_<field>`
 
 
-class HomeKeys:
-    """`/home`: no state of its own (the sidebar's source keys apply everywhere)."""
+def global_keys() -> tuple[str, ...]:
+    """Keys every view reads: each dataset's source in the sidebar, a running presentation."""
+    sources = tuple(f"src_{d}_{f}" for d in DATASETS for f in SOURCE_FIELDS)
+    return (*sources, "present", "step")
+
+
+class ViewKeys:
+    """A view with no state of its own (the sidebar's source keys apply everywhere)."""
 
     WIDGETS: tuple[str, ...] = ()
 
 
+class HomeKeys(ViewKeys):
+    """`/home`."""
+
+
+# registry: each view's URL-key class, keyed by view name
 REGISTRY: dict[str, type] = {
     "home": HomeKeys,
     "parason": ParasonKeys,
@@ -139,9 +149,11 @@ REGISTRY: dict[str, type] = {
 
 def keys_of(view: str) -> set[str]:
     """Every URL key `view` reads: its Params and its bound widgets."""
-    cls = REGISTRY[view]
+    cls = REGISTRY.get(view, ViewKeys if view in dataset_view_names() else None)
+    if cls is None:
+        raise KeyError(view)
     params = {v.key for v in vars(cls).values() if isinstance(v, Param)}
     for base in cls.__mro__:
         params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
     live = cls.policy_keys() if cls is PlaygroundKeys else ()
-    return params | set(cls.WIDGETS) | set(live) | set(GLOBAL_KEYS)
+    return params | set(cls.WIDGETS) | set(live) | set(global_keys())

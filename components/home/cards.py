@@ -6,19 +6,22 @@ from pathlib import Path
 
 import streamlit as st
 
-from cache.datasets import DATASETS
+from cache.datasets import DATASETS, DatasetInfo
 from cache.inventory import Inventory, human_size
 from components.common.formatting import DASH
-from components.common.links import VIEWS
+from components.common.links import page_of
 
 _REPO = Path(__file__).resolve().parents[2]
 
-# dataset -> the views that show it (keys of components.common.links.VIEWS)
-VIEW_LINKS = {
-    "parason": [("parason", "Open the Parason DAGs")],
-    "mars": [("mars", "Open the MARS pools"), ("playground", "Open the stopping playground")],
-    "fineproofs": [("fineproofs", "Open the FineProofs values")],
-}
+
+def home_cards() -> tuple[DatasetInfo, ...]:
+    """The datasets the home page shows a card for, in order: every declared one."""
+    return tuple(DATASETS.values())
+
+
+def view_links(dataset: str) -> list[tuple[str, str]]:
+    """(page script, link text) of each view that shows `dataset`, its own first."""
+    return [(page_of(v).script, v.link_text) for v in DATASETS[dataset].views]
 
 
 # what the bundled sample is realistic about, with the figures `bench/sample_realism.py` prints
@@ -96,7 +99,6 @@ def dataset_card(inv: Inventory) -> None:
             "Derived tables cached on disk: none yet (built the first time a view needs them)."
         )
     with st.container(horizontal=True):
-        for view, label in VIEW_LINKS[inv.dataset]:
-            page = VIEWS[view].script
+        for page, label in view_links(inv.dataset):
             if (_REPO / page).exists():  # views appear as their files land
                 st.page_link(page, label=label, icon=":material/arrow_forward:", width="content")

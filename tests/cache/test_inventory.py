@@ -11,10 +11,10 @@ import pytest
 from analysis.fineproofs.values import map_prefix_roles
 from analysis.mars.ingest import _check_schema
 from analysis.parason.store import _roles, rl_table
+from cache.datasets import check_view_columns
 from cache.errors import SchemaError
 from cache.inventory import inventory
 from cache.scan import parquet_info
-from cache.schemas import check_view_columns
 from cache.sources import SourceConfig
 
 CASES = [

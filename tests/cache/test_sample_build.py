@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 import cache.sample as sample
+from cache.datasets import DatasetInfo, registered
+
+FAKE = DatasetInfo("fakeds", "Fake", "x/fake", files=(), sample="fake_gen", sample_share=1.0)
 
 
 @pytest.fixture()
@@ -28,9 +31,9 @@ def fake_generator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
     mod.write_sample = write_sample  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "fake_gen", mod)
-    monkeypatch.setitem(sample.GENERATORS, "fakeds", ("fake_gen", 1.0))
     monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path))
-    return mod, calls
+    with registered(FAKE):
+        yield mod, calls
 
 
 def test_concurrent_first_use_builds_once(fake_generator) -> None:
