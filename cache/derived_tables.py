@@ -49,6 +49,14 @@ PARASON_METRICS = DerivedTable(
     built_by="analysis.parason.store.metrics_table",
     history="2: published tag placement, notes apart from warnings, duplicates, totals",
 )
+PARASON_ADDED = DerivedTable(
+    name="parason-added",
+    version=1,
+    dataset=PARASON.name,
+    inputs=("sft-1x/train.parquet", "sft-8x/train.parquet"),  # one table for the pair of files
+    built_by="analysis.parason.added.added_table",
+    history="1: branches the 8x expansion added to each pair, for Browse",
+)
 MARS_FEATURES = DerivedTable(
     name="mars-features",
     version=_MARS_VERSION,
@@ -108,6 +116,7 @@ FINEPROOFS_DEPTH = DerivedTable(
 
 TABLES: tuple[DerivedTable, ...] = (
     PARASON_METRICS,
+    PARASON_ADDED,
     MARS_FEATURES,
     MARS_GROUPS,
     MARS_NOTES,

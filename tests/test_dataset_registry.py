@@ -107,6 +107,7 @@ VERSIONS = {
     "mars-features": 9,
     "mars-groups": 9,
     "mars-notes": 9,
+    "parason-added": 1,
     "fineproofs-prefixes": 3,
     "fineproofs-traces": 3,
     "fineproofs-depth": 3,

@@ -16,12 +16,13 @@ import polars as pl
 from analysis.parason.metrics import added_branches, trajectory_text
 from analysis.parason.parse import parse
 from analysis.parason.store import iter_rows
+from cache.derived_tables import PARASON_ADDED
 from cache.progress import ProgressFn, no_progress
 from cache.store import read_derived
 
 ADDED_SCHEMA = {"uuid": pl.String, "added": pl.Int64}
-NAME = "parason_added"
-VERSION = 1
+NAME = PARASON_ADDED.name
+VERSION = PARASON_ADDED.version
 
 
 def _texts(path: Path) -> dict[str, str]:
