@@ -10,13 +10,19 @@ import sys
 from cache.errors import run_command
 
 # each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
-_COMMAND_MODULES = ("analysis.parason.cli", "analysis.stopping.cli", "analysis.fineproofs.cli")
+_COMMAND_MODULES = (
+    "analysis.parason.cli",
+    "analysis.stopping.cli",
+    "analysis.stopping.diff",
+    "analysis.fineproofs.cli",
+)
 # the module of each command: a command imports only its own module (start-up time: the
-# FineProofs and Parason CLIs pull in polars and their stores, which `simulate` never needs)
+# FineProofs and Parason CLIs pull in polars and their stores, and `diff` pandas, which
+# `simulate` never needs)
 _COMMANDS = {
     "parason-stats": "analysis.parason.cli",
     "simulate": "analysis.stopping.cli",
-    "diff": "analysis.stopping.cli",
+    "diff": "analysis.stopping.diff",
     "fineproofs-trace": "analysis.fineproofs.cli",
 }
 
