@@ -29,7 +29,7 @@ from analysis.stopping import (
     prepare,
     simulate,
 )
-from analysis.stopping.policies import all_methods, options
+from analysis.stopping.policies import DEFAULT_METHOD, all_methods, options
 from analysis.stopping.policy_base import Option
 from analysis.stopping.pools import cached_pools
 from cache.datasets import mars_file_for
@@ -151,7 +151,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True, help="Hub-layout folder or one MARS parquet file")
     p.add_argument("--model", choices=MODELS, default="deepseek-8b")
     p.add_argument("--dataset", choices=DATASETS, default="aime-2025")
-    p.add_argument("--method", choices=all_methods(), default="sc-mars-cal")
+    p.add_argument("--method", choices=all_methods(), default=DEFAULT_METHOD)
     p.add_argument("--budget", type=int, default=512)
     p.add_argument("--iterations", type=int, default=64)
     p.add_argument("--warmup", type=int, default=16)
