@@ -17,7 +17,7 @@ def _modules_for(argv: list[str]) -> tuple[str, ...]:
     Each view declares its commands and the module of each (`cache.datasets.ViewInfo.commands`;
     the module exposes `register(subparsers)` adding them with `set_defaults(func=...)`). A
     command imports only its own module (start-up time: the FineProofs and Parason CLIs pull in
-    polars and their stores, which `simulate` never needs)."""
+    polars and their stores, and `diff` pandas, which `simulate` never needs)."""
     commands = cli_commands()
     first = next((a for a in argv if not a.startswith("-")), None)
     own = commands.get(first or "")

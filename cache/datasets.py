@@ -180,7 +180,7 @@ MARS = DatasetInfo(
                 "threshold too tight",
                 "calibration off",
             ),
-            commands=(("simulate", "analysis.stopping.cli"), ("diff", "analysis.stopping.cli")),
+            commands=(("simulate", "analysis.stopping.cli"), ("diff", "analysis.stopping.diff")),
         ),
     ),
     check_columns=check_mars_columns,

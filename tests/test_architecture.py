@@ -54,6 +54,7 @@ def tree_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("components/common/theme.py", "import components.mars.figures", "Component slices"),
         ("analysis/fineproofs/utf16.py", "import analysis.parason.parse", "Analysis slices"),
         ("analysis/mars/pool.py", "import analysis.stopping.params", "Analysis slices"),
+        ("components/stopping/figures.py", "import analysis.mars.store", "The playground reads"),
         ("analysis/parason/parse.py", "import streamlit", "Streamlit only"),
         ("cache/sample/mars.py", "import cache.sample.parason", "Sample generators"),
     ],

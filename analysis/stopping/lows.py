@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool, sorted_distinct
+from analysis.mars.for_playground import QuestionPool, sorted_distinct
 from analysis.stopping.notes import Note, NoteCode
 
 # the first searches of a pool bisect its rows; from the next one on, the key index (built once

@@ -12,8 +12,8 @@ their first use. `cached_pools` returns None whenever it cannot promise the same
 not built yet, or values it does not handle the way polars does (nulls, repeated trace or group
 ids); the caller then goes through `load_features`, which also builds what is missing.
 
-The tables' names and version come from `analysis.mars.table_names` and their paths from
-`cache.table_keys`, both free of heavy imports.
+The tables' names and version come from `analysis.mars.for_playground` (whose eager part is
+free of heavy imports) and their paths from `cache.table_keys`.
 """
 
 from __future__ import annotations
@@ -22,22 +22,29 @@ import contextlib
 import json
 import mmap
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool, checkpoint_answers, probe_grid, sorted_distinct
-from analysis.mars.table_names import (
+from analysis.mars.for_playground import (
     FEATURES,
     FEATURES_VERSION,
     GROUPS,
     LOW_COLUMNS,
     NOTES,
     POOL_COLUMNS,
+    QuestionPool,
+    checkpoint_answers,
+    probe_grid,
+    sorted_distinct,
 )
 from cache.table_keys import table_path
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # what `pool_from_features` reads of the groups and notes tables (the features: POOL_COLUMNS)
 GROUP_COLUMNS = ("qid", "group_id", "label", "is_correct", "ground_truth")
@@ -216,15 +223,20 @@ def _load_copy(paths: tuple[Path, Path, Path]) -> _Columns | None:
     return _Columns(n, flat, ragged, groups, notes)
 
 
-def _copy_from_tables(paths: tuple[Path, Path, Path]) -> _Columns:
-    """Read the tables with pyarrow (no nulls promised: else `_Unsure`) and write the copy."""
-    # why here: only the run that writes the copy reads parquet; ParquetFile.read, unlike
-    # read_table, does not import pyarrow.dataset (which pulls in pandas)
+def _read_parquet(path: Path, columns: tuple[str, ...]) -> pa.Table:
+    """These columns of a parquet file as a pyarrow Table."""
+    # why here: only a run without a current flat copy reads parquet (a warm run never imports
+    # pyarrow); ParquetFile.read, unlike read_table, does not import pyarrow.dataset (pandas)
     import pyarrow.parquet as pq
 
-    feats = pq.ParquetFile(paths[0]).read(columns=list(POOL_COLUMNS))
-    groups = pq.ParquetFile(paths[1]).read(columns=list(GROUP_COLUMNS))
-    notes = pq.ParquetFile(paths[2]).read(columns=list(NOTE_COLUMNS))
+    return pq.ParquetFile(path).read(columns=list(columns))
+
+
+def _copy_from_tables(paths: tuple[Path, Path, Path]) -> _Columns:
+    """Read the tables with pyarrow (no nulls promised: else `_Unsure`) and write the copy."""
+    feats = _read_parquet(paths[0], POOL_COLUMNS)
+    groups = _read_parquet(paths[1], GROUP_COLUMNS)
+    notes = _read_parquet(paths[2], NOTE_COLUMNS)
     flat = {c: _numpy(feats.column(c)) for c in POOL_COLUMNS if c not in _LIST_COLUMNS}
     ragged = {c: _ragged(feats.column(c)) for c in POOL_COLUMNS if c in _LIST_COLUMNS}
     is_correct = _one(groups.column("is_correct"))
@@ -261,7 +273,6 @@ def _copy_from_tables(paths: tuple[Path, Path, Path]) -> _Columns:
 def _write_files(folder: Path, arrays: dict[str, np.ndarray], last: tuple[str, bytes]) -> None:
     """Each file through a temp file and a rename, `last` at the end; an unwritable cache
     leaves no copy (the next run reads the tables again: slower, the same pools)."""
-    import tempfile  # why here: only writing a copy makes temp files
 
     def put(name: str, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
@@ -300,9 +311,7 @@ def flat_lows(
                 return off, win, val
         except (OSError, ValueError):
             pass  # absent or torn: read from the table below
-    import pyarrow.parquet as pq  # why here: see `_copy_from_tables`
-
-    table = pq.ParquetFile(paths[0]).read(columns=list(LOW_COLUMNS))
+    table = _read_parquet(paths[0], LOW_COLUMNS)
     if table.num_rows != n_rows:
         raise _Unsure
     off, win = _ragged(table.column("low_window"))

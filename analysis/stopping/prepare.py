@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool
+from analysis.mars.for_playground import QuestionPool
 from analysis.stopping.lows import RecordLows
 from analysis.stopping.notes import Note, NoteCode, pool_note
 

@@ -129,10 +129,13 @@ def write_csv(path: Path, columns: Sequence[str], data: Columns) -> Path:
     return path
 
 
-def _frame(columns: Sequence[str], data: Columns) -> pd.DataFrame:
+def _frame(columns: Sequence[str], data: Columns | list[dict]) -> pd.DataFrame:
+    """A frame of these columns, from columns or from rows (dicts)."""
     import pandas as pd  # why here: only the app and the tests use frames (start-up time)
 
-    return pd.DataFrame({c: data[c] for c in columns}, columns=list(columns))
+    if isinstance(data, dict):
+        data = {c: data[c] for c in columns}
+    return pd.DataFrame(data, columns=list(columns))
 
 
 def _concat(parts: list[Columns], columns: Sequence[str]) -> Columns:
@@ -208,18 +211,14 @@ class RunResult:
         return [question_summary(r) for r in sorted(self.questions, key=lambda r: r.qid)]
 
     def per_question_frame(self) -> pd.DataFrame:
-        import pandas as pd  # why here: see `_frame`
-
-        return pd.DataFrame(self.per_question_rows(), columns=PER_QUESTION_COLUMNS)
+        return _frame(PER_QUESTION_COLUMNS, self.per_question_rows())
 
     def overall(self) -> dict:
         """The overall summary row (`summary_overall.csv`)."""
         return overall_summary(self.per_question_rows())
 
     def overall_frame(self) -> pd.DataFrame:
-        import pandas as pd  # why here: see `_frame`
-
-        return pd.DataFrame([self.overall()], columns=OVERALL_COLUMNS)
+        return _frame(OVERALL_COLUMNS, [self.overall()])
 
     def deepconf_columns(self) -> dict[str, Columns]:
         """Offline only: per DeepConf vote, the per-iteration table (published results_{vm}.csv)."""

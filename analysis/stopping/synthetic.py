@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.mars.pool import QuestionPool
+from analysis.mars.for_playground import QuestionPool
 
 
 def synthetic_pool(

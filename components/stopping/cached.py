@@ -13,8 +13,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from analysis.mars.feature_files import feature_paths
-from analysis.mars.store import load_features
+from analysis.mars.for_playground import feature_paths, load_features
 from analysis.stopping import (
     FrontierPoint,
     Policy,

@@ -15,6 +15,7 @@ import streamlit as st
 from analysis.stopping import Policy, SimSettings
 from analysis.stopping.params import ParamSpec
 from analysis.stopping.policies import (
+    DEFAULT_METHOD,
     all_methods,
     method_family,
     method_label,
@@ -47,7 +48,6 @@ FILE_NOTE = (
     "{shown} instead."
 )
 POLICY_NOTE = "The link asks for the policy `{asked}`, which does not exist: showing {shown}."
-DEFAULT_METHOD = "sc-mars-cal"
 
 
 def pick_file(src: SourceConfig) -> str:
@@ -137,13 +137,6 @@ def policy_params(method: str) -> Policy:
         with slot:
             values[spec.field] = _widget(spec, disabled)
     return pol.with_params(values) if values else pol
-
-
-FAMILIES = {
-    "published": "Published (MARS, Parallel-Probe)",
-    "checkpoint": "Ours: checkpoint rules",
-    "sequential": "Ours: sequential arrival",
-}
 
 
 def pick_others(method: str) -> list[str]:

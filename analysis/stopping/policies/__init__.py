@@ -33,6 +33,9 @@ BUILT_IN: tuple[PolicyDecl, ...] = (
     adaptive.DECL,
 )
 
+# the method the CLI and the playground start with (the paper's headline method)
+DEFAULT_METHOD = "sc-mars-cal"
+
 _REGISTRY: list[PolicyDecl] = []
 
 

@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
@@ -30,6 +30,7 @@ from analysis.stopping.policies import (
     url_keys,
 )
 from analysis.stopping.policy_base import (
+    Family,
     Option,
     ParamSpec,
     PolicyDecl,
@@ -43,6 +44,7 @@ from cache.sample.mars import write_file
 from components.common.links import view_params
 from components.common.safe_text import md_text
 from components.common.url_keys import PlaygroundKeys, keys_of
+from components.stopping import figures
 from tests.pages.conftest import run_page
 from tests.pages.test_playground import REL
 
@@ -201,11 +203,18 @@ def test_the_playground_offers_the_toy_and_a_link_round_trips(
     assert not again.exception, again.exception
     assert next(s for s in again.slider if s.key == "toyneed").value == 7
     assert next(s for s in again.selectbox if s.key == "policy").value == "toy-votes"
+    others = next(m for m in again.multiselect if m.key == "others")
+    assert "toy-votes" in others.options  # a frontier marker, on offer like the built-ins
 
 
 def test_a_link_to_an_unregistered_policy_key_is_refused() -> None:
     with pytest.raises(KeyError, match="toyneed"):
         view_params("playground", policy="toy-votes", toyneed=7)
+
+
+def test_the_frontier_groups_the_toy_by_its_declared_family(toy: PolicyDecl) -> None:
+    assert figures.family("toy-votes") == "checkpoint"
+    assert set(get_args(Family)) | {"baseline"} == set(figures.GROUP_TITLES)
 
 
 POLICY_CLASSES = {d.policy_type.__name__ for d in declarations()}
@@ -233,3 +242,36 @@ def test_no_reader_dispatches_on_a_policy_class(path: str) -> None:
 def test_the_docs_table_is_the_registry() -> None:
     """docs/formats/stopping.md holds the methods table the registry writes."""
     assert methods_table() in (ROOT / "docs/formats/stopping.md").read_text()
+
+
+# the method ids a reader may name: the frontier's two baselines (SC at full budget, DeepConf
+# online), which the playground always runs beside the chosen policy
+BASELINE_METHODS = {"offline", "dco"}
+
+
+def _py_files(*folders: str) -> list[Path]:
+    return [f for d in folders for f in sorted((ROOT / d).rglob("*.py"))]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *(str(f.relative_to(ROOT)) for f in _py_files("components/stopping")),
+        "analysis/stopping/cli.py",
+        "analysis/stopping/params.py",
+        "analysis/stopping/reference_loop.py",
+        "components/common/url_keys.py",
+        "pages/playground.py",
+    ],
+)
+def test_no_reader_names_a_method_but_the_baselines(path: str) -> None:
+    """Per-policy facts (method ids, labels, defaults) live in the policy modules: a reader
+    names no method id as a string, except the two baselines."""
+    methods = set(all_methods())
+    tree = ast.parse((ROOT / path).read_text())
+    named = {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in methods
+    }
+    assert named <= BASELINE_METHODS, (path, sorted(named - BASELINE_METHODS))
