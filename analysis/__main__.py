@@ -12,8 +12,8 @@ from cache.errors import run_command
 # each module exposes `register(subparsers)` adding its commands with `set_defaults(func=...)`
 _COMMAND_MODULES = (
     "analysis.parason.cli",
-    "analysis.stopping.cli",
-    "analysis.stopping.diff",
+    "analysis.playground.cli",
+    "analysis.playground.diff",
     "analysis.fineproofs.cli",
 )
 # the module of each command: a command imports only its own module (start-up time: the
@@ -21,8 +21,8 @@ _COMMAND_MODULES = (
 # `simulate` never needs)
 _COMMANDS = {
     "parason-stats": "analysis.parason.cli",
-    "simulate": "analysis.stopping.cli",
-    "diff": "analysis.stopping.diff",
+    "simulate": "analysis.playground.cli",
+    "diff": "analysis.playground.diff",
     "fineproofs-trace": "analysis.fineproofs.cli",
 }
 

@@ -1,6 +1,6 @@
 """The names and version of the MARS derived tables, in a module that imports nothing.
 
-Why its own module: the warm stopping CLI (`analysis.stopping.pools`) finds the cached tables by
+Why its own module: the warm stopping CLI (`analysis.playground.pools`) finds the cached tables by
 name and version; importing `features` or `store` for two constants would slow its start-up.
 """
 

@@ -9,7 +9,7 @@ key its target does not read. Keys are short and plain, without a page prefix.
 
 from __future__ import annotations
 
-from analysis.stopping.policies import url_keys as policy_url_keys
+from analysis.playground.policies import url_keys as policy_url_keys
 from cache.datasets import MARS_FILES
 from components.common.url_state import Param, int_in, safe_token
 
