@@ -7,7 +7,7 @@ such process its import time, its table-load time, `prepare`, the simulation and
 
 Target (issue 12): <= 0.3 s wall for offline, dco and sc-pp at budget 128 x 16 iterations,
 <= 0.6 s for sc-mars-cal. The feature tables (and the simulator's flat copy of their pool
-columns, `analysis.stopping.pools`) are built first (a cold build is bench/mars_ingest.py's
+columns, `analysis.playground.pools`) are built first (a cold build is bench/mars_ingest.py's
 business), so every timed run is warm. Each figure is the median of `--runs` fresh processes.
 CPU seconds (user + sys of the child, `resource.getrusage`) are printed beside wall seconds: on
 a shared machine the wall time of a short process mostly measures the other jobs. CPU counts
@@ -42,7 +42,7 @@ TARGETS = {"sc-mars-cal": 0.6}  # seconds of wall; every other method: DEFAULT_T
 DEFAULT_TARGET = 0.3
 
 # one warm simulate, phase by phase, in a fresh interpreter (printed as JSON): the CLI's own
-# steps (`analysis.stopping.cli.cmd_simulate`), timed apart, wall and CPU (process_time).
+# steps (`analysis.playground.cli.cmd_simulate`), timed apart, wall and CPU (process_time).
 # "start" is the CPU the interpreter spent before this script's first line (site included).
 _PHASES = """
 import json, sys, time
@@ -52,9 +52,9 @@ marks = [("start", W(), C())]
 import numpy
 marks.append(("numpy", W(), C()))
 import argparse
-from analysis.stopping import prepare, simulate, SimSettings
-from analysis.stopping.cli import _policy, register, resolve_mars_file
-from analysis.stopping.pools import cached_pools
+from analysis.playground import prepare, simulate, SimSettings
+from analysis.playground.cli import _policy, register, resolve_mars_file
+from analysis.playground.pools import cached_pools
 marks.append(("ours", W(), C()))
 ap = argparse.ArgumentParser(); register(ap.add_subparsers())
 args = ap.parse_args(sys.argv[1:])

@@ -4,8 +4,8 @@
 
 Times, from prepared (cached) pools, one full run per policy (targets: <= 0.3 s for SC, DCO and
 Parallel-Probe, <= 1 s for calibrated MARS) and frontier sweeps of 11 parameter values (<= 3 s;
-the runs of a sweep share what does not depend on the value, `analysis.stopping.sharing`),
-each next to the plain per-iteration Python loop (`analysis.stopping.reference_loop`) on the same
+the runs of a sweep share what does not depend on the value, `analysis.playground.sharing`),
+each next to the plain per-iteration Python loop (`analysis.playground.reference_loop`) on the same
 pools in the same process, and checks that both give identical per-question results. CPU
 seconds are printed beside wall seconds (a shared machine's wall time measures its other jobs).
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from analysis.mars.store import load_features  # noqa: E402
-from analysis.stopping import (  # noqa: E402
+from analysis.playground import (  # noqa: E402
     SimSettings,
     main_param,
     policy_for_method,
@@ -41,10 +41,10 @@ from analysis.stopping import (  # noqa: E402
     sweep,
     with_main_param,
 )
-from analysis.stopping.bootstrap import _iteration_rows  # noqa: E402
-from analysis.stopping.reference_loop import reference_simulate  # noqa: E402
-from analysis.stopping.rules import clear_dirichlet_memo  # noqa: E402
-from analysis.stopping.synthetic import synthetic_pool  # noqa: E402
+from analysis.playground.bootstrap import _iteration_rows  # noqa: E402
+from analysis.playground.reference_loop import reference_simulate  # noqa: E402
+from analysis.playground.rules import clear_dirichlet_memo  # noqa: E402
+from analysis.playground.synthetic import synthetic_pool  # noqa: E402
 from cache.sample import sample_root  # noqa: E402
 from cache.sample.mars import FILES, write_file  # noqa: E402
 

@@ -180,7 +180,10 @@ MARS = DatasetInfo(
                 "threshold too tight",
                 "calibration off",
             ),
-            commands=(("simulate", "analysis.stopping.cli"), ("diff", "analysis.stopping.diff")),
+            commands=(
+                ("simulate", "analysis.playground.cli"),
+                ("diff", "analysis.playground.diff"),
+            ),
         ),
     ),
     check_columns=check_mars_columns,

@@ -7,9 +7,9 @@ import streamlit as st
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
-from components.stopping import cached as pc
-from components.stopping import view as pv
-from components.stopping.controls import (
+from components.playground import cached as pc
+from components.playground import view as pv
+from components.playground.controls import (
     pick_file,
     pick_method,
     pick_others,

@@ -1,5 +1,5 @@
 """What the stopping-policy playground reads of MARS: the only module of this slice that
-`analysis.stopping` and `components.stopping` import (the import-linter contract allows it alone).
+`analysis.playground` and `components.playground` import (the import-linter contract allows it alone).
 
 The question pool and the table names load with this module (numpy only). The feature store
 (polars, pyarrow), the cold build and the fact helper load on the first use of their names,

@@ -1,6 +1,6 @@
 """The in-memory pool of one MARS question: the contract between the feature store
 (`analysis.mars.summaries.pool_from_features` builds it) and the stopping simulator
-(`analysis.stopping` reads it).
+(`analysis.playground` reads it).
 
 All per-trace arrays are in `trace_idx` order and cover *every* trace of the question, including
 traces whose final answer is null (`final_group == -1`); the simulator derives its pool from them.

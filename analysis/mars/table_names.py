@@ -1,7 +1,7 @@
 """The names and version of the MARS derived tables (declared in `cache.derived_tables`), in a
 module that imports nothing else.
 
-Why its own module: the warm stopping CLI (`analysis.stopping.pools`) finds the cached tables by
+Why its own module: the warm stopping CLI (`analysis.playground.pools`) finds the cached tables by
 name and version; importing `features` or `store` for two constants would slow its start-up.
 """
 

@@ -12,7 +12,7 @@ dataset's view without a class of its own reads the keys every view reads (`View
 
 from __future__ import annotations
 
-from analysis.stopping.policies import url_keys as policy_url_keys
+from analysis.playground.policies import url_keys as policy_url_keys
 from cache.datasets import DATASETS, MARS_FILES
 from cache.datasets import view_names as dataset_view_names
 from components.common.url_state import Param, int_in, safe_token

@@ -11,8 +11,8 @@ import streamlit as st
 from analysis.mars.confidence import WINDOW
 from analysis.mars.summaries import sample_traces
 from analysis.mars.windows import WINDOWS
-from analysis.stopping.params import SimSettings
-from analysis.stopping.quantiles import percentile_last_axis
+from analysis.playground.params import SimSettings
+from analysis.playground.quantiles import percentile_last_axis
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.formatting import fmt_num
@@ -83,7 +83,7 @@ _POLICY_HELP = (
 
 def deepconf_threshold(feats: pl.DataFrame, q: float, warmup: int) -> tuple[float, int]:
     """(threshold, warmup traces used): the q-th percentile of min_group over the first `warmup`
-    traces with a final answer, by trace index (`analysis.stopping.quantiles`, what the
+    traces with a final answer, by trace index (`analysis.playground.quantiles`, what the
     playground's DeepConf uses)."""
     head = (
         feats.filter(pl.col("final_group") >= 0)

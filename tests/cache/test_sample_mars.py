@@ -145,7 +145,7 @@ def test_early_probes_are_noisier_than_late_ones(mars_root: Path) -> None:
 def test_repro_reference_ships_with_the_sample(mars_root: Path) -> None:
     """The published simulator's summaries (cache/sample/mars_reference) land where the
     playground looks for them (`mars_reference_dir`), byte for byte, for all 7 methods."""
-    from analysis.stopping import PUBLISHED_METHODS
+    from analysis.playground import PUBLISHED_METHODS
     from cache.datasets import mars_reference_dir
     from cache.sample.mars import REFERENCE_DIR
 

@@ -13,14 +13,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis.stopping import ALL_METHODS
+from analysis.playground import ALL_METHODS
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.datasets import mars_reference_dir
 from cache.sample.mars import SCHEMA, write_file
 from components.common.safe_text import md_text
-from components.stopping import view as pv
-from components.stopping.figures import MARKER_STYLE
+from components.playground import view as pv
+from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
 

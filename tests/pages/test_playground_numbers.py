@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cache.sample.mars import write_file
-from components.stopping import view as pv
+from components.playground import view as pv
 from tests.pages.conftest import run_page
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"

@@ -14,14 +14,14 @@ import pytest
 
 from analysis.mars.store import load_features, read_probes, read_traces
 from analysis.mars.windows import CurveSet, curve_set
-from analysis.stopping import Mars, SimSettings, prepare, replay
-from analysis.stopping.synthetic import hand_pool
+from analysis.playground import Mars, SimSettings, prepare, replay
+from analysis.playground.synthetic import hand_pool
 from cache.sample.mars import write_file
 from components.common.lite_spec import LiteUnsupported, chart_spec, plain_text, unpack
 from components.common.safe_text import esc_hover
 from components.mars import curve_figures as cf
 from components.mars import figures as mf
-from components.stopping.figures import replay_figure, replay_steps
+from components.playground.figures import replay_figure, replay_steps
 
 
 def test_plain_text_turns_plotly_markup_into_text_and_keeps_dataset_markup_as_characters() -> None:

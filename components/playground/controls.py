@@ -1,0 +1,188 @@
+"""Playground controls: file pick, policy and its parameters, bootstrap settings.
+
+Every widget binds itself to the URL (`bound(key)`; keys in `url_keys.PlaygroundKeys`), so a
+link restores file, policy and parameters. The methods, their labels and families come from the
+policy registry (`analysis.playground.policies`); each policy describes its own parameter widgets
+(`ui_params()`, plain data) and this module only renders them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import streamlit as st
+
+from analysis.playground import Policy, SimSettings
+from analysis.playground.params import ParamSpec
+from analysis.playground.policies import (
+    DEFAULT_METHOD,
+    all_methods,
+    method_family,
+    method_label,
+)
+from analysis.playground.policies import published_policy as _published_policy
+from cache.datasets import MARS_FILES
+from cache.sources import SourceConfig
+from components.common.cached import present_files
+from components.common.deeplink import LinkNotes
+from components.common.safe_text import md_text
+from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
+from components.common.url_state import bound, url_selectbox
+
+DL = LinkNotes("playground")  # this view's deep-link notes
+
+DEFAULT_FILE = DEFAULT_MARS_FILE
+PREVIEW_ITERATIONS = 8
+FRONTIER_BASELINES = ("offline", "dco")
+WINDOWS = (1024, 2048, 4096)
+WINDOW_HELP = (
+    "Confidence window W: group confidences (min_group, bottom_10, hence the DeepConf threshold "
+    "and truncation), conf_at_pos (vote weights, DeepConf eligibility, the MARS q-model) and "
+    "tail_conf are means over W tokens. Answers are still probed every 2,048 tokens whatever W "
+    "is, so the checkpoint grid does not change. A new W builds its feature table once (progress "
+    "bar). Published: 2048."
+)
+
+FILE_NOTE = (
+    "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
+    "{shown} instead."
+)
+POLICY_NOTE = "The link asks for the policy `{asked}`, which does not exist: showing {shown}."
+
+
+def pick_file(src: SourceConfig) -> str:
+    """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key), so a
+    link carries it to and from the MARS view. A local folder without the default file opens
+    the first file it has; files it lacks say so in the list."""
+    present = present_files("mars", src)
+    raw = DL.asked(PlaygroundKeys.FILE.key)
+    first_run = f"_sel_{PlaygroundKeys.FILE.key}" not in st.session_state
+    if present and DEFAULT_FILE not in present and first_run and raw not in present:
+        st.query_params[PlaygroundKeys.FILE.key] = present[0]
+
+    def label(r: str) -> str:
+        missing = present is not None and r not in present
+        return MARS_FILES[r][2] + ("  · not in this folder" if missing else "")
+
+    rel = str(
+        url_selectbox(
+            "MARS file (model · benchmark)",
+            list(MARS_FILES),
+            PlaygroundKeys.FILE,
+            fallback=DEFAULT_FILE,
+            fmt=label,
+        )
+    )
+    st.caption(md_text(rel))
+    DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
+    DL.show("file", FILE_NOTE, rel)
+    return rel
+
+
+def pick_method() -> str:
+    raw = DL.asked("policy")
+    methods = list(all_methods())
+    method = st.selectbox(
+        "Stopping policy (method id)",
+        methods,
+        index=methods.index(DEFAULT_METHOD),
+        **bound("policy"),
+    )
+    st.caption(md_text(method_label(method)))
+    DL.remember("policy", raw, raw is None or raw in methods, method)
+    DL.show("policy", POLICY_NOTE, method)
+    return method
+
+
+def published_policy(method: str) -> Policy:
+    """The policy as the paper's rows run it (its declaration's `published_options`)."""
+    return _published_policy(method)
+
+
+def _widget(spec: ParamSpec, disabled: bool) -> Any:
+    if spec.toggle:
+        return st.toggle(spec.label, value=bool(spec.default), **bound(spec.key))
+    return st.slider(
+        spec.label,
+        spec.lo,
+        spec.hi,
+        spec.default,
+        spec.step,
+        disabled=disabled,
+        help=spec.help,
+        **bound(spec.key),
+    )
+
+
+def policy_params(method: str) -> Policy:
+    """Parameter widgets for the chosen method (four to a row, the DeepConf percentile of a
+    composed rule on its own row); returns the policy they define."""
+    pol = published_policy(method)
+    values: dict[str, Any] = {}
+    specs = pol.ui_params()
+    for spec in specs:  # toggles on their own line: a quarter column cut their labels
+        if spec.toggle:
+            values[spec.field] = _widget(spec, False)
+    cols = st.columns(4)
+    used = 0
+    for spec in specs:
+        if spec.toggle:
+            continue
+        if spec.new_row:
+            slot = st.columns(4)[0]
+        else:
+            slot, used = cols[used], used + 1
+        gate = spec.enabled_when
+        disabled = gate is not None and bool(values.get(gate[0])) != gate[1]
+        with slot:
+            values[spec.field] = _widget(spec, disabled)
+    return pol.with_params(values) if values else pol
+
+
+def pick_others(method: str) -> list[str]:
+    """Which other policies the frontier shows as markers, each at its published defaults
+    (URL `others`, method ids). By default the published ones only: with all 16 the legend
+    overlaps into an unreadable block; our additions are a click away, by group."""
+    options = [m for m in all_methods() if m not in FRONTIER_BASELINES]
+    default = [m for m in options if method_family(m) == "published"]
+    with st.expander("Other policies on the frontier (each at its published defaults)"):
+        picked = st.multiselect(
+            "policies shown as markers",
+            options,
+            default=default,
+            help="Published ones by default; add ours here (grouped by family in the chart's "
+            "legend, where clicking a group title hides or shows the whole group). SC at full "
+            "budget and DeepConf online are always shown as baselines; the chosen policy is "
+            "drawn as its sweep instead of a marker.",
+            **bound("others"),
+        )
+    return [m for m in picked if m != method]
+
+
+def settings_controls() -> tuple[SimSettings, bool]:
+    """Bootstrap settings (published defaults) and whether this is a quick preview."""
+    d = SimSettings()
+    with st.expander(
+        "Bootstrap settings (published: budget 512, 64 iterations, warmup 16, window 2048, seed 42)"
+    ):
+        c = st.columns(5)
+        budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
+        iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
+        warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
+        window = c[3].selectbox(
+            "window W (tokens)",
+            WINDOWS,
+            index=WINDOWS.index(d.window),
+            help=WINDOW_HELP,
+            **bound("window"),
+        )
+        seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
+    preview = st.toggle(
+        f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)",
+        value=True,
+        **bound("preview"),
+    )
+    st_ = SimSettings(int(budget), int(iters), int(warmup), int(window), int(seed))
+    if preview:
+        st_ = replace(st_, iterations=min(st_.iterations, PREVIEW_ITERATIONS))
+    return st_, bool(preview)

@@ -1,0 +1,104 @@
+"""The per-question section: each question's accuracy and savings next to self-consistency.
+A selected row or chart point picks the question the replay shows; the link column opens the
+question in the MARS view; the cases column marks questions with casebook cases on this file."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from analysis.playground import RunResult
+from analysis.playground.compare import per_question_comparison
+from components.common.formatting import DASH
+from components.common.links import view_href
+from components.common.lite_chart import lite_chart
+from components.common.selection import selected_points, selected_rows
+from components.playground.cases import case_mark, qid_case_counts
+from components.playground.figures import per_question_figure
+
+TABLE_COLUMNS = [
+    "flag",
+    "qid",
+    "cases",
+    "accuracy_pct",
+    "sc_accuracy_pct",
+    "delta_pct",
+    "savings_pct",
+    "mean_position",
+    "stop_reasons",
+    "gamma",
+    "ground_truth",
+    "n_pool",
+    "open",
+]
+
+
+def _new_pick(source: str, value: int | None) -> int | None:
+    """`value` when this selection (table row or chart point) changed since the last run, else
+    None: a new selection moves the replay's question picker once, and the picker stays free to
+    change afterwards while the old selection is still highlighted."""
+    key = f"_pg_last_pick_{source}"
+    prev = st.session_state.get(key)
+    st.session_state[key] = value
+    return value if value is not None and value != prev else None
+
+
+def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
+    """Per-question table and chart; returns a newly selected question (for the replay)."""
+    st.subheader("Per question, next to self-consistency")
+    cmp = per_question_comparison(cur, sc)
+    if cmp.empty:
+        st.info("No questions in this file.")
+        return None
+    lost = cmp[cmp["lost"]]
+    if len(lost):
+        st.markdown(
+            f"**{len(lost)} question(s) lose accuracy** against SC: "
+            + ", ".join(f"Q{q}" for q in lost["qid"])
+        )
+    else:
+        st.markdown("No question loses accuracy against SC.")
+    ev = lite_chart(per_question_figure(cmp), key="perq_chart")
+    pts = selected_points(ev)
+    chart_q = int(pts[0]["x"]) if pts and pts[0].get("x") is not None else None
+    table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))
+    table["open"] = [view_href("mars", file=rel, qid=int(q)) for q in table["qid"]]
+    counts = qid_case_counts(rel)
+    table["cases"] = [case_mark(counts.get(int(q), 0)) for q in table["qid"]]
+    table["ground_truth"] = table["ground_truth"].map(lambda t: str(t)[:60])
+    table["mean_position"] = table["mean_position"].round().astype("Int64")  # whole tokens
+    # a policy without gamma would show a column of empty cells ("None" in the grid)
+    cols = [c for c in TABLE_COLUMNS if c != "gamma" or table["gamma"].notna().any()]
+    sel = st.dataframe(
+        table[cols],
+        hide_index=True,
+        width="stretch",
+        key="perq_table",
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={
+            "cases": st.column_config.TextColumn(
+                "cases", help="casebook cases on this question of the file", width="small"
+            ),
+            "accuracy_pct": st.column_config.NumberColumn("accuracy %", format="%.1f"),
+            "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
+            "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),
+            "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
+            "mean_position": st.column_config.NumberColumn(
+                "mean stop position (tokens)", format="localized"
+            ),
+            "stop_reasons": st.column_config.TextColumn("stop reasons (iterations)"),
+            "n_pool": st.column_config.NumberColumn("pool (traces)"),
+            "gamma": st.column_config.NumberColumn("gamma", format="%.2f"),
+            "ground_truth": st.column_config.TextColumn("ground truth"),
+            "open": st.column_config.LinkColumn("MARS view", display_text="open ↗"),
+        },
+        placeholder=DASH,
+    )
+    rows = selected_rows(sel)
+    row_q = int(table.iloc[rows[0]]["qid"]) if rows and rows[0] < len(table) else None
+    st.caption(
+        "Select a row (or click the chart) to replay that question; “open ↗” shows it in the MARS view."
+    )
+    new_row, new_chart = _new_pick("table", row_q), _new_pick("chart", chart_q)
+    return new_row if new_row is not None else new_chart

@@ -1,0 +1,37 @@
+"""The playground's result tabs. Only the open tab runs (the others are neither computed nor
+sent), so a shared link paints the frontier without building the per-question table, the
+replay or the reference diff. The open tab lives in the URL (`?view=`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from components.common.deeplink import LinkNotes
+from components.common.url_keys import PlaygroundKeys
+from components.playground.replay import ITERATION_KEY
+
+TABS = ("Frontier", "Questions", "Reference", "Downloads")
+TABS_KEY = "view"
+REPLAY_KEYS = (PlaygroundKeys.QID.key, ITERATION_KEY)
+_DEFAULT_STATE = "_pg_tab_default"
+
+
+def default_tab() -> str:
+    """Questions when the link names a question or an iteration to replay (a replay case's
+    link), else the frontier. Fixed for the session: the replay writes `qid` into the URL, and
+    a default that moved with it would reset the tabs."""
+    if _DEFAULT_STATE not in st.session_state:
+        asked = any(LinkNotes.asked(k) is not None for k in REPLAY_KEYS)
+        st.session_state[_DEFAULT_STATE] = "Questions" if asked else "Frontier"
+    return str(st.session_state[_DEFAULT_STATE])
+
+
+def result_tabs() -> Iterator[tuple[DeltaGenerator, str]]:
+    """The open tab and its name (the closed ones are skipped)."""
+    tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default=default_tab())
+    for tab, name in zip(tabs, TABS, strict=True):
+        if tab.open:
+            yield tab, name
