@@ -21,10 +21,12 @@ import errno
 import fnmatch
 import os
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 from urllib.parse import urlparse
 
@@ -196,13 +198,17 @@ def _existing(
     raise SourceNotFound(f"{relpath} is missing in {where}", hint)
 
 
+def _hub() -> ModuleType:
+    """`huggingface_hub` with its `constants` and `errors` submodules loaded, on first use: it is
+    a slow import (httpx) that reads the HF_* settings once, and the sample and local sources
+    never need it. Attributes are looked up at call time (tests replace `hf_hub_download`)."""
+    from huggingface_hub import constants, errors  # noqa: F401  # why here: slow, reads HF_* once
+
+    return sys.modules["huggingface_hub"]
+
+
 def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path:
-    from huggingface_hub import (
-        errors as hf_errors,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
-    from huggingface_hub import (
-        hf_hub_download,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
     repo = source.repo_id or info.default_repo
     rev = source.revision or "main"
@@ -212,23 +218,23 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
     local_only = not hub_offline() and not hub_reachable()
     try:
         return Path(
-            hf_hub_download(
+            hub.hf_hub_download(
                 repo, relpath, repo_type="dataset", revision=rev, local_files_only=local_only
             )
         )
-    except hf_errors.RepositoryNotFoundError:
+    except hub.errors.RepositoryNotFoundError:
         raise HubUnavailable(
             f"dataset repo {repo} was not found on the Hub", f"check the repo id, or {back}"
         ) from None
-    except hf_errors.RevisionNotFoundError:
+    except hub.errors.RevisionNotFoundError:
         raise HubUnavailable(
             f"revision {rev!r} does not exist in {repo}", f"use 'main' or a valid commit, or {back}"
         ) from None
-    except hf_errors.RemoteEntryNotFoundError:
+    except hub.errors.RemoteEntryNotFoundError:
         raise HubFileMissing(
             f"{relpath} does not exist in {repo}@{rev}", f"is this the right repo? Or {back}"
         ) from None
-    except hf_errors.LocalEntryNotFoundError:
+    except hub.errors.LocalEntryNotFoundError:
         offline = hub_offline()
         why = (
             "HF_HUB_OFFLINE is set and the file is not in the HF cache"
@@ -239,7 +245,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
             f"cannot get {relpath} from {repo}@{rev}: {why}",
             f"run `python -m cache fetch` where there is network, or {back}",
         ) from None
-    except hf_errors.GatedRepoError:
+    except hub.errors.GatedRepoError:
         raise HubUnavailable(
             f"{repo} is gated", f"log in with `hf auth login` after accepting its terms, or {back}"
         ) from None
@@ -249,7 +255,7 @@ def _hub_download(info: DatasetInfo, relpath: str, source: SourceConfig) -> Path
         raise HubUnavailable(
             f"the Hub could not serve {relpath} from {repo}@{rev}: {type(exc).__name__}", back
         ) from None
-    except (hf_errors.HfHubHTTPError, ValueError) as exc:
+    except (hub.errors.HfHubHTTPError, ValueError) as exc:
         raise HubUnavailable(
             f"the Hub could not serve {relpath} from {repo}@{rev}: {type(exc).__name__}", back
         ) from None
@@ -261,13 +267,11 @@ _UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUO
 
 
 def _hf_cache_unwritable(exc: OSError) -> CacheUnwritable:
-    from huggingface_hub import (
-        constants,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
     why = "is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "is not writable"
     return CacheUnwritable(
-        f"the Hugging Face cache {constants.HF_HUB_CACHE} {why}, so nothing can be downloaded",
+        f"the Hugging Face cache {hub.constants.HF_HUB_CACHE} {why}, so nothing can be downloaded",
         "set HF_HOME (or HF_HUB_CACHE) to a writable folder with space; files already in the "
         "cache and the bundled sample keep working",
     )
@@ -281,11 +285,9 @@ _REACHABLE_LOCK = threading.Lock()
 
 def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
     """Can we open a TCP connection to the Hub endpoint? (cached for `ttl` seconds)"""
-    from huggingface_hub import (
-        constants,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
-    url = urlparse(constants.ENDPOINT)
+    url = urlparse(hub.constants.ENDPOINT)
     host = url.hostname or "huggingface.co"
     port = url.port or (443 if url.scheme == "https" else 80)
     key = f"{host}:{port}"
@@ -306,22 +308,18 @@ def hub_reachable(timeout: float = 3.0, ttl: float = 30.0) -> bool:
 
 def hub_offline() -> bool:
     """True when HF_HUB_OFFLINE (or huggingface_hub's own switch) forbids network access."""
-    from huggingface_hub import (
-        is_offline_mode,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
-    return bool(is_offline_mode())
+    return bool(hub.is_offline_mode())
 
 
 def _hub_snapshot_dir(info: DatasetInfo, source: SourceConfig) -> Path | None:
     """The HF-cache snapshot folder of repo@revision, if anything of it is cached (no network)."""
-    from huggingface_hub import (
-        constants,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
     repo = source.repo_id or info.default_repo
     check_repo(repo, source.revision or "main")
-    repo_dir = Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}"
+    repo_dir = Path(hub.constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}"
     rev = source.revision or "main"
     ref = repo_dir / "refs" / rev
     commit = ref.read_text().strip() if ref.is_file() else rev
@@ -337,10 +335,7 @@ def fetch_files(
 ) -> Path:
     """Download (a subset of) a dataset repo into the HF cache, one file at a time so the bar
     moves per file (`python -m cache fetch`). Returns the snapshot folder."""
-    from huggingface_hub import (  # lazy: a slow import, and it reads HF_* settings on first import
-        HfApi,
-        hf_hub_download,
-    )
+    hub = _hub()
 
     info = dataset_info(dataset)
     repo = source.repo_id or info.default_repo
@@ -351,13 +346,13 @@ def fetch_files(
         why = "HF_HUB_OFFLINE is set" if hub_offline() else "the Hub is unreachable"
         raise HubUnavailable(f"could not fetch {repo}@{rev}: {why}", hint)
     try:
-        names = HfApi().list_repo_files(repo, repo_type="dataset", revision=rev)
+        names = hub.HfApi().list_repo_files(repo, repo_type="dataset", revision=rev)
         wanted = [n for n in names if not patterns or any(fnmatch.fnmatch(n, g) for g in patterns)]
         last = None
         for i, name in enumerate(wanted):
             if progress:
                 progress(i / max(len(wanted), 1), name)
-            last = Path(hf_hub_download(repo, name, repo_type="dataset", revision=rev))
+            last = Path(hub.hf_hub_download(repo, name, repo_type="dataset", revision=rev))
     except OSError as exc:
         if exc.errno in _UNWRITABLE:
             raise _hf_cache_unwritable(exc) from None
@@ -375,12 +370,10 @@ def fetch_files(
 
 def hf_cache_usage(repos: list[str]) -> list[tuple[str, int, int]]:
     """(repo id, files, bytes) of the given dataset repos in the local HF cache (no network)."""
-    from huggingface_hub import (
-        scan_cache_dir,  # lazy: a slow import, and it reads HF_* settings on first import
-    )
+    hub = _hub()
 
     try:
-        scanned = scan_cache_dir()
+        scanned = hub.scan_cache_dir()
     except Exception:  # no cache folder yet, or an unreadable one: nothing cached
         return []
     return [

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from analysis.parason.store import iter_rows, record
+from analysis.parason.tokens import get_counter
 from cache.errors import SourceNotFound
 
 
@@ -41,10 +43,6 @@ def _fmt(x: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    # start-up time: `python -m analysis` registers every CLI; polars/pyarrow load only here
-    from analysis.parason.store import iter_rows, record
-    from analysis.parason.tokens import get_counter
-
     counter = get_counter(args.counter)
     out = sys.stdout
     files = resolve_files(Path(args.path))

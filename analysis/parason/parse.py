@@ -5,22 +5,28 @@ tags, maths such as ``a<b>c``). One regex scans for the reserved tag names only,
 machine turns the tag events into a tree. The parser never raises; every oddity becomes a
 ``ParseWarning`` with a code and a character position.
 
-Besides the tree, the parser returns a flat *partition* of the text into parts
-(``part_start/part_end/part_role/part_node``): every character belongs to exactly one part, and
-every part is charged to one DAG node id. Token counters count parts; metrics and the DAG sum
-them per node, so the two always agree.
-
-Node ids: ``prompt`` (chat prompt, not part of the response), ``s<k>`` (sequential segment
-before top-level block k), ``b<k>:fork`` / ``b<k>:join`` (block k's outlines / conclusion and
-wrappers), ``b<k>t<i>`` (thread i of block k), nested blocks as ``b<k>t<i>b<j>:fork`` ...,
-and ``answer`` (``</think>`` and everything after it).
+What it returns (the tree, the partition of the text into parts, node ids) is described in
+`analysis.parason.trajectory`; the checks of a closed block are in `analysis.parason.block_checks`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from analysis.parason.block_checks import finish_block
+from analysis.parason.landmarks import find_prompt_end, last_boxed
+from analysis.parason.trajectory import (
+    SPECIAL_ROLES,
+    WARNING_CODES,
+    Block,
+    Item,
+    ParseWarning,
+    Segment,
+    Thread,
+    Trajectory,
+    unparsed,
+)
 
 __all__ = [
     "WARNING_CODES",
@@ -41,221 +47,7 @@ TAG_RE = re.compile(
     r"<(/?)(Parallel|Outlines|Outline|Trial|Subtask|Thread|Conclusion|(?i:think))>"
     r"|<\|(im_start|im_end)\|>"
 )
-_NUM_RE = re.compile(r"\s*(\d+(?:\.\d+)*)\s*:")
 _THINK_CLOSE_RE = re.compile(r"</(?i:think)>")
-_ASSISTANT_RE = re.compile(r"<\|im_start\|>assistant[^\n]*\n?")
-
-# roles whose parts are single special tokens (counters charge them one token each)
-SPECIAL_ROLES = frozenset({"tag", "stray_tag", "prompt_tag", "chat"})
-
-# code -> (severity, description). "info" = tolerated by the runtime; "warning" = invalid data.
-WARNING_CODES: dict[str, tuple[str, str]] = {
-    "empty_trajectory": ("info", "the text is empty"),
-    "unclosed_parallel": ("warning", "<Parallel> never closed"),
-    "nested_parallel": ("warning", "<Parallel> inside a thread (nesting)"),
-    "missing_parallel": ("warning", "<Outlines>/<Thread> outside any <Parallel> block"),
-    "stray_close": ("warning", "closing tag without a matching opening tag"),
-    "stray_tag": ("warning", "reserved tag in a place the grammar does not allow"),
-    "unclosed_thread": ("warning", "<Thread> never closed (truncated output?)"),
-    "unclosed_outlines": ("warning", "<Outlines> never closed"),
-    "unclosed_conclusion": ("warning", "<Conclusion> never closed"),
-    "item_unclosed": ("info", "outline item without closing tag"),
-    "item_tag_mismatch": ("warning", "outline item closed by a different tag"),
-    "item_outside_outlines": ("warning", "outline item outside <Outlines>"),
-    "missing_outlines": ("warning", "block has threads but no outline items"),
-    "empty_block": ("warning", "block without any thread"),
-    "numbering_gap": ("warning", "outline numbers are not 1..n"),
-    "duplicate_number": ("warning", "the same number is used twice"),
-    "dotted_number": ("info", "dotted outline number such as 1.2"),
-    "item_no_number": ("warning", "outline item without an `N:` prefix"),
-    "thread_no_number": ("warning", "thread without an `N:` prefix"),
-    "thread_number_mismatch": ("warning", "thread number matches no outline item"),
-    "thread_order": ("warning", "threads not in outline order"),
-    "extra_threads": ("warning", "more threads than outline items"),
-    "missing_threads": ("warning", "more outline items than threads"),
-    "empty_thread": ("warning", "thread with no content"),
-    "text_between_threads": ("warning", "non-blank text between/around threads inside a block"),
-    "too_many_items": ("warning", "more than 50 items in one block (valid data has at most ~50)"),
-    "conclusion_outside_block": ("info", "<Conclusion> right after </Parallel>"),
-    "tags_after_think": ("warning", "parallel tags after </think>"),
-    "duplicate_think": ("warning", "<think> or </think> in the answer, after </think>"),
-    "think_in_reasoning": (
-        "info",
-        "<think> or </think> inside the reasoning (counted as one token)",
-    ),
-    "empty_reasoning": ("warning", "empty reasoning: T = 0, the speedup is undefined"),
-    "no_boxed": ("info", "no \\boxed{} answer"),
-    "parser_error": ("warning", "internal parser error (please report)"),
-    "multiple_boxed": ("info", "several \\boxed{}; the last one is the answer"),
-}
-
-
-@dataclass(slots=True)
-class ParseWarning:
-    code: str
-    pos: int
-    message: str
-    severity: str = "warning"
-
-
-@dataclass(slots=True)
-class Segment:
-    """A sequential piece of text at the top level (or the answer)."""
-
-    node: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class Item:
-    """One outline item: `<Trial>`/`<Subtask>` (typed) or `<Outline>` (untyped)."""
-
-    kind: str  # "subtask" | "trial" | "untyped"
-    start: int
-    end: int
-    body_start: int
-    body_end: int
-    number: str | None = None
-    closed: bool = False
-
-
-@dataclass(slots=True)
-class Thread:
-    index: int
-    node: str
-    start: int
-    end: int
-    body_start: int
-    body_end: int
-    number: str | None = None
-    closed: bool = False
-    item: int | None = None  # index of the paired outline item
-    kind: str = "untyped"
-    blocks: list[Block] = field(default_factory=list)  # nested blocks (invalid but parsed)
-
-
-@dataclass(slots=True)
-class Block:
-    prefix: str  # node-id prefix, e.g. "b0" or "b0t2b0"
-    stage: int  # index among its siblings (top-level: the stage number)
-    depth: int  # 1 for top-level blocks
-    start: int
-    end: int
-    closed: bool = False
-    implicit: bool = False  # created for a <Thread>/<Outlines> found outside <Parallel>
-    outlines: tuple[int, int] | None = None
-    items: list[Item] = field(default_factory=list)
-    threads: list[Thread] = field(default_factory=list)
-    conclusions: list[tuple[int, int]] = field(default_factory=list)
-    kind: str = "untyped"  # "subtask" | "trial" | "mixed" | "untyped"
-
-    @property
-    def fork(self) -> str:
-        return self.prefix + ":fork"
-
-    @property
-    def join(self) -> str:
-        return self.prefix + ":join"
-
-    @property
-    def join_type(self) -> str:
-        """AND for Subtask blocks, OR for Trial blocks, MIXED, or ALL (untyped: wait for all)."""
-        return {"subtask": "AND", "trial": "OR", "mixed": "MIXED"}.get(self.kind, "ALL")
-
-
-@dataclass(slots=True)
-class Trajectory:
-    """The parse result. `sequence` holds top-level Segments and Blocks in text order."""
-
-    text: str
-    prompt_end: int
-    sequence: list[Segment | Block]
-    blocks: list[Block]
-    answer: Segment | None
-    think_open: int | None
-    think_close: int | None
-    boxed: str | None
-    boxed_span: tuple[int, int] | None
-    warnings: list[ParseWarning]
-    part_start: list[int]
-    part_end: list[int]
-    part_role: list[str]
-    part_node: list[str]
-
-    @property
-    def parts(self) -> list[tuple[int, int, str, str]]:
-        return list(
-            zip(self.part_start, self.part_end, self.part_role, self.part_node, strict=True)
-        )
-
-    @property
-    def segments(self) -> list[Segment]:
-        return [x for x in self.sequence if isinstance(x, Segment)]
-
-    @property
-    def prelude(self) -> Segment | None:
-        """Sequential text before the first block (None if the trajectory starts with a block)."""
-        first = self.sequence[0] if self.sequence else None
-        return first if isinstance(first, Segment) else None
-
-    @property
-    def tail(self) -> Segment | None:
-        """Sequential text after the last block, before </think>."""
-        last = self.sequence[-1] if self.sequence else None
-        return last if isinstance(last, Segment) and self.blocks else None
-
-    @property
-    def warning_codes(self) -> list[str]:
-        return sorted({w.code for w in self.warnings})
-
-    @property
-    def valid(self) -> bool:
-        return not any(w.severity == "warning" for w in self.warnings)
-
-    def all_blocks(self) -> list[Block]:
-        """Top-level and nested blocks, depth first."""
-        out: list[Block] = []
-        stack = list(reversed(self.blocks))
-        while stack:
-            b = stack.pop()
-            out.append(b)
-            for t in reversed(b.threads):
-                stack.extend(reversed(t.blocks))
-        return out
-
-    def node_text(self, node: str) -> str:
-        """All characters charged to `node`, in text order."""
-        t = self.text
-        return "".join(
-            t[s:e]
-            for s, e, n in zip(self.part_start, self.part_end, self.part_node, strict=True)
-            if n == node
-        )
-
-
-def last_boxed(
-    text: str, start: int = 0, end: int | None = None
-) -> tuple[str | None, tuple[int, int] | None, int]:
-    """Content of the last balanced `\\boxed{...}` in text[start:end], its span, and the count."""
-    end = len(text) if end is None else end
-    count = text.count("\\boxed{", start, end)
-    if not count:
-        return None, None, 0
-    k = text.rfind("\\boxed{", start, end)
-    i = k + 7
-    depth = 1
-    j = i
-    while j < end:
-        c = text[j]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[i:j], (k, j + 1), count
-        j += 1
-    return text[i:end], (k, end), count  # unbalanced: take the rest
 
 
 # frame kinds on the parser stack
@@ -399,7 +191,7 @@ class _Parser:
         if kind == _BLOCK:
             obj.end = pos
             obj.closed = explicit
-            _finish_block(obj, self)
+            finish_block(obj, self.text, self.warn)
         elif kind == _THREAD:
             obj.end = pos
             obj.body_end = pos if not explicit else obj.body_end
@@ -454,7 +246,7 @@ class _Parser:
         text = self.text
         if not text or text.isspace():
             self.warn("empty_trajectory", 0)
-        prompt_end = _prompt_end(text)
+        prompt_end = find_prompt_end(text)
         closes_at = [m.start() for m in _THINK_CLOSE_RE.finditer(text, prompt_end)]
         self.last_think_close = closes_at[-1] if closes_at else -1
         pos = 0
@@ -772,103 +564,6 @@ _CLOSE_HANDLERS: dict[str, _Handler] = {
 }
 
 
-def _prompt_end(text: str) -> int:
-    """End of the chat prompt: just after the last assistant header (0 without a chat)."""
-    if "<|im_start|>" not in text:
-        return 0
-    end = 0
-    for m in _ASSISTANT_RE.finditer(text):
-        end = m.end()
-    return end
-
-
-def _number(text: str, pos: int, end: int) -> str | None:
-    m = _NUM_RE.match(text, pos, end)
-    return m.group(1) if m else None
-
-
-def _finish_block(blk: Block, p: _Parser) -> None:
-    """Numbers, kinds, thread/item pairing (by number first, then by position) and checks."""
-    text = p.text
-    items = blk.items
-    threads = blk.threads
-    kinds = {it.kind for it in items}
-    if not kinds:
-        blk.kind = "untyped"
-    elif len(kinds) == 1:
-        blk.kind = next(iter(kinds))
-    else:
-        blk.kind = "mixed"
-    if not threads:
-        p.warn("empty_block", blk.start)
-    elif not items:
-        p.warn("missing_outlines", blk.start)
-    if len(items) > 50:
-        p.warn("too_many_items", blk.start, str(len(items)))
-    # item numbers
-    by_number: dict[str, int] = {}
-    ints: list[int] = []
-    dotted = False
-    for k, it in enumerate(items):
-        it.number = num = _number(text, it.body_start, it.body_end)
-        if num is None:
-            p.warn("item_no_number", it.start)
-            continue
-        if num in by_number:
-            p.warn("duplicate_number", it.start, f"item {num}")
-            continue
-        by_number[num] = k
-        if "." in num:
-            dotted = True
-        else:
-            ints.append(int(num))
-    if dotted:
-        p.warn("dotted_number", blk.start)
-    if ints and sorted(ints) != list(range(1, len(ints) + 1)):
-        p.warn("numbering_gap", blk.start, ",".join(str(i) for i in ints[:20]))
-    # thread numbers + pairing by number
-    used: set[int] = set()
-    seen_thread_nums: set[str] = set()
-    unpaired: list[Thread] = []
-    last_item = -1
-    order_bad = False
-    for th in threads:
-        th.number = num = _number(text, th.body_start, th.body_end)
-        body = text[th.body_start : th.body_end]
-        if not body.strip() or (num is not None and not _NUM_RE.sub("", body, count=1).strip()):
-            p.warn("empty_thread", th.start, th.node)
-        if num is None:
-            if items:
-                p.warn("thread_no_number", th.start, th.node)
-            unpaired.append(th)
-            continue
-        if num in seen_thread_nums:
-            p.warn("duplicate_number", th.start, f"thread {num}")
-        seen_thread_nums.add(num)
-        paired = by_number.get(num)
-        if paired is None or paired in used:
-            if items and paired is None:
-                p.warn("thread_number_mismatch", th.start, f"thread {num}")
-            unpaired.append(th)
-            continue
-        used.add(paired)
-        th.item = paired
-        if paired < last_item:
-            order_bad = True
-        last_item = max(last_item, paired)
-    if order_bad:
-        p.warn("thread_order", blk.start)
-    free = [k for k in range(len(items)) if k not in used]
-    for th, k in zip(unpaired, free, strict=False):
-        th.item = k
-    if len(threads) > len(items) and items:
-        p.warn("extra_threads", blk.start, f"{len(threads)} threads, {len(items)} items")
-    elif len(items) > len(threads) and threads:
-        p.warn("missing_threads", blk.start, f"{len(items)} items, {len(threads)} threads")
-    for th in threads:
-        th.kind = items[th.item].kind if th.item is not None else "untyped"
-
-
 def parse(text: str | None) -> Trajectory:
     """Parse one trajectory (response text, or a whole Qwen chat text). Never raises."""
     if not isinstance(text, str):
@@ -876,22 +571,4 @@ def parse(text: str | None) -> Trajectory:
     try:
         return _Parser(text).run()
     except Exception as exc:  # defensive: a bug must not take the page down
-        n = len(text)
-        return Trajectory(
-            text=text,
-            prompt_end=0,
-            sequence=[Segment("s0", 0, n)] if n else [],
-            blocks=[],
-            answer=None,
-            think_open=None,
-            think_close=None,
-            boxed=None,
-            boxed_span=None,
-            warnings=[
-                ParseWarning("parser_error", 0, f"internal parser error: {exc!r}", "warning")
-            ],
-            part_start=[0] if n else [],
-            part_end=[n] if n else [],
-            part_role=["segment"] if n else [],
-            part_node=["s0"] if n else [],
-        )
+        return unparsed(text, f"internal parser error: {exc!r}")

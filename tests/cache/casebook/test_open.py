@@ -17,8 +17,8 @@ from cache.casebook import (
     CaseStore,
     make_case,
     open_store,
+    store_base,
 )
-from cache.casebook import store as store_mod
 from cache.casebook.store import default_url
 from tests.cache.casebook.conftest import fresh_pg_url
 
@@ -206,7 +206,7 @@ def test_a_read_only_stand_in_reads_the_casebook_once_it_exists(
         case = rw.add(make_case("mars", "mars", title="imported later"))
         rw.close()
         assert ro.count() == 0  # looked again only every RECHECK_SECONDS
-        monkeypatch.setattr(store_mod, "RECHECK_SECONDS", 0.0)
+        monkeypatch.setattr(store_base, "RECHECK_SECONDS", 0.0)
         assert ro.list_cases() == [case] and ro.exists and Path(ro.where) == path
         with pytest.raises(CasebookReadOnly):
             ro.add(make_case("mars", "mars"))
@@ -220,7 +220,7 @@ def test_a_stand_in_reports_a_casebook_that_became_unreadable(
     path = tmp_path / "casebook.sqlite"
     ro = open_store(str(path), readonly=True)
     path.write_bytes(b"not a database" * 500)
-    monkeypatch.setattr(store_mod, "RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(store_base, "RECHECK_SECONDS", 0.0)
     with pytest.raises(CasebookUnavailable) as err:
         ro.count()
     assert "corrupt" in err.value.message

@@ -16,8 +16,9 @@ from cache.casebook import (
     export_cases,
     import_cases,
     make_case,
+    rows,
+    schema,
 )
-from cache.casebook import store as store_mod
 from tests.crafted_views import CRAFTED_VIEWS
 
 HOSTILE_VIEWS = list(CRAFTED_VIEWS)
@@ -72,9 +73,9 @@ def test_the_dataset_must_fit_the_view(store: CaseStore) -> None:
 def test_stored_rows_with_odd_views_still_load(store: CaseStore) -> None:
     """Written before views were checked: readable, listed, no link; deleting still works."""
     case = make_case("mars", "mars", title="old row")
-    row = store_mod._row_values(replace(case, view="javascript:alert(1)//"))
+    row = rows.row_values(replace(case, view="javascript:alert(1)//"))
     with store.engine.begin() as conn:
-        conn.execute(sa.insert(store_mod.cases_t).values(**row))
+        conn.execute(sa.insert(schema.cases_t).values(**row))
     got = store.get(case.id)
     assert got is not None and got.view == "javascript:alert(1)//"
     assert deep_link(got) == ""

@@ -1,0 +1,322 @@
+// lite_chart, part 2 of 3 (drawing): axes, traces by kind (bars, lines, markers, text labels),
+// shapes and annotations, the legend. Reads the helpers of lite_chart_layout.js.
+
+// one axis: grid lines and tick labels, the zero line, the title
+function drawAxis(layer, key, a, ctx) {
+  const { axes, ranges, scale } = ctx;
+  const { left, top, pw, ph } = ctx.box;
+  const isX = key[0] === "x";
+  const other = axes[axisKey(a.anchor || (isX ? "y" : "x"))];
+  const od = other ? other.domain : [0, 1];
+  const sc = scale(key);
+  const [r0, r1] = ranges[key];
+  const lo = Math.min(r0, r1);
+  const hi = Math.max(r0, r1);
+  const lenPx = isX ? (a.domain[1] - a.domain[0]) * pw : (a.domain[1] - a.domain[0]) * ph;
+  let vals = a.tickvals;
+  let texts = a.ticktext;
+  const auto = niceTicks(lo, hi, Math.max(2, Math.floor(lenPx / (isX ? 90 : 45))));
+  const step = auto.length > 1 ? auto[1] - auto[0] : 1;
+  if (!vals) vals = auto;
+  vals.forEach((v, k) => {
+    if (!numeric(v) || v < lo - 1e-9 || v > hi + 1e-9) return;
+    const p = sc(v);
+    if (isX) {
+      const y0 = top + (1 - od[1]) * ph;
+      const y1 = top + (1 - od[0]) * ph;
+      if (a.showgrid !== false) el("line", { x1: p, x2: p, y1: y0, y2: y1, stroke: GRID }, layer);
+      if (a.showticklabels !== false) {
+        const label = el("text", { x: p, y: y1 + 15, "text-anchor": "middle", fill: MUTED }, layer);
+        label.textContent = texts ? texts[k] ?? "" : tickLabel(v, a, step);
+      }
+    } else {
+      const x0 = left + od[0] * pw;
+      const x1 = left + od[1] * pw;
+      if (a.showgrid !== false) el("line", { x1: x0, x2: x1, y1: p, y2: p, stroke: GRID }, layer);
+      if (a.showticklabels !== false) {
+        const label = el("text", { x: x0 - 6, y: p + 4, "text-anchor": "end", fill: MUTED }, layer);
+        label.textContent = texts ? texts[k] ?? "" : tickLabel(v, a, step);
+      }
+    }
+  });
+  if (a.zeroline && lo < 0 && hi > 0) {
+    const p = sc(0);
+    if (isX) el("line", { x1: p, x2: p, y1: top + (1 - od[1]) * ph, y2: top + (1 - od[0]) * ph, stroke: MUTED }, layer);
+    else el("line", { x1: left + od[0] * pw, x2: left + od[1] * pw, y1: p, y2: p, stroke: MUTED }, layer);
+  }
+  if (a.title) axisTitle(layer, a, isX, od, ctx.box);
+}
+
+function axisTitle(layer, a, isX, od, box) {
+  const { left, top, pw, ph } = box;
+  if (isX) {
+    const t = el("text", {
+      x: left + ((a.domain[0] + a.domain[1]) / 2) * pw,
+      y: top + (1 - od[0]) * ph + (a.showticklabels !== false ? 36 : 18),
+      "text-anchor": "middle",
+      "font-size": 13,
+    }, layer);
+    t.textContent = a.title;
+  } else {
+    const cy = top + (1 - (a.domain[0] + a.domain[1]) / 2) * ph;
+    const cx = left + od[0] * pw - (a.showticklabels !== false ? 48 : 12);
+    const t = el("text", {
+      x: cx,
+      y: cy,
+      transform: `rotate(-90 ${cx} ${cy})`,
+      "text-anchor": "middle",
+      "font-size": 13,
+    }, layer);
+    t.textContent = a.title;
+  }
+}
+
+// axes, grids and titles, then the chart's title
+function drawAxes(svg, ctx) {
+  const layer = el("g", { class: "grid" }, svg);
+  for (const key of Object.keys(ctx.axes)) {
+    const a = ctx.axes[key];
+    if (a.visible !== false) drawAxis(layer, key, a, ctx);
+  }
+  if (ctx.spec.title) {
+    const t = el("text", { x: ctx.box.left, y: ctx.spec.margin.t + 16, "font-size": 15 }, svg);
+    t.textContent = ctx.spec.title;
+  }
+}
+
+// clip each trace to its subplot: one clipPath per (x, y) pair, made on first use
+function clipper(svg, ctx) {
+  const { axes, state } = ctx;
+  const { left, top, pw, ph } = ctx.box;
+  const defs = el("defs", {}, svg);
+  const clipIds = {};
+  return (xref, yref) => {
+    const id = `${state.uid}-${xref}-${yref}`;
+    if (!clipIds[id]) {
+      const xa = axes[axisKey(xref)] || { domain: [0, 1] };
+      const ya = axes[axisKey(yref)] || { domain: [0, 1] };
+      const cp = el("clipPath", { id }, defs);
+      el("rect", {
+        x: left + xa.domain[0] * pw - 12,
+        y: top + (1 - ya.domain[1]) * ph - 12,
+        width: (xa.domain[1] - xa.domain[0]) * pw + 24,
+        height: (ya.domain[1] - ya.domain[0]) * ph + 24,
+      }, cp);
+      clipIds[id] = true;
+    }
+    return `url(#${id})`;
+  };
+}
+
+function drawBars(g, t, ti, n, sx, sy, bargap) {
+  const step = barStep(t.x, 1);
+  const bw = Math.abs(sx(step) - sx(0)) * (1 - bargap);
+  for (let i = 0; i < n; i++) {
+    if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
+    const px = sx(t.x[i]);
+    const y0 = sy(0);
+    const y1 = sy(t.y[i]);
+    el("rect", {
+      x: px - bw / 2,
+      y: Math.min(y0, y1),
+      width: Math.max(1, bw),
+      height: Math.max(0.5, Math.abs(y1 - y0)),
+      fill: at(t.marker.color, i, t.line.color),
+      "data-t": ti,
+      "data-p": i,
+      "data-x": t.x[i],
+      "data-y": t.y[i],
+    }, g);
+  }
+}
+
+// one path, lifted at every gap
+function drawLine(g, t, n, sx, sy) {
+  let d = "";
+  let pen = false;
+  for (let i = 0; i < n; i++) {
+    if (!numeric(t.x[i]) || !numeric(t.y[i])) {
+      pen = false;
+      continue;
+    }
+    d += `${pen ? "L" : "M"}${sx(t.x[i]).toFixed(1)},${sy(t.y[i]).toFixed(1)}`;
+    pen = true;
+  }
+  el("path", {
+    d,
+    fill: "none",
+    stroke: t.line.color,
+    "stroke-width": t.line.width,
+    "stroke-dasharray": DASH[t.line.dash] || t.line.dash || null,
+    "stroke-linejoin": "round",
+    "pointer-events": "none",
+  }, g);
+}
+
+function drawMarkers(g, t, ti, n, sx, sy) {
+  for (let i = 0; i < n; i++) {
+    if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
+    const size = Number(at(t.marker.size, i, 6));
+    const [d, kind] = symbolPath(at(t.marker.symbol, i, "circle"), size / 2);
+    const colour = at(t.marker.color, i, t.line.color);
+    const lw = Number(at(t.marker.line_width, i, 0)) || 0;
+    const lc = at(t.marker.line_color, i, null);
+    const attrs = {
+      d,
+      transform: `translate(${sx(t.x[i]).toFixed(1)},${sy(t.y[i]).toFixed(1)})`,
+      "fill-opacity": at(t.marker.opacity, i, 1),
+      "data-t": ti,
+      "data-p": i,
+      "data-x": t.x[i],
+      "data-y": t.y[i],
+    };
+    if (kind === "stroke") {
+      Object.assign(attrs, { fill: "none", stroke: colour, "stroke-width": Math.max(1.5, lw || 1.5) });
+    } else if (kind) {
+      Object.assign(attrs, { fill: "none", stroke: colour, "stroke-width": Math.max(1, lw || 1) });
+    } else {
+      Object.assign(attrs, { fill: colour });
+      if (lw > 0 && lc) Object.assign(attrs, { stroke: lc, "stroke-width": lw });
+    }
+    el("path", attrs, g);
+  }
+}
+
+function drawTexts(g, t, n, sx, sy) {
+  const pos = t.textposition || "middle center";
+  const dy = pos.startsWith("top") ? -Number(at(t.marker.size, 0, 6)) / 2 - 4 : pos.startsWith("bottom") ? Number(at(t.marker.size, 0, 6)) / 2 + 12 : 4;
+  for (let i = 0; i < n; i++) {
+    const label = at(t.text, i, "");
+    if (!label || !numeric(t.x[i]) || !numeric(t.y[i])) continue;
+    const node = el("text", {
+      x: sx(t.x[i]),
+      y: sy(t.y[i]) + dy,
+      "text-anchor": "middle",
+      "font-size": t.textsize || 12,
+      fill: at(t.textcolor, i, FG),
+      "pointer-events": "none",
+    }, g);
+    node.textContent = label;
+  }
+}
+
+// every shown trace in its own group: bars, or lines, markers and text labels
+function drawTraces(svg, ctx) {
+  const { spec, state, scale } = ctx;
+  const clipFor = clipper(svg, ctx);
+  const plot = el("g", { class: "traces" }, svg);
+  spec.traces.forEach((t, ti) => {
+    if (t.visible === false || t.visible === "legendonly" || state.hidden.has(ti)) return;
+    const sx = scale(axisKey(t.xaxis));
+    const sy = scale(axisKey(t.yaxis));
+    const g = el("g", {
+      class: "trace",
+      "data-name": t.name,
+      opacity: t.opacity,
+      "clip-path": clipFor(t.xaxis, t.yaxis),
+    }, plot);
+    // a step of a replay shows each trace's first points (axes keep the full range)
+    const n = spec.steps ? Math.min(t.y.length, spec.steps.counts[state.step] ?? t.y.length) : t.y.length;
+    if (t.type === "bar") {
+      drawBars(g, t, ti, n, sx, sy, spec.bargap);
+      return;
+    }
+    if (t.mode.includes("lines")) drawLine(g, t, n, sx, sy);
+    if (t.mode.includes("markers")) drawMarkers(g, t, ti, n, sx, sy);
+    if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy);
+  });
+}
+
+// shapes and annotations: refs "x", "x2", "paper", "y domain"
+function drawNotes(svg, ctx) {
+  const { spec, axes, scale } = ctx;
+  const { left, top, pw, ph } = ctx.box;
+  const place = (ref, v, letter) => {
+    if (ref === "paper") {
+      return letter === "x" ? left + v * pw : top + (1 - v) * ph;
+    }
+    if (ref.endsWith(" domain")) {
+      const a = axes[axisKey(ref.split(" ")[0])] || { domain: [0, 1] };
+      const f = a.domain[0] + v * (a.domain[1] - a.domain[0]);
+      return letter === "x" ? left + f * pw : top + (1 - f) * ph;
+    }
+    return scale(axisKey(ref))(v);
+  };
+  const over = el("g", { class: "notes", "pointer-events": "none" }, svg);
+  for (const s of spec.shapes) {
+    const x0 = place(s.xref, s.x0, "x");
+    const x1 = place(s.xref, s.x1, "x");
+    const y0 = place(s.yref, s.y0, "y");
+    const y1 = place(s.yref, s.y1, "y");
+    if (s.type === "line") {
+      el("line", { x1: x0, x2: x1, y1: y0, y2: y1, stroke: s.color, "stroke-width": s.width, "stroke-dasharray": DASH[s.dash] || null, opacity: s.opacity }, over);
+    } else {
+      el("rect", { x: Math.min(x0, x1), y: Math.min(y0, y1), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0), fill: s.fill || "none", stroke: s.color, "stroke-width": s.width, opacity: s.opacity }, over);
+    }
+  }
+  for (const a of spec.annotations) {
+    const x = place(a.xref, a.x, "x");
+    const y = place(a.yref, a.y, "y");
+    const anchor = a.xanchor === "left" ? "start" : a.xanchor === "right" ? "end" : "middle";
+    const dy = a.yanchor === "bottom" ? -4 : a.yanchor === "top" ? a.size : a.size / 3;
+    const node = el("text", {
+      x,
+      y: y + dy,
+      "text-anchor": anchor,
+      "font-size": a.size,
+      fill: a.color,
+      stroke: a.bg ? "white" : null,
+      "stroke-width": a.bg ? 3 : null,
+      "paint-order": a.bg ? "stroke" : null,
+    }, over);
+    node.textContent = a.text;
+  }
+}
+
+// a legend item's sample of its trace: a bar, a line, a marker
+function legendSwatch(item, t, size) {
+  if (t.type === "bar") el("rect", { x: 4, y: 3, width: 18, height: size, fill: at(t.marker.color, 0, t.line.color) }, item);
+  if (t.mode.includes("lines")) el("line", { x1: 2, x2: 24, y1: size / 2 + 3, y2: size / 2 + 3, stroke: t.line.color, "stroke-width": Math.min(4, t.line.width), "stroke-dasharray": DASH[t.line.dash] || null }, item);
+  if (t.mode.includes("markers")) {
+    const [d, kind] = symbolPath(at(t.marker.symbol, 0, "circle"), Math.min(6, Number(at(t.marker.size, 0, 6)) / 2));
+    const colour = at(t.marker.color, 0, t.line.color);
+    const lw = Number(at(t.marker.line_width, 0, 0)) || 0;
+    const ring = lw > 0 ? at(t.marker.line_color, 0, null) : null;
+    el("path", {
+      d,
+      transform: `translate(13,${size / 2 + 3})`,
+      fill: kind ? "none" : colour,
+      stroke: kind ? colour : ring,
+      "stroke-width": kind ? 1.5 : ring ? Math.min(2, lw) : null,
+    }, item);
+  }
+}
+
+// the legend's items and group titles (each a button: see `legendClick`)
+function drawLegend(svg, legend, ctx) {
+  const { state } = ctx;
+  const { width, height, right, top } = ctx.box;
+  const lx = legend.horizontal ? 10 : width - right + 12;
+  const ly = legend.horizontal ? height - legend.height - 2 : top;
+  const lg = el("g", { class: "legend", transform: `translate(${lx},${ly})` }, svg);
+  for (const e of legend.entries) {
+    const item = el("g", {
+      transform: `translate(${e.x},${e.y})`,
+      cursor: "pointer",
+      role: "button",
+      tabindex: 0,
+      "data-legend": e.kind === "group" ? `g:${e.group}` : `i:${e.index}`,
+    }, lg);
+    const off = e.kind === "item" && state.hidden.has(e.index);
+    if (e.kind === "item") legendSwatch(item, e.trace, legend.size);
+    const label = el("text", {
+      x: e.kind === "group" ? 0 : 30,
+      y: legend.size + 1,
+      "font-size": legend.size,
+      "font-weight": e.kind === "group" ? 600 : null,
+      opacity: off ? 0.4 : 1,
+    }, item);
+    label.textContent = e.text;
+    if (off) item.setAttribute("opacity", 0.55);
+  }
+}
