@@ -195,7 +195,7 @@ def _bench(path: Path, workers: int | None = None) -> None:
     )
     builds = []
     with tempfile.TemporaryDirectory(prefix="rte-bench-memo-") as tmp:
-        memo = str(Path(tmp) / "answer-memo.json")
+        memo = str(Path(tmp) / "answer-memo.sqlite")
         for label, what in (
             ("cold feature build (empty answer memo)", "cold"),
             ("rebuild, answer memo of the cold build (tables cold)", "memo"),

@@ -51,7 +51,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from filelock import Timeout as LockTimeout
 
 from analysis.mars import answers, fact_feed, verdict_memo
 from analysis.mars.confidence import WINDOW, release_scratch
@@ -126,7 +125,7 @@ def _answer_memo(path: Path | None) -> Iterator[None]:
             _MEMO_USERS -= 1
             try:
                 verdict_memo.save(memo, path)
-            except (OSError, LockTimeout) as exc:
+            except verdict_memo.SAVE_ERRORS as exc:
                 _log.warning(
                     "answer memo not saved to %s (%s): the next build recomputes", path, exc
                 )
