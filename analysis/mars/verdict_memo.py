@@ -242,7 +242,7 @@ def _insert(path: Path, key: str, new: Facts) -> None:
         try:
             row = con.execute("SELECT key FROM meta").fetchone()
             count = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in _TABLES)  # noqa: S608 - fixed names
-            if row is None or row[0] != key or count + sum(map(len, new)) > MAX_ENTRIES:
+            if row is None or row[0] != key or count + sum(len(x) for x in new) > MAX_ENTRIES:
                 # other versions' facts, or bounded: start again from this build's facts
                 for t in ("meta", *_TABLES):
                     con.execute(f"DELETE FROM {t}")  # noqa: S608 - fixed names
