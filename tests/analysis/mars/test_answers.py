@@ -301,7 +301,9 @@ def test_sets_of_other_values_are_decided_without_math_verify() -> None:
     assert verify_shortcuts._sets_differ(parsed("\\{1,2\\}"), parsed("(1,2,3)"))
     assert not verify_shortcuts._sets_differ(parsed("\\{1,x\\}"), parsed("\\{y=1,x\\}"))
     assert not verify_shortcuts._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
-    assert not verify_shortcuts._sets_differ(parsed("(1,2)"), parsed("\\{1,2\\}"))  # ends vs elements
+    assert not verify_shortcuts._sets_differ(
+        parsed("(1,2)"), parsed("\\{1,2\\}")
+    )  # ends vs elements
 
 
 def _prose(k: int) -> list[str]:
