@@ -13,8 +13,8 @@ math-verify and sends the facts it learnt (`analysis.mars.fact_feed`): this proc
 from those facts without math-verify, and the cold build is about the longer of the two halves,
 not their sum. With the answers known, one process is faster (the helper's start-up costs more
 than the grouping left). Numeric worker processes sharing out the row groups were dropped: on the
-2-core machines this targets they cost about twice the CPU of one process and were slower in wall
-time (figures: docs/PERFORMANCE.md, bench/mars_ingest.py).
+2-core machines this targets they cost more CPU than one process and took longer (the
+measurement: bench/mars_ingest.py).
 
 Resumable: each finished question is written to the work folder (`analysis.mars.ingest_chunks`);
 a rerun skips the row groups whose questions are all done.
