@@ -14,12 +14,12 @@
     python bench/mars_ingest.py --pool full --load 1         # one busy process beside it all
 
 Each measurement runs in a fresh child process; the peak RSS of every process is printed (the
-build's parent and each of its other processes (the numeric workers of a big file, or the
-helper that learns math-verify's facts for a cold mid-size one), and their sum; `VmHWM`, see
+build's parent and its other process (the helper that learns math-verify's facts for a cold
+build), and their sum; `VmHWM`, see
 cache/process_memory.py). The plain read runs three times, before, between and after the builds,
 and the ratios use its median. The build runs twice: truly
 cold (an empty persistent answer memo, `analysis.mars.verdict_memo`), then again with the memo
-the first run left, which is what a rebuild (a version bump, another session or worker of the
+the first run left, which is what a rebuild (a version bump, another session of the
 same cache) or another file with the same probe strings finds.
 
 `--one-row-group` measures a copy of the file written as one row group (made once, beside it):
@@ -96,18 +96,14 @@ def _pages_read(path: str, out: mp.Queue) -> None:
     out.put(("list_pages", time.perf_counter() - t, _rss_mb(), n, _cpu_s()))
 
 
-def _features(
-    path: str, out: mp.Queue, workers: int | None = None, memo: str | None = None
-) -> None:
+def _features(path: str, out: mp.Queue, memo: str | None = None) -> None:
     from analysis.mars import ingest as mars_ingest  # why: see `_plain_read`
 
     t = time.perf_counter()
-    tables = mars_ingest.build_features(
-        Path(path), workers=workers, memo=Path(memo) if memo else None
-    )
+    tables = mars_ingest.build_features(Path(path), memo=Path(memo) if memo else None)
     elapsed = time.perf_counter() - t
-    # peak RSS of the whole build: this process plus every worker process at its own peak
-    # (a conservative sum: the workers' peaks need not coincide)
+    # peak RSS of the whole build: this process plus its fact helper at its own peak
+    # (a conservative sum: the peaks need not coincide)
     peaks = [r / 2**20 for r in mars_ingest.LAST_WORKER_PEAK_RSS]
     out.put(
         (
@@ -137,11 +133,11 @@ def _helper_alone(path: str, out: mp.Queue) -> None:
     answers.use_memo(VerdictMemo(version_key()))
     answers._math_verify()
     t2, c2 = time.perf_counter(), _cpu_s()
-    from analysis.mars import ingest as mars_ingest  # why: the helper is handed the answers
+    from analysis.mars import ingest_read  # why: the helper is handed the answers
 
-    pf = mars_ingest._open(Path(path))
-    todo = [(list(range(pf.num_row_groups)), None)]
-    questions = list(mars_ingest._answers_to_warm(Path(path), todo))
+    pf = ingest_read.open_file(Path(path))
+    todo: list[ingest_read.Task] = [(list(range(pf.num_row_groups)), None)]
+    questions = list(ingest_read.answers_to_warm(Path(path), todo))
     c3 = _cpu_s()
     laps: list[float] = []
     for _, finals, probe_answers, gts in questions:
@@ -162,7 +158,7 @@ def _run(target: Callable[..., None], path: Path, *extra: object) -> tuple:
     return res
 
 
-def _bench(path: Path, workers: int | None = None) -> None:
+def _bench(path: Path) -> None:
     """The plain reads and the cold build of one file, each in a fresh process."""
     import pyarrow.parquet as pq  # why: see `main`
 
@@ -195,12 +191,12 @@ def _bench(path: Path, workers: int | None = None) -> None:
     )
     builds = []
     with tempfile.TemporaryDirectory(prefix="rte-bench-memo-") as tmp:
-        memo = str(Path(tmp) / "answer-memo.json")
+        memo = str(Path(tmp) / "answer-memo.sqlite")
         for label, what in (
             ("cold feature build (empty answer memo)", "cold"),
             ("rebuild, answer memo of the cold build (tables cold)", "memo"),
         ):
-            _, t_feat, rss_parent, rows, peaks, cpu_feat, mv = _run(_features, path, workers, memo)
+            _, t_feat, rss_parent, rows, peaks, cpu_feat, mv = _run(_features, path, memo)
             each = ", ".join(f"process {i + 1}: {w:.0f} MB" for i, w in enumerate(peaks))
             total = rss_parent + sum(peaks)
             print(
@@ -236,9 +232,8 @@ def _bench(path: Path, workers: int | None = None) -> None:
         )
     by = {what: (t_feat, cpu_feat, others) for what, t_feat, cpu_feat, others in builds}
     if laps and by["cold"][2] == 1 and by["memo"][2] == 0:
-        # the cold build ran beside the fact helper (its one other process; numeric workers
-        # would run in the rebuild too): both busy all the time, it cannot be faster on these
-        # cores (busy processes of --load take a share of them: the floor is then too low)
+        # the cold build ran beside the fact helper (its one other process): both busy all
+        # the time, it cannot be faster on these cores (busy processes of --load take a share of them: the floor is then too low)
         cores = len(os.sched_getaffinity(0))
         floor = (by["memo"][1] + cpu_helper) / cores
         print(
@@ -247,7 +242,7 @@ def _bench(path: Path, workers: int | None = None) -> None:
             f"took {by['cold'][0]:.2f} s ({by['cold'][0] / floor:.2f}x the floor)"
         )
     print(
-        f"CPU seconds (process + workers, incl. imports): read_table {cpu_read:.1f}, "
+        f"CPU seconds (process + helper, incl. imports): read_table {cpu_read:.1f}, "
         f"iter_batches {cpu_stream:.1f}"
     )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
@@ -308,9 +303,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pool", choices=("realistic", "full", "both"), default="both")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/rte-bench"), help="generated files")
     ap.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: the build's choice)"
-    )
-    ap.add_argument(
         "--one-row-group", action="store_true", help="measure a one-row-group copy of each file"
     )
     ap.add_argument("--load", type=int, default=0, help="busy processes beside it all")
@@ -326,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         layout = ", one row group" if args.one_row_group else ""
         print(f"== {name} pool ({nq} x {nt} traces{layout})")
         with busy_processes(args.load):
-            _bench(path, args.workers)
+            _bench(path)
     return 0
 
 

@@ -34,117 +34,39 @@ from typing import Any
 
 import numpy as np
 
+from analysis.mars.confidence_defs import (
+    WINDOW,
+    TraceMetrics,
+    _masked_groups,
+    _record_lows,
+    _reduceat_sum,
+    conf_at_pos_one,
+    conf_at_positions,
+    first_window_below,
+    group_confidences,
+    record_lows,
+    windowed_means,
+)
 from cache import extensions
 from cache.floats import to_f32
 
+__all__ = [  # the reference definitions are confidence_defs', read from here too
+    "WINDOW",
+    "BatchFeatures",
+    "TraceMetrics",
+    "batch_features",
+    "conf_at_pos_one",
+    "conf_at_positions",
+    "first_window_below",
+    "group_confidences",
+    "record_lows",
+    "release_scratch",
+    "trace_metrics",
+    "windowed_means",
+]
 # the compiled per-trace pass (built by `pip install`, see _trace_kernel.c); None when not built
 # (no C compiler at install) or under RTE_NO_EXT=1: the numpy loop, same results
 _trace_kernel: Any = extensions.load("analysis.mars._trace_kernel")  # Any: a C module, no stubs
-
-WINDOW = 2048
-
-
-@dataclass(frozen=True)
-class TraceMetrics:
-    """Whole-trace confidence features of n traces (all arrays in input order)."""
-
-    lengths: np.ndarray  # int64 [n] tokens (non-finite included)
-    n_nonfinite: np.ndarray  # int64 [n]
-    n_negative: np.ndarray  # int64 [n]
-    mean_conf: np.ndarray  # float32 [n]
-    tail_conf: np.ndarray  # float32 [n]
-    min_group: np.ndarray  # float32 [n]
-    bottom_10: np.ndarray  # float32 [n]
-    n_groups: np.ndarray  # int64 [n] number of group confidences
-    low_offsets: np.ndarray  # int64 [n+1] ragged record lows, as in analysis.mars.pool.QuestionPool
-    low_window: np.ndarray  # int64 [m]
-    low_value: np.ndarray  # float32 [m]
-
-
-# ---------------------------------------------------------------------------------------------
-# single-trace reference versions (used by the zoom view and as test oracles)
-
-
-def group_confidences(values: np.ndarray, window: int = WINDOW) -> np.ndarray:
-    """Sliding-window group confidences of one trace (float32), non-finite tokens ignored."""
-    c = np.asarray(values, dtype=np.float32)
-    n = c.shape[0]
-    if n == 0:
-        return np.zeros(1, dtype=np.float32)
-    finite = np.isfinite(c)
-    if not finite.all():
-        return _masked_groups(c, finite, window)
-    if n < window:
-        return np.array([np.mean(c)], dtype=np.float32)
-    cs = np.zeros(n + 1, dtype=np.float32)
-    np.cumsum(c, out=cs[1:])
-    return (cs[window:] - cs[:-window]) / np.float32(window)
-
-
-def _masked_groups(c: np.ndarray, finite: np.ndarray, window: int) -> np.ndarray:
-    """Group confidences over finite tokens only (windows with no finite token are dropped)."""
-    n = c.shape[0]
-    if not finite.any():
-        return np.zeros(1, dtype=np.float32)
-    clean = np.where(finite, c, np.float32(0))
-    if n < window:
-        return np.array([np.mean(clean[finite])], dtype=np.float32)
-    cs = np.zeros(n + 1, dtype=np.float32)
-    np.cumsum(clean, out=cs[1:])
-    cnt = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(finite, out=cnt[1:])
-    k = cnt[window:] - cnt[:-window]
-    keep = k > 0
-    g = (cs[window:] - cs[:-window])[keep] / k[keep].astype(np.float32)
-    return g.astype(np.float32)
-
-
-def conf_at_pos_one(values: np.ndarray, p: int, window: int = WINDOW) -> float:
-    """`conf_at_pos(p)` of one trace, straight from the definition (float64, returned as float32)."""
-    c = np.asarray(values, dtype=np.float64)
-    c = c[np.isfinite(c)] if p >= c.shape[0] else c
-    n = c.shape[0]
-    if p >= n:
-        return float(np.float32(c.mean())) if n else 0.0
-    seg = c[0 : p + 1] if p < window else c[p - window + 1 : p + 1]
-    seg = seg[np.isfinite(seg)]
-    return float(np.float32(seg.sum() / seg.shape[0])) if seg.shape[0] else float("nan")
-
-
-# ---------------------------------------------------------------------------------------------
-# vectorised versions over flat (offsets, values)
-
-
-def _reduceat_sum(values: np.ndarray, starts: np.ndarray, stops: np.ndarray, dtype) -> np.ndarray:
-    """Sums of values[starts[i]:stops[i]] (empty ranges give 0); ranges must be non-decreasing."""
-    out = np.zeros(starts.shape[0], dtype=dtype)
-    nz = stops > starts
-    if not nz.any():
-        return out
-    s, e = starts[nz], stops[nz]
-    idx = np.empty(2 * s.shape[0], dtype=np.int64)
-    idx[0::2] = s
-    idx[1::2] = e
-    if idx[-1] >= values.shape[0]:
-        idx = idx[:-1]  # reduceat indices must be < len: the last range runs to the end
-    sums = np.add.reduceat(values, idx, dtype=dtype)[0::2]
-    out[nz] = sums
-    return out
-
-
-def _segment_sums(values: np.ndarray, starts: np.ndarray, stops: np.ndarray, dtype) -> np.ndarray:
-    """Sums over arbitrary ranges: one reduceat when they are sorted and disjoint (the usual
-    case: checkpoints every W tokens), else differences of a cumulative sum in `dtype`."""
-    if starts.shape[0] == 0:
-        return np.zeros(0, dtype=dtype)
-    sorted_disjoint = bool(
-        np.all(starts[1:] >= np.maximum.accumulate(stops)[:-1]) and np.all(stops >= starts)
-    )
-    if sorted_disjoint:
-        return _reduceat_sum(values, starts, stops, dtype)
-    cs = np.zeros(values.shape[0] + 1, dtype=dtype)
-    np.cumsum(values, dtype=dtype, out=cs[1:])
-    return cs[stops] - cs[starts]
 
 
 @dataclass(frozen=True)
@@ -176,6 +98,88 @@ def _bottom(g: np.ndarray, *, scratch: bool = False) -> np.float32:
     return np.add.reduce(low) / np.float32(k)
 
 
+class _Batch:
+    """The arrays `batch_features` fills, one trace at a time, and the batch's layout (its
+    traces' offsets and lengths, their checkpoints)."""
+
+    def __init__(
+        self, offsets: np.ndarray, values: np.ndarray, window: int, ck_step: int, n_points: int
+    ) -> None:
+        self.offsets = offsets = np.asarray(offsets, dtype=np.int64)
+        self.values = values
+        self.window, self.ck_step, self.n_points = window, ck_step, n_points
+        self.n = n = offsets.shape[0] - 1
+        self.lengths = lengths = np.diff(offsets)
+        self.w32 = np.float32(window)
+        maxlen = int(lengths.max()) if n else 0
+        self.len32 = lengths.astype(np.float32)  # exact: lengths < 2**24
+        n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
+        self.gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
+        self.mean_conf = np.zeros(n, dtype=np.float32)
+        self.tail_conf = np.zeros(n, dtype=np.float32)
+        self.min_group = np.zeros(n, dtype=np.float32)
+        self.bottom_10 = np.zeros(n, dtype=np.float32)
+        self.end_conf = np.zeros(n, dtype=np.float32)
+        self.n_groups = np.ones(n, dtype=np.int64)
+        self.n_nonfinite = np.zeros(n, dtype=np.int64)
+        self.n_negative = np.zeros(n, dtype=np.int64)
+        self.lows_w: list[np.ndarray] = []
+        self.lows_v: list[np.ndarray] = []
+        self._checkpoints()
+        self.curve = np.full((n, max(n_points, 0)), np.nan, dtype=np.float32)
+        self.bins = np.arange(n_points + 1, dtype=np.int64)
+        self.offs: list[int] = offsets.tolist()
+
+    def _checkpoints(self) -> None:
+        """Each trace's checkpoints (multiples of `ck_step` below its length) and their
+        windows, relative to the trace start; with W == ck_step they tile [1, p_last]."""
+        n, lengths, ck_step, window = self.n, self.lengths, self.ck_step, self.window
+        nck = np.maximum((lengths - 1) // ck_step, 0) if ck_step > 0 else np.zeros(n, np.int64)
+        self.ck_off = ck_off = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(nck, out=ck_off[1:])
+        ck_owner = np.repeat(np.arange(n), nck)
+        ck_pos = (np.arange(ck_off[-1], dtype=np.int64) - ck_off[:-1][ck_owner] + 1) * max(
+            ck_step, 1
+        )
+        self.ck_pos = ck_pos
+        self.ck_conf = np.zeros(ck_pos.shape[0], dtype=np.float32)
+        self.ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
+        self.ck_lo = ck_lo = np.where(ck_pos < window, 0, ck_pos - window + 1)
+        self.ck_hi = ck_hi = ck_pos + 1
+        self.tiled = ck_step > 0 and window == ck_step
+        self.ck_idx = np.zeros(0, dtype=np.int64)
+        if self.tiled:
+            # per trace: lo_0, lo_1, ..., lo_{k-1}, hi_{k-1} (consecutive windows share edges)
+            self.ck_idx = ck_idx = np.empty(ck_pos.shape[0] + n, dtype=np.int64)
+            pos_in = np.arange(ck_pos.shape[0]) + ck_owner
+            ck_idx[pos_in] = ck_lo
+            last = ck_off[1:] - 1
+            has = nck > 0
+            ck_idx[(ck_off[1:] + np.arange(n))[has]] = ck_hi[last[has]]
+        self.ck_offs: list[int] = ck_off.tolist()
+
+    def prefix_sums(self) -> None:
+        """The loop's per-trace float32 prefix sums, all kept for the batch (trace j at
+        `bases[j]`) so that the plotting curves are one vectorised gather after it (the compiled
+        pass leaves this buffer untouched: no page of it is faulted in)."""
+        self.cs_base = cs_base = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(self.lengths + 1, out=cs_base[1:])
+        self.cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
+        self.bases: list[int] = cs_base.tolist()
+
+    def empty_trace(self) -> None:
+        self.lows_w.append(np.zeros(1, dtype=np.int64))
+        self.lows_v.append(np.zeros(1, dtype=np.float32))
+
+    def short_trace(self, j: int, c: np.ndarray | None) -> None:
+        """Lows and curve of a finite trace shorter than the window (its mean set already;
+        `c`: its values, for the curve)."""
+        self.lows_w.append(np.zeros(1, dtype=np.int64))
+        self.lows_v.append(np.array([self.mean_conf[j]], dtype=np.float32))
+        if self.n_points and c is not None:
+            self.curve[j] = _short_curve(c, (c.shape[0] * self.bins) // self.n_points)
+
+
 def batch_features(
     offsets: np.ndarray,
     values: np.ndarray,
@@ -195,214 +199,175 @@ def batch_features(
     it is built and `compiled` is True; the bits are the same either way
     (tests/analysis/mars/test_trace_kernel.py).
     """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    n = offsets.shape[0] - 1
-    lengths = np.diff(offsets)
-    w32 = np.float32(window)
-    add_reduce = np.add.reduce
-    min_reduce = np.minimum.reduce
-    maxlen = int(lengths.max()) if n else 0
-    len32 = lengths.astype(np.float32)  # exact: lengths < 2**24
-    n_blocks_max = -(-max(maxlen - window + 1, 1) // LOW_BLOCK)
-    gpad_buf = np.empty(n_blocks_max * LOW_BLOCK, dtype=np.float32)
-    g_buf = gpad_buf
-
-    mean_conf = np.zeros(n, dtype=np.float32)
-    tail_conf = np.zeros(n, dtype=np.float32)
-    min_group = np.zeros(n, dtype=np.float32)
-    bottom_10 = np.zeros(n, dtype=np.float32)
-    end_conf = np.zeros(n, dtype=np.float32)
-    n_groups = np.ones(n, dtype=np.int64)
-    n_nonfinite = np.zeros(n, dtype=np.int64)
-    n_negative = np.zeros(n, dtype=np.int64)
-    lows_w: list[np.ndarray] = []
-    lows_v: list[np.ndarray] = []
-    zero_i = np.zeros(1, dtype=np.int64)
-
-    nck = np.maximum((lengths - 1) // ck_step, 0) if ck_step > 0 else np.zeros(n, np.int64)
-    ck_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(nck, out=ck_off[1:])
-    ck_owner = np.repeat(np.arange(n), nck)
-    ck_pos = (np.arange(ck_off[-1], dtype=np.int64) - ck_off[:-1][ck_owner] + 1) * max(ck_step, 1)
-    ck_conf = np.zeros(ck_pos.shape[0], dtype=np.float32)
-    curve = np.full((n, max(n_points, 0)), np.nan, dtype=np.float32)
-    bins = np.arange(n_points + 1, dtype=np.int64)
-    # checkpoint windows relative to the trace start; with W == ck_step they tile [1, p_last]
-    ck_lo = np.where(ck_pos < window, 0, ck_pos - window + 1)
-    ck_hi = ck_pos + 1
-    tiled = ck_step > 0 and window == ck_step
-    if tiled:
-        # per trace: lo_0, lo_1, ..., lo_{k-1}, hi_{k-1} (consecutive windows share edges)
-        ck_idx = np.empty(ck_pos.shape[0] + n, dtype=np.int64)
-        pos_in = np.arange(ck_pos.shape[0]) + ck_owner
-        ck_idx[pos_in] = ck_lo
-        last = ck_off[1:] - 1
-        has = nck > 0
-        ck_idx[(ck_off[1:] + np.arange(n))[has]] = ck_hi[last[has]]
-
+    b = _Batch(offsets, values, window, ck_step, n_points)
     negative = _negative_mask(values)
     if negative is not None:
-        n_negative[:] = _reduceat_sum(
-            negative.astype(np.int64), offsets[:-1], offsets[1:], np.int64
+        b.n_negative[:] = _reduceat_sum(
+            negative.astype(np.int64), b.offsets[:-1], b.offsets[1:], np.int64
         )
-    ck_sum64 = np.zeros(ck_pos.shape[0], dtype=np.float64)
     # the compiled pass (float16 input) does the sequential part of every trace up front: its
     # groups, minimum, record lows, checkpoint sums, and the curve of each long finite trace
     kp = (
-        _kernel_pass(offsets, values, window, ck_step, lengths, ck_off, ck_sum64, curve)
-        if compiled and _trace_kernel is not None and values.dtype == np.float16 and n
+        _kernel_pass(b.offsets, values, window, ck_step, b.lengths, b.ck_off, b.ck_sum64, b.curve)
+        if compiled and _trace_kernel is not None and values.dtype == np.float16 and b.n
         else None
     )
-    # the loop's per-trace float32 prefix sums, all kept for the batch (trace j at cs_base[j])
-    # so that the plotting curves are one vectorised gather after it (the compiled pass leaves
-    # this buffer untouched: no page of it is faulted in)
-    cs_base = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths + 1, out=cs_base[1:])
-    cs_all = _scratch("cs", int(cs_base[-1]), np.float32)
-    offs = offsets.tolist()
-    ck_offs = ck_off.tolist()
-    bases = cs_base.tolist()
-    reduceat = np.add.reduceat
-    f64 = np.float64
+    b.prefix_sums()
     low_counts: np.ndarray | None = None  # set when the lows are taken whole from the kernel
     # a trace holding both +inf and -inf sums to NaN: that is how _slow_trace gets it
     with np.errstate(invalid="ignore"):
         if kp is not None:
-            # the compiled pass gave every trace's sums and bottom 10 %: the finite ones at
-            # once, in float32 as the loop below computes them one by one; a loop only for the
-            # rare short, empty and NaN/inf traces
-            fin = (lengths > 0) & np.isfinite(kp.sum32)
-            long_ = fin & (lengths >= window)
-            short = fin & ~long_
-            mean_conf[fin] = kp.sum32[fin] / len32[fin]
-            tail_conf[fin] = kp.tail32[fin] / np.where(lengths < window, len32, w32)[fin]
-            min_group[long_] = kp.min_group[long_]
-            min_group[short] = mean_conf[short]
-            bottom_10[short] = mean_conf[short]
-            n_groups[long_] = (lengths - window + 1)[long_]
-            end_conf[fin] = kp.total64[fin] / lengths[fin]
-            bottom_10[long_] = kp.bottom10[long_]
-            lo = kp.low_off
-            if long_.all():
-                low_counts = np.diff(np.asarray(lo, dtype=np.int64))
-                lows_w.append(kp.low_window[: lo[n]])
-                lows_v.append(kp.low_value[: lo[n]])
-            else:
-                for j, is_long, is_short in zip(
-                    range(n), long_.tolist(), short.tolist(), strict=True
-                ):
-                    s, e = offs[j], offs[j + 1]
-                    if is_long:
-                        lows_w.append(kp.low_window[lo[j] : lo[j + 1]])
-                        lows_v.append(kp.low_value[lo[j] : lo[j + 1]])
-                    elif is_short:
-                        lows_w.append(zero_i)
-                        lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-                        if n_points:
-                            curve[j] = _short_curve(to_f32(values[s:e]), (e - s) * bins // n_points)
-                    elif e == s:
-                        lows_w.append(zero_i)
-                        lows_v.append(np.zeros(1, dtype=np.float32))
-                    else:
-                        n_negative[j] = 0
-                        _slow_trace(j, to_f32(values[s:e]), window, ck_step, n_points, locals())
+            low_counts = _from_kernel(b, kp)
         else:
-            for j in range(n):
-                s, e = offs[j], offs[j + 1]
-                L = e - s
-                if L == 0:
-                    lows_w.append(zero_i)
-                    lows_v.append(np.zeros(1, dtype=np.float32))
-                    continue
-                c = to_f32(values[s:e])
-                total = add_reduce(c)
-                if not math.isfinite(total):
-                    n_negative[j] = 0
-                    _slow_trace(j, c, window, ck_step, n_points, locals())
-                    continue
-                mean_conf[j] = total / len32[j]
-                tail_conf[j] = add_reduce(c[-window:]) / (len32[j] if window > L else w32)
-                if window <= L:
-                    ng = L - window + 1
-                    cb = bases[j]
-                    cs = cs_all[cb : cb + L + 1]
-                    cs[0] = 0.0
-                    np.cumsum(c, out=cs[1:])
-                    g = g_buf[:ng]
-                    np.subtract(cs[window:], cs[: L + 1 - window], out=g)
-                    g /= w32
-                    lw, lv, mn = _record_lows_blocked(g, gpad_buf)
-                    min_group[j] = mn
-                    lows_w.append(lw)
-                    lows_v.append(lv)
-                    bottom_10[j] = _bottom(g, scratch=True)
-                    n_groups[j] = ng
-                else:
-                    min_group[j] = mean_conf[j]
-                    bottom_10[j] = mean_conf[j]
-                    lows_w.append(zero_i)
-                    lows_v.append(np.array([mean_conf[j]], dtype=np.float32))
-                    if n_points:
-                        curve[j] = _short_curve(c, (L * bins) // n_points)
-                k0, k1 = ck_offs[j], ck_offs[j + 1]
-                if k1 > k0 and tiled:
-                    # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the
-                    # rest of the trace after the last one. conf_at_pos(p >= len) is the float64 mean
-                    # of the whole trace: float64 partial sums of float16-origin values are exact, so
-                    # c[0] + these sums has the bits of the reference cumulative sum.
-                    idx = ck_idx[k0 + j : k1 + j + 1]
-                    sums = reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=f64)
-                    ck_sum64[k0:k1] = sums[: k1 - k0]
-                    end_conf[j] = (float(c[0]) + float(add_reduce(sums))) / L
-                else:
-                    if k1 > k0:
-                        ck_sum64[k0:k1] = _range_sums64(c, ck_lo[k0:k1], ck_hi[k0:k1])
-                    end_conf[j] = add_reduce(c, dtype=f64) / L
-
-    done = ck_sum64 != 0  # traces handled by _slow_trace wrote ck_conf themselves
-    if ck_pos.shape[0]:
-        ck_conf[done] = (ck_sum64[done] / (ck_hi - ck_lo)[done]).astype(np.float32)
-
+            for j in range(b.n):
+                _loop_trace(b, j)
+    done = b.ck_sum64 != 0  # traces handled by _slow_trace wrote ck_conf themselves
+    if b.ck_pos.shape[0]:
+        b.ck_conf[done] = (b.ck_sum64[done] / (b.ck_hi - b.ck_lo)[done]).astype(np.float32)
     if n_points and kp is None:
-        # plotting curves of the long traces from their float32 prefix sums (precise enough
-        # for a picture; the exact features above never use them; the compiled pass computed
-        # them the same way)
-        long_ = np.flatnonzero((lengths >= window) & (n_nonfinite == 0))
-        if long_.size:
-            edges = (lengths[long_, None] * bins[None, :]) // n_points
-            s_ = edges[:, :-1]
-            e_ = np.maximum(edges[:, 1:], s_ + 1)
-            base = cs_base[long_, None]
-            curve[long_] = (cs_all[base + e_] - cs_all[base + s_]) / (e_ - s_)
+        _prefix_curves(b)
+    return _finish(b, low_counts)
 
+
+def _from_kernel(b: _Batch, kp: _KernelOut) -> np.ndarray | None:
+    """Take what the compiled pass gave: every trace's sums and bottom 10 %, the finite ones at
+    once, in float32 as the loop computes them one by one; a loop only for the rare short, empty
+    and NaN/inf traces. Returns the record-low counts when every trace is long (else None: the
+    lows were appended trace by trace)."""
+    lengths, len32, window, n = b.lengths, b.len32, b.window, b.n
+    fin = (lengths > 0) & np.isfinite(kp.sum32)
+    long_ = fin & (lengths >= window)
+    short = fin & ~long_
+    b.mean_conf[fin] = kp.sum32[fin] / len32[fin]
+    b.tail_conf[fin] = kp.tail32[fin] / np.where(lengths < window, len32, b.w32)[fin]
+    b.min_group[long_] = kp.min_group[long_]
+    b.min_group[short] = b.mean_conf[short]
+    b.bottom_10[short] = b.mean_conf[short]
+    b.n_groups[long_] = (lengths - window + 1)[long_]
+    b.end_conf[fin] = kp.total64[fin] / lengths[fin]
+    b.bottom_10[long_] = kp.bottom10[long_]
+    lo, offs = kp.low_off, b.offs
+    if long_.all():
+        b.lows_w.append(kp.low_window[: lo[n]])
+        b.lows_v.append(kp.low_value[: lo[n]])
+        return np.diff(np.asarray(lo, dtype=np.int64))
+    for j, is_long, is_short in zip(range(n), long_.tolist(), short.tolist(), strict=True):
+        s, e = offs[j], offs[j + 1]
+        if is_long:
+            b.lows_w.append(kp.low_window[lo[j] : lo[j + 1]])
+            b.lows_v.append(kp.low_value[lo[j] : lo[j + 1]])
+        elif is_short:
+            b.short_trace(j, to_f32(b.values[s:e]) if b.n_points else None)
+        elif e == s:
+            b.empty_trace()
+        else:
+            b.n_negative[j] = 0
+            _slow_trace(b, j, to_f32(b.values[s:e]))
+    return None
+
+
+def _loop_trace(b: _Batch, j: int) -> None:
+    """Trace j of the batch without the compiled pass: its sums, groups, record lows, bottom
+    10 % and checkpoint sums, in numpy."""
+    s, e = b.offs[j], b.offs[j + 1]
+    L = e - s
+    if L == 0:
+        b.empty_trace()
+        return
+    c = to_f32(b.values[s:e])
+    total = np.add.reduce(c)
+    if not math.isfinite(total):
+        b.n_negative[j] = 0
+        _slow_trace(b, j, c)
+        return
+    window = b.window
+    b.mean_conf[j] = total / b.len32[j]
+    b.tail_conf[j] = np.add.reduce(c[-window:]) / (b.len32[j] if window > L else b.w32)
+    if window <= L:
+        ng = L - window + 1
+        cb = b.bases[j]
+        cs = b.cs_all[cb : cb + L + 1]
+        cs[0] = 0.0
+        np.cumsum(c, out=cs[1:])
+        g = b.gpad_buf[:ng]
+        np.subtract(cs[window:], cs[: L + 1 - window], out=g)
+        g /= b.w32
+        lw, lv, mn = _record_lows_blocked(g, b.gpad_buf)
+        b.min_group[j] = mn
+        b.lows_w.append(lw)
+        b.lows_v.append(lv)
+        b.bottom_10[j] = _bottom(g, scratch=True)
+        b.n_groups[j] = ng
+    else:
+        b.min_group[j] = b.mean_conf[j]
+        b.bottom_10[j] = b.mean_conf[j]
+        b.short_trace(j, c)
+    _loop_checkpoints(b, j, c)
+
+
+def _loop_checkpoints(b: _Batch, j: int, c: np.ndarray) -> None:
+    """Checkpoint sums and whole-trace conf of finite trace j (values `c`), in numpy."""
+    L = c.shape[0]
+    k0, k1 = b.ck_offs[j], b.ck_offs[j + 1]
+    if k1 > k0 and b.tiled:
+        # one reduceat gives every checkpoint window (lo_0, lo_1, ..., hi_last) and the rest
+        # of the trace after the last one. conf_at_pos(p >= len) is the float64 mean of the
+        # whole trace: float64 partial sums of float16-origin values are exact, so c[0] + these
+        # sums has the bits of the reference cumulative sum.
+        idx = b.ck_idx[k0 + j : k1 + j + 1]
+        sums = np.add.reduceat(c, idx if idx[-1] < L else idx[:-1], dtype=np.float64)
+        b.ck_sum64[k0:k1] = sums[: k1 - k0]
+        b.end_conf[j] = (float(c[0]) + float(np.add.reduce(sums))) / L
+    else:
+        if k1 > k0:
+            b.ck_sum64[k0:k1] = _range_sums64(c, b.ck_lo[k0:k1], b.ck_hi[k0:k1])
+        b.end_conf[j] = np.add.reduce(c, dtype=np.float64) / L
+
+
+def _prefix_curves(b: _Batch) -> None:
+    """Plotting curves of the long finite traces from the loop's float32 prefix sums (precise
+    enough for a picture; the exact features never use them; the compiled pass computes them
+    the same way)."""
+    long_ = np.flatnonzero((b.lengths >= b.window) & (b.n_nonfinite == 0))
+    if long_.size:
+        edges = (b.lengths[long_, None] * b.bins[None, :]) // b.n_points
+        s_ = edges[:, :-1]
+        e_ = np.maximum(edges[:, 1:], s_ + 1)
+        base = b.cs_base[long_, None]
+        b.curve[long_] = (b.cs_all[base + e_] - b.cs_all[base + s_]) / (e_ - s_)
+
+
+def _finish(b: _Batch, low_counts: np.ndarray | None) -> BatchFeatures:
+    """The batch's features, the record lows gathered into ragged arrays."""
+    n = b.n
     counts = (
         low_counts
         if low_counts is not None
-        else np.array([x.shape[0] for x in lows_w], dtype=np.int64)
+        else np.array([x.shape[0] for x in b.lows_w], dtype=np.int64)
     )
     low_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=low_offsets[1:])
     # one copy out of the scratch buffers, no second one to change a dtype already right
-    low_window = np.concatenate(lows_w) if n else np.zeros(0, dtype=np.int64)
+    low_window = np.concatenate(b.lows_w) if n else np.zeros(0, dtype=np.int64)
     low_value = (
-        np.concatenate(lows_v).astype(np.float32, copy=False)
+        np.concatenate(b.lows_v).astype(np.float32, copy=False)
         if n
         else np.zeros(0, dtype=np.float32)
     )
     metrics = TraceMetrics(
-        lengths=lengths,
-        n_nonfinite=n_nonfinite,
-        n_negative=n_negative,
-        mean_conf=mean_conf,
-        tail_conf=tail_conf,
-        min_group=min_group,
-        bottom_10=bottom_10,
-        n_groups=n_groups,
+        lengths=b.lengths,
+        n_nonfinite=b.n_nonfinite,
+        n_negative=b.n_negative,
+        mean_conf=b.mean_conf,
+        tail_conf=b.tail_conf,
+        min_group=b.min_group,
+        bottom_10=b.bottom_10,
+        n_groups=b.n_groups,
         low_offsets=low_offsets,
         low_window=low_window.astype(np.int64, copy=False),
         low_value=low_value,
     )
-    return BatchFeatures(metrics, ck_off, ck_pos, ck_conf, end_conf, curve)
+    return BatchFeatures(metrics, b.ck_off, b.ck_pos, b.ck_conf, b.end_conf, b.curve)
 
 
 _SCRATCH = threading.local()
@@ -559,34 +524,35 @@ def _range_sums64(c: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.add.reduceat(c, idx, dtype=np.float64)[0::2]
 
 
-def _slow_trace(j: int, c: np.ndarray, window: int, ck_step: int, n_points: int, st: dict) -> None:
+def _slow_trace(b: _Batch, j: int, c: np.ndarray) -> None:
     """A trace holding NaN/inf: the same features over its finite tokens only (module doc)."""
+    window = b.window
     fin = np.isfinite(c)
-    st["n_nonfinite"][j] = int(c.shape[0] - np.count_nonzero(fin))
+    b.n_nonfinite[j] = int(c.shape[0] - np.count_nonzero(fin))
     cf = c[fin]
     if cf.size and np.minimum.reduce(cf) < 0:
-        st["n_negative"][j] = int(np.count_nonzero(cf < 0))
+        b.n_negative[j] = int(np.count_nonzero(cf < 0))
     g = _masked_groups(c, fin, window)
-    st["mean_conf"][j] = np.mean(cf) if cf.size else 0.0
+    b.mean_conf[j] = np.mean(cf) if cf.size else 0.0
     tc = c[-window:]
     tc = tc[np.isfinite(tc)]
-    st["tail_conf"][j] = np.mean(tc) if tc.size else 0.0
-    st["min_group"][j] = g.min()
-    st["bottom_10"][j] = _bottom(g)
-    st["n_groups"][j] = g.shape[0]
+    b.tail_conf[j] = np.mean(tc) if tc.size else 0.0
+    b.min_group[j] = g.min()
+    b.bottom_10[j] = _bottom(g)
+    b.n_groups[j] = g.shape[0]
     lw, lv = _record_lows(g)
-    st["lows_w"].append(lw)
-    st["lows_v"].append(lv)
+    b.lows_w.append(lw)
+    b.lows_v.append(lv)
     L = c.shape[0]
-    st["end_conf"][j] = float(np.float32(cf.astype(np.float64).sum() / cf.size)) if cf.size else 0.0
-    k0, k1 = int(st["ck_off"][j]), int(st["ck_off"][j + 1])
+    b.end_conf[j] = float(np.float32(cf.astype(np.float64).sum() / cf.size)) if cf.size else 0.0
+    k0, k1 = b.ck_offs[j], b.ck_offs[j + 1]
     if k1 > k0:
         one = np.array([0, L], dtype=np.int64)
-        st["ck_conf"][k0:k1] = conf_at_positions(
-            one, c, np.array([0, k1 - k0]), st["ck_pos"][k0:k1], window
+        b.ck_conf[k0:k1] = conf_at_positions(
+            one, c, np.array([0, k1 - k0]), b.ck_pos[k0:k1], window
         )
-    if n_points:
-        st["curve"][j] = windowed_means(np.array([0, L], dtype=np.int64), c, n_points)[0]
+    if b.n_points:
+        b.curve[j] = windowed_means(np.array([0, L], dtype=np.int64), c, b.n_points)[0]
 
 
 def trace_metrics(
@@ -596,101 +562,3 @@ def trace_metrics(
 ) -> TraceMetrics:
     """Whole-trace features of every trace in a flat batch (see the module doc for numerics)."""
     return batch_features(offsets, values, window).metrics
-
-
-def _record_lows(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Windows where the running minimum strictly decreases (the first window always counts).
-
-    Why: DeepConf truncation asks for the first window below a per-iteration threshold; that
-    window is always one of these record lows, so a few dozen breakpoints replace every window.
-    """
-    if g.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    rm = np.minimum.accumulate(g)
-    idx = np.flatnonzero(rm[1:] < rm[:-1]) + 1
-    idx = np.concatenate([np.zeros(1, dtype=np.int64), idx])
-    return idx, g[idx].astype(np.float32)
-
-
-def record_lows(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Public single-trace version of the record lows (window index, value)."""
-    return _record_lows(np.asarray(g, dtype=np.float32))
-
-
-def first_window_below(low_window: np.ndarray, low_value: np.ndarray, thr: float) -> int:
-    """First window whose group confidence is < thr, from a trace's record lows (-1 if none)."""
-    k = int(np.searchsorted(-low_value, -thr, side="right"))
-    return -1 if k >= low_value.shape[0] else int(low_window[k])
-
-
-def conf_at_positions(
-    offsets: np.ndarray,
-    values: np.ndarray,
-    pos_offsets: np.ndarray,
-    positions: np.ndarray,
-    window: int = WINDOW,
-) -> np.ndarray:
-    """`conf_at_pos(p)` for ragged positions: trace j asks `positions[pos_offsets[j]:pos_offsets[j+1]]`.
-
-    Returns float32 [len(positions)]. p >= len gives the whole-trace mean (finite tokens);
-    p < 0 gives NaN. Non-finite tokens are ignored (NaN if a window holds none).
-    """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    values = np.asarray(values, dtype=np.float32)
-    pos_offsets = np.asarray(pos_offsets, dtype=np.int64)
-    positions = np.asarray(positions, dtype=np.int64)
-    m = positions.shape[0]
-    if m == 0:
-        return np.zeros(0, dtype=np.float32)
-    owner = np.repeat(np.arange(pos_offsets.shape[0] - 1), np.diff(pos_offsets))
-    start = offsets[:-1][owner]
-    length = np.diff(offsets)[owner]
-    p = positions
-    inside = (p < length) & (p >= 0)
-    lo = np.where(p < window, 0, p - window + 1)
-    s = np.where(inside, start + lo, start)
-    e = np.where(inside, start + p + 1, start + length)
-    finite_all = bool(np.isfinite(values).all()) if values.size else True
-    clean = values if finite_all else np.where(np.isfinite(values), values, np.float32(0))
-    sums = _segment_sums(clean, s, e, np.float64)
-    if finite_all:
-        counts = (e - s).astype(np.float64)
-    else:
-        fin = np.isfinite(values).astype(np.int64)
-        counts = _segment_sums(fin, s, e, np.int64).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    # a whole-trace mean of an empty (or all non-finite) trace is 0, as group confidences are
-    out = np.where(~inside & (counts == 0), 0.0, out)
-    out = np.where(p < 0, np.nan, out)
-    return out.astype(np.float32)
-
-
-def windowed_means(offsets: np.ndarray, values: np.ndarray, n_points: int) -> np.ndarray:
-    """A fixed-size plotting curve per trace: means of `n_points` equal token bins (float32 [n, P]).
-
-    Bin i of a trace of length L covers tokens [floor(i L / P), floor((i+1) L / P)); an empty bin
-    (L < P) shows the token at its start; an empty trace gives NaN. Non-finite tokens are ignored.
-    """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    values = np.asarray(values, dtype=np.float32)
-    n = offsets.shape[0] - 1
-    lengths = np.diff(offsets)
-    i = np.arange(n_points + 1, dtype=np.int64)
-    edges = (lengths[:, None] * i[None, :]) // n_points  # [n, P+1]
-    s = (edges[:, :-1] + offsets[:-1, None]).ravel()
-    e = (edges[:, 1:] + offsets[:-1, None]).ravel()
-    finite = np.isfinite(values)
-    finite_all = bool(finite.all()) if values.size else True
-    clean = values if finite_all else np.where(finite, values, np.float32(0))
-    tot = _reduceat_sum(clean, s, e, np.float64)
-    if finite_all:
-        cnt = (e - s).astype(np.float64)
-    else:
-        cnt = _reduceat_sum(finite.astype(np.int64), s, e, np.int64).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
-    empty = (e == s) & (s < np.repeat(offsets[1:], n_points))
-    if empty.any():
-        out[empty] = clean[s[empty]]
-    return out.reshape(n, n_points).astype(np.float32)

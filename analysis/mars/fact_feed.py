@@ -43,7 +43,7 @@ from typing import IO
 
 from analysis.mars import answers
 from analysis.mars.question_groups import GroupSummary, WarmedGroups, warm_grouping
-from analysis.mars.verdict_memo import MEMO_FILE, VerdictMemo, version_key
+from analysis.mars.verdict_memo import LEGACY_SUFFIX, MEMO_FILE, VerdictMemo, version_key
 from cache.paths import derived_dir
 from cache.process_memory import peak_rss_bytes
 
@@ -100,7 +100,10 @@ def start_early(path: Path) -> None:
     if _spare is not None or (os.cpu_count() or 1) < 2:
         return
     try:
-        if (derived_dir() / MEMO_FILE).exists() or path.stat().st_size < OVERLAP_MIN_BYTES:
+        memo = derived_dir() / MEMO_FILE
+        if memo.exists() or memo.with_suffix(LEGACY_SUFFIX).exists():
+            return
+        if path.stat().st_size < OVERLAP_MIN_BYTES:
             return
         _spare = _spawn()
     except OSError as exc:  # no process to spare: the build starts its own when it needs one
@@ -200,12 +203,7 @@ class FactFeed:
                     final_group,
                     probe_group,
                 )
-                with self.memo.lock:
-                    self.memo.parses.update(parses)
-                    self.memo.fingerprints.update(fingerprints)
-                    self.memo.verdicts.update(verdicts)
-                    self.memo.learnt += len(parses) + len(fingerprints) + len(verdicts)
-                self.received += len(parses) + len(fingerprints) + len(verdicts)
+                self.received += self.memo.learn(parses, fingerprints, verdicts)
                 with self._cond:
                     self._warmed[q] = warmed
                     self._ready.add(q)

@@ -344,6 +344,26 @@ def finalise_question(
     question: answer group ids follow first appearance in trace_idx order. `warmed`: the
     question's answers grouped ahead (`warm_grouping`), used only if they are the part's."""
     notes: list[tuple] = []
+    part = _in_trace_order(q, part, notes)
+    gts = [g for g in part["gt"] if g is not None]
+    gt = majority_ground_truth(gts)
+    if len(set(gts)) > 1:
+        notes.append(
+            (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")
+        )
+    finals = part["final"]
+    if warmed is None or not warmed.fits(gt, finals, part["p_ans"]):
+        warmed = grouped(gt, finals, part["p_ans"])
+    if (warmed.final_group < 0).all():
+        notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
+    flags = _flagged(q, part, notes)
+    features = _feature_rows(q, part, warmed, flags)
+    return features, _group_rows(q, gt, warmed), notes
+
+
+def _in_trace_order(q: int, part: dict, notes: list[tuple]) -> dict:
+    """The question's rows in trace_idx order, the first of a duplicate kept; notes for the
+    duplicate and the missing rows."""
     tix = part["trace_idx"]
     order = trace_order(tix)
     if order.shape[0] < tix.shape[0]:
@@ -362,20 +382,12 @@ def finalise_question(
             shown = ", ".join(str(x) for x in missing[:5].tolist())
             more = "…" if missing.size > 5 else ""
             notes.append((q, -1, "missing_rows", f"{n} traces; missing trace_idx {shown}{more}"))
+    return part
 
-    gts = [g for g in part["gt"] if g is not None]
-    gt = majority_ground_truth(gts)
-    if len(set(gts)) > 1:
-        notes.append(
-            (q, -1, "ground_truth", f"{len(set(gts))} different ground truths; using {gt!r}")
-        )
 
-    finals = part["final"]
-    if warmed is None or not warmed.fits(gt, finals, part["p_ans"]):
-        warmed = grouped(gt, finals, part["p_ans"])
-    summary, final_group, p_group = warmed.summary, warmed.final_group, warmed.probe_group
-    if (final_group < 0).all():
-        notes.append((q, -1, "no_answers", "no trace has a final answer; nothing can vote"))
+def _flagged(q: int, part: dict, notes: list[tuple]) -> np.ndarray:
+    """The rows' flags with FLAG_LONG_ANSWER set, and a note per flag raised."""
+    finals, tix = part["final"], part["trace_idx"]
     flags = part["flags"].copy()
     long_mask = np.array(
         [a is not None and len(str(a)) > LONG_ANSWER_CHARS for a in finals], dtype=bool
@@ -399,9 +411,12 @@ def finalise_question(
             notes.append(
                 (q, -1, flag.kind, f"{hit.size} {traces} {flag.note}; e.g. trace_idx {ex}")
             )
+    return flags
 
-    correct = summary.correct_of
-    # checkpoint answer group: the probe at exactly that position, else -1
+
+def _checkpoint_groups(part: dict, p_group: np.ndarray) -> np.ndarray:
+    """Each checkpoint's answer group: the probe at exactly that position, else -1."""
+    n = part["trace_idx"].shape[0]
     ck_off, ck_pos = part["ck_off"], part["ck_pos"]
     p_off, p_pos = part["p_off"], part["p_pos"]
     ck_owner = np.repeat(np.arange(n), np.diff(ck_off))
@@ -422,13 +437,21 @@ def finalise_question(
         if p_key_u.size
         else np.zeros(c_key.shape[0], dtype=bool)
     )
-    ck_group = np.where(hit, p_grp_u[loc_c] if p_key_u.size else -1, -1).astype(np.int32)
+    return np.where(hit, p_grp_u[loc_c] if p_key_u.size else -1, -1).astype(np.int32)
 
+
+def _feature_rows(q: int, part: dict, warmed: WarmedGroups, flags: np.ndarray) -> pa.Table:
+    """The question's FEATURE_SCHEMA rows."""
+    n = part["trace_idx"].shape[0]
+    correct = warmed.summary.correct_of
+    final_group, p_group = warmed.final_group, warmed.probe_group
+    ck_group = _checkpoint_groups(part, p_group)
+    ck_off, p_off, low_off = part["ck_off"], part["p_off"], part["low_off"]
     final_answer = [
         None
         if a is None
         else (a if len(a) <= FINAL_ANSWER_MAX else a[: FINAL_ANSWER_MAX - 1] + "…")
-        for a in (None if f is None else str(f) for f in finals)
+        for a in (None if f is None else str(f) for f in part["final"])
     ]
     curve = part["curve"]
     curve_off = np.where(part["length"] > 0, curve.shape[1], 0)
@@ -437,39 +460,40 @@ def finalise_question(
     curve_flat = curve[part["length"] > 0].ravel()
     cols = {
         "qid": an.array(np.full(n, q, dtype=np.int64), pa.int64()),
-        "trace_idx": an.array(tix, pa.int64()),
+        "trace_idx": an.array(part["trace_idx"], pa.int64()),
         "length": an.array(part["length"], pa.int64()),
         "final_answer": an.strings(final_answer),
         "final_group": an.array(final_group, pa.int32()),
         "final_correct": an.array(correct(final_group), pa.bool_()),
-        "mean_conf": an.array(part["mean_conf"], pa.float32()),
-        "tail_conf": an.array(part["tail_conf"], pa.float32()),
-        "min_group": an.array(part["min_group"], pa.float32()),
-        "bottom_10": an.array(part["bottom_10"], pa.float32()),
-        "end_conf": an.array(part["end_conf"], pa.float32()),
+        **{
+            name: an.array(part[name], pa.float32())
+            for name in ("mean_conf", "tail_conf", "min_group", "bottom_10", "end_conf")
+        },
         "n_nonfinite": an.array(part["n_nonfinite"], pa.int64()),
         "n_negative": an.array(part["n_negative"], pa.int64()),
         "flags": an.array(flags, pa.int32()),
-        "ckpt_pos": _list_array(ck_off, ck_pos, pa.int64()),
+        "ckpt_pos": _list_array(ck_off, part["ck_pos"], pa.int64()),
         "ckpt_conf": _list_array(ck_off, part["ck_conf"].astype(np.float32), pa.float32()),
         "ckpt_group": _list_array(ck_off, ck_group, pa.int32()),
         "ckpt_correct": _list_array(ck_off, correct(ck_group), pa.bool_()),
-        "probe_pos": _list_array(p_off, p_pos, pa.int64()),
+        "probe_pos": _list_array(p_off, part["p_pos"], pa.int64()),
         "probe_group": _list_array(p_off, p_group.astype(np.int32), pa.int32()),
         "probe_correct": _list_array(p_off, correct(p_group), pa.bool_()),
         "probe_avg_conf": _list_array(p_off, part["p_avg"].astype(np.float32), pa.float32()),
-        "low_window": _list_array(part["low_off"], part["low_window"].astype(np.int32), pa.int32()),
-        "low_value": _list_array(
-            part["low_off"], part["low_value"].astype(np.float32), pa.float32()
-        ),
+        "low_window": _list_array(low_off, part["low_window"].astype(np.int32), pa.int32()),
+        "low_value": _list_array(low_off, part["low_value"].astype(np.float32), pa.float32()),
         "curve": _list_array(cvo, curve_flat.astype(np.float32), pa.float32()),
     }
-    features = pa.Table.from_pydict(cols, schema=FEATURE_SCHEMA)
+    return pa.Table.from_pydict(cols, schema=FEATURE_SCHEMA)
 
+
+def _group_rows(q: int, gt: str | None, warmed: WarmedGroups) -> pa.Table:
+    """The question's GROUP_SCHEMA rows: each answer group's label, correctness and votes."""
+    summary, final_group, p_group = warmed.summary, warmed.final_group, warmed.probe_group
     ng = summary.n_groups
     n_final = np.bincount(final_group[final_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
     n_probe = np.bincount(p_group[p_group >= 0], minlength=ng)[:ng] if ng else np.zeros(0)
-    groups = pa.Table.from_pydict(
+    return pa.Table.from_pydict(
         {
             "qid": an.array(np.full(ng, q, dtype=np.int64), pa.int64()),
             "group_id": an.array(np.arange(ng, dtype=np.int32), pa.int32()),
@@ -481,7 +505,6 @@ def finalise_question(
         },
         schema=GROUP_SCHEMA,
     )
-    return features, groups, notes
 
 
 def notes_table(notes: list[tuple]) -> pa.Table:

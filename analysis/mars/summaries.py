@@ -125,22 +125,7 @@ def question_overview(
     (lowest id first) and `tie_has_truth` says whether the ground truth is among them."""
     f = _as_polars(features)
     g = _as_polars(groups)
-    counted = f.filter(pl.col("final_group") >= 0).group_by("qid", "final_group").len()
-    top = (
-        counted.filter(pl.col("len") == pl.col("len").max().over("qid"))
-        .join(
-            g.select("qid", pl.col("group_id").alias("final_group"), "label", "is_correct"),
-            on=["qid", "final_group"],
-            how="left",
-        )
-        .sort("qid", "final_group")
-        .group_by("qid", maintain_order=True)
-        .agg(
-            pl.len().alias("majority_tie"),
-            pl.col("label").fill_null("").alias("majority_tied"),
-            pl.col("is_correct").fill_null(False).any().alias("tie_has_truth"),
-        )
-    )
+    top = _top_answers(f, g)
     votes = (
         f.filter(pl.col("final_group") >= 0)
         .group_by("qid", "final_group")
@@ -187,21 +172,45 @@ def question_overview(
         )
         .sort("qid")
     )
-    return out.select(
-        "qid",
-        "n_traces",
-        "pass_at_1",
-        "majority_answer",
-        "majority_correct",
-        "majority_votes",
-        "majority_tie",
-        "majority_tied",
-        "tie_has_truth",
-        "n_answers",
-        "n_null",
-        "median_len_correct",
-        "median_len_wrong",
-        "ground_truth",
+    return out.select(*_OVERVIEW_COLUMNS)
+
+
+_OVERVIEW_COLUMNS = (
+    "qid",
+    "n_traces",
+    "pass_at_1",
+    "majority_answer",
+    "majority_correct",
+    "majority_votes",
+    "majority_tie",
+    "majority_tied",
+    "tie_has_truth",
+    "n_answers",
+    "n_null",
+    "median_len_correct",
+    "median_len_wrong",
+    "ground_truth",
+)
+
+
+def _top_answers(f: pl.DataFrame, g: pl.DataFrame) -> pl.DataFrame:
+    """Per question: how many answers share the top vote count, their labels (lowest id
+    first) and whether the ground truth is among them."""
+    counted = f.filter(pl.col("final_group") >= 0).group_by("qid", "final_group").len()
+    return (
+        counted.filter(pl.col("len") == pl.col("len").max().over("qid"))
+        .join(
+            g.select("qid", pl.col("group_id").alias("final_group"), "label", "is_correct"),
+            on=["qid", "final_group"],
+            how="left",
+        )
+        .sort("qid", "final_group")
+        .group_by("qid", maintain_order=True)
+        .agg(
+            pl.len().alias("majority_tie"),
+            pl.col("label").fill_null("").alias("majority_tied"),
+            pl.col("is_correct").fill_null(False).any().alias("tie_has_truth"),
+        )
     )
 
 

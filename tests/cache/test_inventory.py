@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis.fineproofs.values import map_prefix_roles
-from analysis.mars.ingest import _check_schema
+from analysis.mars.ingest_read import check_schema as _check_schema
 from analysis.parason.store import _roles, rl_table
 from cache.datasets import check_view_columns
 from cache.errors import SchemaError

@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from analysis.mars import answers
+from analysis.mars import answers, verify_shortcuts
 from analysis.mars.answers import AnswerGrouper, answer_key, equivalent, normalize
 from analysis.mars.question_groups import GroupSummary
 
@@ -169,7 +169,7 @@ def test_math_verify_log_notices_are_silenced(caplog) -> None:
     assert not [r for r in caplog.records if r.name.startswith("math_verify")]
 
 
-# math-verify shortcuts (`answers._install_shortcuts`): no verdict may change
+# math-verify shortcuts (`analysis.mars.verify_shortcuts`): no verdict may change
 
 _SHORTCUT_PAIRS = [
     # plainly different values: decided without sympy simplify
@@ -253,13 +253,13 @@ def test_plainly_different_values_never_reach_simplify(monkeypatch) -> None:
 def test_solve_runs_once_per_equation() -> None:
     """Comparing equations solves each one once (remembered), not once per pair it is in."""
     answers._math_verify()
-    answers._SOLVED.clear()
+    verify_shortcuts._SOLVED.clear()
     eqs = ["cases:forn=1weget3", "forn=1weget3", "thecasen=2"]
     pairs = [(a, b) for a in eqs for b in eqs if a != b]
     _mv_verdicts(pairs, True)
-    solved = {f for f, _ in answers._SOLVED}
+    solved = {f for f, _ in verify_shortcuts._SOLVED}
     assert solved == {answers._parse(e)[0] for e in eqs}
-    assert len(answers._SOLVED) == len(eqs)
+    assert len(verify_shortcuts._SOLVED) == len(eqs)
 
 
 def test_grouping_identical_with_and_without_shortcuts() -> None:
@@ -293,15 +293,17 @@ def test_sets_of_other_values_are_decided_without_math_verify() -> None:
     def parsed(s: str) -> object:
         return answers._parse(s)[0]
 
-    assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("x^2+1"))
-    assert answers._sets_differ(parsed("\\{1,2,3\\}"), parsed("\\{1,2,4\\}"))
-    assert answers._sets_differ(parsed("(1,2)"), parsed("117"))
+    assert verify_shortcuts._sets_differ(parsed("\\{1,2,3\\}"), parsed("x^2+1"))
+    assert verify_shortcuts._sets_differ(parsed("\\{1,2,3\\}"), parsed("\\{1,2,4\\}"))
+    assert verify_shortcuts._sets_differ(parsed("(1,2)"), parsed("117"))
     # sizes differ: an equation (prose with `=`) is no number, a tuple no set
-    assert answers._sets_differ(parsed("563"), parsed("Wait,thecasen=2needs"))
-    assert answers._sets_differ(parsed("\\{1,2\\}"), parsed("(1,2,3)"))
-    assert not answers._sets_differ(parsed("\\{1,x\\}"), parsed("\\{y=1,x\\}"))
-    assert not answers._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
-    assert not answers._sets_differ(parsed("(1,2)"), parsed("\\{1,2\\}"))  # ends vs elements
+    assert verify_shortcuts._sets_differ(parsed("563"), parsed("Wait,thecasen=2needs"))
+    assert verify_shortcuts._sets_differ(parsed("\\{1,2\\}"), parsed("(1,2,3)"))
+    assert not verify_shortcuts._sets_differ(parsed("\\{1,x\\}"), parsed("\\{y=1,x\\}"))
+    assert not verify_shortcuts._sets_differ(parsed("\\{3,2,1\\}"), parsed("\\{1,2,3\\}"))
+    assert not verify_shortcuts._sets_differ(
+        parsed("(1,2)"), parsed("\\{1,2\\}")
+    )  # ends vs elements
 
 
 def _prose(k: int) -> list[str]:

@@ -26,7 +26,7 @@ def pool(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def whole(pool: Path) -> pa.Table:
-    return ingest.build_features(pool, workers=1).features
+    return ingest.build_features(pool, helper=False).features
 
 
 def _by_question(features: pa.Table) -> dict[int, pa.Table]:
@@ -55,9 +55,9 @@ def test_a_resumed_build_writes_the_questions_an_earlier_run_finished(
     """A build stopped after two questions, then resumed in the same work folder: its file
     holds every question's rows, those of the first run read back from their chunks."""
     work = tmp_path / "work"
-    ingest.build_features(pool, workers=1, work_dir=work, stop_after=2)
+    ingest.build_features(pool, helper=False, work_dir=work, stop_after=2)
     out = tmp_path / "f.parquet"
-    got = ingest.build_features(pool, workers=1, work_dir=work, features_out=str(out))
+    got = ingest.build_features(pool, helper=False, work_dir=work, features_out=str(out))
     assert got.features.equals(whole)
     assert pq.read_table(out).equals(whole)
 

@@ -223,14 +223,6 @@ def test_missing_required_column_is_a_schema_error(tmp_path: Path) -> None:
         build_features(path)
 
 
-def test_parallel_processes_give_the_same_tables(small_file: Path, tables: mf.MarsTables) -> None:
-    par = build_features(small_file, workers=2)
-    assert ingest.LAST_WORKER_PEAK_RSS and all(r > 0 for r in ingest.LAST_WORKER_PEAK_RSS)
-    assert par.features.equals(tables.features)
-    assert par.groups.equals(tables.groups)
-    assert sorted(par.notes.to_pylist(), key=str) == sorted(tables.notes.to_pylist(), key=str)
-
-
 def test_question_overview_and_vote_shares(tables: mf.MarsTables) -> None:
     ov = summaries.question_overview(tables.features, tables.groups)
     assert ov["qid"].to_list() == [0, 1, 2, 3]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.mars import answers, fact_feed, features, ingest, verdict_memo
+from analysis.mars import answers, fact_feed, features, ingest, ingest_read, verdict_memo
 from analysis.mars.answers import AnswerGrouper, normalize
 from analysis.mars.verdict_memo import VerdictMemo
 from cache.sample.mars import write_file
@@ -44,7 +44,7 @@ def _build_in_child(path: Path, memo: Path, out: Path) -> dict:
         "import json, sys\n"
         "from pathlib import Path\n"
         "from analysis.mars import ingest\n"
-        f"t = ingest.build_features(Path({str(path)!r}), workers=1, memo=Path({str(memo)!r}))\n"
+        f"t = ingest.build_features(Path({str(path)!r}), helper=False, memo=Path({str(memo)!r}))\n"
         "import pyarrow.parquet as pq\n"
         f"pq.write_table(t.features, {str(out)!r})\n"
         f"pq.write_table(t.groups, {str(out)!r} + '.groups')\n"
@@ -63,12 +63,12 @@ def test_a_rebuild_with_the_memo_groups_the_same_without_math_verify(
 ) -> None:
     import pyarrow.parquet as pq
 
-    memo = tmp_path / "memo.json"
+    memo = tmp_path / "memo.sqlite"
     first = _build_in_child(garbage_file, memo, tmp_path / "a.parquet")
     assert first["math_verify"], "the garbage pool should need math-verify when cold"
-    doc = json.loads(memo.read_text())
-    assert doc["key"] == verdict_memo.version_key()
-    assert doc["verdicts"] and doc["fingerprints"] and doc["parses"]
+    saved = verdict_memo.load(memo)
+    assert saved.key == verdict_memo.version_key()
+    assert saved.verdicts and saved.fingerprints and saved.parses
     second = _build_in_child(garbage_file, memo, tmp_path / "b.parquet")
     # nothing heavy the build does not need: no sympy, and no pandas (pyarrow's to_numpy and
     # pa.array would import it; cache.arrow_numpy goes through the buffers)
@@ -97,7 +97,7 @@ def test_a_recorded_verdict_is_what_grouping_uses(tmp_path: Path) -> None:
 
 
 def test_facts_of_other_versions_are_ignored(tmp_path: Path) -> None:
-    path = tmp_path / "memo.json"
+    path = tmp_path / "memo.sqlite"
     memo = VerdictMemo("rte0-math-verify0.0.1")
     memo.add_verdict("a_1", "b_1", True, 0.01)
     verdict_memo.save(memo, path)
@@ -114,7 +114,7 @@ def test_a_fact_that_a_timeout_could_have_cut_is_not_kept(tmp_path: Path) -> Non
 
 
 def test_saves_merge_and_survive_lone_surrogates(tmp_path: Path) -> None:
-    path = tmp_path / "memo.json"
+    path = tmp_path / "memo.sqlite"
     key = verdict_memo.version_key()
     one, two = VerdictMemo(key), VerdictMemo(key)
     one.add_verdict("\ud800x", "y", False, 0.01)
@@ -127,8 +127,8 @@ def test_saves_merge_and_survive_lone_surrogates(tmp_path: Path) -> None:
 
 
 def test_a_corrupt_memo_counts_as_empty_and_is_rewritten(tmp_path: Path, caplog) -> None:
-    path = tmp_path / "memo.json"
-    path.write_text('{"key": "' + verdict_memo.version_key() + '", "parses": [1, 2')
+    path = tmp_path / "memo.sqlite"
+    path.write_bytes(b"not a database, " * 512)
     with caplog.at_level(logging.WARNING):
         memo = verdict_memo.load(path)
     assert memo.size() == 0 and "corrupt" in caplog.text
@@ -143,7 +143,7 @@ def test_an_unwritable_memo_does_not_stop_the_build(
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with caplog.at_level(logging.WARNING):
-        tables = ingest.build_features(garbage_file, workers=1, memo=blocker / "memo.json")
+        tables = ingest.build_features(garbage_file, helper=False, memo=blocker / "memo.sqlite")
     assert tables.features.num_rows > 0
     assert "answer memo not saved" in caplog.text
     assert answers.current_memo() is None  # detached after the build
@@ -160,10 +160,10 @@ def test_unknown_answers_get_a_helper_for_the_facts_known_ones_one_process(
     build, and the facts the helper sent are saved in the memo."""
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
-    plain = ingest.build_features(garbage_file, workers=1)
+    plain = ingest.build_features(garbage_file, helper=False)
     assert ingest.LAST_WORKER_PEAK_RSS == []
     answers.clear_caches()
-    memo = tmp_path / "memo.json"
+    memo = tmp_path / "memo.sqlite"
     asked: list[str] = []
     monkeypatch.setattr(answers, "_parse", lambda norm: asked.append(norm) or [])
     regrouped: list[str] = []
@@ -205,13 +205,13 @@ def test_a_failed_fact_helper_costs_speed_not_results(
     groups the answers itself with math-verify, and the tables are those of a plain build."""
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
-    plain = ingest.build_features(garbage_file, workers=1)
+    plain = ingest.build_features(garbage_file, helper=False)
     answers.clear_caches()
     if helper:
         monkeypatch.setattr(fact_feed, "HELPER", helper)
     else:  # the helper cannot even start (no process to spare)
         monkeypatch.setattr(fact_feed.sys, "executable", str(tmp_path / "no-such-python"))
-    got = ingest.build_features(garbage_file, memo=tmp_path / "memo.json")
+    got = ingest.build_features(garbage_file, memo=tmp_path / "memo.sqlite")
     assert ingest.LAST_WORKER_PEAK_RSS == []  # no report from the helper
     assert got.features.equals(plain.features) and got.groups.equals(plain.groups)
     assert got.notes.equals(plain.notes)
@@ -238,14 +238,15 @@ def test_the_helper_starts_from_the_facts_known_already(
     those of a plain build."""
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
-    memo = tmp_path / "memo.json"
-    plain = ingest.build_features(garbage_file, workers=1, memo=memo)
+    memo = tmp_path / "memo.sqlite"
+    plain = ingest.build_features(garbage_file, helper=False, memo=memo)
     full = verdict_memo.load(memo)
     dropped = sorted(k for k, v in full.fingerprints.items() if v is None)[0]
     del full.fingerprints[dropped]
     memo.unlink()
-    full.learnt = 1
-    verdict_memo.save(full, memo)
+    known = VerdictMemo(full.key)
+    known.learn(full.parses.items(), full.fingerprints.items(), full.verdicts.items())
+    verdict_memo.save(known, memo)
     feeds = _recorded_feeds(monkeypatch)
     answers.clear_caches()
     got = ingest.build_features(garbage_file, memo=memo)
@@ -311,11 +312,11 @@ def test_new_answers_are_found_a_row_group_at_a_time(tmp_path: Path, monkeypatch
     ):
         reads.clear()
         path = _answer_file(tmp_path / f"a{len(finals[0])}{unknown}{n_read}.parquet", finals)
-        assert ingest._answers_unknown(ingest._open(path), path) is unknown
+        assert ingest_read.answers_unknown(ingest_read.open_file(path)) is unknown
         assert reads == list(range(n_read))
     memo.fingerprints["\\sqrt{x}"] = None  # known now: no helper for that file
     path = _answer_file(tmp_path / "known.parquet", [["3"], ["\\sqrt{x}"]])
-    assert ingest._answers_unknown(ingest._open(path), path) is False
+    assert ingest_read.answers_unknown(ingest_read.open_file(path)) is False
 
 
 def test_a_helper_started_early_is_the_one_the_cold_build_takes(
@@ -327,7 +328,7 @@ def test_a_helper_started_early_is_the_one_the_cold_build_takes(
     monkeypatch.setenv("RTE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
-    plain = ingest.build_features(garbage_file, workers=1)
+    plain = ingest.build_features(garbage_file, helper=False)
     answers.clear_caches()
     fact_feed.start_early(garbage_file)
     spare = fact_feed._spare
@@ -363,12 +364,12 @@ def test_the_decode_thread_yields_to_the_fact_helper(
     monkeypatch.setattr(fact_feed, "OVERLAP_MIN_BYTES", 0)
     monkeypatch.setattr(ingest.os, "cpu_count", lambda: 2)
     asked: list[int] = []
-    real = ingest._yield_cpu
-    monkeypatch.setattr(ingest, "_yield_cpu", lambda nice: asked.append(nice) or real(nice))
-    ingest.build_features(garbage_file, memo=tmp_path / "memo.json")
-    assert asked == [ingest.DECODE_NICE]
+    real = ingest_read.yield_cpu
+    monkeypatch.setattr(ingest_read, "yield_cpu", lambda nice: asked.append(nice) or real(nice))
+    ingest.build_features(garbage_file, memo=tmp_path / "memo.sqlite")
+    assert asked == [ingest_read.DECODE_NICE]
     asked.clear()
-    ingest.build_features(garbage_file, workers=1)  # no memo: no helper
+    ingest.build_features(garbage_file, helper=False)  # no memo: no helper
     assert asked == [0]
 
 
@@ -377,7 +378,7 @@ def test_yield_cpu_raises_only_the_calling_thread_s_nice_value() -> None:
     seen: dict[str, int] = {}
 
     def run() -> None:
-        ingest._yield_cpu(7)
+        ingest_read.yield_cpu(7)
         seen["thread"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
     before = os.getpriority(os.PRIO_PROCESS, 0)
