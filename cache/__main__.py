@@ -114,7 +114,8 @@ def cmd_info(_args: argparse.Namespace) -> int:
     print(f"derived: {len(tables)} tables, {human_size(total)}")
     for p in tables:
         print(f"  {human_size(p.stat().st_size):>10}  {p.name}")
-    for p in sorted(derived_dir().glob("*.json")):  # memos of the builders (e.g. MARS answers)
+    memos = [*derived_dir().glob("*.json"), *derived_dir().glob("*.sqlite")]
+    for p in sorted(memos):  # memos of the builders (e.g. the MARS answer memo)
         print(f"memo: {human_size(p.stat().st_size):>10}  {p.name}")
     return 0
 

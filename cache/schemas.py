@@ -150,7 +150,7 @@ FINEPROOFS_ROLES = (
 # Mirrors the checks the views make when they load a file, so the home page and `python -m cache
 # info` do not call a file "ok" that a view then rejects: Parason SFT needs a trajectory text
 # (`analysis.parason.store._roles`), rl/ a prompt (`rl_table`), MARS the exact columns of its
-# ingest (`analysis.mars.ingest._check_schema`), FineProofs the prefix roles plus a value or a
+# ingest (`analysis.mars.ingest_read.check_schema`), FineProofs the prefix roles plus a value or a
 # histogram (`analysis.fineproofs.values.map_prefix_roles`). Each dataset's declaration
 # (`cache.datasets`, `check_columns`) names its rule; `cache.datasets.check_view_columns` picks
 # it. tests/cache/test_inventory.py checks each rule against the view's own loader.

@@ -1,8 +1,8 @@
 """Answer-grouping facts from a helper process, for a build that runs in one process.
 
 Why: a cold build of a file whose answers the persistent memo (`analysis.mars.verdict_memo`) does
-not know yet spends about a second on math-verify (its import, the parses, the verdicts) beside
-about a second and a half of numeric work. This build computes the numbers itself, with its
+not know yet spends a large share of its time on math-verify (its import, the parses, the
+verdicts) beside its numeric work. This build computes the numbers itself, with its
 decode thread, while a helper process groups the same questions' answers (`warm_grouping`, so it
 asks math-verify exactly what this process's grouping will ask) and sends back every fact it
 learnt. They go into this process's memo, so its grouping finds them there and never imports

@@ -39,17 +39,17 @@ def test_sample_info_clear(sample_root: Path, cache_dir: Path, tmp_path: Path) -
 
     (cache_dir / "derived").mkdir(exist_ok=True)
     pl.DataFrame({"x": [1]}).write_parquet(cache_dir / "derived" / "mars-test-v1-abc.parquet")
-    (cache_dir / "derived" / "mars-answer-memo.json").write_text("{}")
+    (cache_dir / "derived" / "mars-answer-memo.sqlite").write_bytes(b"")
     info = _run("info", cache=cache_dir)
     assert info.returncode == 0 and f"cache folder: {cache_dir}" in info.stdout
     assert "mars-test-v1-abc.parquet" in info.stdout and "sample:" in info.stdout
-    assert "memo:" in info.stdout and "mars-answer-memo.json" in info.stdout
+    assert "memo:" in info.stdout and "mars-answer-memo.sqlite" in info.stdout
 
     cleared = _run("clear", cache=cache_dir)
     assert (
         cleared.returncode == 0
         and not (cache_dir / "derived" / "mars-test-v1-abc.parquet").exists()
-        and not (cache_dir / "derived" / "mars-answer-memo.json").exists()
+        and not (cache_dir / "derived" / "mars-answer-memo.sqlite").exists()
     )
     assert (sample_root / "mars").is_dir()  # the sample survives a plain clear
 
