@@ -38,7 +38,9 @@ function reveal(chosen, parentElement) {
     window.addEventListener(name, stop, { once: true, passive: true });
   }
   const watch = new ResizeObserver(() => {
-    if (handsOn || !chosen.isConnected || performance.now() - started > 4000) {
+    // an open popover moves with the page: scrolling now would carry it off the window
+    const popover = document.querySelector('[data-testid="stPopoverBody"]');
+    if (handsOn || popover || !chosen.isConnected || performance.now() - started > 4000) {
       watch.disconnect();
       return;
     }

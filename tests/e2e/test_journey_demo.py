@@ -72,8 +72,11 @@ def _capture(page: Page, label: str, title: str) -> None:
     button = page.get_by_role("button", name=re.compile(label)).first
     expect(button).to_be_visible(timeout=SLOW)
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=SLOW)
+    # room for the form below the control at 768 px: an open popover cannot be scrolled to
+    button.evaluate("el => el.scrollIntoView({block: 'center'})")
     button.click()
     body = page.locator('[data-testid="stPopoverBody"]').last
+    expect(body.get_by_role("button", name="Save case")).to_be_in_viewport()
     body.get_by_label("Title").fill(title)
     body.get_by_label("Note (Markdown)").fill(f"**{title}**: look here")
     name = body.get_by_label(re.compile("Your name"))
