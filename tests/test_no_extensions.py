@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 
 from analysis.mars import confidence
@@ -61,3 +62,16 @@ def test_ci_runs_the_suite_again_without_the_extensions() -> None:
 def test_this_pass_runs_without_the_compiled_modules() -> None:
     assert confidence._trace_kernel is None
     assert list_pages._list_pages is None
+
+
+def test_the_casebook_store_loads_no_compiled_module() -> None:
+    """Why the RTE_NO_EXT=1 pass may skip tests/cache/casebook (tests/conftest.py): nothing the
+    store imports, at file or function level, reaches a module that loads a compiled one."""
+    graph = grimp.build_graph("cache", "analysis")
+    users = {"cache.extensions", *graph.find_downstream_modules("cache.extensions")}
+    assert {"cache.list_pages", "analysis.mars.confidence"} <= users
+    store = {"cache.casebook", *graph.find_descendants("cache.casebook")}
+    reached = store.union(*(graph.find_upstream_modules(module) for module in store))
+    assert reached & users == set()
+    # the same walk does see a module that loads one through another
+    assert "cache.list_pages" in graph.find_upstream_modules("analysis.mars.ingest")
