@@ -25,6 +25,27 @@ for _name in ("PARASON", "MARS", "FINEPROOFS"):
         os.environ.pop(f"RTE_{_name}_{_field}", None)
 
 
+# the casebook store imports nothing that loads a compiled module (tests/test_no_extensions.py
+# checks it on the import graph), so its tests run the same code with the switch on
+NO_EXT_SAME = (Path(__file__).parent / "cache" / "casebook",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the `RTE_NO_EXT=1` pass, skip what the switch cannot change: the checks of the source
+    (it changes no file they read) and the casebook store's tests; the first pass ran them."""
+    from cache import extensions
+
+    if not extensions.disabled():
+        return
+    static = pytest.mark.skip(reason="RTE_NO_EXT=1: a static check, run in the first pass")
+    same = pytest.mark.skip(reason="RTE_NO_EXT=1: no compiled module on this path")
+    for item in items:
+        if item.get_closest_marker("static") is not None:
+            item.add_marker(static)
+        elif any(item.path.is_relative_to(folder) for folder in NO_EXT_SAME):
+            item.add_marker(same)
+
+
 @pytest.fixture(scope="session")
 def cache_dir() -> Path:
     return Path(_ROOT)

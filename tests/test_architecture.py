@@ -15,6 +15,8 @@ import grimp
 import networkx as nx
 import pytest
 
+pytestmark = pytest.mark.static  # skipped in the RTE_NO_EXT=1 pass (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("cache", "analysis", "components", "bench")
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))

@@ -7,6 +7,10 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.static  # skipped in the RTE_NO_EXT=1 pass (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 CODE_DIRS = ("analysis", "cache", "components", "pages")
 HASH = re.compile(r"\b[0-9a-f]{7,40}\b")

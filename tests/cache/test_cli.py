@@ -24,11 +24,12 @@ def _run(*args: str, cache: Path, **env: str) -> subprocess.CompletedProcess[str
 
 
 def test_sample_info_clear(sample_root: Path, cache_dir: Path, tmp_path: Path) -> None:
-    # a cache of its own that shares the built sample: `clear` must not empty the folder other
-    # tests (other xdist workers) are reading
+    # a cache of its own that shares the built sample (its `sample/` folder, the parent of the
+    # versioned `sample_root`), so `sample` finds it built: `clear` must not empty the folder
+    # other tests (other xdist workers) are reading
     cache_dir = tmp_path / "cache"
     cache_dir.mkdir()
-    (cache_dir / "sample").symlink_to(sample_root.parent.parent, target_is_directory=True)
+    (cache_dir / "sample").symlink_to(sample_root.parent, target_is_directory=True)
     out = _run("sample", cache=cache_dir)
     assert out.returncode == 0, out.stderr
     for name in ("parason", "mars", "fineproofs"):

@@ -14,6 +14,25 @@ from bench.browser import streamlit_server as _server
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "REPO", "free_port"]
 
+# every visible Plotly chart has laid itself out (not mid-redraw) and every visible component with
+# room on the page (not the zero-height browser bridge, components/common/browser.py) has drawn
+# into its shadow root: a lite chart's SVG or the clickable text's root
+_DRAWN = """() => {
+  if (document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')) return false;
+  const shown = (sel) => [...document.querySelectorAll(sel)].filter(
+    (el) => el.offsetParent !== null && el.getBoundingClientRect().height > 0);
+  const charts = shown('[data-testid="stPlotlyChart"]').every((el) => {
+    const gd = el.querySelector('.js-plotly-plot');
+    return gd && gd._fullLayout && !gd._fullLayout._replotting && el.querySelector('.main-svg');
+  });
+  return charts && shown('[data-testid="stBidiComponentIsolated"]').every((el) => el.shadowRoot
+    && el.shadowRoot.querySelector('.rte-click-root, svg[data-testid="lite-chart-svg"]'));
+}"""
+# resolves after the browser has laid out and painted two more frames (fonts loaded): a layout
+# measured after it is the one the visitor sees, without guessing a delay
+_NEXT_PAINT = """() => document.fonts.ready.then(() => new Promise((done) =>
+  requestAnimationFrame(() => requestAnimationFrame(() => done(true)))))"""
+
 
 @contextmanager
 def streamlit_server(cache_dir: Path, **extra_env: str) -> Iterator[str]:
@@ -71,6 +90,14 @@ def wait_for_app(pg, timeout: float = 45_000) -> None:  # type: ignore[no-untype
         }""",
         timeout=timeout,
     )
+
+
+def drawn(pg, timeout: float = 60_000) -> None:  # type: ignore[no-untyped-def]
+    """`wait_for_app`, then every visible chart and component has drawn and the browser has
+    painted it: for tests that measure the layout or click inside a chart."""
+    wait_for_app(pg, timeout)
+    pg.wait_for_function(_DRAWN, timeout=timeout)
+    pg.evaluate(_NEXT_PAINT)
 
 
 def assert_no_exception(pg) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, drawn
 
 
 def shoot(
@@ -25,16 +25,11 @@ def shoot(
         for path in paths:
             t0 = time.perf_counter()
             page.goto(f"{base}/{path}")
-            page.wait_for_selector('[data-testid="stMain"] h1', timeout=60_000)
+            drawn(page, timeout=180_000)  # script ended, charts and components drawn and painted
             page.wait_for_function(
-                """() => !document.querySelector('[data-testid="stStatusWidget"]')""",
-                timeout=120_000,
-            )
-            page.wait_for_function(
-                """() => !document.querySelector('[data-testid="stSkeleton"], [data-testid="stProgress"]')""",
+                """() => !document.querySelector('[data-testid="stProgress"]')""",
                 timeout=180_000,
             )
-            page.wait_for_timeout(1500)
             name = path.split("?")[0].strip("/") or "home"
             dest = out / f"{name}.png"
             page.screenshot(path=str(dest), full_page=True)

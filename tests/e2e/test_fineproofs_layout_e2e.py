@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.conftest import assert_no_exception, drawn
 
 pytestmark = pytest.mark.e2e
 
@@ -27,14 +27,6 @@ _CUT = """() => {
 }"""
 
 
-def _settle(page) -> None:  # type: ignore[no-untyped-def]
-    wait_for_app(page)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=60_000
-    )
-    page.wait_for_timeout(800)
-
-
 @pytest.mark.parametrize(
     "query",
     [
@@ -46,7 +38,7 @@ def _settle(page) -> None:  # type: ignore[no-untyped-def]
 def test_nothing_is_cut_at_1024x768(app_url: str, page, query: str) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(f"{app_url}/fineproofs{query}")
-    _settle(page)
+    drawn(page)
     assert_no_exception(page)
     if "prefix" in query:
         page.locator(".st-key-fp_step_stats").wait_for(timeout=30_000)

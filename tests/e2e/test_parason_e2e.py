@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.conftest import assert_no_exception, drawn, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -38,15 +38,17 @@ def test_deep_link_shows_dag_and_node_text(app_url: str, page) -> None:  # type:
     page.goto(f"{app_url}/parason?uuid={FOUR}&node=b3t1")
     wait_for_app(page)
     page.wait_for_selector("#rte-parason-sel", timeout=30_000)
-    page.wait_for_timeout(300)
-    assert page.locator("#rte-parason-text").evaluate("e => e.scrollTop") > 0
+    # the box scrolls once its component has drawn; wait for that outcome itself (the box lives
+    # in the component's shadow root, which the locator pierces and document.querySelector not)
+    box = page.locator("#rte-parason-text").element_handle()
+    page.wait_for_function("(box) => box.scrollTop > 0", arg=box, timeout=30_000)
 
 
 def test_model_html_is_text_not_markup(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{app_url}/parason?uuid={HTML_ROW}&node=b0t0")
-    wait_for_app(page)
+    drawn(page)  # every component has inserted its text: a script in it would have run by now
     assert_no_exception(page)
     box = page.locator(".rte-parason-text").first
     box.wait_for(timeout=30_000)
@@ -55,7 +57,6 @@ def test_model_html_is_text_not_markup(app_url: str, page) -> None:  # type: ign
     assert "<script>alert('xss')</script>" in (
         page.locator(".rte-node-text").first.text_content() or ""
     )
-    page.wait_for_timeout(500)
     assert dialogs == []
 
 
@@ -145,9 +146,8 @@ def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None: 
     pg = ctx.new_page()
     try:
         pg.goto(f"{app_url}/parason{query}")
-        wait_for_app(pg, 60_000)
+        drawn(pg)
         assert_no_exception(pg)
-        pg.wait_for_timeout(800)
         assert pg.evaluate(OVERFLOWING) == []
     finally:
         ctx.close()
@@ -155,10 +155,9 @@ def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None: 
 
 def test_first_click_on_a_chart_point_opens_it(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/parason?view=Charts")
-    wait_for_app(page)
+    drawn(page)  # Plotly has laid the chart out, so its points take clicks
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
-    page.wait_for_timeout(500)
     chart.locator(".scatterlayer .trace .points path").nth(5).click(force=True)
     page.wait_for_function(
         "() => window.location.search.includes('view=Trajectory')", timeout=20_000
@@ -186,6 +185,7 @@ def test_node_click_in_1x_vs_8x_logs_no_stack_trace(app_url: str, cache_dir, pag
     wait_for_app(page)
     assert_no_exception(page)
     assert "subset=sft-8x" in page.url
-    page.wait_for_timeout(500)
+    # the rerun has ended (script state notRunning), so whatever it logged is in the file: the
+    # server's log handler writes each record as it is emitted
     added = log.read_text(errors="replace")[len(before) :]
     assert "Stack (most recent call last)" not in added and "Traceback" not in added, added[-2000:]
