@@ -238,6 +238,13 @@ DCO_PERCENTILE = Option(
 )
 
 
+def voting_for(method: str, options: Mapping[str, Any]) -> Voting:
+    """The vote an `sc-*` / `dco-*` method id names, DeepConf at the chosen percentile."""
+    if method.startswith("sc"):
+        return SC
+    return replace(DCO, percentile=float(options["dco_percentile"]))
+
+
 def ref_votes(ans: np.ndarray, elig: np.ndarray, w: np.ndarray, g: int) -> np.ndarray:
     """Vote weight per answer id (0..g-1) of the eligible traces with an answer (the reference
     loop's plain count)."""

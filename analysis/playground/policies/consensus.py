@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analysis.playground.policy_base import (
-    DCO,
     DCO_PERCENTILE,
     SC,
     MainParam,
@@ -19,6 +18,7 @@ from analysis.playground.policy_base import (
     PolicyRules,
     RefRule,
     Voting,
+    voting_for,
 )
 from analysis.playground.rules import Block, RuleSetup, RuleState
 
@@ -63,8 +63,7 @@ class _Ref(RefRule):
 
 
 def _build(method: str, o: Mapping[str, Any]) -> Consensus:
-    dco = replace(DCO, percentile=float(o["dco_percentile"]))
-    return Consensus(voting=SC if method.startswith("sc") else dco, tau=float(o["tau"]))
+    return Consensus(voting=voting_for(method, o), tau=float(o["tau"]))
 
 
 DECL = PolicyDecl(

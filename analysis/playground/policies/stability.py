@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analysis.playground.policy_base import (
-    DCO,
     DCO_PERCENTILE,
     SC,
     MainParam,
@@ -19,6 +18,7 @@ from analysis.playground.policy_base import (
     PolicyRules,
     RefRule,
     Voting,
+    voting_for,
 )
 from analysis.playground.rules import Block, RuleSetup, RuleState, stability_runs
 
@@ -69,8 +69,7 @@ class _Ref(RefRule):
 
 
 def _build(method: str, o: Mapping[str, Any]) -> ProbeStability:
-    dco = replace(DCO, percentile=float(o["dco_percentile"]))
-    return ProbeStability(voting=SC if method.startswith("sc") else dco, k=int(o["stability_k"]))
+    return ProbeStability(voting=voting_for(method, o), k=int(o["stability_k"]))
 
 
 DECL = PolicyDecl(
