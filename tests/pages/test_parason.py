@@ -14,7 +14,8 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.parason.metrics import filter_table
+from analysis.parason.metrics import added_branches, filter_table, trajectory_text
+from analysis.parason.parse import parse
 from analysis.parason.store import compute_table
 from cache.casebook.model import Case, make_case
 from cache.casebook.store import open_store
@@ -648,3 +649,31 @@ def test_rendered_text_has_no_none_nan_or_negative_zero(params: dict[str, str]) 
         texts += [str(v) for c in df.columns if df[c].dtype == object for v in df[c]]
     bad = [t for t in texts if BAD_NUMBER.search(str(t))]
     assert not bad, bad[:3]
+
+
+def test_browse_marks_and_filters_pairs_the_8x_expansion_changed(sample_root: Path) -> None:
+    """Browse counts each pair's added branches (the 1x vs 8x tab's definition, computed here
+    pair by pair), sorts by it and keeps only the changed pairs on request."""
+    texts = {}
+    for sub in ("sft-1x", "sft-8x"):
+        rows = pl.read_parquet(sample_root / "parason" / sub / "train.parquet").to_dicts()
+        texts[sub] = {r["uuid"]: trajectory_text(r)[0] for r in rows}
+    want = {
+        u[:8]: sum(added_branches(parse(texts["sft-1x"][u]), parse(t8)).values())
+        for u, t8 in texts["sft-8x"].items()
+        if u in texts["sft-1x"]
+    }
+    at = _app({"sort": "8x added branches", "desc": "true"})
+    df = at.dataframe[0].value
+    assert df["added"].tolist() == sorted(df["added"].tolist(), reverse=True)
+    assert {u: a for u, a in zip(df["uuid"], df["added"], strict=True) if u in want} == want
+    changed = sum(1 for a in want.values() if a > 0)
+    assert 0 < changed < len(df)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{changed:,} changed by the 8x expansion" in captions
+    at = _app({"grown": "true"})
+    shown = at.dataframe[0].value
+    assert len(shown) == changed and (shown["added"] > 0).all()
+    assert f"{changed:,} of {len(df):,} trajectories in sft-1x" in " ".join(
+        c.value for c in at.caption
+    )
