@@ -66,6 +66,9 @@ def lab() -> None:
                     picked = pv.show_per_question(rel, cur, sc)
                 with guard("the replay", dataset="mars"):
                     pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
+            elif name == "Compare":
+                with guard("the policy comparison", dataset="mars"):
+                    pv.show_policy_compare(rel, src, policy, settings, cur)
             elif name == "Reference":
                 with guard("the reference diff", dataset="mars"):
                     pv.show_reference(rel, src, cur, full=not preview)

@@ -67,6 +67,7 @@ def browse_frame(view: pl.DataFrame, question_chars: int = 90) -> pl.DataFrame:
     start), lists joined, so it fits at 1400 px; downloads keep the full rows."""
     return view.select(
         pl.col("uuid").str.slice(0, 8).alias("uuid"),
+        *(["added"] if "added" in view.columns else []),  # Browse: the pair's added branches
         pl.col("question")
         .map_elements(lambda q: plain_question(q, question_chars), return_dtype=pl.String)
         .alias("question"),
@@ -76,7 +77,6 @@ def browse_frame(view: pl.DataFrame, question_chars: int = 90) -> pl.DataFrame:
         "C",
         "stages",
         pl.col("branches").cast(pl.List(pl.String)).list.join(", ").alias("branches"),
-        *(["added"] if "added" in view.columns else []),
         "kind_mix",
         "n_warnings",
         pl.col("warning_codes").list.join(", ").alias("warnings"),

@@ -84,6 +84,7 @@ class PlaygroundKeys:
         "preview",
         "it",
         "view",
+        "vs",  # the Compare tab's policy B
     )
 
     @staticmethod

@@ -13,7 +13,7 @@ from components.common.deeplink import LinkNotes
 from components.common.url_keys import PlaygroundKeys
 from components.playground.replay import ITERATION_KEY
 
-TABS = ("Frontier", "Questions", "Reference", "Downloads")
+TABS = ("Frontier", "Questions", "Compare", "Reference", "Downloads")
 TABS_KEY = "view"
 REPLAY_KEYS = (PlaygroundKeys.QID.key, ITERATION_KEY)
 _DEFAULT_STATE = "_pg_tab_default"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from components.playground.cases import show_run_cases
 from components.playground.frontier import show_frontier
 from components.playground.per_question import show_per_question
+from components.playground.policy_compare import show_policy_compare
 from components.playground.reference import show_downloads, show_reference
 from components.playground.replay import show_replay
 from components.playground.runs import RunSet, run_set
@@ -25,6 +26,7 @@ __all__ = [
     "show_frontier",
     "show_notes",
     "show_per_question",
+    "show_policy_compare",
     "show_reference",
     "show_replay",
     "show_run_cases",

@@ -432,7 +432,8 @@ def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> No
     assert set(df["uuid"].str.len()) == {8}
     assert not df["question"].str.contains("$", regex=False).any()
     assert df.columns[0] == "cases"  # the casebook badge, then the key columns
-    assert list(df.columns[1:7]) == ["uuid", "question", "correctness", "speedup", "T", "C"]
+    cols = ["uuid", "added", "question", "correctness", "speedup", "T", "C"]
+    assert list(df.columns[1:8]) == cols  # the pair's added branches beside its uuid
     picker = _app({"view": "Trajectory"}).selectbox(key="pa_pick_none")
     assert all("$" not in o for o in picker.options)
 
