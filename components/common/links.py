@@ -56,7 +56,7 @@ def query_href(
     return "?" + urlencode(pairs)
 
 
-def view_params(view: str, **params: object) -> dict[str, str]:
+def view_params(view: str, /, **params: object) -> dict[str, str]:
     """The query parameters of a link to `view` (None values dropped), checked against the
     view's registry: a key the target does not read is a programming error."""
     unknown = set(params) - keys_of(view)
@@ -65,7 +65,7 @@ def view_params(view: str, **params: object) -> dict[str, str]:
     return {k: str(v) for k, v in params.items() if v is not None}
 
 
-def view_href(view: str, **params: object) -> str:
+def view_href(view: str, /, **params: object) -> str:
     """A relative link to another view (`mars?file=…&qid=3`), for link columns and anchors."""
     query = urlencode(view_params(view, **params), safe="/")
     path = views()[view].url_path

@@ -104,19 +104,20 @@ def _losses_table(pair: PolicyPair) -> None:
         replay=[
             _replay_link(q, it)
             for q, it in zip(lost["qid"], lost["first_differing_iteration"], strict=True)
-        ]
+        ],
+        tokens_diff_k=lost["tokens_diff"] / 1000.0,
     )
     st.dataframe(
         shown[
             [
                 "qid",
+                "replay",
+                "first_differing_iteration",
                 "accuracy_a_pct",
                 "accuracy_b_pct",
                 "accuracy_diff_pp",
-                "tokens_diff",
                 "b_only",
-                "first_differing_iteration",
-                "replay",
+                "tokens_diff_k",
             ]
         ],
         hide_index=True,
@@ -126,7 +127,9 @@ def _losses_table(pair: PolicyPair) -> None:
             "accuracy_a_pct": st.column_config.NumberColumn("A accuracy %", format="%.1f"),
             "accuracy_b_pct": st.column_config.NumberColumn("B accuracy %", format="%.1f"),
             "accuracy_diff_pp": st.column_config.NumberColumn("A − B (pp)", format="%+.1f"),
-            "tokens_diff": st.column_config.NumberColumn("tokens A − B", format="%+.0f"),
+            "tokens_diff_k": st.column_config.NumberColumn(
+                "tokens A − B (k)", format="%+.0f", help="thousands of tokens per iteration"
+            ),
             "b_only": st.column_config.NumberColumn(
                 "B right, A wrong", help="iterations of this question"
             ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis.playground import ALL_METHODS
+from analysis.mars.for_playground import load_features
+from analysis.playground import ALL_METHODS, simulate
+from analysis.playground.params import DEFAULT_SETTINGS
+from analysis.playground.policies import published_policy
+from analysis.playground.policy_pair import a_loses, compare_policies
+from analysis.playground.prepare import prepare
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.datasets import mars_reference_dir
@@ -749,3 +755,36 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     assert not at.error, [e.value for e in at.error]
     pick = next(s for s in at.selectbox if s.label.startswith("MARS file"))
     assert pick.value == rel and "not in this folder" in pick.format_func(REL)
+
+
+def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars: Path) -> None:
+    """The Compare tab runs B with the current bootstrap settings: its McNemar counts and
+    p-value are those of the two runs simulated here through the analysis layer, B's choice is in
+    the URL, and each of A's losses links to A's replay at the first differing iteration."""
+    settings = replace(DEFAULT_SETTINGS, budget=24, iterations=6)
+    store = load_features(local_mars / REL, window=settings.window)
+    preps = [prepare(store.pool(q)) for q in store.qids]
+    a = simulate(preps, published_policy("offline"), settings)
+    b = simulate(preps, published_policy("dco"), settings)
+    want = compare_policies(a, b)
+    assert not a_loses(want).empty, "the pair chosen should show A's losses"
+
+    app = open_app(file=REL, policy="offline", vs="dco", budget="24", iters="6", view="Compare")
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    assert next(s for s in app.selectbox if s.key == "vs").value == "dco"
+    p = next(m for m in app.metric if m.label == "McNemar exact p (two-sided)")
+    assert float(p.value) == pytest.approx(want.mcnemar.p_value, rel=1e-2)
+    captions = " ".join(c.value for c in app.caption)
+    assert f"A right and B wrong {want.mcnemar.a_only:,}" in captions
+    assert f"B right and A wrong {want.mcnemar.b_only:,}" in captions
+    acc = next(m for m in app.metric if m.label.startswith("accuracy A − B"))
+    assert acc.value == f"{want.accuracy.estimate:+.1f} pp"
+    lost = a_loses(want)
+    table = next(df.value for df in app.dataframe if "replay" in df.value.columns)
+    assert table["qid"].tolist() == lost["qid"].tolist()
+    for link, qid, it in zip(
+        table["replay"], lost["qid"], lost["first_differing_iteration"], strict=True
+    ):
+        assert link.startswith("playground?") and f"qid={qid}" in link and f"it={int(it)}" in link
+        assert "policy=offline" in link and "view=Questions" in link and "vs=" not in link
