@@ -31,25 +31,41 @@ from components.common.guards import show_error
 from components.common.safe_text import md_text
 from components.common.url_keys import CasebookKeys
 
-FIELDS = ("title", "tags", "verdict", "note")
-
 
 def _k(case_id: str, name: str) -> str:
     return f"cb_edit_{case_id}_{name}"
 
 
+def _wk(case_id: str, name: str) -> str:
+    """A field's widget key: it changes with each load of the form, so a load draws new
+    widgets holding the loaded text as their value (a value put in the session state under a
+    widget's key reaches the browser only in the run that sets it: a field drawn anew later,
+    e.g. when the layout above the form moves, would come back empty)."""
+    return f"cb_edit_{case_id}_{name}_g{st.session_state.get(_k(case_id, 'gen'), 0)}"
+
+
 def _load_form(case_id: str, values: Case, base_version: int) -> None:
     """Put `values` into the edit form and remember the version the edit starts from."""
     s = st.session_state
-    s[_k(case_id, "title")] = values.title
-    s[_k(case_id, "tags")] = list(values.tags)
-    s[_k(case_id, "verdict")] = values.verdict
-    s[_k(case_id, "note")] = values.note
+    s[_k(case_id, "loaded")] = {
+        "title": values.title,
+        "tags": list(values.tags),
+        "verdict": values.verdict,
+        "note": values.note,
+    }
     s[_k(case_id, "base")] = base_version
+    s[_k(case_id, "gen")] = int(s.get(_k(case_id, "gen"), 0)) + 1
+
+
+def _field(case_id: str, name: str) -> object:
+    """What the form's field `name` holds now: the widget's value, else the loaded one."""
+    s = st.session_state
+    loaded = s.get(_k(case_id, "loaded")) or {}
+    return s.get(_wk(case_id, name), loaded.get(name))
 
 
 def _drop_form(case_id: str) -> None:
-    for name in (*FIELDS, "base"):
+    for name in ("loaded", "base", "gen"):
         st.session_state.pop(_k(case_id, name), None)
 
 
@@ -61,12 +77,13 @@ def _save(book: CaseStore, case: Case) -> None:
     """Form callback: save against the version the edit started from."""
     s = st.session_state
     base = int(s.get(_k(case.id, "base"), case.version))
+    tags = _field(case.id, "tags")
     edited = replace(
         case,
-        title=str(s.get(_k(case.id, "title"), "")).strip(),
-        tags=normalize_tags(s.get(_k(case.id, "tags"), [])),
-        verdict=s.get(_k(case.id, "verdict")),
-        note=str(s.get(_k(case.id, "note"), "")),
+        title=str(_field(case.id, "title") or "").strip(),
+        tags=normalize_tags(tags if isinstance(tags, list) else []),
+        verdict=_field(case.id, "verdict"),  # type: ignore[arg-type]
+        note=str(_field(case.id, "note") or ""),
         version=base,
     )
     try:
@@ -147,9 +164,10 @@ def _conflict(book: CaseStore, case: Case) -> None:
 
 def _edit_form(book: CaseStore, case: Case) -> None:
     s = st.session_state
-    if _k(case.id, "title") not in s or _k(case.id, "base") not in s:
+    if _k(case.id, "loaded") not in s or _k(case.id, "base") not in s:
         _load_form(case.id, case, case.version)  # first open, or the form was not on screen
     base = int(s[_k(case.id, "base")])
+    loaded = s[_k(case.id, "loaded")]
     if case.version > base and not s.get(_conflict_key(case.id)):
         c1, c2 = st.columns([4, 1.4], vertical_alignment="center")
         c1.info(
@@ -162,19 +180,21 @@ def _edit_form(book: CaseStore, case: Case) -> None:
             args=(case.id, case, case.version),
         )  # fmt: skip
     with st.form(f"cb_edit_{case.id}", border=True, enter_to_submit=False):
-        st.text_input("Title", key=_k(case.id, "title"), max_chars=300)
-        tags = list(s.get(_k(case.id, "tags")) or [])
+        st.text_input("Title", value=loaded["title"], key=_wk(case.id, "title"), max_chars=300)
+        tags = list(loaded["tags"] or [])
         options = list(dict.fromkeys([*tags, *tag_suggestions(case.dataset)]))
-        st.multiselect("Tags", options, key=_k(case.id, "tags"), accept_new_options=True)
+        st.multiselect(
+            "Tags", options, default=tags, key=_wk(case.id, "tags"), accept_new_options=True
+        )
         verdicts = [None, *VERDICTS, *STEP_VERDICTS]
-        current = s.get(_k(case.id, "verdict"))
+        current = loaded["verdict"]
         if current and current not in verdicts:
             verdicts.append(current)
         st.selectbox(
-            "Verdict", verdicts, key=_k(case.id, "verdict"),
-            format_func=lambda v: "—" if v is None else v,
+            "Verdict", verdicts, index=verdicts.index(current) if current in verdicts else 0,
+            key=_wk(case.id, "verdict"), format_func=lambda v: "—" if v is None else v,
         )  # fmt: skip
-        st.text_area("Note (Markdown)", key=_k(case.id, "note"), height=180)
+        st.text_area("Note (Markdown)", value=loaded["note"], key=_wk(case.id, "note"), height=180)
         st.form_submit_button(
             "Save changes", type="primary", disabled=readonly(), on_click=_save, args=(book, case)
         )

@@ -86,8 +86,14 @@ def test_j5_weigh_a_result(
     for name in ("pass@1", "majority@all", r"majority@\d+"):
         m = _number(page, rf"{name} \(95% CI {PCT}–{PCT}, n = (\d+) questions\)")
         assert float(m[1]) <= float(m[2]) and int(m[3]) > 0
-    # the file's pass@1 comes after the open question's own pass@1 metric
-    file_p1 = page.locator('[data-testid="stMetric"]').filter(has_text="pass@1").last
+    # the file's pass@1: the first pass@1 metric after the file summary's heading (the open
+    # question has a pass@1 of its own above the tabs)
+    heading = page.get_by_text("This file: every question")
+    file_p1 = (
+        heading.locator('xpath=following::*[@data-testid="stMetric"]')
+        .filter(has_text="pass@1")
+        .first
+    )
     p1 = re.search(PCT, file_p1.locator('[data-testid="stMetricValue"]').inner_text())
     assert p1 is not None
     m = _number(page, rf"pass@1 \(95% CI {PCT}–{PCT}")

@@ -190,6 +190,11 @@ def test_the_list_tells_cases_apart(db: str, sample_root: Path) -> None:
     assert columns.index("author") < columns.index("title")
 
 
+def _edit_note(at):  # type: ignore[no-untyped-def]  # an AppTest text area
+    """The open case's Edit form note (its key changes with each load of the form)."""
+    return next(t for t in at.text_area if t.label == "Note (Markdown)")
+
+
 def test_a_conflicting_save_shows_both_versions_and_loses_nothing(
     db: str, sample_root: Path
 ) -> None:
@@ -200,13 +205,13 @@ def test_a_conflicting_save_shows_both_versions_and_loses_nothing(
 
     s = open_store(db)
     s.update(replace(case, note="their note"), expected_version=case.version)
-    mine.text_area(key=f"cb_edit_{case.id}_note").set_value("my note")
+    _edit_note(mine).set_value("my note")
     mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
     assert not mine.exception
     assert any("Someone saved this case" in e.value for e in mine.error)
     assert open_store(db).get(case.id).note == "their note"  # nothing overwritten
     next(b for b in mine.button if b.label == "Merge by hand").click().run()
-    merged = mine.text_area(key=f"cb_edit_{case.id}_note").value
+    merged = _edit_note(mine).value
     assert "my note" in merged and "their note" in merged
     mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
     stored = open_store(db).get(case.id)
@@ -220,10 +225,10 @@ def test_keep_theirs_drops_only_my_unsaved_edit(db: str, sample_root: Path) -> N
     from dataclasses import replace
 
     open_store(db).update(replace(case, note="their note"), expected_version=case.version)
-    mine.text_area(key=f"cb_edit_{case.id}_note").set_value("my note")
+    _edit_note(mine).set_value("my note")
     mine.button(key=f"FormSubmitter:cb_edit_{case.id}-Save changes").click().run()
     next(b for b in mine.button if b.label == "Keep theirs").click().run()
-    assert mine.text_area(key=f"cb_edit_{case.id}_note").value == "their note"
+    assert _edit_note(mine).value == "their note"
     assert open_store(db).get(case.id).note == "their note"
 
 
