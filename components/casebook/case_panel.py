@@ -77,12 +77,12 @@ def _save(book: CaseStore, case: Case) -> None:
     """Form callback: save against the version the edit started from."""
     s = st.session_state
     base = int(s.get(_k(case.id, "base"), case.version))
-    tags = _field(case.id, "tags")
+    tags, verdict = _field(case.id, "tags"), _field(case.id, "verdict")
     edited = replace(
         case,
         title=str(_field(case.id, "title") or "").strip(),
         tags=normalize_tags(tags if isinstance(tags, list) else []),
-        verdict=_field(case.id, "verdict"),  # type: ignore[arg-type]
+        verdict=verdict if isinstance(verdict, str) else None,
         note=str(_field(case.id, "note") or ""),
         version=base,
     )
