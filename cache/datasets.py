@@ -69,6 +69,7 @@ class DatasetInfo:
     sample_share: float = 0.0  # its share of `python -m cache sample`'s bar
     item_check: ItemCheck | None = None
     warmer: str = ""  # "module:function" building its derived tables (`python -m cache warm`)
+    lenses: str = ""  # "module:attribute": its lenses (`cache.lenses.DatasetLenses`), for /lenses
 
 
 PARASON = DatasetInfo(
@@ -106,6 +107,7 @@ PARASON = DatasetInfo(
         file_glob="sft*/*",
     ),
     warmer="analysis.parason.store:warm",
+    lenses="analysis.parason.lenses:LENSES",
 )
 
 MARS_FILES: dict[str, tuple[str, str, str]] = {
@@ -197,6 +199,7 @@ MARS = DatasetInfo(
         gone="question {qid} is no longer in {file}",
     ),
     warmer="analysis.mars.store:warm",
+    lenses="analysis.mars.lenses:LENSES",
 )
 
 FINEPROOFS = DatasetInfo(
@@ -237,6 +240,7 @@ FINEPROOFS = DatasetInfo(
         default_file=FINEPROOFS_PREFIX_FILE,
     ),
     warmer="analysis.fineproofs.store:warm",
+    lenses="analysis.fineproofs.lenses:LENSES",
 )
 
 BUILT_IN: tuple[DatasetInfo, ...] = (PARASON, MARS, FINEPROOFS)  # their order on every list

@@ -118,6 +118,16 @@ class CasebookKeys:
     )  # fmt: skip
 
 
+class LensesKeys:
+    """`/lenses`: the chosen lens (`cache.lenses.Lens.id`) and the file of its dataset it runs on
+    (a Hub-relative file; each lens checks it against its dataset's files)."""
+
+    LENS = Param("lens", None, parse=safe_token(64))
+    FILE = Param("file", None, parse=safe_token(200))
+    PAGE = Param("page", 1, parse=int_in(1, 10**6))  # the items table's page
+    WIDGETS: tuple[str, ...] = ()
+
+
 SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dataset>_<field>`
 
 
@@ -144,6 +154,7 @@ REGISTRY: dict[str, type] = {
     "mars": MarsKeys,
     "playground": PlaygroundKeys,
     "fineproofs": FineproofsKeys,
+    "lenses": LensesKeys,
     "casebook": CasebookKeys,
 }
 

@@ -1,0 +1,1 @@
+"""The lenses view (/lenses): ready-made candidate lists across the datasets."""
