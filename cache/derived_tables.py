@@ -57,6 +57,14 @@ PARASON_ADDED = DerivedTable(
     built_by="analysis.parason.added.added_table",
     history="1: branches the 8x expansion added to each pair, for Browse",
 )
+PARASON_TRIALS = DerivedTable(
+    name="parason-trials",
+    version=1,
+    dataset=PARASON.name,
+    inputs=("sft-1x/train.parquet", "sft-8x/train.parquet"),
+    built_by="analysis.parason.trials.trials_table",
+    history="1: the result each Trial branch ends on and the final answer, for the lenses",
+)
 MARS_FEATURES = DerivedTable(
     name="mars-features",
     version=_MARS_VERSION,
@@ -117,6 +125,7 @@ FINEPROOFS_DEPTH = DerivedTable(
 TABLES: tuple[DerivedTable, ...] = (
     PARASON_METRICS,
     PARASON_ADDED,
+    PARASON_TRIALS,
     MARS_FEATURES,
     MARS_GROUPS,
     MARS_NOTES,

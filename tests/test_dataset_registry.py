@@ -108,6 +108,7 @@ VERSIONS = {
     "mars-groups": 9,
     "mars-notes": 9,
     "parason-added": 1,
+    "parason-trials": 1,
     "fineproofs-prefixes": 3,
     "fineproofs-traces": 3,
     "fineproofs-depth": 3,

@@ -58,6 +58,11 @@ def _items(rows: pl.DataFrame, why: pl.Expr) -> pl.DataFrame:
     )
 
 
+def _p_text(p: float) -> str:
+    """A p-value as the "why" shows it (one that underflows to 0 is below the smallest float)."""
+    return f"{p:.1e}" if p > 0 else "< 1e-300"
+
+
 def _change_why(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return pl.format(
         "value {} → {} ({}), z {}, p {}",
@@ -65,7 +70,7 @@ def _change_why(a: pl.Expr, b: pl.Expr) -> pl.Expr:
         b.round(2),
         pl.col("change").round(2),
         pl.col("z").round(1),
-        pl.col("p_value").map_elements(lambda p: f"{p:.1e}", return_dtype=pl.String),
+        pl.col("p_value").map_elements(_p_text, return_dtype=pl.String),
     )
 
 

@@ -8,6 +8,7 @@ text (labels, answers in a "why") is dataset text: every piece is escaped (`esc`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -60,23 +61,23 @@ def _count_cell(lens: Lens, src: SourceConfig) -> tuple[str, str]:
 
 
 def overview_html(rows: Sequence[tuple[Lens, str, str]], chosen: str | None) -> str:
-    """The table of every lens: dataset, title (a link choosing it), rule, count, n."""
+    """The table of every lens: dataset, title (a link choosing it) over its rule, count and n."""
     body = []
     for lens, count, of in rows:
         title = esc(lens.title)
         mark = f"border-left:3px solid {CASE_ACCENT};" if lens.id == chosen else ""
         link = f"<a href='{esc(view_href('lenses', lens=lens.id))}' target='_self'>{title}</a>"
         body.append(
-            f"<tr><td style='{_TD};{mark}white-space:nowrap'>"
+            f"<tr class='rte-lens'><td style='{_TD};{mark}white-space:nowrap'>"
             f"{esc(DATASETS[lens.dataset].title)}</td>"
-            f"<td style='{_TD};min-width:9rem'><b>{link}</b></td>"
-            f"<td style='{_TD};font-size:0.85rem'>{esc(lens.rule)}</td>"
-            f"<td style='{_TD};text-align:right;font-weight:600'>{count}</td>"
-            f"<td style='{_TD};font-size:0.85rem;min-width:8rem'>{of}</td></tr>"
+            f"<td style='{_TD}'><b>{link}</b><br>"
+            f"<span style='font-size:0.82rem;color:gray'>{esc(lens.rule)}</span></td>"
+            f"<td style='{_TD};width:13rem'><b class='rte-lens-count'>{count}</b> "
+            f"<span style='font-size:0.82rem'>{of}</span></td></tr>"
         )
     head = "".join(
         f"<th style='{_TD};text-align:left'>{h}</th>"
-        for h in ("Dataset", "Lens", "Rule", "Found", "Drawn from")
+        for h in ("Dataset", "Lens and its rule", "Found")
     )
     return (
         "<table class='rte-lenses' style='border-collapse:collapse;width:100%;font-size:0.9rem'>"
@@ -86,7 +87,8 @@ def overview_html(rows: Sequence[tuple[Lens, str, str]], chosen: str | None) -> 
 
 def overview(src_of: dict[str, SourceConfig], chosen: str | None) -> None:
     rows = [(lens, *_count_cell(lens, src_of[lens.dataset])) for lens in all_lenses()]
-    st.html(overview_html(rows, chosen))
+    with st.expander(f"All lenses ({len(rows)})", expanded=chosen is None):
+        st.html(overview_html(rows, chosen))
 
 
 def _cases(lens: Lens, items: pl.DataFrame) -> list[int]:
@@ -144,23 +146,24 @@ def _page(total: int) -> int:
     return (int(page) - 1) * PAGE
 
 
-def chosen_lens(lens: Lens, src: SourceConfig) -> LensResult | None:
-    """The chosen lens: its rule, its file picker, its items. Returns what it found (for the
-    triage queue's button)."""
+def chosen_lens(lens: Lens, src: SourceConfig, pickers: Any) -> LensResult | None:
+    """The chosen lens: its file picker (in `pickers`, beside the lens picker), its rule, its
+    items. Returns what it found (for the triage queue's button)."""
     kit = kit_of(lens)
-    st.subheader(lens.title)
-    st.markdown(md_text(lens.rule, 1000))
     parts = parts_here(lens, src)
     part = default_part(lens, src)
     if len(parts) > 1:
-        part = url_selectbox(
-            kit.part_label.capitalize(),
-            list(parts),
-            LensesKeys.FILE,
-            fallback=part,
-            fmt=kit.part_title,
-            width=420,
-        )
+        with pickers:
+            part = url_selectbox(
+                kit.part_label.capitalize(),
+                list(parts),
+                LensesKeys.FILE,
+                fallback=part,
+                fmt=kit.part_title,
+                width=420,
+            )
+    st.subheader(lens.title)
+    st.markdown(md_text(lens.rule, 1000))
     items, n = found(lens, part, src)
     where = kit.part_title(part)
     st.markdown(
@@ -193,22 +196,24 @@ def render() -> LensResult | None:
     want = LensesKeys.LENS.read()
     with guard("the lens counts"):
         overview(src_of, want if want in by_id else None)
-    picked = url_selectbox(
-        "Lens",
-        [None, *by_id],
-        LensesKeys.LENS,
-        fmt=lambda i: (
-            "Choose a lens…"
-            if i is None
-            else f"{DATASETS[by_id[i].dataset].title} · {by_id[i].title}"
-        ),
-        width=420,
-    )
+    pickers = st.container(horizontal=True)
+    with pickers:
+        picked = url_selectbox(
+            "Lens",
+            [None, *by_id],
+            LensesKeys.LENS,
+            fmt=lambda i: (
+                "Choose a lens…"
+                if i is None
+                else f"{DATASETS[by_id[i].dataset].title} · {by_id[i].title}"
+            ),
+            width=420,
+        )
     if picked is None:
         st.caption("Choose a lens (or click its name) to list its items.")
         return None
     lens = by_id[picked]
     result = None
     with guard(f"the lens {lens.title}", dataset=lens.dataset):
-        result = chosen_lens(lens, src_of[lens.dataset])
+        result = chosen_lens(lens, src_of[lens.dataset], pickers)
     return result
