@@ -30,7 +30,9 @@ SHARED = (
     "components/common/*.py",
     "components/casebook/*.py",
     "components/home/*.py",
+    "components/lenses/*.py",
     "pages/home.py",
+    "pages/lenses.py",
     "app.py",
     "analysis/__main__.py",
 )
