@@ -52,6 +52,7 @@ VIEWS = {
     "mars": "/mars",
     "playground": "/playground",
     "fineproofs": "/fineproofs",
+    "lenses": "/lenses",
     "casebook": "/casebook",
 }
 TARGET_S = 2.0
