@@ -179,7 +179,7 @@ def disagreement(table: pl.DataFrame) -> pl.DataFrame:
         right = have.filter(pl.col("majority_correct").fill_null(False))["model"].to_list()
         wrong = have.filter(pl.col("majority_correct").not_().fill_null(False))["model"].to_list()
         rec: dict[str, object] = {
-            "qid": int(qid),  # type: ignore[call-overload]
+            "qid": int(qid),
             "majority_split": bool(right and wrong),
             "right_models": ", ".join(right),
             "wrong_models": ", ".join(wrong),
@@ -379,3 +379,14 @@ def pooled_curves(feats: Mapping[str, pl.DataFrame], bin_tokens: int = CURVE_BIN
             }
         )
     return pl.concat(frames)
+
+
+def axis_end(ts: pl.DataFrame, pc: pl.DataFrame, bin_tokens: int = CURVE_BIN) -> float:
+    """Where a token axis shared by the vote evolution (`truth_share`) and the pooled curves
+    (`pooled_curves`) of every model ends: the last checkpoint or curve bin of any model."""
+    ends = [0.0]
+    if ts.height:
+        ends.append(float(ts["position"].max()))  # type: ignore[arg-type]
+    if pc.height:
+        ends.append(float(pc["x"].max()) + bin_tokens / 2)  # type: ignore[arg-type]
+    return max(ends)

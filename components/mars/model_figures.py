@@ -67,7 +67,9 @@ def answers_by_model(dist: pl.DataFrame, models: list[str], top: int = TOP_ANSWE
     return fig
 
 
-def truth_share_figure(ts: pl.DataFrame, models: list[str]) -> go.Figure:
+def truth_share_figure(
+    ts: pl.DataFrame, models: list[str], x_max: float | None = None
+) -> go.Figure:
     """The ground truth's share of each model's traces at every checkpoint (solid), and the
     share with no answer yet (dotted), all models on one token axis."""
     fig = go.Figure()
@@ -112,10 +114,14 @@ def truth_share_figure(ts: pl.DataFrame, models: list[str]) -> go.Figure:
         legend={"orientation": "h", "y": -0.2, "yanchor": "top"},
         hovermode="x unified",
     )
+    if x_max:
+        fig.update_xaxes(range=[0, x_max])
     return fig
 
 
-def pooled_curves_figure(pc: pl.DataFrame, models: list[str], bin_tokens: int) -> go.Figure:
+def pooled_curves_figure(
+    pc: pl.DataFrame, models: list[str], bin_tokens: int, x_max: float | None = None
+) -> go.Figure:
     """Median confidence along the token axis per model: right traces solid, wrong or no
     answer dashed; n (traces in the bin) on hover."""
     fig = go.Figure()
@@ -146,4 +152,6 @@ def pooled_curves_figure(pc: pl.DataFrame, models: list[str], bin_tokens: int) -
         margin={"l": 60, "r": 10, "t": 40, "b": 50},
         legend={"orientation": "h", "y": -0.2, "yanchor": "top"},
     )
+    if x_max:
+        fig.update_xaxes(range=[0, x_max])
     return fig

@@ -8,6 +8,8 @@ the source lacks is named as absent, never an error.
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 import streamlit as st
 
@@ -129,7 +131,11 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
     labels = {r["qid"]: _rank_label(r) for r in rank.iter_rows(named=True)}
     q = int(
         url_selectbox(
-            "Compared question (by disagreement rank)", qids, MarsKeys.CQ, fallback, labels.get
+            "Compared question (by disagreement rank)",
+            qids,
+            MarsKeys.CQ,
+            fallback,
+            labels.__getitem__,
         )
     )
     with guard(f"question {q} across the models", dataset=DATASET):
@@ -145,7 +151,7 @@ def _rank_label(r: dict) -> str:
 def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
     st.subheader("Per question, side by side", divider="gray")
     w = mcmp.wide(table, models)
-    config: dict[str, object] = {
+    config: dict[str, Any] = {
         "qid": st.column_config.NumberColumn("qid", pinned=True),
         "truth_agrees": st.column_config.CheckboxColumn("same truth", help="ground truths agree"),
     }
@@ -293,10 +299,13 @@ def _question(
     st.plotly_chart(mfig.answers_by_model(dist, shown), width="stretch", key="models_answers")
     download_buttons(dist, file_stem("mars", bench, f"q{q}", "models", "answers"), "models_dist")
     pools = {m: mc.pool(rel, src, q) for m, (rel, _) in here.items()}
+    ts = mcmp.truth_share(pools)
+    pc = mcmp.pooled_curves(feats)
+    x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
-        ts = mcmp.truth_share(pools)
-        st.plotly_chart(mfig.truth_share_figure(ts, shown), width="stretch", key="models_truth")
-        xmax = max((int(p.grid.max()) for p in pools.values() if p.grid.size), default=0)
+        st.plotly_chart(
+            mfig.truth_share_figure(ts, shown, x_max), width="stretch", key="models_truth"
+        )
         with st.expander("Each model's whole vote, on the same token axis"):
             for m, tab in zip(shown, st.tabs(shown), strict=True):
                 vs = vote_shares(pools[m])
@@ -304,13 +313,15 @@ def _question(
                     tab.info("No probe checkpoints in this question.")
                     continue
                 fig = mf.vote_figure(vs, pools[m].ground_truth)
-                fig.update_xaxes(range=[0, xmax * 1.02])
+                fig.update_xaxes(range=[0, x_max])
                 fig.update_layout(height=460)
                 tab.plotly_chart(fig, width="stretch", key=f"models_votes_{m}")
+        download_buttons(
+            ts, file_stem("mars", bench, f"q{q}", "models", "truth-share"), "models_ts"
+        )
     with guard("the confidence curves per model", dataset=DATASET):
-        pc = mcmp.pooled_curves(feats)
         st.plotly_chart(
-            mfig.pooled_curves_figure(pc, shown, mcmp.CURVE_BIN),
+            mfig.pooled_curves_figure(pc, shown, mcmp.CURVE_BIN, x_max),
             width="stretch",
             key="models_curves",
         )
