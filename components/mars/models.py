@@ -288,6 +288,13 @@ def _question(
         },
         key="models_rows",
     )
+    links = [
+        f"[{md_text(m)} ↗]({view_href('mars', file=stores[m][0], qid=q)})"
+        for m in models
+        if m in here
+    ]
+    if links:
+        st.markdown(f"Open Q{q} in each model's question view: " + " · ".join(links))
     if not here:
         st.info(f"No model's file holds question {q}.")
         return

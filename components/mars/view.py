@@ -55,7 +55,7 @@ def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: i
     trace_link_note(feats, qid)
     asked = st.query_params.get(TABS_KEY)
     if asked in TAB_ALIASES:  # the tab's own state: the bound widget would drop an unknown value
-        st.session_state[TABS_KEY] = st.query_params[TABS_KEY] = TAB_ALIASES[asked]
+        st.session_state[TABS_KEY] = TAB_ALIASES[asked]
     tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default="Curves")
     for tab, name in zip(tabs, TABS, strict=True):
         if not tab.open:
