@@ -18,9 +18,11 @@ from analysis.mars.confidence import WINDOW
 from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import vote_shares
 from analysis.mars.table_names import FEATURES, FEATURES_VERSION
+from cache.casebook.evidence import line_evidence, with_evidence
 from cache.sources import SourceConfig
 from cache.store import table_path
 from components.common.cached import file_stamp, present_files
+from components.common.casebook import capture
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_interval, fmt_num
 from components.common.guards import guard
@@ -29,6 +31,7 @@ from components.common.safe_text import md_text
 from components.common.url_keys import MarsKeys
 from components.common.url_state import url_selectbox
 from components.mars import cached as mc
+from components.mars import cases as mcs
 from components.mars import figures as mf
 from components.mars import model_figures as mfig
 
@@ -298,6 +301,10 @@ def _question(
     if not here:
         st.info(f"No model's file holds question {q}.")
         return
+    pools = {m: mc.pool(rel, src, q) for m, (rel, _) in here.items()}
+    ts = mcmp.truth_share(pools)
+    with guard("the comparison's casebook control", dataset=DATASET):
+        _capture(bench, q, rows, stores[next(iter(here))][0], ts, src)
     groups = {m: s.question_groups(q) for m, (_, s) in here.items()}
     feats = {m: s.question(q) for m, (_, s) in here.items()}
     n_null = {m: int((f["final_group"] < 0).sum()) for m, f in feats.items()}
@@ -305,8 +312,6 @@ def _question(
     shown = [m for m in models if m in here]
     st.plotly_chart(mfig.answers_by_model(dist, shown), width="stretch", key="models_answers")
     download_buttons(dist, file_stem("mars", bench, f"q{q}", "models", "answers"), "models_dist")
-    pools = {m: mc.pool(rel, src, q) for m, (rel, _) in here.items()}
-    ts = mcmp.truth_share(pools)
     pc = mcmp.pooled_curves(feats)
     x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
@@ -338,3 +343,46 @@ def _question(
             f"at least {mcmp.MIN_TRACES} traces of the class reach it. Solid: right final answer; "
             "dashed: wrong or none."
         )
+
+
+def _capture(
+    bench: str, q: int, rows: pl.DataFrame, rel: str, ts: pl.DataFrame, src: SourceConfig
+) -> None:
+    """ "Add comparison": a case on the question as the models see it (its item is the question
+    in the first model's file that holds it; the link reopens this tab on it), with each model's
+    figures and the ground truth's share of the vote per model as evidence."""
+    have = rows.filter(~pl.col("missing"))
+    right = have.filter(pl.col("majority_correct").fill_null(False))["model"].to_list()
+    wrong = have.filter(pl.col("majority_correct").not_().fill_null(False))["model"].to_list()
+    title = f"{BENCH_TITLES.get(bench, bench)} · Q{q} across {have.height} models"
+    if right and wrong:
+        title += f" · majority right: {', '.join(right)}; wrong: {', '.join(wrong)}"
+    snap: dict[str, Any] = {"benchmark": bench, "qid": q, "models": ", ".join(have["model"])}
+    for r in have.iter_rows(named=True):
+        m = r["model"]
+        snap[f"{m} pass_at_1"] = round(float(r["pass_at_1"]), 4)
+        snap[f"{m} n_traces"] = int(r["n_traces"])
+        snap[f"{m} majority_answer"] = str(r["majority_answer"] or "")[:80]
+        snap[f"{m} majority_correct"] = r["majority_correct"]
+    series = [
+        (m, part["position"].to_list(), part["truth"].to_list())
+        for (m,), part in ts.group_by("model", maintain_order=True)
+    ]
+    ev = line_evidence(
+        title=f"Q{q} · the ground truth's share of each model's traces",
+        x_label="checkpoint (tokens generated)",
+        y_label="share of all traces",
+        series=series,
+        y_range=(0.0, 1.0),
+    )
+    capture(
+        DATASET,
+        "mars",
+        {**mcs.question_item(rel, q), "compare": bench},
+        title=title,
+        snapshot=with_evidence(snap, ev),
+        source=src,
+        file=rel,
+        key=f"mars_models_{bench}_{q}",
+        label="Add comparison",
+    )

@@ -73,3 +73,28 @@ def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:
     rows = _table(at, "model")
     qw = rows[rows["model"] == "qwen3-32b"].iloc[0]
     assert qw["pass@1"] == "missing" and not isinstance(qw["open"], str)
+
+
+def test_capture_the_comparison(open_page, db: str) -> None:
+    from cache.casebook.store import open_store
+
+    at = open_page(file=DS, qid="0", view="models", cq="1")
+    key = "mars_models_aime-2025_1"
+    assert at.text_input(key=f"cb_{key}_title").value.startswith("AIME 2025 · Q1 across 2 models")
+    at.text_input(key=f"cb_{key}_title").input("models split")
+    at.button(key=f"cb_{key}_save").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    [case] = open_store(db).cases_for_item("mars")
+    assert case.title == "models split"
+    assert case.item == {"file": DS, "qid": "1", "compare": "aime-2025"}
+    q = dict(case.query)
+    assert q["cq"] == "1" and q["bench"] == "aime-2025"
+    rows = _table(at, "model")
+    ds = rows[rows["model"] == "deepseek-8b"].iloc[0]
+    snap = case.snapshot
+    assert snap["models"] == "deepseek-8b, qwen3-32b"
+    assert ds["pass@1"].startswith(f"{snap['deepseek-8b pass_at_1']:.0%} (")
+    assert snap["deepseek-8b n_traces"] == 16 and snap["qwen3-32b n_traces"] == 12
+    names = [s["name"] for s in snap["evidence"]["series"]]
+    assert names == ["deepseek-8b", "qwen3-32b"]
