@@ -386,7 +386,7 @@ def axis_end(ts: pl.DataFrame, pc: pl.DataFrame, bin_tokens: int = CURVE_BIN) ->
     (`pooled_curves`) of every model ends: the last checkpoint or curve bin of any model."""
     ends = [0.0]
     if ts.height:
-        ends.append(float(ts["position"].max()))  # type: ignore[arg-type]
+        ends.append(float(ts["position"].max()))  # type: ignore[arg-type]  # a number: ts is not empty
     if pc.height:
-        ends.append(float(pc["x"].max()) + bin_tokens / 2)  # type: ignore[arg-type]
+        ends.append(float(pc["x"].max()) + bin_tokens / 2)  # type: ignore[arg-type]  # pc is not empty
     return max(ends)
