@@ -27,7 +27,10 @@ def answers_by_model(dist: pl.DataFrame, models: list[str], top: int = TOP_ANSWE
     d = pl.concat([dist.filter(pl.col("key") != "∅").head(top), dist.filter(pl.col("key") == "∅")])
     pos = list(range(d.height))
     ok = [bool(c) for c in d["correct_in"].to_list()]
-    ticks = [esc_hover(a, 12) + (" ✓" if c else "") for a, c in zip(d["answer"], ok, strict=True)]
+    ticks = [
+        "(no answer)" if k == "∅" else esc_hover(a, 12) + (" ✓" if c else "")
+        for k, a, c in zip(d["key"], d["answer"], ok, strict=True)
+    ]
     hover = [
         esc_hover(a, 120) + (f" (ground truth in {esc_hover(c, 80)})" if c else "")
         for a, c in zip(d["answer"], d["correct_in"], strict=True)

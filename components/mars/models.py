@@ -287,12 +287,12 @@ def _question(
         placeholder=DASH,
         column_config={
             "median tokens": st.column_config.NumberColumn(format="%,.0f"),
-            "open": st.column_config.LinkColumn("question view", display_text="open ↗"),
+            "open": st.column_config.LinkColumn("view", display_text="open ↗"),
         },
         key="models_rows",
     )
     links = [
-        f"[{md_text(m)} ↗]({view_href('mars', file=stores[m][0], qid=q)})"
+        f"[{md_text(m)}\u00a0↗]({view_href('mars', file=stores[m][0], qid=q)})"
         for m in models
         if m in here
     ]

@@ -72,7 +72,7 @@ def test_j9_compare_models_on_a_question(
     expect(answers).to_be_visible()
     expect(answers.locator("g.trace.bars")).to_have_count(3)
     # 4. one model's link opens its own question view (a new tab)
-    link = page.get_by_role("link", name="qwen3-32b ↗")
+    link = page.get_by_role("link", name=re.compile(r"^qwen3-32b\s↗$"))
     expect(link).to_have_attribute("href", f"mars?file=Qwen3-32B/hmmt.parquet&qid={q}")
     with page.context.expect_page() as info:
         link.click()
