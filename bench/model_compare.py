@@ -1,11 +1,13 @@
 """Model comparison benchmark: the MARS view's "Compare models" tab on a benchmark of 3 files at
 the real pool size (30 questions x 4,096 traces each; target <= 2 s warm).
 
-    python bench/model_compare.py [--dir /tmp/rte-bench] [--small]
+    python bench/model_compare.py [--dir /tmp/rte-bench] [--small] [--copies]
 
 The three files are generated once into `--dir` (the bench generator of bench/mars_ingest.py,
 `cache.sample.mars.write_full_size_file`, one seed per model), under the AIME 2025 paths of
-`cache.datasets.MARS_FILES`. The derived tables go into a fresh temporary cache each run, so the
+`cache.datasets.MARS_FILES`. With `--copies` the second and third files are byte copies of the
+first (generating a full-size file takes minutes; the comparison's work does not depend on what
+the files say, but their builds then share the first one's answer memo). The derived tables go into a fresh temporary cache each run, so the
 cold build is truly cold. Printed:
 - cold build: each file's feature tables built (one pass over it), then loaded as the view loads
   them (`load_features(with_lows=False)`);
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -35,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/rte-bench"), help="generated files")
     ap.add_argument("--small", action="store_true", help="30 questions x 256 traces")
+    ap.add_argument("--copies", action="store_true", help="files 2 and 3 copy file 1")
     args = ap.parse_args(argv)
     cache = tempfile.mkdtemp(prefix="rte-model-compare-")
     os.environ["RTE_CACHE_DIR"] = cache  # why first: cache paths are read from it
@@ -51,13 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     n_traces = 256 if args.small else 4096
     root = args.dir / f"model-compare-30x{n_traces}"
     files = mcmp.benchmark_files(BENCH)
+    if args.copies:
+        root = root.with_name(root.name + "-copies")
     for i, (rel, model, _) in enumerate(files):
         path = root / rel
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            t = time.perf_counter()
+        if path.exists():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        t = time.perf_counter()
+        if args.copies and i:
+            shutil.copyfile(root / files[0][0], path)
+        else:
             write_full_size_file(path, n_questions=30, n_traces=n_traces, seed=7 + i)
-            print(f"generated {path} ({model}) in {time.perf_counter() - t:.1f} s")
+        print(f"generated {path} ({model}) in {time.perf_counter() - t:.1f} s")
 
     t0 = time.perf_counter()
     for rel, model, _ in files:
