@@ -208,17 +208,19 @@ def _ranking(rank: pl.DataFrame, bench: str) -> None:
         height=280,
         placeholder=DASH,
         column_config={
-            "rank": st.column_config.NumberColumn("#", pinned=True),
-            "qid": st.column_config.NumberColumn("qid", pinned=True),
-            "majority_split": st.column_config.CheckboxColumn("majority split"),
+            "rank": st.column_config.NumberColumn("#", pinned=True, width=40),
+            "qid": st.column_config.NumberColumn("qid", pinned=True, width=48),
+            "majority_split": st.column_config.CheckboxColumn(
+                "split", width=48, help="one model's majority right, another's wrong"
+            ),
             "right_models": "majority right",
             "wrong_models": "majority wrong",
             "best_model": "best pass@1",
             "worst_model": "worst pass@1",
-            "gap_pp": st.column_config.NumberColumn("gap (pp)", format="%.1f"),
+            "gap_pp": st.column_config.NumberColumn("gap (pp)", format="%.1f", width=70),
             "interval": "95 % interval (pp)",
             "missing_models": "missing in",
-            "truth_agrees": st.column_config.CheckboxColumn("same truth"),
+            "truth_agrees": st.column_config.CheckboxColumn("same truth", width=80),
         },
     )
     download_buttons(rank, file_stem("mars", bench, "models", "disagreement"), "models_rank")
