@@ -50,6 +50,11 @@ class MarsKeys:
     FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
     QID = Param("qid", None, parse=int_in(0, 10**6))
     TRACE = Param("trace", None, parse=int_in(0, 10**7))
+    # Compare models: the benchmark (default: the open file's) and the compared question
+    BENCH = Param(
+        "bench", None, parse=str, choices=tuple(dict.fromkeys(b for _, b, _ in MARS_FILES.values()))
+    )
+    CQ = Param("cq", None, parse=int_in(0, 10**6))
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
     # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding
     WIDGETS: tuple[str, ...] = (

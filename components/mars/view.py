@@ -16,13 +16,15 @@ from components.mars.curves import render_curves
 from components.mars.data_tab import render_data
 from components.mars.distributions import render_distributions
 from components.mars.header import DATASET, question_header
+from components.mars.models import render_models
 from components.mars.single_trace import render_single_trace
 from components.mars.votes import render_votes
 
 DL = LinkNotes("mars")  # this view's deep-link notes
 
-TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data")
+TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data", "Compare models")
 TABS_KEY = "view"
+TAB_ALIASES = {"models": "Compare models"}  # short `?view=` values a link may use
 
 
 TRACE_NOTE = (
@@ -51,6 +53,9 @@ def trace_link_note(feats: pl.DataFrame, qid: int) -> None:
 def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: int) -> None:
     feats = question_header(store, qid, rel, src)
     trace_link_note(feats, qid)
+    asked = st.query_params.get(TABS_KEY)
+    if asked in TAB_ALIASES:  # the tab's own state: the bound widget would drop an unknown value
+        st.session_state[TABS_KEY] = TAB_ALIASES[asked]
     tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default="Curves")
     for tab, name in zip(tabs, TABS, strict=True):
         if not tab.open:
@@ -65,6 +70,9 @@ def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: i
             elif name == "Distributions":
                 with guard("the distributions", dataset=DATASET):
                     render_distributions(rel, src, store, feats, qid)
+            elif name == "Compare models":
+                with guard("the model comparison", dataset=DATASET):
+                    render_models(rel, src, qid)
             elif name == "Single trace":
                 with guard("the single-trace zoom", dataset=DATASET):
                     render_single_trace(rel, src, store, feats, qid)

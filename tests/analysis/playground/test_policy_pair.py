@@ -38,7 +38,9 @@ def _run(*questions: QuestionResult) -> RunResult:
     return RunResult(published_policy("offline"), DEFAULT_SETTINGS, list(questions))
 
 
-@pytest.mark.parametrize("a_only,b_only", [(0, 0), (0, 5), (3, 3), (7, 2), (1, 19), (40, 25)])
+@pytest.mark.parametrize(
+    "a_only,b_only", [(0, 0), (0, 5), (3, 3), (7, 2), (1, 19), (40, 25), (1600, 1700), (700, 0)]
+)
 def test_mcnemar_matches_scipys_exact_binomial_test(a_only: int, b_only: int) -> None:
     got = mcnemar_exact(a_only, b_only)
     n = a_only + b_only

@@ -1,0 +1,87 @@
+"""Journey J9 (docs/JOURNEYS.md), compare models on the same question: on the MARS view, the
+Compare models tab for a benchmark ranks its questions by how much the models disagree; the
+question ranked first shows each model's row and answer distribution, and a model's link opens
+that model's own question view.
+
+Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x768."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    expect_timeout,
+    grid_cell,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+)
+
+pytestmark = pytest.mark.e2e
+SLOW = 180_000  # the first look at a benchmark builds its files' feature tables
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _expect_timeout() -> Iterator[None]:
+    with expect_timeout():
+        yield
+
+
+def _choose(page, label: re.Pattern[str], typed: str) -> None:  # type: ignore[no-untyped-def]
+    """Pick the first option of the selectbox `label` that matches what is typed."""
+    combo = page.get_by_role("combobox", name=label)
+    combo.click()
+    page.keyboard.type(typed)
+    page.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j9_compare_models_on_a_question(
+    browser: Browser, app_url: str, viewport: dict[str, int]
+) -> None:
+    page = new_page(browser, viewport)
+    # 1. the MARS view, then its Compare models tab, then the HMMT benchmark
+    open_url(page, f"{app_url}/mars", ready="MARS pools")
+    page.get_by_role("tab", name="Compare models").click()
+    expect(page.get_by_text("Where the models disagree")).to_be_visible(timeout=SLOW)
+    _choose(page, re.compile(r"^Benchmark$"), "HMMT (hmmt)")
+    expect(page).to_have_url(re.compile(r"bench=hmmt"))
+    settled(page)
+    # 2. the question ranked first by disagreement
+    _choose(page, re.compile(r"^Compared question"), "#1 ·")
+    picked = page.get_by_role("combobox", name=re.compile(r"^Compared question"))
+    expect(picked).to_have_value(re.compile(r"^#1 · Q\d+"))
+    qid = re.search(r"#1 · Q(\d+)", picked.input_value())
+    assert qid is not None
+    q = qid[1]
+    expect(page).to_have_url(re.compile(rf"cq={q}\b"))
+    settled(page)
+    # 3. each model's row, and the answers of every model on one chart
+    expect(page.get_by_role("heading", name=f"Q{q} across the models")).to_be_visible()
+    for model in ("deepseek-8b", "qwen3-32b", "qwen3-next"):
+        expect(grid_cell(page, model).first).to_be_attached()
+    answers = page.locator('[data-testid="stPlotlyChart"]').filter(
+        has_text="final answers: share of each model's traces"
+    )
+    expect(answers).to_be_visible()
+    expect(answers.locator("g.trace.bars")).to_have_count(3)
+    # 4. one model's link opens its own question view (a new tab)
+    link = page.get_by_role("link", name=re.compile(r"^qwen3-32b\s↗$"))
+    expect(link).to_have_attribute("href", f"mars?file=Qwen3-32B/hmmt.parquet&qid={q}")
+    with page.context.expect_page() as info:
+        link.click()
+    other = info.value
+    settled(other)
+    files = other.get_by_role("combobox", name="MARS file (model · benchmark)")
+    expect(files).to_have_value(re.compile(r"^Qwen3-32B · HMMT"))
+    question = other.get_by_role("combobox", name="Question", exact=True)
+    expect(question).to_have_value(re.compile(rf"^Q{q} · pass@1"))
+    no_exception(other)
+    no_exception(page)
+    page.context.close()

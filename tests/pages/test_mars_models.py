@@ -1,0 +1,100 @@
+"""AppTest of the MARS view's "Compare models" tab: opened by URL, a chosen question, a model
+whose file the folder lacks, a question one model's file lacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cache.sample.mars import write_file
+from tests.pages.charts import plotly_specs
+from tests.pages.conftest import run_page
+
+PAGE = "pages/mars.py"
+DS = "DeepSeek-8B/aime25_deepseek.parquet"
+QW = "Qwen3-32B/aime25.parquet"  # Qwen3-next's AIME file is absent from the folder
+
+
+@pytest.fixture(scope="module")
+def two_models(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("mars_models")
+    write_file(root / DS, "aime", 16, seed=4, n_questions=4, median_len=5000)
+    write_file(root / QW, "aime", 12, seed=5, n_questions=3, median_len=5000)  # no Q3
+    return root
+
+
+@pytest.fixture
+def open_page(two_models: Path, monkeypatch):
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(two_models))
+    return lambda **params: run_page(PAGE, **params)
+
+
+def _table(at, first_column: str):  # type: ignore[no-untyped-def]
+    return next(d.value for d in at.dataframe if d.value.columns[0] == first_column)
+
+
+def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> None:
+    at = open_page(file=DS, qid="0", view="models")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    # `view=models` (short) opens the tab as `view=Compare models` does
+    bench = next(s for s in at.selectbox if s.label == "Benchmark")
+    assert bench.value == "aime-2025"
+    warn = " ".join(w.value for w in at.warning)
+    assert "Not in this source" in warn and "`Qwen3-next/aime25_thinking.parquet`" in warn
+    rank = _table(at, "rank")
+    assert sorted(rank["qid"].tolist()) == [0, 1, 2, 3]
+    q3 = rank[rank["qid"] == 3].iloc[0]
+    assert q3["missing_models"] == "qwen3-32b"
+    assert list(rank["rank"]) == [1, 2, 3, 4]
+    # the compared question defaults to the open one; its rows name both models with links
+    rows = _table(at, "model")
+    assert list(rows["model"]) == ["deepseek-8b", "qwen3-32b"]
+    assert all("file=" in h and "qid=0" in h for h in rows["open"])
+    specs = plotly_specs(at)
+    bars = [s for s in specs if "final answers" in str(s["layout"].get("title", ""))]
+    assert bars and {t["name"] for t in bars[0]["data"]} == {"deepseek-8b", "qwen3-32b"}
+
+
+def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:
+    at = open_page(file=DS, qid="0", view="models")
+    rank = _table(at, "rank")
+    top = int(rank.iloc[0]["qid"])
+    pick = next(s for s in at.selectbox if s.label.startswith("Compared question"))
+    pick.set_value(top).run()
+    assert not at.exception, at.exception
+    assert at.query_params["cq"] in (str(top), [str(top)])
+    rows = _table(at, "model")
+    assert all(f"qid={top}" in h for h in rows["open"])
+    at = open_page(file=DS, qid="0", view="models", cq="3")
+    assert not at.exception, at.exception
+    rows = _table(at, "model")
+    qw = rows[rows["model"] == "qwen3-32b"].iloc[0]
+    assert qw["pass@1"] == "missing" and not isinstance(qw["open"], str)
+
+
+def test_capture_the_comparison(open_page, db: str) -> None:
+    from cache.casebook.store import open_store
+
+    at = open_page(file=DS, qid="0", view="models", cq="1")
+    key = "mars_models_aime-2025_1"
+    assert at.text_input(key=f"cb_{key}_title").value.startswith("AIME 2025 · Q1 across 2 models")
+    at.text_input(key=f"cb_{key}_title").input("models split")
+    at.button(key=f"cb_{key}_save").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    [case] = open_store(db).cases_for_item("mars")
+    assert case.title == "models split"
+    assert case.item == {"file": DS, "qid": "1", "compare": "aime-2025"}
+    q = dict(case.query)
+    assert q["cq"] == "1" and q["bench"] == "aime-2025"
+    rows = _table(at, "model")
+    ds = rows[rows["model"] == "deepseek-8b"].iloc[0]
+    snap = case.snapshot
+    assert snap["models"] == "deepseek-8b, qwen3-32b"
+    assert ds["pass@1"].startswith(f"{snap['deepseek-8b pass_at_1']:.0%} (")
+    assert snap["deepseek-8b n_traces"] == 16 and snap["qwen3-32b n_traces"] == 12
+    names = [s["name"] for s in snap["evidence"]["series"]]
+    assert names == ["deepseek-8b", "qwen3-32b"]
