@@ -26,10 +26,11 @@ from analysis.parason.tables import (
 )
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, evidence
-from components.common.click_text import click_text
+from components.common.click_text import click_text, text_block
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
+from components.common.maths import maths_on
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
     CAPTION_FG,
@@ -56,6 +57,7 @@ from components.parason.text import highlighted_html, legend_html, node_text_htm
 
 DAG_KEY = "pa_dag"
 TEXT_KEY = "pa_text"
+NODE_TEXT_KEY = "pa_node_text"
 METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
 
@@ -211,7 +213,7 @@ def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> 
         st.caption(md_text(" · ".join(node_facts(d)), 600))
         if d.get("goal"):
             st.html(f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>')
-        st.html(node_text_html(traj.node_text(node)))
+        text_block(node_text_html(traj.node_text(node), maths=maths_on()), key=NODE_TEXT_KEY)
     else:
         st.caption("No node selected. Click a node in the DAG or pick one above.")
 
@@ -224,7 +226,9 @@ def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None: 
     st.html(legend_html())
     # each node's text is a `data-pick` span: a click selects the node in place (no reload,
     # the text keeps its scroll position); the node goes into the URL as before
-    text_html = highlighted_html(traj, selected=node, added=added, pickable=set(g.nodes))
+    text_html = highlighted_html(
+        traj, selected=node, added=added, pickable=set(g.nodes), maths=maths_on()
+    )
     click_text(text_html, key=TEXT_KEY, on_pick=pick_node, reveal=node is not None)
 
 
