@@ -141,3 +141,16 @@ def test_mars_probe_text_and_ground_truth(sample_root: Path) -> None:
     assert any("Ground truth" in h.proto.body for h in off.get("html"))
     assert not [t for t in _texts(off) if "Ground truth" in t["html"]]
     assert all(t["katex"] is not None for t in probes)
+
+
+def test_without_katex_the_switch_says_so_and_text_shows_as_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from components.common import maths
+
+    monkeypatch.setattr(maths, "katex_assets", lambda static=None: None)
+    at = _run("pages/parason.py", uuid=FOUR, node="answer", maths="true")
+    assert at.sidebar.toggle(key="maths_unavailable").disabled
+    assert any("unavailable" in c.value for c in at.sidebar.caption)
+    assert "rte-maths" not in _all_html(at)
+    assert all(t["katex"] is None for t in _texts(at))
