@@ -6,6 +6,10 @@ itself ships it (no CDN): its ES module `static/js/katex.<hash>.js`, its rules i
 `static/css/*.css` and its fonts in `static/media/KaTeX_*.woff2`, found by glob at run time since
 the hash changes with each release. When any part is missing, the switch says so and is off.
 
+Streamlit 1.67 pairs KaTeX 0.18's module with 0.16's stylesheet, and 0.18 writes some classes
+with a `katex-` prefix (`katex-strut`, `katex-stretchy`): each rule naming one of them is given
+the prefixed selector too (without it a `\\boxed{}` frame collapses to one side).
+
 KaTeX runs with `trust: false` (no `\\href`, `\\url`, `\\includegraphics`: nothing is fetched),
 and a formula that does not parse, or uses a command that trust refuses, keeps its escaped source:
 it shows as written, never as a red error.
@@ -40,8 +44,9 @@ class KatexAssets:
     fonts: tuple[tuple[str, str, str, str], ...]  # (family, weight, style, path)
 
 
-def katex_rules(css: str) -> str:
-    """The top-level rules of a (minified) stylesheet whose selector names `.katex`."""
+def katex_rules(css: str, renamed: frozenset[str] = frozenset()) -> str:
+    """The top-level rules of a (minified) stylesheet whose selector names `.katex`; a selector
+    naming a class in `renamed` (`strut`) also gets its `katex-` form (`.katex-strut`)."""
     out: list[str] = []
     depth = 0
     start = 0
@@ -53,10 +58,26 @@ def katex_rules(css: str) -> str:
             if depth == 0:
                 rule = css[start : i + 1].strip()
                 start = i + 1
-                head = rule.split("{", 1)[0]
+                head, body = rule.split("{", 1)
                 if ".katex" in head and not head.lstrip().startswith("@"):
-                    out.append(rule)
+                    out.append(_with_aliases(head, renamed) + "{" + body)
     return "".join(out)
+
+
+def _with_aliases(head: str, renamed: frozenset[str]) -> str:
+    if not renamed:
+        return head
+    token = re.compile(r"(?<![\w-])\.(" + "|".join(map(re.escape, sorted(renamed))) + r")(?![\w-])")
+    selectors = head.split(",")
+    aliases = [token.sub(r".katex-\1", sel) for sel in selectors]
+    return ",".join(selectors + [a for a, sel in zip(aliases, selectors, strict=True) if a != sel])
+
+
+def renamed_classes(js: str) -> frozenset[str]:
+    """The classes a KaTeX module writes with a `katex-` prefix (`katex-strut`): Streamlit 1.67
+    ships KaTeX 0.18's module with 0.16's stylesheet, which names them without it."""
+    names = set(re.findall(r"[`\"']katex-([a-z][a-z0-9-]*)[`\"']", js))
+    return frozenset(names - {"display", "html", "mathml", "error", "version"})
 
 
 def font_faces(names: list[str]) -> tuple[tuple[str, str, str, str], ...]:
@@ -76,7 +97,10 @@ def font_faces(names: list[str]) -> tuple[tuple[str, str, str, str], ...]:
 def katex_assets(static: Path = STATIC) -> KatexAssets | None:
     """Streamlit's own KaTeX, or None when this Streamlit does not ship all of it."""
     modules = sorted(static.glob("js/katex.*.js"))
-    rules = "".join(katex_rules(p.read_text(encoding="utf-8")) for p in static.glob("css/*.css"))
+    renamed = renamed_classes(modules[-1].read_text(encoding="utf-8")) if modules else frozenset()
+    rules = "".join(
+        katex_rules(p.read_text(encoding="utf-8"), renamed) for p in static.glob("css/*.css")
+    )
     fonts = font_faces([p.name for p in static.glob("media/KaTeX_*.woff2")])
     if not modules or ".katex{" not in rules.replace(" ", "") or not fonts:
         return None

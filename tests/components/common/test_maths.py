@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from components.common.maths import STATIC, font_faces, katex_assets, katex_rules
+from components.common.maths import (
+    STATIC,
+    font_faces,
+    katex_assets,
+    katex_rules,
+    renamed_classes,
+)
 
 
 def test_katex_rules_keeps_only_katex_selectors() -> None:
@@ -50,3 +56,23 @@ def test_missing_parts_make_it_unavailable(tmp_path: Path) -> None:
     (tmp_path / "media" / "KaTeX_Main-Regular.x.woff2").write_bytes(b"")
     assets = find(tmp_path)
     assert assets is not None and assets.js == "static/js/katex.abc.js"
+
+
+def test_classes_the_module_prefixes_get_the_prefixed_selector_too() -> None:
+    js = "W([`katex-strut`],x);W([`katex-stretchy`,t]);W([`katex-html`]);`base`"
+    renamed = renamed_classes(js)
+    assert renamed == {"strut", "stretchy"}
+    css = ".katex .strut{a:b}.katex .stretchy:after,.katex .mfrac{c:d}.katex .struts{e:f}"
+    assert katex_rules(css, renamed) == (
+        ".katex .strut,.katex .katex-strut{a:b}"
+        ".katex .stretchy:after,.katex .mfrac,.katex .katex-stretchy:after{c:d}"
+        ".katex .struts{e:f}"
+    )
+
+
+def test_the_installed_pair_styles_the_boxed_frame() -> None:
+    assets = katex_assets()
+    assert assets is not None
+    # the module writes `katex-stretchy` (Streamlit 1.67): its rule must name that class
+    if "`katex-stretchy`" in (STATIC.parent / assets.js).read_text(encoding="utf-8"):
+        assert ".katex .katex-stretchy{" in assets.css
