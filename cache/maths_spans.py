@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import bisect
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_TEX = 4000  # a longer "formula" is far more likely a stray delimiter than maths
 MATHS_CLASS = "rte-maths"
+_OPENER = re.compile(r"[`\\$]")  # where a span, an escape or a code span can start
 
 
 @dataclass(frozen=True)
@@ -35,105 +37,121 @@ class MathSpan:
     display: bool
 
 
-def _find_closer(text: str, i: int, closer: str, blank_line_ends: bool) -> int:
-    """Index of the first `closer` at or after `i` not escaped by a backslash, or -1 (also -1
-    when a blank line comes first and `blank_line_ends`, or past MAX_TEX characters)."""
-    n = len(text)
-    limit = min(n, i + MAX_TEX + len(closer))
-    j = i
-    while j < limit:
-        c = text[j]
-        if text.startswith(closer, j):
-            return j
-        if c == "\\":
-            j += 2
-            continue
-        if blank_line_ends and c == "\n" and _blank_line_at(text, j):
+class _Marks:
+    """Where the closers of a text are, found once (a scan per opener would be quadratic on a
+    text of prices or unclosed delimiters). A character is escaped when an odd run of
+    backslashes precedes it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, list[int]] = {}
+        self._blank: list[int] | None = None
+        self._braces: dict[int, int] | None = None
+        self._no_fence: dict[int, int] = {}  # fence length -> no closing run at or after this
+
+    def escaped(self, j: int) -> bool:
+        k = j
+        while k > 0 and self.text[k - 1] == "\\":
+            k -= 1
+        return (j - k) % 2 == 1
+
+    def _positions(self, closer: str) -> list[int]:
+        if closer not in self._found:
+            hits = (m.start() for m in re.finditer(f"(?={re.escape(closer)})", self.text))
+            self._found[closer] = [j for j in hits if not self.escaped(j)]
+        return self._found[closer]
+
+    def closer(self, start: int, closer: str) -> int:
+        """The first unescaped `closer` at or after `start`, within MAX_TEX, or -1."""
+        found = self._positions(closer)
+        k = bisect.bisect_left(found, start)
+        return found[k] if k < len(found) and found[k] - start <= MAX_TEX else -1
+
+    def _inline_closers(self) -> list[int]:
+        if "inline" not in self._found:
+            t = self.text
+            self._found["inline"] = [
+                j
+                for j in self._positions("$")
+                if j > 0 and not t[j - 1].isspace() and not (j + 1 < len(t) and t[j + 1].isdigit())
+            ]
+        return self._found["inline"]
+
+    def _blank_lines(self) -> list[int]:
+        if self._blank is None:
+            self._blank = [
+                m.start()
+                for m in re.finditer(r"\n(?=[ \t\r]*\n)", self.text)
+                if not self.escaped(m.start())
+            ]
+        return self._blank
+
+    def inline_end(self, i: int) -> int:
+        """For a `$` at `i`: the index of its closing `$` under Pandoc's rules, or -1."""
+        t = self.text
+        if i + 1 >= len(t) or t[i + 1].isspace():
             return -1
-        j += 1
-    return -1
-
-
-def _blank_line_at(text: str, j: int) -> bool:
-    """Whether the newline at `j` is followed by a line of only spaces and tabs."""
-    k = j + 1
-    while k < len(text) and text[k] in " \t\r":
-        k += 1
-    return k < len(text) and text[k] == "\n"
-
-
-def _inline_dollar_end(text: str, i: int) -> int:
-    """For a `$` at `i`: the index of its closing `$` under Pandoc's rules, or -1."""
-    n = len(text)
-    if i + 1 >= n or text[i + 1].isspace():
-        return -1
-    j = i + 1
-    limit = min(n, i + 1 + MAX_TEX)
-    while j < limit:
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "\n" and _blank_line_at(text, j):
+        found = self._inline_closers()
+        k = bisect.bisect_right(found, i)
+        if k == len(found) or found[k] - i > MAX_TEX:
             return -1
-        if c == "$":
-            if text[j - 1].isspace() or (j + 1 < n and text[j + 1].isdigit()):
-                j += 1
+        j = found[k]
+        blank = self._blank_lines()
+        b = bisect.bisect_right(blank, i)
+        return -1 if b < len(blank) and blank[b] < j else j
+
+    def brace_end(self, i: int) -> int:
+        """For a `{` at `i`: the index just past its matching `}` (escaped braces skipped)."""
+        if self._braces is None:
+            self._braces = {}
+            stack: list[int] = []
+            for m in re.finditer(r"\\[\s\S]|[{}]", self.text):
+                c = m.group()
+                if c == "{":
+                    stack.append(m.start())
+                elif c == "}" and stack:
+                    self._braces[stack.pop()] = m.end()
+        e = self._braces.get(i, -1)
+        return e if e - i <= MAX_TEX else -1
+
+    def code_end(self, i: int) -> int:
+        """For a run of backticks at `i`: the index just past the same run closing it, or -1."""
+        t = self.text
+        k = i
+        while k < len(t) and t[k] == "`":
+            k += 1
+        fence = t[i:k]
+        if self._no_fence.get(len(fence), len(t) + 1) <= k:
+            return -1
+        j = k
+        while True:
+            j = t.find(fence, j)
+            if j < 0:
+                self._no_fence[len(fence)] = k
+                return -1
+            e = j + len(fence)
+            if e < len(t) and t[e] == "`":  # a longer run does not close this one
+                while e < len(t) and t[e] == "`":
+                    e += 1
+                j = e
                 continue
-            return j
-        j += 1
-    return -1
-
-
-def _brace_end(text: str, i: int) -> int:
-    """For a `{` at `i`: the index just past its matching `}` (escaped braces skipped), or -1."""
-    depth = 0
-    j = i
-    limit = min(len(text), i + MAX_TEX)
-    while j < limit:
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return -1
-
-
-def _code_end(text: str, i: int) -> int:
-    """For a run of backticks at `i`: the index just past the same run closing it, or -1."""
-    k = i
-    while k < len(text) and text[k] == "`":
-        k += 1
-    fence = text[i:k]
-    j = k
-    while True:
-        j = text.find(fence, j)
-        if j < 0:
-            return -1
-        e = j + len(fence)
-        if e < len(text) and text[e] == "`":  # a longer run does not close this one
-            while e < len(text) and text[e] == "`":
-                e += 1
-            j = e
-            continue
-        return e
+            return e
 
 
 def maths_spans(text: str) -> list[MathSpan]:
     """Every maths span of `text`, in order, none overlapping (see the module's rules)."""
     out: list[MathSpan] = []
+    marks = _Marks(text)
     n = len(text)
     i = 0
     while i < n:
+        hit = _OPENER.search(text, i)  # plain text in between: skipped in C
+        if hit is None:
+            break
+        i = hit.start()
         c = text[i]
         if c == "`":
-            e = _code_end(text, i)
+            e = marks.code_end(i)
             if e < 0:
                 while i < n and text[i] == "`":  # an unclosed run is plain text
                     i += 1
@@ -144,7 +162,7 @@ def maths_spans(text: str) -> list[MathSpan]:
             nxt = text[i + 1]
             if nxt in "([":
                 closer = "\\)" if nxt == "(" else "\\]"
-                j = _find_closer(text, i + 2, closer, blank_line_ends=False)
+                j = marks.closer(i + 2, closer)
                 if j >= 0 and text[i + 2 : j].strip():
                     out.append(MathSpan(i, j + 2, text[i + 2 : j], nxt == "["))
                     i = j + 2
@@ -154,7 +172,7 @@ def maths_spans(text: str) -> list[MathSpan]:
                 while k < n and text[k] in " \t":
                     k += 1
                 if k < n and text[k] == "{":
-                    e = _brace_end(text, k)
+                    e = marks.brace_end(k)
                     if e > 0:
                         out.append(MathSpan(i, e, text[i:e], False))
                         i = e
@@ -163,14 +181,14 @@ def maths_spans(text: str) -> list[MathSpan]:
             continue
         if c == "$":
             if text.startswith("$$", i):
-                j = _find_closer(text, i + 2, "$$", blank_line_ends=False)
+                j = marks.closer(i + 2, "$$")
                 if j >= 0 and text[i + 2 : j].strip():
                     out.append(MathSpan(i, j + 2, text[i + 2 : j], True))
                     i = j + 2
                     continue
                 i += 2  # an unclosed or empty `$$` is text
                 continue
-            j = _inline_dollar_end(text, i)
+            j = marks.inline_end(i)
             if j >= 0:
                 out.append(MathSpan(i, j + 1, text[i + 1 : j], False))
                 i = j + 1

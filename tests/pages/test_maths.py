@@ -154,3 +154,26 @@ def test_without_katex_the_switch_says_so_and_text_shows_as_written(
     assert any("unavailable" in c.value for c in at.sidebar.caption)
     assert "rte-maths" not in _all_html(at)
     assert all(t["katex"] is None for t in _texts(at))
+
+
+def test_present_mode_carries_the_switch_to_each_step() -> None:
+    def script() -> None:
+        import streamlit as st
+
+        from cache.casebook.model import make_case
+        from components.casebook.present import step_path
+
+        plain = make_case("mars", "mars", query=[("qid", "3")], item={"qid": "3"})
+        with_it = make_case("mars", "mars", query=[("qid", "4"), ("maths", "true")])
+        st.write(step_path("c1", [plain, with_it], 1))
+        st.write(step_path("c1", [plain, with_it], 2))
+
+    at = AppTest.from_function(script)
+    at.query_params["maths"] = "true"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    first, second = (m.value for m in at.markdown)
+    assert first.endswith("&maths=true") and "present=c1" in first
+    assert second.count("maths=") == 1  # a case captured with the switch on keeps its own
+    off = AppTest.from_function(script).run()
+    assert "maths" not in off.markdown[0].value
