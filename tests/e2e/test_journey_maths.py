@@ -1,11 +1,11 @@
 """Journey J11 (docs/JOURNEYS.md), read the maths: on a Parason node, switch "Render maths" on in
 the sidebar; a formula is typeset by Streamlit's own KaTeX, a formula that does not parse shows
-as written, HTML and Markdown in the text show as text; a reload keeps the switch (it is in the
-URL); a FineProofs trace opened from a link with the switch on is typeset too; no request leaves
-the server.
+as written, and so does one that would link or fetch (`\\href`, `\\includegraphics`); HTML and
+Markdown in the text show as text; a reload keeps the switch (it is in the URL); a FineProofs
+trace opened from a link with the switch on is typeset too; no request leaves the server.
 
 The Parason trajectory comes from a local copy of the sample in which one thread's text was
-rewritten to hold a good formula, a broken one and markup. Each step asserts with Playwright's
+rewritten to hold a good formula, a broken one, an untrusted one and markup. Each step asserts with Playwright's
 auto-retrying `expect()`, at 1440x900 and 1024x768."""
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ UUID = make_uuid("not-div-7-11")
 OLD = "1: floor(999/7) = 142 (7 * 142 = 994)."
 GOOD = "$\\lfloor 999/7 \\rfloor = 142$"
 BROKEN = "$\\frac{7}{$"
+# commands that would fetch or link: KaTeX's `trust: false` refuses them, so as written
+UNTRUSTED = "$\\href{http://evil.example/x}{a}\\includegraphics{http://evil.example/i.png}$"
 MARKUP = "<img src=x onerror=alert(1)> **bold** [link](http://evil.example)"
-NEW = f"1: {GOOD}, not {BROKEN}; {MARKUP}."
+NEW = f"1: {GOOD}, not {BROKEN} nor {UNTRUSTED}; {MARKUP}."
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -96,8 +98,9 @@ def test_j11_read_the_maths(
     expect(page).to_have_url(re.compile(r"[?&]maths=true"))
     expect(node.locator(".katex")).to_have_count(1)
     expect(page.locator("#rte-parason-text .katex").first).to_be_attached()
-    # 3. the broken one shows as written (not a red KaTeX error); markup stays text
-    expect(node.locator(".rte-maths[data-failed]")).to_have_text(BROKEN)
+    # 3. the broken and the untrusted ones show as written (not a red KaTeX error); markup
+    # stays text
+    expect(node.locator(".rte-maths[data-failed]")).to_have_text([BROKEN, UNTRUSTED])
     expect(page.locator(".katex-error")).to_have_count(0)
     expect(node).to_contain_text(MARKUP)
     expect(page.locator('img[src="x"]')).to_have_count(0)
