@@ -30,7 +30,7 @@ from components.common.click_text import click_text, text_block
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
-from components.common.maths import maths_on
+from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
     CAPTION_FG,
@@ -107,13 +107,14 @@ def tokens_caption(m: Metrics, counted_total: float, stored: object) -> str:
 
 
 def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
-    """The header: the question (escaped, as written), verdict, boxed answer, size and uuid."""
+    """The header: the question (escaped, as written or with its maths wrapped), verdict, boxed
+    answer, size and uuid."""
     q = row.get("question")
     corr = row.get("correctness")
     verdict = {True: "correct", False: "incorrect"}.get(corr, "correctness unknown")
     colour = CORRECTNESS_COLOURS.get(corr, CORRECTNESS_COLOURS[None])
-    question = esc(q) if isinstance(q, str) else "<i>(no question column)</i>"
-    answer = esc(m.answer) if m.answer is not None else "–"
+    question = maybe_maths(q) if isinstance(q, str) else "<i>(no question column)</i>"
+    answer = maybe_maths(m.answer, bare_tex=True) if m.answer is not None else "–"
     return (
         '<div style="font-size:0.95rem;margin:0.2rem 0 0.4rem 0"><b>Question.</b> '
         f'<span style="white-space:pre-wrap">{question}</span>'
@@ -322,7 +323,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         return
     a = analyse_row(row, counter)
     traj, m, g = a.traj, a.metrics, a.dag
-    st.html(question_html(row, m, traj, uid))
+    text_block(question_html(row, m, traj, uid), key="pa_question_text")
     case = CaseContext(src, subset, uid, m.counter, row.get("question"))
     with (
         st.container(horizontal=True, vertical_alignment="center"),
