@@ -14,6 +14,7 @@ from components.common.browser import bridge
 from components.common.casebook import author
 from components.common.guards import show_bug
 from components.common.links import CASEBOOK, HOME, views
+from components.common.maths import maths_toggle
 from components.common.router import routed
 from components.common.source_picker import render_source_sidebar
 
@@ -34,6 +35,7 @@ pages = [
     if (HERE / v.script).exists()
 ]
 page = st.navigation(pages)
+maths_toggle()  # "Render maths": every view's reasoning text reads it
 render_source_sidebar()
 bridge(author())  # the unsaved-text guard; the author's name kept in this browser
 try:

@@ -15,9 +15,12 @@ import html
 import re
 from collections.abc import Sequence
 
+import mdurl
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+
+from cache.maths_spans import maths_html, maths_spans
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # markdown-it hands the validator a normalised URL (entities decoded, whitespace, controls and
@@ -95,15 +98,43 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def md_html(text: object) -> str:
+def md_html(text: object, maths: bool = False) -> str:
     """A user's Markdown note as safe HTML on one line: formatting kept, every tag and entity
     escaped, no raw HTML, no image and no link but http(s)/mailto (see the module's note).
+
+    With `maths` ("Render maths"), each maths span (`cache.maths_spans`) is set aside before the
+    Markdown is rendered, so Markdown never reads inside a formula, and comes back escaped and
+    wrapped for the typesetter (a note holding the private-use placeholder characters is rendered
+    without maths).
 
     Newlines come out as `&#10;` (the same text to a browser, a line break inside `<pre>`), so
     the HTML never holds a blank line: inside Streamlit's Markdown a blank line would end the
     raw-HTML block and hand the rest of, say, a code block back to its Markdown parser, which
     would draw images and auto-link URLs. Lone surrogates (which cannot be encoded) become U+FFFD
     on screen only; the stored note is untouched."""
-    s = "" if text is None else str(text)
-    rendered = _MARKDOWN.render(_LONE_SURROGATE.sub("\ufffd", s))
+    s = _LONE_SURROGATE.sub("\ufffd", "" if text is None else str(text))
+    wrapped: list[str] = []
+    sources: list[str] = []
+    if maths and _HOLD_OPEN not in s and _HOLD_CLOSE not in s:
+        spans = maths_spans(s)
+        parts, pos = [], 0
+        for k, span in enumerate(spans):
+            parts.append(s[pos : span.start] + f"{_HOLD_OPEN}{k}{_HOLD_CLOSE}")
+            wrapped.append(maths_html(s, [span], span.start, span.end))
+            sources.append(s[span.start : span.end])
+            pos = span.end
+        s = "".join(parts) + s[pos:]
+    rendered = _MARKDOWN.render(s)
+    if wrapped:
+        rendered = _HELD.sub(lambda m: wrapped[int(m.group(1))], rendered)
+        # a span inside a link's address comes back percent-encoded: restore its source there
+        rendered = _HELD_URL.sub(lambda m: esc(mdurl.encode(sources[int(m.group(1))])), rendered)
     return rendered.rstrip("\n").replace("\r", "&#13;").replace("\n", "&#10;")
+
+
+# a maths span set aside while the Markdown is rendered: private-use characters around its number
+_HOLD_OPEN, _HOLD_CLOSE = "\ue000", "\ue001"
+_HELD = re.compile(f"{_HOLD_OPEN}(\\d+){_HOLD_CLOSE}")
+_HELD_URL = re.compile(
+    f"{re.escape(mdurl.encode(_HOLD_OPEN))}(\\d+){re.escape(mdurl.encode(_HOLD_CLOSE))}"
+)

@@ -27,7 +27,9 @@ from components.common.casebook import (
     readonly,
     tag_suggestions,
 )
+from components.common.click_text import text_block
 from components.common.guards import show_error
+from components.common.maths import maths_on
 from components.common.safe_text import md_text
 from components.common.url_keys import CasebookKeys
 
@@ -224,7 +226,7 @@ def _link(case: Case) -> None:
 def case_panel(book: CaseStore, case: Case) -> None:
     """One case opened: its text, its figures, and what can be done with it."""
     with st.container(border=True, key="cb_case_panel"):
-        st.html(case_html(case))
+        text_block(case_html(case, maths=maths_on()), key="case_panel_text")
         _link(case)
         _snapshot(case)
         b1, b2, b3 = st.columns(3)

@@ -18,8 +18,10 @@ from cache.errors import DataError
 from components.casebook.shared import case_href, case_title, item_missing, snapshot_table
 from components.common.browser import focus_evidence, navigate
 from components.common.casebook import EVIDENCE_PREFIX, store
+from components.common.click_text import text_block
 from components.common.guards import show_error
 from components.common.links import view_href
+from components.common.maths import maths_on
 from components.common.safe_text import esc, md_html, md_text
 from components.common.theme import CASE_ACCENT
 from components.common.url_state import Param, int_in, safe_token
@@ -76,7 +78,10 @@ def start(book: CaseStore, cid: str, step: int) -> None:
 def step_path(cid: str, cases: list[Case], step: int) -> str | None:
     """The URL path of step `step` (1-based, clamped) of the presentation."""
     step = max(1, min(step, len(cases)))
-    return case_href(cases[step - 1], present=cid, step=str(step))
+    case = cases[step - 1]
+    has_maths = any(k == "maths" for k, _ in case.query)
+    carried = {"maths": "true"} if maths_on() and not has_maths else {}  # the reader's switch
+    return case_href(case, present=cid, step=str(step), **carried)
 
 
 def go_to(cid: str, cases: list[Case], step: int) -> None:
@@ -119,17 +124,18 @@ def banner() -> None:
 def _banner_body(col: Collection, cases: list[Case], step: int, case: Case) -> None:
     head, buttons = st.columns([3, 2], vertical_alignment="top")
     with head:
-        st.html(
+        text_block(
             f"<div style='font-size:0.8rem;color:{CASE_ACCENT}'>Presenting “{esc(col.name)}” · "
             f"step {step} of {len(cases)}</div>"
             f"<div data-testid='present-title' style='font-size:1.2rem;font-weight:600'>"
             f"{esc(case_title(case))}</div>"
             + (
                 f"<div class='rte-present-note' style='overflow-wrap:anywhere'>"
-                f"{md_html(case.note)}</div>"
+                f"{md_html(case.note, maths=maths_on())}</div>"
                 if case.note
                 else ""
-            )
+            ),
+            key="present_note",
         )
     with buttons, st.container(horizontal=True, horizontal_alignment="right"):
         prev = st.button(

@@ -25,8 +25,10 @@ from cache.datasets import view_info
 from cache.errors import DataError
 from cache.sources import SourceConfig
 from components.common.browser import cookie_author
+from components.common.click_text import text_block
 from components.common.guards import show_error
 from components.common.links import view_href
+from components.common.maths import maths_on
 from components.common.safe_text import esc, md_html, md_text
 from components.common.theme import CASE_ACCENT, CASE_META_FG, CASE_TAG_BG
 from components.common.url_state import query_pairs
@@ -327,8 +329,9 @@ def _when(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
 
-def case_html(case: Case, link: str | None = None) -> str:
-    """One case as escaped HTML: title, verdict, tags, author and time, the rendered note."""
+def case_html(case: Case, link: str | None = None, maths: bool = False) -> str:
+    """One case as escaped HTML: title, verdict, tags, author and time, the rendered note (its
+    maths wrapped for typesetting with `maths`)."""
     tags = "".join(
         f"<span style='background:{CASE_TAG_BG};border-radius:10px;padding:0 7px;margin-right:4px;"
         f"font-size:0.8rem'>{esc(t)}</span>"
@@ -343,7 +346,7 @@ def case_html(case: Case, link: str | None = None) -> str:
     if link:
         title = f"<a href='{esc(link)}' target='_self'>{title}</a>"
     meta = f"{esc(case.author or 'anonymous')} · {esc(_when(case.updated_at))}"
-    note = md_html(case.note) if case.note else ""
+    note = md_html(case.note, maths=maths) if case.note else ""
     return (
         f"<div style='border-left:3px solid {CASE_ACCENT};padding:2px 10px;margin:6px 0'>"
         f"<div><b>{title}</b>{verdict}</div><div>{tags}</div>"
@@ -366,7 +369,11 @@ def cases_here(dataset: str, item: Mapping[str, object], *, key: str) -> None:
     if not cases:
         return
     with st.expander(f":material/bookmark: {len(cases)} case(s) on this item", expanded=False):
-        st.html("".join(case_html(c, view_href("casebook", case=c.id)) for c in cases))
+        maths = maths_on()
+        text_block(
+            "".join(case_html(c, view_href("casebook", case=c.id), maths) for c in cases),
+            key=f"cases_here_text_{key}",
+        )
 
 
 def case_counts(dataset: str, key: str) -> dict[str, int]:

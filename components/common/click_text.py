@@ -7,20 +7,26 @@ and the scroll position of the text is kept. Elements may keep an `href` to the 
 fallback; the component cancels the navigation when its script runs.
 
 The HTML must come from `components.common.safe_text` helpers: the component renders it as is.
+With "Render maths" on (`components.common.maths`), it typesets the HTML's maths placeholders
+(`cache.maths_spans.maths_html`) with Streamlit's own KaTeX.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
+from cache.maths_spans import MATHS_CLASS
+from components.common.maths import TYPESET_JS, component_css, katex_payload
 from components.common.selection import picked_value
 
 PICK_EVENT = "pick"
 
-_JS = """
+_JS = (
+    TYPESET_JS
+    + """
 // Scroll the picked element into sight, and keep it there while the page above it is still
 // being drawn (a chart that arrives late pushes the text down), until the reader scrolls.
 function reveal(chosen, parentElement) {
@@ -71,6 +77,7 @@ export default function (component) {
     });
     const chosen = root.querySelector("[data-picked]");
     if (chosen && payload.reveal) reveal(chosen, parentElement);
+    typeset(root, payload.katex);
   }
   root.querySelectorAll("[data-pick]").forEach((el) => {
     if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
@@ -88,6 +95,7 @@ export default function (component) {
   };
 }
 """
+)
 
 _CSS = """
 .rte-click-root [data-pick] { cursor: pointer; }
@@ -101,7 +109,9 @@ def _component() -> Any:
     """Register the component once per process (a second registration only logs a warning)."""
     global _COMPONENT
     if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component("rte_click_text", js=_JS, css=_CSS)
+        _COMPONENT = st.components.v2.component(
+            "rte_click_text", js=_JS, css=_CSS + component_css()
+        )
     return _COMPONENT
 
 
@@ -112,6 +122,7 @@ def click_text(
     height: int | None = None,
     on_pick: Callable[[str], None] | None = None,
     reveal: bool = False,
+    width: Literal["stretch", "content"] = "stretch",
 ) -> str | None:
     """Render escaped `html`; return the `data-pick` value clicked on this rerun, else None.
 
@@ -125,11 +136,27 @@ def click_text(
         if value is not None and on_pick is not None:
             on_pick(value)
 
+    katex = katex_payload()
     result = _component()(
         key=key,
-        data={"html": html, "version": hash(html), "reveal": reveal},
+        data={
+            "html": html,
+            "version": hash((html, katex is not None)),
+            "reveal": reveal,
+            "katex": katex,
+        },
         height=height if height is not None else "content",
+        width=width,
         on_pick_change=_callback,
     )
     value = getattr(result, PICK_EVENT, None)
     return value if isinstance(value, str) else None
+
+
+def text_block(html: str, *, key: str, width: Literal["stretch", "content"] = "stretch") -> None:
+    """Escaped HTML with nothing to pick: `st.html` as before, or, when it holds maths to
+    typeset ("Render maths" on), this component (st.html runs no script)."""
+    if katex_payload() is None or MATHS_CLASS not in html:
+        st.html(html, width=width)
+    else:
+        click_text(html, key=key, width=width)

@@ -7,7 +7,9 @@ span carries its statistics in a `title` (hover) and an id `fp-step-<ordinal>`, 
 point on the curve can scroll the text box to that step. Each step span carries
 `data-pick="K"`: rendered through `components.common.click_text`, a click selects prefix K in
 place (no page reload, no jump to the top, the text box keeps its scroll position), and the Trace
-tab writes K into the URL as before.
+tab writes K into the URL as before. With `maths=True` ("Render maths"), the maths spans found
+on the whole text are wrapped for the component to typeset (a formula cut by a step boundary
+stays as written).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import polars as pl
 
 from analysis.fineproofs.steptext import Segment
 from analysis.fineproofs.values import GRADE_BINS
+from cache.maths_spans import maths_html, maths_spans
 from components.common.formatting import fmt_num
 from components.common.safe_text import esc
 from components.common.theme import (
@@ -96,6 +99,7 @@ def highlighted_html(
     color_by: str = "value",
     selected: int | None = None,
     height_px: int = 480,
+    maths: bool = False,
 ) -> str:
     """Escaped HTML of the whole text; each prefix's text is coloured and titled with its
     statistics and clickable (`data-pick="K"`, through `click_text`, no reload).
@@ -106,9 +110,10 @@ def highlighted_html(
     scrolls to). The selected prefix's step carries `data-picked` (scrolled into view) and an
     outline (not its lead-in: an outline around several wrapped lines draws stray bars); the box carries `data-keep-scroll` (a rerun keeps its scroll)."""
     rows = {int(r["ordinal"]): r for r in series.iter_rows(named=True)}
+    spans = maths_spans(text) if maths else []
     out: list[str] = []
     for a, b, o, own in segments:
-        piece = esc(text[a:b])
+        piece = maths_html(text, spans, a, b) if spans else esc(text[a:b])
         if o is None or o not in rows:
             out.append(piece)
             continue

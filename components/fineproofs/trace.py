@@ -18,11 +18,12 @@ from analysis.fineproofs.values import trace_row, trace_series
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
-from components.common.click_text import click_text
+from components.common.click_text import click_text, text_block
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard, show_error
-from components.common.safe_text import esc, md_label, md_text
+from components.common.maths import maths_on, maybe_maths
+from components.common.safe_text import md_label, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
@@ -223,9 +224,10 @@ def render_trace(src: SourceConfig) -> None:
         if rec is not None:
             problem = rec.meta.get("problem")
             if problem:
-                st.html(
+                text_block(
                     '<div style="font-size:0.9rem;margin-bottom:0.3rem"><b>Problem.</b> '
-                    f'<span style="white-space:pre-wrap">{esc(problem)}</span></div>'
+                    f'<span style="white-space:pre-wrap">{maybe_maths(problem)}</span></div>',
+                    key="fp_problem_text",
                 )
             show_notes(list(rec.notes))
             mapped = attach_step_text(series, rec.text, rec.step_spans())
@@ -242,7 +244,9 @@ def render_trace(src: SourceConfig) -> None:
     if rec is not None:
         with guard("the trace text", dataset=DATASET):
             segs = text_segments(rec.text, table)
-            html = highlighted_html(rec.text, segs, table, color_by=color, selected=prefix)
+            html = highlighted_html(
+                rec.text, segs, table, color_by=color, selected=prefix, maths=maths_on()
+            )
             st.html(legend_html(color))
             # a click on a step selects it in place (no reload); the step goes into the URL
             click_text(html, key=TEXT_KEY, on_pick=_pick_step, reveal=prefix is not None)

@@ -16,10 +16,12 @@ from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.cached import present_files
+from components.common.click_text import text_block
 from components.common.deeplink import LinkNotes
 from components.common.formatting import DASH, fmt_num, fmt_quantity
 from components.common.guards import guard
 from components.common.lite_chart import lite_chart
+from components.common.maths import maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
@@ -207,8 +209,9 @@ def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConf
         st.metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k", width="content")
         st.metric("no final answer", stats.n_no_answer, width="content")
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.html(
-            f"<div style='margin:0'>Ground truth: <code>{esc(gt)}</code></div>",
+        text_block(
+            f"<div style='margin:0'>Ground truth: <code>{maybe_maths(gt, bare_tex=True)}</code></div>",
+            key="mars_ground_truth",
             width="content",
         )
         with guard("the question's casebook control", dataset=DATASET):

@@ -14,8 +14,10 @@ from analysis.mars.summaries import probe_table
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.casebook import evidence
+from components.common.click_text import text_block
 from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard
+from components.common.maths import maybe_maths
 from components.common.safe_text import esc
 from components.common.selection import selected_rows
 from components.common.url_keys import MarsKeys
@@ -132,7 +134,7 @@ def show_probe_texts(
     r = probes.row(i, named=True)
     st.caption("Select a row to read its probe text in full.")
     answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
-    text = esc(r["raw_text"]) or "(no text)"
+    text = maybe_maths(r["raw_text"]) or "(no text)"
     with st.container(horizontal=True, vertical_alignment="center"):
         st.html(
             "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
@@ -142,8 +144,9 @@ def show_probe_texts(
         if ref is not None:
             with guard("the probe's casebook control", dataset=mcs.DATASET):
                 mcs.capture_probe(ref, r)
-    st.html(
+    text_block(
         "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;"
         f"background:{theme.PANEL_BG};border:1px solid {theme.PANEL_BORDER};border-radius:6px;"
-        f"padding:8px 10px;margin:0'>{text}</pre>"
+        f"padding:8px 10px;margin:0'>{text}</pre>",
+        key="mars_probe_text",
     )

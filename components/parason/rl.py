@@ -8,8 +8,10 @@ import streamlit as st
 
 from analysis.parason.tables import filter_rl, rl_frame, rl_sources
 from cache.sources import SourceConfig
+from components.common.click_text import text_block
 from components.common.downloads import file_stem
 from components.common.formatting import DASH
+from components.common.maths import maths_on
 from components.common.safe_text import esc
 from components.common.selection import selected_rows
 from components.common.url_state import bound_kept
@@ -25,14 +27,14 @@ def rl_table_key(query: str | None, sources: list[str] | None) -> str:
     return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
 
 
-def messages_html(messages: list[dict]) -> str:
+def messages_html(messages: list[dict], maths: bool = False) -> str:
     """Every message of a prompt under its role (escaped), so a system message reads as one."""
     parts = []
     for m in messages:
         role = esc(m.get("role") or "?")
         parts.append(
             f'<div class="rte-rl-message"><div style="font-size:0.78rem;font-weight:600;'
-            f'margin:0.3rem 0 0.1rem 0">{role}</div>{node_text_html(str(m.get("content") or ""))}'
+            f'margin:0.3rem 0 0.1rem 0">{role}</div>{node_text_html(str(m.get("content") or ""), maths=maths)}'
             "</div>"
         )
     return "".join(parts)
@@ -73,5 +75,6 @@ def render_rl(src: SourceConfig) -> None:
             f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '
             f"ground truth <code>{esc(r['ground_truth'] or '–')}</code></div>"
         )
-        st.html(messages_html(r.get("messages") or [{"role": "user", "content": r["prompt"]}]))
+        messages = r.get("messages") or [{"role": "user", "content": r["prompt"]}]
+        text_block(messages_html(messages, maths=maths_on()), key="pa_rl_text")
     table_downloads(view, file_stem("parason", "rl", "filtered"), "pa_rl")

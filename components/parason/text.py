@@ -4,6 +4,8 @@ selected DAG node outlined.
 Why HTML built here: `st.markdown` would render `$...$` as LaTeX and interpret markup in model
 text; instead every part of the parser's partition is passed through `esc` and wrapped in a
 span, with `white-space: pre-wrap` so the maths stays exactly as written (readable LaTeX source).
+With `maths=True` ("Render maths"), the maths spans found on the whole text are wrapped for the
+text component to typeset (`cache.maths_spans`); the rest is escaped as before.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from analysis.parason.parse import Trajectory
+from cache.maths_spans import maths_html, maths_spans
 from components.common.safe_text import esc
 from components.common.theme import (
     ANSWER_TINT,
@@ -72,6 +75,7 @@ def highlighted_html(
     added: Collection[str] = (),
     show_prompt: bool = False,
     pickable: Collection[str] | None = None,
+    maths: bool = False,
 ) -> str:
     """One <div> with every character of the trajectory (prompt optional), escaped.
 
@@ -84,6 +88,7 @@ def highlighted_html(
     added_set = set(added)
     picks = set(pickable) if pickable is not None else None
     text = traj.text
+    spans = maths_spans(text) if maths else []
     keep = " data-keep-scroll" if picks is not None else ""
     out = [f'<div class="rte-parason-text" id="{BOX_ID}"{keep} style="{BOX_STYLE}">']
     first_selected = True
@@ -93,7 +98,7 @@ def highlighted_html(
     ):
         if node == "prompt" and not show_prompt:
             continue
-        piece = esc(text[s:e])
+        piece = maths_html(text, spans, s, e) if spans else esc(text[s:e])
         style = []
         title = node
         if role in ("tag", "prompt_tag", "chat"):
@@ -166,9 +171,12 @@ def legend_html() -> str:
     return f'<div style="font-size:0.78rem;line-height:2">{" ".join(chips)} · {" ".join(tints)} · {extra}</div>'
 
 
-def node_text_html(text: str, limit: int = 20_000) -> str:
-    """A node's own text, escaped, LaTeX left as written."""
+def node_text_html(text: str, limit: int = 20_000, maths: bool = False) -> str:
+    """A node's own text, escaped, LaTeX left as written (or wrapped for typesetting)."""
     more = len(text) > limit
-    body = esc(text[:limit]) + ("\n… (truncated)" if more else "")
+    shown = text[:limit]
+    body = (maths_html(shown, maths_spans(shown)) if maths else esc(shown)) + (
+        "\n… (truncated)" if more else ""
+    )
     style = BOX_STYLE.replace("max-height: 560px", "max-height: 360px")
     return f'<div class="rte-node-text" style="{style}">{body}</div>'

@@ -26,10 +26,11 @@ from analysis.parason.tables import (
 )
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, evidence
-from components.common.click_text import click_text
+from components.common.click_text import click_text, text_block
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
+from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
     CAPTION_FG,
@@ -56,6 +57,7 @@ from components.parason.text import highlighted_html, legend_html, node_text_htm
 
 DAG_KEY = "pa_dag"
 TEXT_KEY = "pa_text"
+NODE_TEXT_KEY = "pa_node_text"
 METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
 
@@ -105,13 +107,14 @@ def tokens_caption(m: Metrics, counted_total: float, stored: object) -> str:
 
 
 def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
-    """The header: the question (escaped, as written), verdict, boxed answer, size and uuid."""
+    """The header: the question (escaped, as written or with its maths wrapped), verdict, boxed
+    answer, size and uuid."""
     q = row.get("question")
     corr = row.get("correctness")
     verdict = {True: "correct", False: "incorrect"}.get(corr, "correctness unknown")
     colour = CORRECTNESS_COLOURS.get(corr, CORRECTNESS_COLOURS[None])
-    question = esc(q) if isinstance(q, str) else "<i>(no question column)</i>"
-    answer = esc(m.answer) if m.answer is not None else "–"
+    question = maybe_maths(q) if isinstance(q, str) else "<i>(no question column)</i>"
+    answer = maybe_maths(m.answer, bare_tex=True) if m.answer is not None else "–"
     return (
         '<div style="font-size:0.95rem;margin:0.2rem 0 0.4rem 0"><b>Question.</b> '
         f'<span style="white-space:pre-wrap">{question}</span>'
@@ -211,7 +214,7 @@ def _node_panel(traj: Trajectory, g, h, node: str | None, case: CaseContext) -> 
         st.caption(md_text(" · ".join(node_facts(d)), 600))
         if d.get("goal"):
             st.html(f'<div style="font-size:0.85rem"><b>Outline goal.</b> {esc(d["goal"])}</div>')
-        st.html(node_text_html(traj.node_text(node)))
+        text_block(node_text_html(traj.node_text(node), maths=maths_on()), key=NODE_TEXT_KEY)
     else:
         st.caption("No node selected. Click a node in the DAG or pick one above.")
 
@@ -224,7 +227,9 @@ def _text_view(traj: Trajectory, g, node: str | None, added: set[str]) -> None: 
     st.html(legend_html())
     # each node's text is a `data-pick` span: a click selects the node in place (no reload,
     # the text keeps its scroll position); the node goes into the URL as before
-    text_html = highlighted_html(traj, selected=node, added=added, pickable=set(g.nodes))
+    text_html = highlighted_html(
+        traj, selected=node, added=added, pickable=set(g.nodes), maths=maths_on()
+    )
     click_text(text_html, key=TEXT_KEY, on_pick=pick_node, reveal=node is not None)
 
 
@@ -318,7 +323,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         return
     a = analyse_row(row, counter)
     traj, m, g = a.traj, a.metrics, a.dag
-    st.html(question_html(row, m, traj, uid))
+    text_block(question_html(row, m, traj, uid), key="pa_question_text")
     case = CaseContext(src, subset, uid, m.counter, row.get("question"))
     with (
         st.container(horizontal=True, vertical_alignment="center"),

@@ -118,3 +118,32 @@ def test_output_has_no_blank_line_so_streamlit_keeps_it_one_html_block() -> None
 
 def test_lone_surrogates_do_not_break_rendering() -> None:
     assert "\ufffd" in md_html("a\ud800b")
+
+
+def test_note_maths_is_set_aside_from_the_markdown() -> None:
+    note = "**b** $x<y$ and $**no** [l](http://evil)$ <img src=x onerror=alert(1)> `$c$`"
+    out = md_html(note, maths=True)
+    assert "<strong>b</strong>" in out  # Markdown outside maths as before
+    assert out.count('class="rte-maths"') == 2
+    assert 'data-tex="x&lt;y"' in out
+    assert 'data-tex="**no** [l](http://evil)"' in out  # no Markdown read inside a formula
+    assert "$**no** [l](http://evil)$</span>" in out and "<a " not in out
+    assert "&lt;img src=x onerror=alert(1)&gt;" in out and "<img" not in out
+    assert "<code>$c$</code>" in out  # a code span holds no maths
+    assert md_html(note) == md_html(note, maths=False)
+    assert "rte-maths" not in md_html(note)
+
+
+def test_note_maths_in_a_link_address_keeps_the_address() -> None:
+    out = md_html("[a](http://x/$y$) $z$", maths=True)
+    assert 'href="http://x/$y$"' in out and out.count("rte-maths") == 1
+
+
+def test_note_holding_the_placeholder_characters_renders_without_maths() -> None:
+    out = md_html("\ue0000\ue001 $x$", maths=True)
+    assert "rte-maths" not in out and "\ue000" in out
+
+
+def test_note_display_maths_stays_on_one_line() -> None:
+    out = md_html("see\n\n$$\na\n\nb\n$$\n\nend", maths=True)
+    assert "\n" not in out and 'data-display="1"' in out

@@ -1,0 +1,212 @@
+"""The "Render maths" switch and the browser side that typesets the maths in a reasoning text.
+
+One sidebar toggle (URL key `maths`, read by every view) decides whether a view wraps the maths
+spans of its text (`cache.maths_spans`) for typesetting. The typesetting is KaTeX as Streamlit
+itself ships it (no CDN): its ES module `static/js/katex.<hash>.js`, its rules in
+`static/css/*.css` and its fonts in `static/media/KaTeX_*.woff2`, found by glob at run time since
+the hash changes with each release. When any part is missing, the switch says so and is off.
+
+Streamlit 1.67 pairs KaTeX 0.18's module with 0.16's stylesheet, and 0.18 writes some classes
+with a `katex-` prefix (`katex-strut`, `katex-stretchy`): each rule naming one of them is given
+the prefixed selector too (without it a `\\boxed{}` frame collapses to one side).
+
+KaTeX runs with `trust: false` (no `\\href`, `\\url`, `\\includegraphics`: nothing is fetched),
+and a formula that does not parse, or uses a command that trust refuses, keeps its escaped source:
+it shows as written, never as a red error.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from cache.maths_spans import MathSpan, maths_html, maths_spans
+from cache.safe_html import esc
+from components.common.url_state import bound
+
+MATHS_KEY = "maths"
+STATIC = Path(st.__file__).parent / "static" / "static"
+_FONT = re.compile(r"KaTeX_([A-Za-z0-9]+)-(Regular|Bold|Italic|BoldItalic)\.[\w-]+\.woff2$")
+
+
+@dataclass(frozen=True)
+class KatexAssets:
+    """What the browser needs: the module's and fonts' paths relative to the app's root, and the
+    KaTeX rules (added to a component's own stylesheet: a component draws in a shadow root,
+    where the page's rules do not reach)."""
+
+    js: str
+    css: str
+    fonts: tuple[tuple[str, str, str, str], ...]  # (family, weight, style, path)
+
+
+def katex_rules(css: str, renamed: frozenset[str] = frozenset()) -> str:
+    """The top-level rules of a (minified) stylesheet whose selector names `.katex`; a selector
+    naming a class in `renamed` (`strut`) also gets its `katex-` form (`.katex-strut`)."""
+    out: list[str] = []
+    depth = 0
+    start = 0
+    for i, c in enumerate(css):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                rule = css[start : i + 1].strip()
+                start = i + 1
+                head, body = rule.split("{", 1)
+                if ".katex" in head and not head.lstrip().startswith("@"):
+                    out.append(_with_aliases(head, renamed) + "{" + body)
+    return "".join(out)
+
+
+def _with_aliases(head: str, renamed: frozenset[str]) -> str:
+    if not renamed:
+        return head
+    token = re.compile(r"(?<![\w-])\.(" + "|".join(map(re.escape, sorted(renamed))) + r")(?![\w-])")
+    selectors = head.split(",")
+    aliases = [token.sub(r".katex-\1", sel) for sel in selectors]
+    return ",".join(selectors + [a for a, sel in zip(aliases, selectors, strict=True) if a != sel])
+
+
+def renamed_classes(js: str) -> frozenset[str]:
+    """The classes a KaTeX module writes with a `katex-` prefix (`katex-strut`): Streamlit 1.67
+    ships KaTeX 0.18's module with 0.16's stylesheet, which names them without it."""
+    names = set(re.findall(r"[`\"']katex-([a-z][a-z0-9-]*)[`\"']", js))
+    return frozenset(names - {"display", "html", "mathml", "error", "version"})
+
+
+def font_faces(names: list[str]) -> tuple[tuple[str, str, str, str], ...]:
+    """(family, weight, style, path) of each KaTeX font file name."""
+    faces = []
+    for name in sorted(names):
+        m = _FONT.search(name)
+        if m:
+            family, kind = m.groups()
+            weight = "700" if kind.startswith("Bold") else "400"
+            style = "italic" if kind.endswith("Italic") else "normal"
+            faces.append((f"KaTeX_{family}", weight, style, f"static/media/{name}"))
+    return tuple(faces)
+
+
+@functools.cache
+def katex_assets(static: Path = STATIC) -> KatexAssets | None:
+    """Streamlit's own KaTeX, or None when this Streamlit does not ship all of it."""
+    modules = sorted(static.glob("js/katex.*.js"))
+    renamed = renamed_classes(modules[-1].read_text(encoding="utf-8")) if modules else frozenset()
+    rules = "".join(
+        katex_rules(p.read_text(encoding="utf-8"), renamed) for p in static.glob("css/*.css")
+    )
+    fonts = font_faces([p.name for p in static.glob("media/KaTeX_*.woff2")])
+    if not modules or ".katex{" not in rules.replace(" ", "") or not fonts:
+        return None
+    return KatexAssets(js=f"static/js/{modules[-1].name}", css=rules, fonts=fonts)
+
+
+def maths_on() -> bool:
+    """Whether the reader asked for rendered maths (the sidebar toggle, else the URL)."""
+    if katex_assets() is None:
+        return False
+    if MATHS_KEY in st.session_state:
+        return bool(st.session_state[MATHS_KEY])
+    return st.query_params.get(MATHS_KEY, "").lower() in ("true", "1")
+
+
+def maths_toggle() -> None:
+    """The sidebar switch (app.py draws it once per run, so every view and deep link shares it)."""
+    with st.sidebar:
+        if katex_assets() is None:
+            st.toggle("Render maths", value=False, disabled=True, key="maths_unavailable")
+            st.caption(
+                "Maths rendering is unavailable (this Streamlit ships no KaTeX): text is shown as written."
+            )
+            return
+        st.toggle(
+            "Render maths",
+            help="Typeset $…$, \\(…\\), \\[…\\] and \\boxed{} in reasoning texts (KaTeX). "
+            "The rest of the text stays as written; a formula that does not parse too.",
+            **bound(MATHS_KEY),
+        )
+
+
+def katex_payload() -> dict[str, object] | None:
+    """What a text component needs to typeset (None when maths is off)."""
+    assets = katex_assets()
+    if assets is None or not maths_on():
+        return None
+    return {"js": assets.js, "fonts": [list(f) for f in assets.fonts]}
+
+
+def component_css() -> str:
+    """KaTeX's rules for a component's stylesheet (empty without KaTeX), and a failed formula's
+    look: its source, as written."""
+    assets = katex_assets()
+    return (assets.css if assets else "") + ".rte-maths[data-failed]{white-space:pre-wrap}"
+
+
+# The browser side, shared by the text components: load the module once per page, declare the
+# fonts once in the page (a shadow root cannot declare fonts), typeset each placeholder.
+TYPESET_JS = """
+const RTE_ERR = "#ca0b01";  // KaTeX colours what trust refuses in errorColor: we spot it
+function rteKatex(katex) {
+  if (!window.__rteKatex) {
+    const base = document.baseURI;
+    if (!document.getElementById("rte-katex-fonts")) {
+      const style = document.createElement("style");
+      style.id = "rte-katex-fonts";
+      style.textContent = (katex.fonts || []).map(([family, weight, style_, path]) =>
+        `@font-face{font-family:${family};font-weight:${weight};font-style:${style_};` +
+        `font-display:block;src:url(${new URL(path, base).href}) format("woff2")}`).join("");
+      document.head.appendChild(style);
+    }
+    window.__rteKatex = import(new URL(katex.js, base).href).then((m) => m.default);
+  }
+  return window.__rteKatex;
+}
+async function typeset(root, katex) {
+  const spans = Array.from(root.querySelectorAll(".rte-maths:not([data-typeset])"));
+  if (!katex || !spans.length) return;
+  let lib;
+  try {
+    lib = await rteKatex(katex);
+  } catch (err) {
+    root.dataset.mathsUnavailable = "1";
+    return;
+  }
+  for (const el of spans) {
+    el.dataset.typeset = "1";
+    const out = document.createElement("span");
+    try {
+      lib.render(el.dataset.tex || "", out, {
+        displayMode: el.dataset.display === "1", throwOnError: true, trust: false,
+        strict: "ignore", errorColor: RTE_ERR, maxSize: 50, maxExpand: 500, output: "htmlAndMathml",
+      });
+    } catch (err) {
+      el.dataset.failed = "1";
+      continue;
+    }
+    if (out.innerHTML.includes(RTE_ERR)) {
+      el.dataset.failed = "1";
+      continue;
+    }
+    el.replaceChildren(out);
+  }
+}
+"""
+
+
+def maybe_maths(text: object, bare_tex: bool = False) -> str:
+    """Dataset text escaped, its maths wrapped for typesetting when the switch is on. With
+    `bare_tex` (a ground truth such as `\\frac{3}{5}`), a text with no delimited maths but a
+    backslash, `^` or `_` is taken as one formula (shown as written if it does not parse)."""
+    s = "" if text is None else str(text)
+    if not maths_on():
+        return esc(s)
+    spans = maths_spans(s)
+    if not spans and bare_tex and s.strip() and any(c in s for c in "\\^_"):
+        spans = [MathSpan(0, len(s), s, False)]
+    return maths_html(s, spans)
