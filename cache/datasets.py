@@ -69,6 +69,9 @@ class DatasetInfo:
     sample_share: float = 0.0  # its share of `python -m cache sample`'s bar
     item_check: ItemCheck | None = None
     warmer: str = ""  # "module:function" building its derived tables (`python -m cache warm`)
+    # "module:function" building its text table for the search (`cache.text_tables` schema):
+    # `texts(source, progress) -> list[Path]`, the stored tables' files
+    texts: str = ""
 
 
 PARASON = DatasetInfo(
@@ -106,6 +109,7 @@ PARASON = DatasetInfo(
         file_glob="sft*/*",
     ),
     warmer="analysis.parason.store:warm",
+    texts="analysis.parason.texts:text_tables",
 )
 
 MARS_FILES: dict[str, tuple[str, str, str]] = {
@@ -197,6 +201,7 @@ MARS = DatasetInfo(
         gone="question {qid} is no longer in {file}",
     ),
     warmer="analysis.mars.store:warm",
+    texts="analysis.mars.texts:text_tables",
 )
 
 FINEPROOFS = DatasetInfo(
@@ -237,6 +242,7 @@ FINEPROOFS = DatasetInfo(
         default_file=FINEPROOFS_PREFIX_FILE,
     ),
     warmer="analysis.fineproofs.store:warm",
+    texts="analysis.fineproofs.texts:text_tables",
 )
 
 BUILT_IN: tuple[DatasetInfo, ...] = (PARASON, MARS, FINEPROOFS)  # their order on every list

@@ -111,6 +111,9 @@ VERSIONS = {
     "fineproofs-prefixes": 3,
     "fineproofs-traces": 3,
     "fineproofs-depth": 3,
+    "parason-texts": 1,
+    "mars-texts": 1,
+    "fineproofs-texts": 1,
 }
 
 

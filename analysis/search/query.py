@@ -1,0 +1,114 @@
+"""A search query: plain text or a Python regular expression, with a case switch, compiled once.
+
+The hits are always Python's `re.finditer` of the compiled pattern (plain text: `re.escape`);
+polars only narrows the rows to scan, with a literal it can find exactly (`required_literal`):
+a run of characters every match must contain, so a row without it cannot hold a hit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+try:  # CPython's own parser of patterns: what `re` compiles, read for the literal and the guard
+    import _sre
+    import re._constants as sre_c
+    import re._parser as sre_parse
+except ImportError:  # another Python: no narrowing, no nesting guard (the scan stays exact)
+    sre_parse = None  # type: ignore[assignment]
+
+MAX_PATTERN = 1000  # characters
+MIN_LITERAL = 2  # a shorter literal narrows too little to be worth a pass
+
+
+class QueryError(ValueError):
+    """A query that cannot run, with the message the page and the CLI show."""
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    regex: bool = False
+    case_sensitive: bool = False
+
+    @property
+    def flags(self) -> int:
+        return 0 if self.case_sensitive else re.IGNORECASE
+
+    @property
+    def source(self) -> str:
+        return self.text if self.regex else re.escape(self.text)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    query: Query
+    pattern: re.Pattern[str]
+    literal: str | None  # every hit contains it (None: no such literal known)
+
+
+def _repeats(items: object, inside: bool = False) -> bool:
+    """True when an unbounded repeat holds another repeat (`(a+)+`, `(a|aa)*b*`): the shapes
+    whose backtracking grows exponentially."""
+    found = False
+    for op, av in items:  # type: ignore[attr-defined]
+        if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
+            lo, hi, sub = av
+            unbounded = hi == sre_c.MAXREPEAT or hi > 1000
+            if inside and unbounded:
+                return True
+            found = found or _repeats(sub, inside or unbounded)
+        elif op == sre_c.SUBPATTERN:
+            found = found or _repeats(av[-1], inside)
+        elif op == sre_c.BRANCH:
+            found = found or any(_repeats(b, inside) for b in av[1])
+        elif op in (sre_c.ASSERT, sre_c.ASSERT_NOT):
+            found = found or _repeats(av[1], inside)
+        if found:
+            return True
+    return found
+
+
+def required_literal(parsed: object, ignore_case: bool) -> str | None:
+    """The longest run of adjacent top-level literal characters of a parsed pattern: every
+    match contains it. Under IGNORECASE only characters `re` compiles as exact (uncased: digits,
+    punctuation, `\\`, `{`) count, so the run is found with a plain substring test."""
+    best = ""
+    run: list[str] = []
+    for op, av in parsed:  # type: ignore[attr-defined]
+        ok = op == sre_c.LITERAL and (not ignore_case or not _sre.unicode_iscased(av))
+        if ok:
+            run.append(chr(av))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    return best if len(best) >= MIN_LITERAL else None
+
+
+def compile_query(query: Query) -> Compiled:
+    """The compiled pattern, or a `QueryError` saying what is wrong with the query."""
+    if not query.text:
+        raise QueryError("Type a word or a phrase to search for.")
+    if len(query.text) > MAX_PATTERN:
+        raise QueryError(f"The query is {len(query.text):,} characters; at most {MAX_PATTERN:,}.")
+    try:
+        pattern = re.compile(query.source, query.flags)
+    except (re.error, OverflowError, RecursionError) as exc:
+        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        raise QueryError(
+            f"Not a valid regular expression{where}: {exc}. Switch regex off to search the "
+            "text as written."
+        ) from None
+    literal = None
+    if sre_parse is not None:
+        parsed = sre_parse.parse(query.source, query.flags)
+        if query.regex and _repeats(parsed):
+            raise QueryError(
+                "This pattern nests unbounded repeats (like `(a+)+`), which can take exponential "
+                "time on a long text; write it without the nested repeat."
+            )
+        literal = required_literal(parsed, bool(parsed.state.flags & re.IGNORECASE))
+    return Compiled(query, pattern, literal)
