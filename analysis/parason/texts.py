@@ -50,37 +50,32 @@ def sft_rows(rows: TextRows, path: Path, subset: str, hook: ProgressFn) -> None:
             question = row.get("question") if isinstance(row.get("question"), str) else ""
             correct = row.get("correctness")
             correct = bool(correct) if isinstance(correct, bool) else None
-            label = f"{subset} · {_short(question or item)}"
+            common = {
+                "file": rel,
+                "group": subset,
+                "item": item,
+                "label": f"{subset} · {_short(question or item)}",
+                "view": VIEW,
+                "correct": correct,
+            }
             base = {"subset": subset, "uuid": uid, "view": TRAJECTORY_TAB}
             keys = {"subset": subset, "uuid": uid}
-
-            def add(field: str, text: str, node: str | None) -> None:
-                rows.add(
-                    file=rel,
-                    group=subset,
-                    item=item,
-                    label=label,
-                    field=field,
-                    text=text,
-                    view=VIEW,
-                    query={**base, "node": node},
-                    keys={**keys, "node": node} if node else keys,
-                    locator=node or "",
-                    correct=correct,
-                )
-
             if question:
-                add("question", question, None)
+                rows.add(field="question", text=question, query=base, keys=keys, **common)
             traj = parse(trajectory_text(row)[0])
-            seen: list[str] = []
-            for node in traj.part_node:
-                if node != "prompt" and (not seen or seen[-1] != node) and node not in seen:
-                    seen.append(node)
-            for node in seen:
+            for node in dict.fromkeys(n for n in traj.part_node if n != "prompt"):
                 text = traj.node_text(node)
                 if text.strip():
                     field = "answer" if node == "answer" else "reasoning node"
-                    add(field, text, url_node(node))
+                    at = url_node(node)
+                    rows.add(
+                        field=field,
+                        text=text,
+                        query={**base, "node": at},
+                        keys={**keys, "node": at},
+                        locator=at or "",
+                        **common,
+                    )
 
 
 def rl_rows(rows: TextRows, path: Path) -> None:

@@ -45,6 +45,9 @@ class Filters:
         return out
 
 
+NO_FILTERS = Filters()
+
+
 @dataclass
 class Scan:
     """Hits as three parallel lists (row, start, end), and whether the scan stopped early."""
@@ -121,7 +124,7 @@ def _scan_rows(
 def scan(
     corpus: Corpus,
     compiled: Compiled,
-    filters: Filters = Filters(),
+    filters: Filters = NO_FILTERS,
     limit: int | None = None,
     time_limit: float = TIME_LIMIT,
 ) -> Scan:

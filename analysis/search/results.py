@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from analysis.search.corpus import Corpus
-from analysis.search.engine import Filters, Scan, scan
+from analysis.search.engine import NO_FILTERS, Filters, Scan, scan
 from analysis.search.query import Compiled
 from cache.text_tables import pairs_of
 
@@ -33,7 +33,7 @@ def snippet(text: str, start: int, end: int, context: int = CONTEXT) -> tuple[st
     """(before, hit, after): up to `context` characters each side, edges moved outwards off a
     combining mark; an ellipsis where the text goes on."""
     lo = max(0, start - context)
-    while 0 < lo and _glued(text[lo]):
+    while lo > 0 and _glued(text[lo]):
         lo -= 1
     hi = min(len(text), end + context)
     while hi < len(text) and _glued(text[hi]):
@@ -109,7 +109,7 @@ def hits_of(corpus: Corpus, found: Scan, lo: int = 0, hi: int | None = None) -> 
 def page(
     corpus: Corpus,
     compiled: Compiled,
-    filters: Filters = Filters(),
+    filters: Filters = NO_FILTERS,
     number: int = 0,
     size: int = PAGE_SIZE,
 ) -> Page:
@@ -130,7 +130,7 @@ class Counts:
     timed_out: bool
 
 
-def counts(corpus: Corpus, compiled: Compiled, filters: Filters = Filters()) -> Counts:
+def counts(corpus: Corpus, compiled: Compiled, filters: Filters = NO_FILTERS) -> Counts:
     """Every hit counted (up to the time limit): per dataset, subset/file and item."""
     found = scan(corpus, compiled, filters)
     per_row = found.frame().group_by("row").agg(pl.len().alias("hits"))

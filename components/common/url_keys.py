@@ -50,6 +50,7 @@ class MarsKeys:
     FILE = Param("file", DEFAULT_MARS_FILE, parse=str, choices=tuple(MARS_FILES))
     QID = Param("qid", None, parse=int_in(0, 10**6))
     TRACE = Param("trace", None, parse=int_in(0, 10**7))
+    PROBE = Param("probe", None, parse=int_in(0, 10**8))  # a probe's token position (a search hit)
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
     # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding
     WIDGETS: tuple[str, ...] = (
