@@ -3,7 +3,7 @@
 Both return a URL string, not HTML: the caller escapes it for its attribute (`esc`). Cross-page
 links are checked against the target view's URL-key registry (`url_keys.REGISTRY`). The list of
 views is the home page, each dataset's views as `cache.datasets` declares them (script
-`pages/<view>.py`) and the casebook.
+`pages/<view>.py`), the search and the casebook.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ class View:
 
 
 HOME = View("pages/home.py", "home", "Home", ":material/home:")
+SEARCH = View("pages/search.py", "search", "Search", ":material/search:")
 CASEBOOK = View("pages/casebook.py", "casebook", "Casebook", ":material/bookmarks:")
 
 
@@ -37,8 +38,8 @@ def page_of(view: ViewInfo) -> View:
 
 
 def views() -> dict[str, View]:
-    """Every view in navigation order: home, the datasets' views, the casebook."""
-    pages = [HOME, *(page_of(v) for v in dataset_views()), CASEBOOK]
+    """Every view in navigation order: home, the datasets' views, the search, the casebook."""
+    pages = [HOME, *(page_of(v) for v in dataset_views()), SEARCH, CASEBOOK]
     return {v.url_path: v for v in pages}
 
 

@@ -119,6 +119,14 @@ class CasebookKeys:
     )  # fmt: skip
 
 
+class SearchKeys:
+    """`/search`: the query, its switches and filters; `page` is the result page (1-based)."""
+
+    PAGE = Param("page", 1, parse=int_in(1, 100_000))
+    # query, regex switch, case switch; filters: datasets, subsets/files, correctness
+    WIDGETS: tuple[str, ...] = ("q", "rx", "cs", "ds", "grp", "ok")
+
+
 SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dataset>_<field>`
 
 
@@ -145,6 +153,7 @@ REGISTRY: dict[str, type] = {
     "mars": MarsKeys,
     "playground": PlaygroundKeys,
     "fineproofs": FineproofsKeys,
+    "search": SearchKeys,
     "casebook": CasebookKeys,
 }
 
