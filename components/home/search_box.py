@@ -1,4 +1,4 @@
-"""Home's search box: a query typed here opens `/search?q=...`."""
+"""Home's search box: a query typed here (Enter or the button) opens `/search?q=...`."""
 
 from __future__ import annotations
 
@@ -7,19 +7,23 @@ import streamlit as st
 from components.common.links import SEARCH
 
 BOX_KEY = "home_search_q"
+_ENTERED = "home_search_entered"
+
+
+def _entered() -> None:
+    st.session_state[_ENTERED] = True
 
 
 def search_box() -> None:
-    """A one-line form; Enter or the button opens the search page on the query."""
-    with (
-        st.form("home_search", border=False, enter_to_submit=True),
-        st.container(horizontal=True, vertical_alignment="bottom"),
-    ):
+    """A text box and a button; Enter in the box or the button opens the search page."""
+    with st.container(horizontal=True, vertical_alignment="bottom"):
         text = st.text_input(
             "Search every text",
             placeholder="a phrase in any question, reasoning, proof, probe text or case note",
             key=BOX_KEY,
+            on_change=_entered,
         )
-        go = st.form_submit_button("Search", icon=":material/search:")
-    if go and text and text.strip():
+        clicked = st.button("Search", icon=":material/search:", key="home_search_go")
+    entered = st.session_state.pop(_ENTERED, False)
+    if (clicked or entered) and text and text.strip():
         st.switch_page(SEARCH.script, query_params={"q": text})
