@@ -96,7 +96,7 @@ def build(prefix_path: Path, shards: list[Path], progress: ProgressFn | None = N
             for step, text in pieces(rec):
                 ordinal = known.get(step) if step is not None else None
                 rows.add(
-                    field="trace step" if step is not None else "trace text",
+                    field="trace text",
                     text=text,
                     query={**at, "prefix": ordinal},
                     locator=f"step {step}" if step is not None else "",

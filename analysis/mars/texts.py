@@ -90,7 +90,7 @@ def build(path: Path, rel: str, progress: ProgressFn | None = None) -> pa.Table:
                     text=str(text),
                     query={**at, "probe": pos},
                     keys={"qid": qid, "trace": trace, "position": pos},
-                    locator=f"probe @{pos}" if pos is not None else "probe",
+                    locator=f"token {pos}" if pos is not None else "",
                     correct=bool(ok) if isinstance(ok, bool) else None,
                     **common,
                 )

@@ -66,14 +66,14 @@ def sft_rows(rows: TextRows, path: Path, subset: str, hook: ProgressFn) -> None:
             for node in dict.fromkeys(n for n in traj.part_node if n != "prompt"):
                 text = traj.node_text(node)
                 if text.strip():
-                    field = "answer" if node == "answer" else "reasoning node"
+                    answer = node == "answer"
                     at = url_node(node)
                     rows.add(
-                        field=field,
+                        field="answer" if answer else "reasoning",
                         text=text,
                         query={**base, "node": at},
                         keys={**keys, "node": at},
-                        locator=at or "",
+                        locator="" if answer else f"node {at}",
                         **common,
                     )
 

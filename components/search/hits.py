@@ -15,7 +15,7 @@ from components.common.links import view_href
 from components.common.safe_text import esc
 
 _SNIPPET = (
-    "font-family:var(--font-mono, monospace);font-size:0.82rem;white-space:pre-wrap;"
+    "font-family:var(--font-mono, monospace);font-size:0.82rem;white-space:normal;"
     "overflow-wrap:anywhere;margin:2px 0 6px 0;line-height:1.45"
 )
 
@@ -62,10 +62,10 @@ def item_html(
     )
     lines = []
     for h in hits:
-        where = f"{h.field} {h.locator}".strip()
+        where = f"{h.field} · {h.locator}" if h.locator else h.field
         link = hit_link(h, extra)
         opener = (
-            f"<a href='{esc(link)}' target='_self' class='rte-search-hit'>{esc(where)}</a>"
+            f"<a href='{esc(link)}' target='_self' class='rte-search-hit'>{esc(where)} ↗</a>"
             if link
             else esc(where)
         )

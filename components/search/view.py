@@ -42,16 +42,16 @@ def query_bar() -> Query:
 
 
 def filter_bar(corpus: Corpus) -> Filters:
-    names = list(corpus.titles)
+    by_title = {title: name for name, title in corpus.titles.items()}
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-    chosen = c1.multiselect(
+    titles = c1.multiselect(  # the URL holds the titles (what a bound multiselect writes)
         "Datasets",
-        names,
-        format_func=lambda n: corpus.titles.get(n, n),
+        list(by_title),
         placeholder="all datasets",
         on_change=_first_page,
         **bound("ds"),
     )
+    chosen = [by_title[t] for t in titles if t in by_title]
     frame = corpus.frame
     if chosen:
         frame = frame.filter(pl.col("dataset").is_in(chosen))

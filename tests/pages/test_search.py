@@ -43,18 +43,18 @@ def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
 
 
 def test_filters_narrow_the_results(sample_root: Path, db: str) -> None:
-    at = run_page("pages/search.py", q="boxed{9", ds="parason")
+    at = run_page("pages/search.py", q="boxed{9", ds="Parason")
     assert not at.exception
     html = _html(at)
     assert "href='parason?" in html and "href='mars?" not in html
-    at = run_page("pages/search.py", q="boxed{9", ds="mars", ok="wrong")
+    at = run_page("pages/search.py", q="boxed{9", ds="MARS", ok="wrong")
     html = _html(at)
     assert "href='mars?" in html and "· wrong" in html and "· correct</span>" not in html
     assert "view=Single+trace" in html and "&amp;probe=" in html  # the trace at the probe
 
 
 def test_fineproofs_hit_opens_its_step(sample_root: Path, db: str) -> None:
-    at = run_page("pages/search.py", q="𝑛⁵ − 𝑛", ds="fineproofs")
+    at = run_page("pages/search.py", q="𝑛⁵ − 𝑛", ds="FineProofs")
     assert not at.exception
     html = _html(at)
     assert "href='fineproofs?problem=" in html and "prefix=" in html
@@ -79,12 +79,12 @@ def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> No
             author="tester",
         )
     )
-    at = run_page("pages/search.py", q="<script>", ds="casebook")
+    at = run_page("pages/search.py", q="<script>", ds="Casebook")
     assert not at.exception
     html = _html(at)
     assert "<script>" not in html
     assert "&lt;script&gt;" in html and "href='casebook?case=case1'" in html
-    at = run_page("pages/search.py", q="&amp;", ds="casebook")
+    at = run_page("pages/search.py", q="&amp;", ds="Casebook")
     assert "&amp;amp;" in _html(at)
 
 
