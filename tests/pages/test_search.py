@@ -97,3 +97,22 @@ def test_home_box_opens_the_search(sample_root: Path, db: str) -> None:
     assert [t.value for t in at.title] == ["Search"]
     assert at.query_params.get("q") in ("boxed{9", ["boxed{9"])
     assert "<mark" in _html(at)
+
+
+def test_a_probe_hit_opens_the_single_trace_at_its_probe(sample_root: Path, db: str) -> None:
+    at = run_page(
+        "pages/mars.py",
+        file="DeepSeek-8B/aime25_deepseek.parquet",
+        qid="0",
+        trace="5",
+        view="Single trace",
+        probe="4096",
+    )
+    assert not at.exception
+    html = _html(at)
+    assert "Probe at token <b>4096</b> (the probe the link names)" in html
+    at = run_page(
+        "pages/mars.py", file="DeepSeek-8B/aime25_deepseek.parquet", qid="0", trace="5",
+        view="Single trace",
+    )  # fmt: skip
+    assert "Probe at token <b>2048</b>," in _html(at)  # no probe named: the first
