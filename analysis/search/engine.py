@@ -1,9 +1,9 @@
 """Find the hits of a compiled query in a corpus: exactly `re.finditer` over each row's text,
 rows in corpus order, hits in text order.
 
-How it stays exact and fast: polars keeps the rows the filters allow and, when the query has a
-literal every hit contains (`query.required_literal`), the rows holding it (a plain substring
-test, the same in Rust and Python). Python's `re` then finds the hits. Plain text is scanned
+How it stays exact and fast: polars keeps the rows the filters allow and the rows that can
+hold a hit (`query`: plain text exactly, a regex through a literal every hit contains), and
+counts a plain query's hits itself (`row_counts`). Python's `re` then finds the hits. Plain text is scanned
 over many rows joined by NUL at once (a literal without NUL never matches across one, so the
 hits are the per-row hits); a regular expression row by row (`^`, `$`, lookarounds and `\\b`
 see one row's text). A first page stops as soon as it has its hits; a full count stops at a
@@ -72,9 +72,27 @@ class Scan:
 def candidates(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataFrame:
     """(row, text) of the rows that may hold a hit, in corpus order."""
     frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
-    if compiled.literal is not None:
+    exact = compiled.exact
+    if exact is not None:
+        frame = frame.filter(pl.col("text").str.contains(exact.pattern, literal=exact.literal))
+    elif compiled.literal is not None:
         frame = frame.filter(pl.col("text").str.contains(compiled.literal, literal=True))
     return frame.select("row", "text")
+
+
+def row_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataFrame | None:
+    """(row, hits) of every row with a hit, counted by polars: plain text only (its pattern
+    has exactly `re`'s matches, `query.exact_pattern`); None for a regex."""
+    exact = compiled.exact
+    if exact is None:
+        return None
+    hits = pl.col("text").str.count_matches(exact.pattern, literal=exact.literal)
+    frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
+    return (
+        frame.select("row", hits.cast(pl.Int64).alias("hits"))
+        .filter(pl.col("hits") > 0)
+        .sort("row")
+    )
 
 
 def _chunks(frame: pl.DataFrame) -> Iterator[pl.DataFrame]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from analysis.search.corpus import Corpus
-from analysis.search.engine import NO_FILTERS, Filters, Scan, scan
+from analysis.search.engine import NO_FILTERS, Filters, Scan, row_counts, scan
 from analysis.search.query import Compiled
 from cache.text_tables import pairs_of
 
@@ -132,8 +132,12 @@ class Counts:
 
 def counts(corpus: Corpus, compiled: Compiled, filters: Filters = NO_FILTERS) -> Counts:
     """Every hit counted (up to the time limit): per dataset, subset/file and item."""
-    found = scan(corpus, compiled, filters)
-    per_row = found.frame().group_by("row").agg(pl.len().alias("hits"))
+    per_row = row_counts(corpus, compiled, filters)
+    timed_out = False
+    if per_row is None:  # a regex: Python finds its hits
+        found = scan(corpus, compiled, filters)
+        per_row = found.frame().group_by("row").agg(pl.len().alias("hits"))
+        timed_out = found.timed_out
     joined = per_row.join(
         corpus.frame.select("row", "dataset", "group", "item", "label"), on="row", how="left"
     )
@@ -146,7 +150,8 @@ def counts(corpus: Corpus, compiled: Compiled, filters: Filters = NO_FILTERS) ->
     per_group = per_item.group_by("dataset", "group").agg(*sums).sort("first").drop("first")
     per_dataset = per_item.group_by("dataset").agg(*sums).sort("first").drop("first")
     per_item = per_item.drop("first")
-    return Counts(len(found), per_row.height, per_dataset, per_group, per_item, found.timed_out)
+    total = int(per_row["hits"].sum()) if per_row.height else 0
+    return Counts(total, per_row.height, per_dataset, per_group, per_item, timed_out)
 
 
 def group_by_item(hits: list[Hit]) -> list[tuple[Hit, list[Hit]]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import string
 from pathlib import Path
 
 import polars as pl
@@ -15,7 +16,14 @@ import pytest
 from analysis.search import engine
 from analysis.search.corpus import Corpus, assemble, builder, builders, load_corpus
 from analysis.search.engine import NO_FILTERS, Filters, python_scan, scan
-from analysis.search.query import Query, QueryError, compile_query, required_literal
+from analysis.search.query import (
+    Query,
+    QueryError,
+    char_class,
+    compile_query,
+    required_literal,
+)
+from analysis.search.results import counts
 from cache.casebook.model import Case
 from cache.sources import SourceConfig
 from cache.text_tables import TextRows
@@ -90,7 +98,7 @@ def _hits(corpus: Corpus, q: Query, filters: Filters = NO_FILTERS) -> list[tuple
 
 
 @pytest.mark.parametrize("case", [False, True])
-@pytest.mark.parametrize("chunk", [7, 20_000])
+@pytest.mark.parametrize("chunk", [97, 20_000])
 def test_generated_corpus_hit_for_hit(case: bool, chunk: int, monkeypatch) -> None:
     monkeypatch.setattr(engine, "CHUNK", chunk)  # row slices end mid-corpus too
     corpus = generated()
@@ -215,3 +223,40 @@ def test_the_sample_has_hits_in_every_dataset_and_the_casebook(
     assert {"parason", "mars", "casebook"} <= hit_datasets
     found = scan(corpus, compile_query(Query("𝑛")))
     assert "fineproofs" in set(corpus.frame["dataset"].gather(found.rows).to_list())
+
+
+@pytest.mark.parametrize("case", [False, True])
+def test_counts_per_row_equal_the_python_scan(case: bool) -> None:
+    corpus = generated(seed=11)
+    texts = corpus.frame["text"].to_list()
+    for text, regex in [(p, False) for p in PLAIN] + [(r, True) for r in REGEX[:4]]:
+        compiled = compile_query(Query(text, regex=regex, case_sensitive=case))
+        want: dict[int, int] = {}
+        for row, _, _ in python_scan(texts, compiled):
+            want[row] = want.get(row, 0) + 1
+        got = counts(corpus, compiled)
+        assert got.total == sum(want.values()), (text, regex, case)
+        assert got.rows == len(want)
+        pi = got.per_item
+        by_item = dict(zip(zip(pi["group"], pi["item"], strict=True), pi["hits"], strict=True))
+        items = list(zip(corpus.frame["group"], corpus.frame["item"], strict=True))
+        expect: dict[tuple[str, str], int] = {}
+        for row, n in want.items():
+            expect[items[row]] = expect.get(items[row], 0) + n
+        assert by_item == expect, (text, regex, case)
+
+
+# characters whose case classes are irregular: sharp s, long s, dotted/dotless i, final sigma,
+# Kelvin and Angstrom signs, micro sign, a titlecase digraph, a ligature, Deseret (astral)
+ODD = "aksßſİıσςΣKÅµǅﬀΐẞ\U00010400\U00010428"
+
+
+def test_a_char_class_is_what_re_matches_under_ignorecase() -> None:
+    every = [chr(x) for x in range(0x110000) if not 0xD800 <= x <= 0xDFFF]
+    bmp = every[:0xD800]
+    for ch in ODD + string.ascii_letters[:6] + "1{":
+        rx = re.compile(re.escape(ch), re.IGNORECASE)
+        pool = every if ch in ODD[-4:] else bmp
+        want = [ord(x) for x in pool if rx.fullmatch(x)]
+        got = [c for c in char_class(ch) if c <= ord(pool[-1])]
+        assert got == want, ch
