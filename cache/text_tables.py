@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
@@ -38,33 +39,17 @@ class TextRows:
 
     cols: dict[str, list] = field(default_factory=lambda: {n: [] for n in TEXT_SCHEMA.names})
 
-    def add(
-        self,
-        *,
-        file: str,
-        group: str,
-        item: str,
-        label: str,
-        field: str,
-        text: str,
-        view: str,
-        query: Mapping[str, object],
-        keys: Mapping[str, object],
-        locator: str = "",
-        correct: bool | None = None,
-    ) -> None:
-        c = self.cols
-        c["file"].append(file)
-        c["group"].append(group)
-        c["item"].append(item)
-        c["label"].append(label)
-        c["field"].append(field)
-        c["locator"].append(locator)
-        c["correct"].append(correct)
-        c["view"].append(view)
-        c["query"].append(_pairs(query))
-        c["keys"].append(_pairs(keys))
-        c["text"].append(text)
+    def add(self, **row: Any) -> None:
+        """One row: every column of `TEXT_SCHEMA` by name (`locator` defaults to "",
+        `correct` to None; `query` and `keys` are mappings, None values left out)."""
+        row.setdefault("locator", "")
+        row.setdefault("correct", None)
+        unknown = set(row) - set(self.cols)
+        if unknown:
+            raise KeyError(f"not a text-table column: {sorted(unknown)}")
+        for name, values in self.cols.items():
+            v = row[name]
+            values.append(_pairs(v) if name in ("query", "keys") else v)
 
     def table(self) -> pa.Table:
         return pa.table(self.cols, schema=TEXT_SCHEMA)

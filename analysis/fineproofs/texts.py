@@ -36,8 +36,8 @@ def ordinals(prefix_path: Path) -> dict[tuple[str, int], dict[int, int]]:
     order), as the Trace tab numbers a trace's prefixes."""
     names = pl.scan_parquet(prefix_path).collect_schema().names()
     roles = map_roles(names, FINEPROOFS_ROLES, PREFIX_FILE, "FineProofs prefix")
-    cols = [roles["problem"], roles["sample"], roles["step"]]
-    df = pl.read_parquet(prefix_path, columns=[c for c in cols if c])
+    cols = [c for c in (roles["problem"], roles["sample"], roles["step"]) if c is not None]
+    df = pl.read_parquet(prefix_path, columns=cols)
     df = df.rename(dict(zip(cols, ("pid", "sample", "step"), strict=True)))
     df = df.drop_nulls().with_columns(pl.col("pid").str.to_lowercase())
     df = df.sort("pid", "sample", "step").with_columns(

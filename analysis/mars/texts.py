@@ -8,6 +8,7 @@ the `confs` column, the bulk of a file, is never read here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -99,6 +100,13 @@ def build(path: Path, rel: str, progress: ProgressFn | None = None) -> pa.Table:
     return rows.table()
 
 
+def _builder(path: Path, rel: str) -> Callable[[ProgressFn | None], pa.Table]:
+    def run(progress: ProgressFn | None) -> pa.Table:
+        return build(path, rel, progress)
+
+    return run
+
+
 def text_tables(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
     """The stored text tables of the source's MARS files (those a local folder holds)."""
     files = list(MARS_FILES)
@@ -110,9 +118,5 @@ def text_tables(source: SourceConfig, progress: ProgressFn | None = None) -> lis
     for i, rel in enumerate(files):
         path = resolve_file(MARS.name, rel, source)
         sub = scaled(progress or no_progress, i / len(files), (i + 1) / len(files))
-        out.append(
-            derived_table(
-                NAME, VERSION, [path], lambda p, a=path, r=rel: build(a, r, p), progress=sub
-            )
-        )
+        out.append(derived_table(NAME, VERSION, [path], _builder(path, rel), progress=sub))
     return out

@@ -23,7 +23,7 @@ try:  # CPython's own parser of patterns: what `re` compiles, read for the liter
     import re._constants as sre_c
     import re._parser as sre_parse
 except ImportError:  # another Python: no narrowing, no nesting guard (the scan stays exact)
-    sre_parse = None  # type: ignore[assignment]
+    sre_parse = None
 
 MAX_PATTERN = 1000  # characters
 MIN_LITERAL = 2  # a shorter literal narrows too little to be worth a pass
@@ -155,7 +155,8 @@ def compile_query(query: Query) -> Compiled:
     try:
         pattern = re.compile(query.source, query.flags)
     except (re.error, OverflowError, RecursionError) as exc:
-        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        pos = getattr(exc, "pos", None)
+        where = f" at position {pos}" if pos is not None else ""
         raise QueryError(
             f"Not a valid regular expression{where}: {exc}. Switch regex off to search the "
             "text as written."
