@@ -24,7 +24,8 @@ from analysis.search.corpus import Corpus
 from analysis.search.query import Compiled
 
 SEP = "\x00"
-CHUNK = 20_000  # rows per polars slice
+CHUNK = 20_000  # rows scanned by Python at once
+NARROW_CHUNK = 200_000  # rows polars narrows at once
 TIME_LIMIT = 20.0  # seconds a full count may scan
 
 
@@ -69,9 +70,8 @@ class Scan:
         )
 
 
-def candidates(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataFrame:
-    """(row, text) of the rows that may hold a hit, in corpus order."""
-    frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
+def narrow(frame: pl.DataFrame, compiled: Compiled) -> pl.DataFrame:
+    """(row, text) of the rows of `frame` that may hold a hit, in order."""
     exact = compiled.exact
     if exact is not None:
         frame = frame.filter(pl.col("text").str.contains(exact.pattern, literal=exact.literal))
@@ -95,9 +95,14 @@ def row_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataF
     )
 
 
-def _chunks(frame: pl.DataFrame) -> Iterator[pl.DataFrame]:
-    for start in range(0, frame.height, CHUNK):
-        yield frame.slice(start, CHUNK)
+def candidates(corpus: Corpus, compiled: Compiled, filters: Filters) -> Iterator[pl.DataFrame]:
+    """(row, text) of the rows that may hold a hit, in corpus order, a slice at a time (a
+    first page narrows only the slices it reads)."""
+    frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
+    for start in range(0, frame.height, NARROW_CHUNK):
+        found = narrow(frame.slice(start, NARROW_CHUNK), compiled)
+        for sub in range(0, found.height, CHUNK):
+            yield found.slice(sub, CHUNK)
 
 
 def _joined(compiled: Compiled) -> bool:
@@ -151,7 +156,7 @@ def scan(
     deadline = time.monotonic() + time_limit
     out = Scan()
     joined = _joined(compiled)
-    for chunk in _chunks(candidates(corpus, compiled, filters)):
+    for chunk in candidates(corpus, compiled, filters):
         full = (
             _scan_joined(chunk, compiled, out, limit)
             if joined

@@ -76,8 +76,8 @@ class Page:
 def hits_of(corpus: Corpus, found: Scan, lo: int = 0, hi: int | None = None) -> list[Hit]:
     """Hits `lo`..`hi` of a scan, with their rows' columns and snippets."""
     part = found.frame().slice(lo, None if hi is None else hi - lo)
-    rows = corpus.frame.join(part.select("row").unique(), on="row", how="semi")
-    by_row = {r["row"]: r for r in rows.iter_rows(named=True)}
+    wanted = sorted(set(part["row"].to_list()))  # `row` is the frame's position
+    by_row = {r["row"]: r for r in corpus.frame[wanted].iter_rows(named=True)}
     out = []
     for row, start, end in part.iter_rows():
         r = by_row[row]

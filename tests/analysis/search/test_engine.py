@@ -101,6 +101,7 @@ def _hits(corpus: Corpus, q: Query, filters: Filters = NO_FILTERS) -> list[tuple
 @pytest.mark.parametrize("chunk", [97, 20_000])
 def test_generated_corpus_hit_for_hit(case: bool, chunk: int, monkeypatch) -> None:
     monkeypatch.setattr(engine, "CHUNK", chunk)  # row slices end mid-corpus too
+    monkeypatch.setattr(engine, "NARROW_CHUNK", chunk * 3 + 1)
     corpus = generated()
     texts = corpus.frame["text"].to_list()
     for text, regex in [(p, False) for p in PLAIN] + [(r, True) for r in REGEX]:
