@@ -33,6 +33,9 @@ SHARED = (
     "pages/home.py",
     "app.py",
     "analysis/__main__.py",
+    "analysis/search/*.py",
+    "components/search/*.py",
+    "pages/search.py",
 )
 # the registries, where the names are declared
 ALLOWED = {

@@ -54,7 +54,9 @@ def builder(spec: str) -> Builder:
 
 
 def _empty() -> pl.DataFrame:
-    return pl.from_arrow(TEXT_SCHEMA.empty_table())  # type: ignore[return-value]
+    frame = pl.from_arrow(TEXT_SCHEMA.empty_table())
+    assert isinstance(frame, pl.DataFrame)  # a table converts to a frame, never a series
+    return frame
 
 
 def dataset_frame(

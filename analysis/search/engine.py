@@ -24,8 +24,9 @@ from analysis.search.corpus import Corpus
 from analysis.search.query import Compiled
 
 SEP = "\x00"
-CHUNK = 20_000  # rows scanned by Python at once
-NARROW_CHUNK = 200_000  # rows polars narrows at once
+CHUNK = 2_000  # rows scanned by Python at once
+NARROW_CHUNK = 20_000  # rows polars narrows at first; each next slice is twice as long
+NARROW_MAX = 640_000
 TIME_LIMIT = 20.0  # seconds a full count may scan
 
 
@@ -99,10 +100,12 @@ def candidates(corpus: Corpus, compiled: Compiled, filters: Filters) -> Iterator
     """(row, text) of the rows that may hold a hit, in corpus order, a slice at a time (a
     first page narrows only the slices it reads)."""
     frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
-    for start in range(0, frame.height, NARROW_CHUNK):
-        found = narrow(frame.slice(start, NARROW_CHUNK), compiled)
+    start, size = 0, NARROW_CHUNK
+    while start < frame.height:
+        found = narrow(frame.slice(start, size), compiled)
         for sub in range(0, found.height, CHUNK):
             yield found.slice(sub, CHUNK)
+        start, size = start + size, min(2 * size, NARROW_MAX)
 
 
 def _joined(compiled: Compiled) -> bool:

@@ -97,6 +97,8 @@ def exact_pattern(query: Query) -> Exact | None:
         return None
     if query.case_sensitive:
         return Exact(query.text, literal=True)
+    if not any(_sre.unicode_iscased(ord(ch)) for ch in query.text):
+        return Exact(query.text, literal=True)  # no cased character: the text as it is
     parts = []
     for ch in query.text:
         members = char_class(ch)
@@ -109,7 +111,7 @@ def _repeats(items: object, inside: bool = False) -> bool:
     """True when an unbounded repeat holds another repeat (`(a+)+`, `(a|aa)*b*`): the shapes
     whose backtracking grows exponentially."""
     found = False
-    for op, av in items:  # type: ignore[attr-defined]
+    for op, av in items:  # type: ignore[attr-defined]  # re._parser's items are untyped
         if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
             lo, hi, sub = av
             unbounded = hi == sre_c.MAXREPEAT or hi > 1000
@@ -133,7 +135,7 @@ def required_literal(parsed: object, ignore_case: bool) -> str | None:
     punctuation, `\\`, `{`) count, so the run is found with a plain substring test."""
     best = ""
     run: list[str] = []
-    for op, av in parsed:  # type: ignore[attr-defined]
+    for op, av in parsed:  # type: ignore[attr-defined]  # re._parser's items are untyped
         ok = op == sre_c.LITERAL and (not ignore_case or not _sre.unicode_iscased(av))
         if ok:
             run.append(chr(av))
