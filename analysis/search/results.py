@@ -167,3 +167,26 @@ def group_by_item(hits: list[Hit]) -> list[tuple[Hit, list[Hit]]]:
         else:
             out.append((h, [h]))
     return out
+
+
+def item_hits(
+    corpus: Corpus, compiled: Compiled, hits: list[Hit]
+) -> dict[tuple[str, str, str], int]:
+    """Every hit of the items on a page, counted over those items' rows alone (a page shows
+    its items' counts without waiting for the full count)."""
+    keys = {(h.dataset, h.file, h.item) for h in hits}
+    if not keys:
+        return {}
+    items = sorted({k[2] for k in keys})
+    rows = corpus.frame.select("dataset", "file", "item", "text").filter(
+        pl.col("item").is_in(items)
+    )
+    out: dict[tuple[str, str, str], int] = {}
+    finditer = compiled.pattern.finditer
+    for r in rows.iter_rows():
+        if (r[0], r[1], r[2]) not in keys:
+            continue
+        n = sum(1 for _ in finditer(r[3]))
+        if n:
+            out[(r[0], r[1], r[2])] = out.get((r[0], r[1], r[2]), 0) + n
+    return out

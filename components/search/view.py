@@ -11,7 +11,7 @@ import streamlit as st
 from analysis.search.corpus import Corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Compiled, Query, QueryError, compile_query
-from analysis.search.results import Counts, counts, group_by_item, page
+from analysis.search.results import Counts, counts, group_by_item, item_hits, page
 from components.common.safe_text import esc
 from components.common.url_keys import SearchKeys
 from components.common.url_state import bound
@@ -136,36 +136,35 @@ def _go(number: int) -> None:
 
 
 def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
+    """The page of hits first (fast), then the full counts above it and the pager below."""
     number = int(SearchKeys.PAGE.read()) - 1
     shown = page(corpus, compiled, filters, number=number, size=PAGE_SIZE)
     if not shown.hits and number > 0:
         _go(1)
+        number = 0
         shown = page(corpus, compiled, filters, number=0, size=PAGE_SIZE)
-    counted = st.container()
     if not shown.hits:
         st.info(
             "No hit. Try fewer words, switch *Match case* off, or clear the filters.",
             icon=":material/search_off:",
         )
         return
-    total = full_counts(corpus, compiled, filters)
-    with counted:
-        counts_summary(corpus, total)
-    per_item = {
-        (r["dataset"], r["group"], r["item"]): r["hits"]
-        for r in total.per_item.iter_rows(named=True)
-    }
+    counted = st.container()
+    per_item = item_hits(corpus, compiled, shown.hits)
     html = [
         item_html(
             first,
             hits,
             corpus.titles.get(first.dataset, first.dataset),
-            per_item.get((first.dataset, first.group, first.item)),
+            per_item.get((first.dataset, first.file, first.item)),
             extra,
         )
         for first, hits in group_by_item(shown.hits)
     ]
     st.html("".join(html))
+    with counted, st.spinner("Counting every hit…"):
+        total = full_counts(corpus, compiled, filters)
+        counts_summary(corpus, total)
     pages = max(1, math.ceil(total.total / PAGE_SIZE))
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(

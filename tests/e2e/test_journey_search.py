@@ -82,8 +82,8 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     open_url(page_, f"{app_url}/search?q={quote(PHRASE)}&ds=FineProofs", ready="hits in")
     page_.locator("a.rte-search-hit").first.click()
     expect(page_).to_have_url(re.compile(rf"problem={fq['problem']}.*prefix={fq['prefix']}"))
-    expect(page_.get_by_text(re.compile(rf"Selected step · prefix {fq['prefix']} ·"))).to_be_visible(
-        timeout=SLOW
-    )
+    expect(
+        page_.get_by_text(re.compile(rf"Selected step · prefix {fq['prefix']} ·"))
+    ).to_be_visible(timeout=SLOW)
     no_exception(page_)
     page_.context.close()

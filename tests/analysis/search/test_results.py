@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis.search.engine import python_scan
 from analysis.search.query import Query, compile_query
 from analysis.search.queue import queue_items
-from analysis.search.results import counts, group_by_item, page, snippet
+from analysis.search.results import counts, group_by_item, item_hits, page, snippet
 from cache.casebook.queue_items import QueueItem
 from tests.analysis.search.test_engine import generated
 
@@ -41,6 +41,10 @@ def test_pages_follow_the_scan_and_counts_add_up() -> None:
     assert total.per_dataset["hits"].to_list() == [len(want)]
     assert total.per_group["hits"].sum() == len(want)
     assert total.rows == len({r for r, _, _ in want})
+    pi = total.per_item
+    full = dict(zip(zip(pi["group"], pi["item"], strict=True), pi["hits"], strict=True))
+    for (_, file, item), n in item_hits(corpus, q, first.hits).items():
+        assert full[(f"g{file[1:]}", item)] == n  # the generated corpus: group g<k> = file f<k>
     grouped = group_by_item(first.hits)
     assert sum(len(hs) for _, hs in grouped) == len(first.hits)
 
