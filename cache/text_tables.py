@@ -24,7 +24,7 @@ TEXT_SCHEMA = pa.schema(
         ("label", pa.string()),  # how a result names the item
         ("field", pa.string()),  # what the text is: question, reasoning node, probe raw_text ...
         ("locator", pa.string()),  # where in the item: node id, step, probe position ("" none)
-        ("correct", pa.bool_()),  # the item's correctness when the data says it (else null)
+        ("correct", pa.bool_()),  # what the data says is right (the item; a probe: its answer)
         ("view", pa.string()),  # the explorer view that opens it
         ("query", _PAIRS),  # that view's URL keys opening it at the text
         ("keys", _PAIRS),  # a captured case's item keys
