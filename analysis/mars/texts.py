@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cache.datasets import MARS, MARS_FILES
@@ -20,7 +22,7 @@ from cache.progress import ProgressFn, no_progress, scaled
 from cache.schemas import MARS_ROLES, map_roles
 from cache.sources import SourceConfig, dataset_root, resolve_file
 from cache.store import derived_table
-from cache.text_tables import TextRows
+from cache.text_tables import TEXT_SCHEMA, TextRows
 
 NAME = MARS_TEXTS.name
 VERSION = MARS_TEXTS.version
@@ -29,25 +31,95 @@ TRACE_TAB = "Single trace"
 BATCH = 4096
 
 
+def _pairs(keys: tuple[str, ...], values: list[pa.Array]) -> pa.Array:
+    """A `query`/`keys` column: row i holds (keys[j], values[j][i]) for every j."""
+    n, m = len(values[0]), len(keys)
+    flat = pa.concat_arrays([pc.cast(v, pa.string()) for v in values])
+    flat = flat.take(pa.array(np.arange(m * n).reshape(m, n).T.ravel()))
+    names = pa.array(np.tile(np.array(keys, dtype=object), n), pa.string())
+    pairs = pa.StructArray.from_arrays([names, flat], names=["k", "v"])
+    return pa.ListArray.from_arrays(pa.array(np.arange(0, m * n + 1, m, dtype=np.int32)), pairs)
+
+
+def _probe_rows(batch: pa.RecordBatch, rel: str, label: str, probes: str) -> pa.Table:
+    """The probe rows of one batch, built column-wise (a file holds millions), with `_trace`
+    and `_order` (the trace's row in the batch, the probe's place in it) for the merge."""
+    lists = batch.column(probes)
+    if lists.null_count == len(lists):
+        return pa.table({n: [] for n in (*TEXT_SCHEMA.names, "_trace", "_order")})
+    flat = pc.list_flatten(lists)
+    parent = pc.list_parent_indices(lists)
+    offsets = np.asarray(lists.offsets)
+    order = np.arange(len(flat)) - offsets[np.asarray(parent)]
+    raw = flat.field("raw_text")
+    pos = flat.field("position")
+    qid = batch.column("qid").take(parent)
+    trace = batch.column("trace_idx").take(parent)
+    keep = pc.and_(
+        pc.and_(pc.is_valid(raw), pc.greater(pc.utf8_length(raw), 0)),
+        pc.and_(pc.and_(pc.is_valid(qid), pc.is_valid(trace)), pc.is_valid(pos)),
+    )
+    raw, pos, qid, trace = (pc.filter(a, keep) for a in (raw, pos, qid, trace))
+    ok = pc.filter(flat.field("is_correct"), keep)
+    parent, order = pc.filter(parent, keep), pc.filter(pa.array(order), keep)
+    n = len(raw)
+    qs, ts, ps = (pc.cast(a, pa.string()) for a in (qid, trace, pos))
+
+    def const(value: str) -> pa.Array:
+        return pa.array([value] * n, pa.string())
+
+    join = pc.binary_join_element_wise
+    return pa.table(
+        {
+            "file": const(rel),
+            "group": const(rel),
+            "item": join("q", qs, " t", ts, ""),
+            "label": join(f"{label} · question ", qs, " · trace ", ts, ""),
+            "field": const("probe raw_text"),
+            "locator": join("token ", ps, ""),
+            "correct": pc.cast(ok, pa.bool_()),
+            "view": const(VIEW),
+            "query": _pairs(
+                ("file", "qid", "trace", "view", "probe"),
+                [const(rel), qs, ts, const(TRACE_TAB), ps],
+            ),
+            "keys": _pairs(("qid", "trace", "position"), [qs, ts, ps]),
+            "text": pc.cast(raw, pa.string()),
+            "_trace": pc.cast(parent, pa.int64()),
+            "_order": pc.add(pc.cast(order, pa.int64()), 2),
+        }
+    )
+
+
 def build(path: Path, rel: str, progress: ProgressFn | None = None) -> pa.Table:
-    """The rows of one MARS file, read batch by batch without `confs`."""
+    """The rows of one MARS file, read batch by batch without `confs`: per trace its
+    question's ground truth (first trace of the question), its extracted answer, its probes
+    (a probe without a token position is left out: no link could open it)."""
     hook = progress or no_progress
     pf = pq.ParquetFile(path)
     roles = map_roles(pf.schema_arrow.names, MARS_ROLES, rel, "MARS")
     wanted = {r: roles[r] for r in ("qid", "trace_idx", "ground_truth", "extracted_answer")}
-    wanted["probes"] = roles["probes"]
-    cols = [c for c in wanted.values() if c]
+    cols = [c for c in (*wanted.values(), roles["probes"]) if c]
     label = MARS_FILES.get(rel, ("", "", rel))[2]
-    rows = TextRows()
     seen_gt: set[int] = set()
     total = max(1, pf.metadata.num_rows)
     done = 0
+    parts = []
     for batch in pf.iter_batches(batch_size=BATCH, columns=cols):
-        data = batch.to_pydict()
+        batch = batch.rename_columns(
+            [{roles["qid"]: "qid", roles["trace_idx"]: "trace_idx"}.get(c, c) for c in cols]
+        )
         n = batch.num_rows
-        col = {r: (data[c] if c else [None] * n) for r, c in wanted.items()}
+        col = {
+            r: (batch.column(c).to_pylist() if c else [None] * n)
+            for r, c in wanted.items()
+            if r not in ("qid", "trace_idx")
+        }
+        qids, traces = batch.column("qid").to_pylist(), batch.column("trace_idx").to_pylist()
+        rows = TextRows()
+        where: dict[str, list[int]] = {"_trace": [], "_order": []}
         for i in range(n):
-            qid, trace = col["qid"][i], col["trace_idx"][i]
+            qid, trace = qids[i], traces[i]
             if qid is None or trace is None:
                 continue
             qid, trace = int(qid), int(trace)
@@ -64,40 +136,33 @@ def build(path: Path, rel: str, progress: ProgressFn | None = None) -> pa.Table:
                     keys={"qid": qid},
                     **common,
                 )
-            item = f"q{qid} t{trace}"
-            tlabel = f"{label} · question {qid} · trace {trace}"
-            at = {"file": rel, "qid": qid, "trace": trace, "view": TRACE_TAB}
+                where["_trace"].append(i)
+                where["_order"].append(0)
             answer = col["extracted_answer"][i]
             if answer is not None and str(answer):
                 rows.add(
-                    item=item,
-                    label=tlabel,
+                    item=f"q{qid} t{trace}",
+                    label=f"{label} · question {qid} · trace {trace}",
                     field="extracted answer",
                     text=str(answer),
-                    query=at,
+                    query={"file": rel, "qid": qid, "trace": trace, "view": TRACE_TAB},
                     keys={"qid": qid, "trace": trace},
                     **common,
                 )
-            for probe in col["probes"][i] or ():
-                text = probe.get("raw_text") if isinstance(probe, dict) else None
-                if not text:
-                    continue
-                pos = probe.get("position")
-                ok = probe.get("is_correct")
-                rows.add(
-                    item=item,
-                    label=tlabel,
-                    field="probe raw_text",
-                    text=str(text),
-                    query={**at, "probe": pos},
-                    keys={"qid": qid, "trace": trace, "position": pos},
-                    locator=f"token {pos}" if pos is not None else "",
-                    correct=bool(ok) if isinstance(ok, bool) else None,
-                    **common,
-                )
+                where["_trace"].append(i)
+                where["_order"].append(1)
+        table = rows.table()
+        table = table.append_column("_trace", pa.array(where["_trace"], pa.int64()))
+        table = table.append_column("_order", pa.array(where["_order"], pa.int64()))
+        if roles["probes"]:
+            probes = _probe_rows(batch, rel, label, roles["probes"])
+            table = pa.concat_tables([table, probes.cast(table.schema)])
+        parts.append(table.sort_by([("_trace", "ascending"), ("_order", "ascending")]))
         done += n
         hook(done / total, f"{rel}: {done:,} traces")
-    return rows.table()
+    if not parts:
+        return TextRows().table()
+    return pa.concat_tables(parts).drop_columns(["_trace", "_order"]).cast(TEXT_SCHEMA)
 
 
 def _builder(path: Path, rel: str) -> Callable[[ProgressFn | None], pa.Table]:
