@@ -19,6 +19,7 @@ from analysis.parason.parse import parse
 from analysis.parason.store import iter_rows, rl_table
 from cache.datasets import PARASON
 from cache.derived_tables import PARASON_TEXTS
+from cache.errors import SourceNotFound, SourceRefused
 from cache.progress import ProgressFn, no_progress, scaled
 from cache.sources import SourceConfig, resolve_file
 from cache.store import derived_table
@@ -114,9 +115,27 @@ def build(paths: dict[str, Path], progress: ProgressFn | None = None) -> pa.Tabl
 
 
 def text_tables(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
-    """The stored text table of a source's Parason files, built once per set of files."""
+    """The stored text table of a source's Parason files, built once per set of files (a
+    source missing some of them searches the others; missing all, the first one's error)."""
     paths: dict[str, Path] = {}
+    first: SourceNotFound | None = None
     for rel in PARASON.files:
-        paths[rel.split("/", 1)[0]] = resolve_file(PARASON.name, rel, source)
-    ordered = [paths[k] for k in (*SFT, "rl")]
-    return [derived_table(NAME, VERSION, ordered, lambda p: build(paths, p), progress=progress)]
+        try:
+            paths[rel.split("/", 1)[0]] = resolve_file(PARASON.name, rel, source)
+        except SourceRefused:
+            raise
+        except SourceNotFound as exc:
+            first = first or exc
+    if not paths and first is not None:
+        raise first
+    ordered = [paths[k] for k in (*SFT, "rl") if k in paths]
+    return [
+        derived_table(
+            NAME,
+            VERSION,
+            ordered,
+            lambda p: build(paths, p),
+            params={"files": ",".join(k for k in (*SFT, "rl") if k in paths)},
+            progress=progress,
+        )
+    ]
