@@ -157,11 +157,9 @@ def compile_query(query: Query) -> Compiled:
     try:
         pattern = re.compile(query.source, query.flags)
     except (re.error, OverflowError, RecursionError) as exc:
-        pos = getattr(exc, "pos", None)
-        where = f" at position {pos}" if pos is not None else ""
         raise QueryError(
-            f"Not a valid regular expression{where}: {exc}. Switch regex off to search the "
-            "text as written."
+            f"Not a valid regular expression: {exc}. Switch regex off to search the text as "
+            "written."
         ) from None
     literal = None
     if sre_parse is not None:

@@ -164,7 +164,10 @@ def test_literal_narrowing_is_exact_only() -> None:
     ("text", "says"),
     [
         ("", "Type a word"),
-        ("(unclosed", "Not a valid regular expression at position 0"),
+        (
+            "(unclosed",
+            "Not a valid regular expression: missing ), unterminated subpattern at position 0",
+        ),
         ("a{2,1}", "Not a valid regular expression"),
         ("(a+)+$", "nests unbounded repeats"),
         ("(?:a*b?)*c", "nests unbounded repeats"),
