@@ -1,4 +1,4 @@
-"""`python -m analysis <command>`: parason-stats, simulate, diff, fineproofs-trace."""
+"""`python -m analysis <command>`: parason-stats, simulate, diff, fineproofs-trace, search."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import sys
 from cache.datasets import cli_commands
 from cache.errors import run_command
 
+# commands over every dataset (no view of one declares them): command -> its module
+CROSS_DATASET = {"search": "analysis.search.cli"}
+
 
 def _modules_for(argv: list[str]) -> tuple[str, ...]:
     """The command modules to register: the named command's own, else all (help, typos).
@@ -18,7 +21,7 @@ def _modules_for(argv: list[str]) -> tuple[str, ...]:
     the module exposes `register(subparsers)` adding them with `set_defaults(func=...)`). A
     command imports only its own module (start-up time: the FineProofs and Parason CLIs pull in
     polars and their stores, and `diff` pandas, which `simulate` never needs)."""
-    commands = cli_commands()
+    commands = {**cli_commands(), **CROSS_DATASET}
     first = next((a for a in argv if not a.startswith("-")), None)
     own = commands.get(first or "")
     return (own,) if own is not None else tuple(dict.fromkeys(commands.values()))

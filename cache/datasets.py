@@ -70,6 +70,9 @@ class DatasetInfo:
     item_check: ItemCheck | None = None
     warmer: str = ""  # "module:function" building its derived tables (`python -m cache warm`)
     lenses: str = ""  # "module:attribute": its lenses (`cache.lenses.DatasetLenses`), for /lenses
+    # "module:function" building its text table for the search (`cache.text_tables` schema):
+    # `texts(source, progress) -> list[Path]`, the stored tables' files
+    texts: str = ""
 
 
 PARASON = DatasetInfo(
@@ -108,6 +111,7 @@ PARASON = DatasetInfo(
     ),
     warmer="analysis.parason.store:warm",
     lenses="analysis.parason.lenses:LENSES",
+    texts="analysis.parason.texts:text_tables",
 )
 
 MARS_FILES: dict[str, tuple[str, str, str]] = {
@@ -200,6 +204,7 @@ MARS = DatasetInfo(
     ),
     warmer="analysis.mars.store:warm",
     lenses="analysis.mars.lenses:LENSES",
+    texts="analysis.mars.texts:text_tables",
 )
 
 FINEPROOFS = DatasetInfo(
@@ -241,6 +246,7 @@ FINEPROOFS = DatasetInfo(
     ),
     warmer="analysis.fineproofs.store:warm",
     lenses="analysis.fineproofs.lenses:LENSES",
+    texts="analysis.fineproofs.texts:text_tables",
 )
 
 BUILT_IN: tuple[DatasetInfo, ...] = (PARASON, MARS, FINEPROOFS)  # their order on every list

@@ -122,6 +122,33 @@ FINEPROOFS_DEPTH = DerivedTable(
     history=_FINEPROOFS_HISTORY,
 )
 
+_TEXTS_HISTORY = "1: every text of the dataset, one row per piece a search hit opens at"
+PARASON_TEXTS = DerivedTable(
+    name="parason-texts",
+    version=1,
+    dataset=PARASON.name,
+    inputs=PARASON.files,
+    built_by="analysis.parason.texts.text_tables",
+    history=_TEXTS_HISTORY + " (a DAG node, the question, an RL prompt)",
+)
+MARS_TEXTS = DerivedTable(
+    name="mars-texts",
+    version=1,
+    dataset=MARS.name,
+    inputs=MARS.files,
+    built_by="analysis.mars.texts.text_tables",
+    history=_TEXTS_HISTORY + " (ground truth, extracted answer, probe raw_text)",
+)
+FINEPROOFS_TEXTS = DerivedTable(
+    name="fineproofs-texts",
+    version=1,
+    dataset=FINEPROOFS.name,
+    inputs=(FINEPROOFS_PREFIX_FILE,),
+    params=("trace shards present",),
+    built_by="analysis.fineproofs.texts.text_tables",
+    history=_TEXTS_HISTORY + " (a trace step, the problem)",
+)
+
 TABLES: tuple[DerivedTable, ...] = (
     PARASON_METRICS,
     PARASON_ADDED,
@@ -132,6 +159,9 @@ TABLES: tuple[DerivedTable, ...] = (
     FINEPROOFS_PREFIXES,
     FINEPROOFS_TRACES,
     FINEPROOFS_DEPTH,
+    PARASON_TEXTS,
+    MARS_TEXTS,
+    FINEPROOFS_TEXTS,
 )
 
 

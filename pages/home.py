@@ -11,6 +11,7 @@ from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.home.cards import dataset_card, home_cards, sample_note
+from components.home.search_box import search_box
 
 ensure_routed()
 
@@ -21,6 +22,7 @@ st.markdown(
     "**stopping-policy playground**, and **FineProofs** prefix values of proof attempts. "
     "Pick each dataset's source in the sidebar; the bundled sample works offline."
 )
+search_box()
 if any(current_source(info.name).kind == "sample" for info in home_cards()):
     sample_note()
 

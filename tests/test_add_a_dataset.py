@@ -136,8 +136,8 @@ def test_3_the_casebook(toy: DatasetInfo) -> None:
 def test_4_the_views_and_a_link_round_trip(toy: DatasetInfo) -> None:
     page = views()["toy"]
     assert (page.script, page.url_path, page.title) == ("pages/toy.py", "toy", "Toy rows")
-    # datasets' views before the lenses across them and the casebook
-    assert list(views())[-3:] == ["toy", "lenses", "casebook"]
+    # datasets' views before the search and the lenses across them, and the casebook
+    assert list(views())[-4:] == ["toy", "search", "lenses", "casebook"]
     assert {"src_toy_kind", "src_toy_path", "src_mars_kind"} <= keys_of("toy")
     assert "src_toy_kind" in keys_of("mars")  # the sidebar's keys reach every view
     params = view_params("toy", src_toy_kind="local", src_toy_path="/data/a b")

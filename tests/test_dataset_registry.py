@@ -35,6 +35,9 @@ SHARED = (
     "pages/lenses.py",
     "app.py",
     "analysis/__main__.py",
+    "analysis/search/*.py",
+    "components/search/*.py",
+    "pages/search.py",
 )
 # the registries, where the names are declared
 ALLOWED = {
@@ -114,6 +117,9 @@ VERSIONS = {
     "fineproofs-prefixes": 3,
     "fineproofs-traces": 3,
     "fineproofs-depth": 3,
+    "parason-texts": 1,
+    "mars-texts": 1,
+    "fineproofs-texts": 1,
 }
 
 

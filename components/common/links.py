@@ -3,7 +3,7 @@
 Both return a URL string, not HTML: the caller escapes it for its attribute (`esc`). Cross-page
 links are checked against the target view's URL-key registry (`url_keys.REGISTRY`). The list of
 views is the home page, each dataset's views as `cache.datasets` declares them (script
-`pages/<view>.py`), the lenses and the casebook.
+`pages/<view>.py`), the search and the lenses across them, and the casebook.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ class View:
 
 
 HOME = View("pages/home.py", "home", "Home", ":material/home:")
+SEARCH = View("pages/search.py", "search", "Search", ":material/search:")
 LENSES = View("pages/lenses.py", "lenses", "Lenses", ":material/filter_alt:")
 CASEBOOK = View("pages/casebook.py", "casebook", "Casebook", ":material/bookmarks:")
 
@@ -38,9 +39,9 @@ def page_of(view: ViewInfo) -> View:
 
 
 def views() -> dict[str, View]:
-    """Every view in navigation order: home, the datasets' views, the lenses across them, the
-    casebook."""
-    pages = [HOME, *(page_of(v) for v in dataset_views()), LENSES, CASEBOOK]
+    """Every view in navigation order: home, the datasets' views, the search and the lenses
+    across them, the casebook."""
+    pages = [HOME, *(page_of(v) for v in dataset_views()), SEARCH, LENSES, CASEBOOK]
     return {v.url_path: v for v in pages}
 
 

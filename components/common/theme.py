@@ -26,6 +26,7 @@ TABLE_RULE = "rgba(128,128,128,0.25)"
 DIFF_BG = "#f8d7da"  # a cell that differs from the reference
 WARN_BG, WARN_FG = "#fde2e1", "#b42318"  # a warning badge
 INFO_BG, INFO_FG = "#e8f0fe", "#1a4d99"  # an informational badge
+HIT_BG = "#ffe58f"  # a search hit inside its snippet
 
 # ------------------------------------------------------------------ casebook
 # defined beside the HTML report in the cache layer (which cannot import this module)

@@ -55,6 +55,7 @@ class MarsKeys:
         "bench", None, parse=str, choices=tuple(dict.fromkeys(b for _, b, _ in MARS_FILES.values()))
     )
     CQ = Param("cq", None, parse=int_in(0, 10**6))
+    PROBE = Param("probe", None, parse=int_in(0, 10**8))  # a probe's token position (a search hit)
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
     # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding
     WIDGETS: tuple[str, ...] = (
@@ -131,6 +132,12 @@ class LensesKeys:
     FILE = Param("file", None, parse=safe_token(200))
     PAGE = Param("page", 1, parse=int_in(1, 10**6))  # the items table's page
     WIDGETS: tuple[str, ...] = ()
+class SearchKeys:
+    """`/search`: the query, its switches and filters; `page` is the result page (1-based)."""
+
+    PAGE = Param("page", 1, parse=int_in(1, 100_000))
+    # query, regex switch, case switch; filters: datasets, subsets/files, correctness
+    WIDGETS: tuple[str, ...] = ("q", "rx", "cs", "ds", "grp", "ok")
 
 
 SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dataset>_<field>`
@@ -161,6 +168,7 @@ REGISTRY: dict[str, type] = {
     "playground": PlaygroundKeys,
     "fineproofs": FineproofsKeys,
     "lenses": LensesKeys,
+    "search": SearchKeys,
     "casebook": CasebookKeys,
 }
 

@@ -105,6 +105,8 @@ def render_single_trace(
         st.warning(f"Data flags on this trace: {', '.join(flag_names(int(f['flags'])))}")
     clicked = st.session_state.get(PROBE_KEY)
     at = clicked[1] if clicked is not None and clicked[0] == int(trace) else None
+    if at is None and want == int(trace):  # a link (a search hit) names the probe to show
+        at = MarsKeys.PROBE.read()
     show_probe_texts(probes, ref, at=at)
 
 
@@ -132,13 +134,14 @@ def show_probe_texts(
     start = positions.index(at) if at in positions else 0  # the clicked probe, else the first
     i = rows[0] if rows and 0 <= rows[0] < probes.height else start
     r = probes.row(i, named=True)
+    opened = " (the probe the link names)" if not rows and at in positions else ""
     st.caption("Select a row to read its probe text in full.")
     answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
     text = maybe_maths(r["raw_text"]) or "(no text)"
     with st.container(horizontal=True, vertical_alignment="center"):
         st.html(
             "<div style='font-size:0.9rem;margin-bottom:4px'>Probe at token "
-            f"<b>{esc(r['position'])}</b>, answer {answer}:</div>",
+            f"<b>{esc(r['position'])}</b>{opened}, answer {answer}:</div>",
             width="content",
         )
         if ref is not None:

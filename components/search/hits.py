@@ -1,0 +1,79 @@
+"""Search results as escaped HTML: an item's header (dataset, label, correctness, its hit count)
+and one line per hit (what the text is, where it opens, the snippet with the hit marked).
+
+Every piece of text is escaped on its own and the highlight is our markup around the escaped
+hit; links come only from `view_href` (a view and its registered URL keys), never from text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from analysis.search.results import Hit
+from components.common import theme
+from components.common.links import view_href
+from components.common.safe_text import esc
+
+_SNIPPET = (
+    "font-family:var(--font-mono, monospace);font-size:0.82rem;white-space:normal;"
+    "overflow-wrap:anywhere;margin:2px 0 6px 0;line-height:1.45"
+)
+
+
+def hit_link(hit: Hit, extra: Mapping[str, str] | None = None) -> str | None:
+    """The link that opens the hit in its view at the hit (None when the view does not read
+    one of the keys, e.g. a dataset registered without URL keys for it)."""
+    try:
+        return view_href(hit.view, **dict(hit.query), **(extra or {}))
+    except KeyError:
+        return None
+
+
+def snippet_html(hit: Hit) -> str:
+    """The snippet: escaped context, the escaped hit inside our highlight."""
+    shown = hit.match if hit.match else "\u2060"  # an empty match still marks its place
+    mark = (
+        f"<mark style='background:{theme.HIT_BG};color:inherit;padding:0 1px;border-radius:2px'>"
+        f"{esc(shown)}</mark>"
+    )
+    return f"{esc(hit.before)}{mark}{esc(hit.after)}"
+
+
+def _badge(correct: bool | None) -> str:
+    if correct is None:
+        return ""
+    colour, word = (theme.CORRECT, "correct") if correct else (theme.WRONG, "wrong")
+    return f" <span style='color:{colour};font-size:0.8rem;font-weight:600'>· {word}</span>"
+
+
+def item_html(
+    first: Hit,
+    hits: list[Hit],
+    title: str,
+    total: int | None,
+    extra: Mapping[str, str] | None = None,
+) -> str:
+    """One item: its header and its hits on this page, each a link to where it is."""
+    count = f"{total:,} hit{'s' if total != 1 else ''}" if total is not None else ""
+    head = (
+        f"<div style='font-size:0.92rem'><b>{esc(title)}</b> · {esc(first.label)}"
+        f"{_badge(first.correct)}"
+        f"<span style='color:{theme.NO_ANSWER};font-size:0.8rem'> · {esc(count)}</span></div>"
+    )
+    lines = []
+    for h in hits:
+        where = f"{h.field} · {h.locator}" if h.locator else h.field
+        link = hit_link(h, extra)
+        opener = (
+            f"<a href='{esc(link)}' target='_self' class='rte-search-hit'>{esc(where)} ↗</a>"
+            if link
+            else esc(where)
+        )
+        lines.append(
+            f"<div style='font-size:0.8rem;color:{theme.NO_ANSWER}'>{opener}</div>"
+            f"<div style='{_SNIPPET}'>{snippet_html(h)}</div>"
+        )
+    return (
+        f"<div class='rte-search-item' style='border-left:3px solid {theme.PANEL_BORDER};"
+        f"padding:2px 10px;margin:8px 0'>{head}{''.join(lines)}</div>"
+    )

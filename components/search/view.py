@@ -1,0 +1,196 @@
+"""The search page's sections: the query bar, the filters, the counts and a page of results
+grouped by item. Every control is bound to the URL, so a search is a link."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import streamlit as st
+
+from analysis.search.corpus import Corpus
+from analysis.search.engine import Filters
+from analysis.search.query import Compiled, Query, QueryError, compile_query
+from analysis.search.results import Counts, counts, group_by_item, item_hits, page
+from components.common.safe_text import esc
+from components.common.url_keys import SearchKeys
+from components.common.url_state import bound
+from components.search.hits import item_html
+
+PAGE_SIZE = 25
+CORRECTNESS = ("correct", "wrong")
+EXAMPLES = ("\\boxed{", "wait", "Therefore", "<here>")
+_COUNTS = "search_counts"  # session memo: the last full count (the same search reruns often)
+
+
+def _first_page() -> None:
+    """A changed query or filter starts again at page 1."""
+    SearchKeys.PAGE.write(None)
+
+
+def query_bar() -> Query:
+    q = st.text_input(
+        "Search every text",
+        placeholder="a word, a phrase or a regular expression",
+        on_change=_first_page,
+        **bound("q"),
+    )
+    with st.container(horizontal=True, gap="medium"):
+        regex = st.toggle("Regular expression", on_change=_first_page, **bound("rx"))
+        case = st.toggle("Match case", on_change=_first_page, **bound("cs"))
+    return Query(q or "", regex=bool(regex), case_sensitive=bool(case))
+
+
+def filter_bar(corpus: Corpus) -> Filters:
+    by_title = {title: name for name, title in corpus.titles.items()}
+    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
+    titles = c1.multiselect(  # the URL holds the titles (what a bound multiselect writes)
+        "Datasets",
+        list(by_title),
+        placeholder="all datasets",
+        on_change=_first_page,
+        **bound("ds"),
+    )
+    chosen = [by_title[t] for t in titles if t in by_title]
+    frame = corpus.frame
+    if chosen:
+        frame = frame.filter(pl.col("dataset").is_in(chosen))
+    groups = frame["group"].unique(maintain_order=True).to_list()
+    picked = c2.multiselect(
+        "Subset / file",
+        groups,
+        placeholder="every subset and file",
+        on_change=_first_page,
+        **bound("grp"),
+    )
+    ok = c3.segmented_control(
+        "Correctness",
+        list(CORRECTNESS),
+        help="Items the data marks correct or wrong (items it does not mark are left out)",
+        on_change=_first_page,
+        **bound("ok"),
+    )
+    return Filters(
+        datasets=tuple(chosen),
+        groups=tuple(g for g in picked if g in groups),
+        correct=None if ok not in CORRECTNESS else ok == "correct",
+    )
+
+
+def empty_state() -> None:
+    tries = " · ".join(f"`{t}`" for t in EXAMPLES)
+    st.info(
+        "Type a word or a phrase to find it in every question, reasoning step, answer, RL "
+        f"prompt, proof step, probe text and case note. Try {tries}; switch on *Regular "
+        "expression* for a pattern such as `\\\\boxed\\{\\d+\\}`.",
+        icon=":material/search:",
+    )
+
+
+def compiled_or_message(query: Query) -> Compiled | None:
+    try:
+        return compile_query(query)
+    except QueryError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return None
+
+
+def full_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> Counts:
+    """Every hit counted, memoised for the session's last search (paging reruns the page)."""
+    key = (id(corpus), compiled.query, filters)
+    memo = st.session_state.get(_COUNTS)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    found = counts(corpus, compiled, filters)
+    st.session_state[_COUNTS] = (key, found)
+    return found
+
+
+def counts_summary(corpus: Corpus, total: Counts) -> None:
+    if total.timed_out:
+        st.warning(
+            "The count stopped at its time limit: the figures below are a lower bound. "
+            "Narrow the search with a filter or a longer phrase.",
+            icon=":material/timer:",
+        )
+    lines = []
+    for d in total.per_dataset.iter_rows(named=True):
+        groups = total.per_group.filter(pl.col("dataset") == d["dataset"])
+        parts = " · ".join(
+            f"{esc(g['group'])} <b>{g['hits']:,}</b>" for g in groups.iter_rows(named=True)
+        )
+        lines.append(
+            f"<div style='font-size:0.88rem;margin:2px 0'><b>{esc(corpus.titles.get(d['dataset'], d['dataset']))}</b>: "
+            f"{d['hits']:,} hits in {d['items']:,} items"
+            f"<span style='font-size:0.8rem'> ({parts})</span></div>"
+        )
+    st.html(
+        f"<div class='rte-search-counts'><div style='font-size:0.95rem;margin-bottom:4px'>"
+        f"<b>{total.total:,}</b> hits in <b>{total.per_item.height:,}</b> items</div>"
+        f"{''.join(lines)}</div>"
+    )
+
+
+def _go(number: int) -> None:
+    SearchKeys.PAGE.write(number)
+
+
+def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
+    """The page of hits first (fast), then the full counts above it and the pager below."""
+    number = int(SearchKeys.PAGE.read()) - 1
+    shown = page(corpus, compiled, filters, number=number, size=PAGE_SIZE)
+    if not shown.hits and number > 0:
+        _go(1)
+        number = 0
+        shown = page(corpus, compiled, filters, number=0, size=PAGE_SIZE)
+    if not shown.hits:
+        st.info(
+            "No hit. Try fewer words, switch *Match case* off, or clear the filters.",
+            icon=":material/search_off:",
+        )
+        return
+    counted = st.container()
+    per_item = item_hits(corpus, compiled, shown.hits)
+    html = [
+        item_html(
+            first,
+            hits,
+            corpus.titles.get(first.dataset, first.dataset),
+            per_item.get((first.dataset, first.file, first.item)),
+            extra,
+        )
+        for first, hits in group_by_item(shown.hits)
+    ]
+    st.html("".join(html))
+    with counted, st.spinner("Counting every hit…"):
+        total = full_counts(corpus, compiled, filters)
+        counts_summary(corpus, total)
+    pages = max(1, math.ceil(total.total / PAGE_SIZE))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            "Previous",
+            disabled=number == 0,
+            on_click=_go,
+            args=(number,),
+            icon=":material/chevron_left:",
+        )
+        st.caption(f"Page {number + 1} of {pages:,}", width="content")
+        st.button(
+            "Next",
+            disabled=not shown.has_more,
+            on_click=_go,
+            args=(number + 2,),
+            icon=":material/chevron_right:",
+        )
+        st.button(
+            "Send to triage queue",
+            disabled=True,
+            help="The triage queue steps through these items one by one (coming with the queue).",
+            icon=":material/playlist_add:",
+        )
+
+
+def source_keys() -> dict[str, str]:
+    """The sidebar's source keys of this page's URL, carried into each hit's link so the view
+    opens the same data."""
+    return {k: str(v) for k, v in st.query_params.items() if k.startswith("src_")}

@@ -1,0 +1,89 @@
+"""Journey J8 (docs/JOURNEYS.md), find a phrase everywhere: type it in Home's search box, land on
+`/search?q=...` with the results grouped by dataset and item and their counts, open a Parason
+hit and see its node selected with the phrase, then open a FineProofs hit and see its step.
+
+The expected hits are computed here with the search engine on the sample's text tables (the
+hit-for-hit tests check the engine against a plain Python scan), not read from the app. Each
+step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x768."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from analysis.search.corpus import load_corpus
+from analysis.search.engine import Filters
+from analysis.search.query import Query, compile_query
+from analysis.search.results import Hit, counts, page
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    expect_timeout,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+)
+
+pytestmark = pytest.mark.e2e
+PHRASE = "double-check"
+SLOW = 120_000  # the first search reads (and on a fresh cache builds) the text tables
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _expect_timeout() -> Iterator[None]:
+    with expect_timeout():
+        yield
+
+
+@pytest.fixture(scope="module")
+def expected(sample_root: Path) -> tuple[int, Hit, Hit]:
+    """(total hits, the first Parason hit, the first FineProofs hit)."""
+    corpus = load_corpus()
+    compiled = compile_query(Query(PHRASE))
+    total = counts(corpus, compiled).total
+    parason = page(corpus, compiled, Filters(datasets=("parason",)), size=1).hits[0]
+    proofs = page(corpus, compiled, Filters(datasets=("fineproofs",)), size=1).hits[0]
+    return total, parason, proofs
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j8_find_a_phrase_and_open_it_where_it_is(
+    browser: Browser, app_url: str, expected: tuple[int, Hit, Hit], viewport: dict[str, int]
+) -> None:
+    total, parason, proofs = expected
+    pq = dict(parason.query)
+    page_ = new_page(browser, viewport)
+    # 1. Home's box: the phrase, Enter
+    open_url(page_, f"{app_url}/", ready="Search every text")
+    box = page_.get_by_label("Search every text")
+    box.fill(PHRASE)
+    box.press("Enter")
+    expect(page_).to_have_url(re.compile(r"/search\?.*q=double-check"), timeout=SLOW)
+    # 2. the results: the total, grouped by dataset and item, each item with its hit count
+    expect(page_.get_by_text(f"{total:,} hits in", exact=False).first).to_be_visible(timeout=SLOW)
+    first_item = page_.locator(".rte-search-item").first
+    expect(first_item).to_contain_text(parason.label)
+    expect(first_item).to_contain_text(re.compile(r"\d+ hits?"))
+    expect(first_item.locator("mark").first).to_have_text(re.compile(PHRASE, re.I))
+    settled(page_)
+    # 3. the first Parason hit opens its trajectory at the node holding the phrase
+    first_item.locator("a.rte-search-hit").first.click()
+    expect(page_).to_have_url(re.compile(rf"uuid={pq['uuid']}.*node={re.escape(pq['node'])}"))
+    expect(page_.get_by_text("Selected node", exact=True)).to_be_visible(timeout=SLOW)
+    expect(page_.get_by_text(re.compile(PHRASE, re.I)).first).to_be_visible()
+    no_exception(page_)
+    # 4. the FineProofs hits: the first opens its trace at the step that holds the phrase
+    fq = dict(proofs.query)
+    open_url(page_, f"{app_url}/search?q={quote(PHRASE)}&ds=FineProofs", ready="hits in")
+    page_.locator("a.rte-search-hit").first.click()
+    expect(page_).to_have_url(re.compile(rf"problem={fq['problem']}.*prefix={fq['prefix']}"))
+    expect(
+        page_.get_by_text(re.compile(rf"Selected step · prefix {fq['prefix']} ·"))
+    ).to_be_visible(timeout=SLOW)
+    no_exception(page_)
+    page_.context.close()

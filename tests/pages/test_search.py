@@ -1,0 +1,118 @@
+"""AppTest of /search: a query from the URL, the filters, the empty state, a bad regex, escaping,
+and Home's box."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from cache.casebook.model import Case
+from components.common import casebook
+from tests.pages.conftest import new_app, run_page
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def _text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += (
+        [e.value for e in at.error] + [i.value for i in at.info] + [w.value for w in at.warning]
+    )
+    return "\n".join(parts)
+
+
+def test_empty_state_says_what_to_try(sample_root: Path, db: str) -> None:
+    at = run_page("pages/search.py")
+    assert not at.exception
+    assert "Type a word or a phrase" in _text(at)
+    assert "\\boxed{" in _text(at)
+
+
+def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
+    at = run_page("pages/search.py", q="boxed{9")
+    assert not at.exception and not at.error
+    html = _html(at)
+    assert "hits in" in html and "MARS" in html and "Parason" in html
+    assert "<mark" in html and "boxed{9" in html
+    assert "href='parason?subset=sft-" in html and "&amp;node=" in html  # the node holding it
+    assert "Page 1 of " in _text(at)
+    assert at.text_input(key="q").value == "boxed{9"
+
+
+def test_filters_narrow_the_results(sample_root: Path, db: str) -> None:
+    at = run_page("pages/search.py", q="boxed{9", ds="Parason")
+    assert not at.exception
+    html = _html(at)
+    assert "href='parason?" in html and "href='mars?" not in html
+    at = run_page("pages/search.py", q="boxed{9", ds="MARS", ok="wrong")
+    html = _html(at)
+    assert "href='mars?" in html and "· wrong" in html and "· correct</span>" not in html
+    assert "view=Single+trace" in html and "&amp;probe=" in html  # the trace at the probe
+
+
+def test_fineproofs_hit_opens_its_step(sample_root: Path, db: str) -> None:
+    at = run_page("pages/search.py", q="𝑛⁵ − 𝑛", ds="FineProofs")
+    assert not at.exception
+    html = _html(at)
+    assert "href='fineproofs?problem=" in html and "prefix=" in html
+    assert "𝑛⁵ − 𝑛" in html  # astral-plane characters intact
+
+
+def test_bad_regex_is_a_message(sample_root: Path, db: str) -> None:
+    at = run_page("pages/search.py", q="(unclosed", rx="true")
+    assert not at.exception
+    assert any("Not a valid regular expression" in e.value for e in at.error)
+
+
+def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> None:
+    store = casebook.store()
+    store.add(
+        Case(
+            id="case1",
+            dataset="mars",
+            view="mars",
+            title="<script>alert(1)</script> & 𝑥",
+            note="a note with &amp; and <b>bold</b>",
+            author="tester",
+        )
+    )
+    at = run_page("pages/search.py", q="<script>", ds="Casebook")
+    assert not at.exception
+    html = _html(at)
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html and "href='casebook?case=case1'" in html
+    at = run_page("pages/search.py", q="&amp;", ds="Casebook")
+    assert "&amp;amp;" in _html(at)
+
+
+def test_home_box_opens_the_search(sample_root: Path, db: str) -> None:
+    at = new_app()
+    at.run()
+    at.text_input(key="home_search_q").input("boxed{9")
+    at.button(key="home_search_go").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Search"]
+    assert at.query_params.get("q") in ("boxed{9", ["boxed{9"])
+    assert "<mark" in _html(at)
+
+
+def test_a_probe_hit_opens_the_single_trace_at_its_probe(sample_root: Path, db: str) -> None:
+    at = run_page(
+        "pages/mars.py",
+        file="DeepSeek-8B/aime25_deepseek.parquet",
+        qid="0",
+        trace="5",
+        view="Single trace",
+        probe="4096",
+    )
+    assert not at.exception
+    html = _html(at)
+    assert "Probe at token <b>4096</b> (the probe the link names)" in html
+    at = run_page(
+        "pages/mars.py", file="DeepSeek-8B/aime25_deepseek.parquet", qid="0", trace="5",
+        view="Single trace",
+    )  # fmt: skip
+    assert "Probe at token <b>2048</b>," in _html(at)  # no probe named: the first
