@@ -132,6 +132,8 @@ class LensesKeys:
     FILE = Param("file", None, parse=safe_token(200))
     PAGE = Param("page", 1, parse=int_in(1, 10**6))  # the items table's page
     WIDGETS: tuple[str, ...] = ()
+
+
 class SearchKeys:
     """`/search`: the query, its switches and filters; `page` is the result page (1-based)."""
 
