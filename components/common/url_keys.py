@@ -57,7 +57,8 @@ class MarsKeys:
     CQ = Param("cq", None, parse=int_in(0, 10**6))
     PROBE = Param("probe", None, parse=int_in(0, 10**8))  # a probe's token position (a search hit)
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
-    # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding
+    # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding; both: the trace
+    # filters (verdict, final answers, length range, which confidence and its range)
     WIDGETS: tuple[str, ...] = (
         "view",
         "n",
@@ -68,6 +69,11 @@ class MarsKeys:
         "policy",
         "zoom",
         "zsmooth",
+        "verdict",
+        "answer",
+        "length",
+        "conf_by",
+        "conf",
     )
 
 

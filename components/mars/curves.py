@@ -24,6 +24,7 @@ from components.common.url_state import bound
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import curve_figures as cf
+from components.mars import trace_filters
 from components.mars.curve_figures import BY_AGREEMENT, BY_CORRECTNESS, Threshold
 
 CURVES_KEY = "mars_curves"
@@ -97,7 +98,10 @@ def deepconf_threshold(feats: pl.DataFrame, q: float, warmup: int) -> tuple[floa
     return float(percentile_last_axis(head, q)), int(head.size)
 
 
-def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) -> None:
+def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> None:
+    feats, _ = trace_filters.filtered(pool)  # the traces drawn: those the filters pass
+    if not feats.height:
+        return
     n_max = max(1, min(MAX_CURVES, feats.height))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
     if n_max > 1:
@@ -144,7 +148,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
     threshold, thr_note = None, ""
     q = POLICIES.get(str(policy))
     if q is not None:
-        value, used = deepconf_threshold(feats, q, warmup)
+        value, used = deepconf_threshold(pool, q, warmup)
         if window != WINDOW:
             thr_note = (
                 f" The {policy} threshold is drawn only at W = {WINDOW:,}, the window its "
@@ -198,7 +202,7 @@ def render_curves(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int) ->
         MarsKeys.TRACE.write(picked)
         st.info(f"Trace {picked} selected: open the **Single trace** tab to zoom in.")
     with guard("the selected trace's casebook control", dataset=mcs.DATASET):
-        _selected_trace_capture(rel, src, feats, qid, picked)
+        _selected_trace_capture(rel, src, pool, qid, picked)
 
 
 def _render_bands(rel: str, src: SourceConfig, feats: pl.DataFrame, qid: int, window: int) -> None:

@@ -11,6 +11,7 @@ from analysis.mars.confidence import group_confidences
 from analysis.mars.flags import flag_names
 from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import probe_table
+from analysis.mars.trace_filters import verdict_expr
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.casebook import evidence
@@ -24,13 +25,18 @@ from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cached as mc
 from components.mars import cases as mcs
-from components.mars import figures as mf
+from components.mars import trace_filters, trace_nav
+from components.mars.trace_chart import trace_chart
 
 ZOOM_SMOOTHING = (1, 16, 64, 256)
 DEFAULT_ZOOM_SMOOTHING = 64
 PROBES_KEY = "mars_probe_rows"
 PROBE_KEY = "_mars_picked_probe"  # set by a probe click in the Curves tab: (trace, position)
 PICKED_KEY = "_mars_picked"  # the trace that click picked (components/mars/curves.py)
+ZOOM_HELP = (
+    "Draw the trace with Plotly at full resolution: drag to zoom, pan. It loads Plotly's "
+    "bundle, so it is slower than the light chart."
+)
 
 
 def _num(v: object) -> str:
@@ -40,34 +46,40 @@ def _num(v: object) -> str:
 def render_single_trace(
     rel: str, src: SourceConfig, store: MarsFeatureStore, feats: pl.DataFrame, qid: int
 ) -> None:
-    traces = feats["trace_idx"].to_list()
-    if not traces:
+    if not feats.height:
         st.info("No traces.")
+        return
+    shown, _ = trace_filters.filtered(feats)  # the picker lists only the traces that match
+    traces = shown["trace_idx"].to_list()
+    if not traces:
         return
     picked = st.session_state.pop(PICKED_KEY, None)  # a click in the Curves tab opened this tab
     if picked in traces:
         MarsKeys.TRACE.write(picked)
     want = picked if picked in traces else MarsKeys.TRACE.read()
     idx = traces.index(want) if want in traces else 0
-    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    ok = dict(zip(traces, feats["final_correct"].to_list(), strict=True))
-    lens = dict(zip(traces, feats["length"].to_list(), strict=True))
+    c1, c2, c3 = st.columns([5, 4, 4], vertical_alignment="bottom")
+    ok = dict(zip(traces, shown.select(verdict_expr().alias("v"))["v"].to_list(), strict=True))
+    lens = dict(zip(traces, shown["length"].to_list(), strict=True))
     trace = c1.selectbox(
         "Trace",
         traces,
         index=idx,
         format_func=lambda t: (
-            f"trace {t} · {'right' if ok[t] else 'wrong'} · {lens[t] / 1000:.1f}k tokens"
+            f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens"
         ),
     )
     MarsKeys.TRACE.write(trace if trace != traces[0] or want is not None else None)
-    smooth = c2.select_slider(
-        "Smoothing (tokens averaged)",
-        ZOOM_SMOOTHING,
-        value=DEFAULT_ZOOM_SMOOTHING,
-        help="Moving average of the token confidences over this many tokens; 1 = raw.",
-        **bound("zsmooth"),
-    )
+    trace_nav.step_buttons(c2, shown, int(trace))
+    with c3.container(horizontal=True, vertical_alignment="bottom"):
+        smooth = st.select_slider(
+            "Smoothing (tokens averaged)",
+            ZOOM_SMOOTHING,
+            value=DEFAULT_ZOOM_SMOOTHING,
+            help="Moving average of the token confidences over this many tokens; 1 = raw.",
+            **bound("zsmooth"),
+        )
+        zoom = st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound("zoom"))
     raw = mc.raw_trace(rel, src, qid, int(trace))
     if not raw.height:
         st.warning("This trace is not in the file any more.")
@@ -78,9 +90,7 @@ def render_single_trace(
     groups = group_confidences(confs, store.window)
     probes = probe_table(row.get("probes") or [], f, store.question_groups(qid))
     with evidence("mars_trace"):
-        st.plotly_chart(
-            mf.zoom_figure(confs, groups, store.window, probes, smooth=int(smooth)), width="stretch"
-        )
+        trace_chart(confs, groups, store.window, probes, int(smooth), bool(zoom))
         with st.container(horizontal=True, gap="large"):  # wraps instead of cutting at 1024 px
             for label, value in (
                 ("length", f"{f['length']:,}"),

@@ -1,0 +1,117 @@
+"""The trace filters shared by the Curves tab and the Single trace picker: verdict, final
+answer, length and confidence ranges, each bound to the URL (`MarsKeys` lists the keys), and
+kept while the other tab is open. The logic is `analysis.mars.trace_filters`; this draws it,
+says "k of n traces match", and says what to loosen when none does."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import streamlit as st
+
+from analysis.mars import trace_filters as tf
+from components.common.safe_text import md_text
+from components.common.url_state import bound_kept
+
+VERDICT_KEY = "verdict"
+ANSWER_KEY = "answer"
+LENGTH_KEY = "length"
+CONF_BY_KEY = "conf_by"
+CONF_KEY = "conf"
+KEYS = (VERDICT_KEY, ANSWER_KEY, LENGTH_KEY, CONF_BY_KEY, CONF_KEY)
+_HELP_VERDICT = (
+    "right: the final answer is the ground truth; wrong: a final answer that is not; no answer: "
+    "no final answer was extracted."
+)
+_HELP_CONF = (
+    "Which per-trace confidence the range applies to (the Single trace tab's numbers): tail = "
+    "mean of the last 2,048 tokens, mean = over the whole trace, lowest group = min_group, "
+    "bottom 10% = mean of the lowest 10% of the 2,048-token groups. A trace without a finite "
+    "value is left out once the range is narrowed."
+)
+
+
+def _range_bounds(values: pl.Series, digits: int) -> tuple[float, float] | tuple[int, int] | None:
+    """Finite min and max rounded outwards (ints for 0 digits), or None when there is no range
+    to pick."""
+    v = values.cast(pl.Float64).drop_nulls().drop_nans()
+    v = v.filter(v.is_finite())
+    if not v.len():
+        return None
+    scale = 10**digits
+    lo = math.floor(float(v.min()) * scale) / scale  # type: ignore[arg-type]
+    hi = math.ceil(float(v.max()) * scale) / scale  # type: ignore[arg-type]
+    if hi <= lo:
+        return None
+    return (int(lo), int(hi)) if digits == 0 else (lo, hi)
+
+
+def _range(label: str, bounds: tuple | None, key: str, **kw: object) -> tuple | None:
+    """A range slider over `bounds`; None when it spans them (no filtering)."""
+    if bounds is None:
+        return None
+    lo, hi = bounds
+    got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]
+    return None if tuple(got) == (lo, hi) else (got[0], got[1])
+
+
+def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
+    """The filter widgets for this question's traces (in an expander, open while a filter is
+    set); the filter they describe."""
+    asked = any(k in st.query_params for k in KEYS)
+    with st.expander("Filter traces", expanded=asked, icon=":material/filter_list:"):
+        c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
+        verdict = c1.segmented_control(
+            "Verdict", tf.VERDICTS, default=tf.ANY, help=_HELP_VERDICT, **bound_kept(VERDICT_KEY)
+        )
+        counts = dict(tf.answer_counts(feats))
+        answers = c2.multiselect(
+            "Final answer",
+            list(counts),
+            format_func=lambda a: f"{a} ({counts.get(a, 0)})",
+            placeholder="any answer",
+            help="Traces whose final answer is one of these (trace counts in brackets).",
+            **bound_kept(ANSWER_KEY),
+        )
+        d1, d2, d3 = st.columns([3, 2, 3], vertical_alignment="bottom")
+        with d1:
+            lb = _range_bounds(feats["length"], 0)
+            length = _range("Length (tokens)", lb, LENGTH_KEY, step=1)
+        conf_by = d2.selectbox(
+            "Confidence",
+            list(tf.CONFIDENCES),
+            format_func=lambda c: tf.CONFIDENCES[c],
+            help=_HELP_CONF,
+            **bound_kept(CONF_BY_KEY),
+        )
+        with d3:
+            cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
+            conf = _range(f"{tf.CONFIDENCES[conf_by]} range", cb, CONF_KEY, step=0.01)
+    return tf.TraceFilter(
+        verdict=str(verdict or tf.ANY),
+        answers=tuple(str(a) for a in answers),
+        length=(int(length[0]), int(length[1])) if length else None,
+        confidence=str(conf_by),
+        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
+    )
+
+
+def filtered(feats: pl.DataFrame) -> tuple[pl.DataFrame, tf.TraceFilter]:
+    """The filter bar, then the traces that pass it with "k of n traces match", or an empty
+    state naming the filters to loosen (the returned table is then empty)."""
+    f = filter_bar(feats)
+    out = tf.apply(feats, f)
+    if f.active() and out.height:
+        st.caption(f"**{out.height:,} of {feats.height:,} traces match** the filters.")
+    elif f.active():
+        hints = ", ".join(
+            f"the {md_text(name)} ({n:,} would match without it)"
+            for name, n in tf.loosen_hints(feats, f)
+        )
+        st.info(
+            f"No trace of this question matches the filters (0 of {feats.height:,}). "
+            f"Loosen {hints}.",
+            icon=":material/filter_alt_off:",
+        )
+    return out, f
