@@ -22,10 +22,10 @@ NO_ANSWER_LABEL = "(no answer)"  # how the answer filter names a trace without a
 
 # the confidences a range may apply to: features column -> its name in the view
 CONFIDENCES = {
-    "tail_conf": "tail confidence",
-    "mean_conf": "mean confidence",
-    "min_group": "lowest group confidence",
-    "bottom_10": "bottom-10% group confidence",
+    "tail_conf": "tail",
+    "mean_conf": "mean",
+    "min_group": "lowest group",
+    "bottom_10": "bottom 10%",
 }
 DEFAULT_CONFIDENCE = "tail_conf"
 
@@ -82,7 +82,7 @@ def _conditions(f: TraceFilter) -> dict[str, pl.Expr]:
     if f.conf_range is not None:
         lo_c, hi_c = f.conf_range
         c = pl.col(f.confidence).cast(pl.Float64)
-        out[CONFIDENCES.get(f.confidence, f.confidence)] = c.is_not_nan().fill_null(
+        out[f"{CONFIDENCES.get(f.confidence, f.confidence)} confidence"] = c.is_not_nan().fill_null(
             False
         ) & c.is_between(lo_c, hi_c).fill_null(False)
     return out
@@ -122,7 +122,9 @@ def answer_counts(feats: pl.DataFrame) -> list[tuple[str, int]]:
     return [(str(a), int(n)) for a, n in counts.iter_rows()]
 
 
-def step_wrong(traces: list[int], verdicts: list[str], current: int | None, step: int) -> int | None:
+def step_wrong(
+    traces: list[int], verdicts: list[str], current: int | None, step: int
+) -> int | None:
     """The next (`step` = 1) or previous (-1) wrong trace after `current` in `traces` (the
     filtered traces in trace order, `verdicts` theirs); None when there is none that way. A
     `current` not among them steps from where it would sit in the order."""

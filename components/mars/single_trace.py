@@ -58,25 +58,24 @@ def render_single_trace(
         MarsKeys.TRACE.write(picked)
     want = picked if picked in traces else MarsKeys.TRACE.read()
     idx = traces.index(want) if want in traces else 0
-    c1, c2, c3 = st.columns([5, 4, 4], vertical_alignment="bottom")
     ok = dict(zip(traces, shown.select(verdict_expr().alias("v"))["v"].to_list(), strict=True))
     lens = dict(zip(traces, shown["length"].to_list(), strict=True))
-    trace = c1.selectbox(
-        "Trace",
-        traces,
-        index=idx,
-        format_func=lambda t: (
-            f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens"
-        ),
-    )
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        trace = st.selectbox(
+            "Trace",
+            traces,
+            index=idx,
+            format_func=lambda t: f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens",
+        )
+        trace_nav.step_buttons(shown, int(trace))
     MarsKeys.TRACE.write(trace if trace != traces[0] or want is not None else None)
-    trace_nav.step_buttons(c2, shown, int(trace))
-    with c3.container(horizontal=True, vertical_alignment="bottom"):
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
         smooth = st.select_slider(
             "Smoothing (tokens averaged)",
             ZOOM_SMOOTHING,
             value=DEFAULT_ZOOM_SMOOTHING,
             help="Moving average of the token confidences over this many tokens; 1 = raw.",
+            width=320,
             **bound("zsmooth"),
         )
         zoom = st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound("zoom"))

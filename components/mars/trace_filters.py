@@ -61,33 +61,39 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
     set); the filter they describe."""
     asked = any(k in st.query_params for k in KEYS)
     with st.expander("Filter traces", expanded=asked, icon=":material/filter_list:"):
-        c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-        verdict = c1.segmented_control(
-            "Verdict", tf.VERDICTS, default=tf.ANY, help=_HELP_VERDICT, **bound_kept(VERDICT_KEY)
-        )
-        counts = dict(tf.answer_counts(feats))
-        answers = c2.multiselect(
-            "Final answer",
-            list(counts),
-            format_func=lambda a: f"{a} ({counts.get(a, 0)})",
-            placeholder="any answer",
-            help="Traces whose final answer is one of these (trace counts in brackets).",
-            **bound_kept(ANSWER_KEY),
-        )
-        d1, d2, d3 = st.columns([3, 2, 3], vertical_alignment="bottom")
+        # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
+            verdict = st.segmented_control(
+                "Verdict",
+                tf.VERDICTS,
+                default=tf.ANY,
+                help=_HELP_VERDICT,
+                width="content",
+                **bound_kept(VERDICT_KEY),
+            )
+            counts = dict(tf.answer_counts(feats))
+            answers = st.multiselect(
+                "Final answer",
+                list(counts),
+                placeholder="any answer",
+                help="Traces whose final answer is one of these; the list runs from the most frequent "
+                "answer of the question down: "
+                + ", ".join(f"{md_text(a, 40)} ({n})" for a, n in counts.items())[:600],
+                width="stretch",
+                **bound_kept(ANSWER_KEY),
+            )
+        d1, d2, d3 = st.columns([4, 3, 4], vertical_alignment="bottom")
         with d1:
             lb = _range_bounds(feats["length"], 0)
             length = _range("Length (tokens)", lb, LENGTH_KEY, step=1)
-        conf_by = d2.selectbox(
-            "Confidence",
-            list(tf.CONFIDENCES),
-            format_func=lambda c: tf.CONFIDENCES[c],
-            help=_HELP_CONF,
-            **bound_kept(CONF_BY_KEY),
+        by_name = {name: col for col, name in tf.CONFIDENCES.items()}
+        conf_name = d2.selectbox(  # the URL holds the name shown
+            "Confidence", list(by_name), help=_HELP_CONF, **bound_kept(CONF_BY_KEY)
         )
+        conf_by = by_name.get(str(conf_name), tf.DEFAULT_CONFIDENCE)
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
-            conf = _range(f"{tf.CONFIDENCES[conf_by]} range", cb, CONF_KEY, step=0.01)
+            conf = _range(f"{conf_name} confidence", cb, CONF_KEY, step=0.01)
     return tf.TraceFilter(
         verdict=str(verdict or tf.ANY),
         answers=tuple(str(a) for a in answers),

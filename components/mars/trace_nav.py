@@ -1,11 +1,10 @@
-""""Previous / Next wrong trace" on the Single trace tab: steps through the wrong traces among
-those the filters pass, in trace order, with the keys K and J as well."""
+"""The "Previous" / "Next wrong trace" buttons of the Single trace tab: they step through
+the wrong traces among those the filters pass, in trace order (keys K and J as well)."""
 
 from __future__ import annotations
 
 import polars as pl
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from analysis.mars import trace_filters as tf
 
@@ -20,32 +19,31 @@ def _on_step(traces: list[int], verdicts: list[str], current: int, step: int) ->
         st.session_state[PICKED_KEY] = nxt
 
 
-def step_buttons(where: DeltaGenerator, shown: pl.DataFrame, current: int) -> None:
+def step_buttons(shown: pl.DataFrame, current: int) -> None:
     """The two buttons, each disabled when no wrong trace lies that way."""
     traces = shown["trace_idx"].to_list()
     verdicts = shown.select(tf.verdict_expr().alias("v"))["v"].to_list()
     prev = tf.step_wrong(traces, verdicts, current, -1)
     nxt = tf.step_wrong(traces, verdicts, current, 1)
-    with where.container(horizontal=True, gap="small"):
-        st.button(
-            "Previous wrong",
-            key=PREV_KEY,
-            icon=":material/arrow_back:",
-            disabled=prev is None,
-            help="The previous wrong trace (among the filtered ones, by trace index)"
-            + (f": trace {prev}" if prev is not None else ": none before this one"),
-            on_click=_on_step,
-            args=(traces, verdicts, current, -1),
-            shortcut="K",
-        )
-        st.button(
-            "Next wrong trace",
-            key=NEXT_KEY,
-            icon=":material/arrow_forward:",
-            disabled=nxt is None,
-            help="The next wrong trace (among the filtered ones, by trace index)"
-            + (f": trace {nxt}" if nxt is not None else ": none after this one"),
-            on_click=_on_step,
-            args=(traces, verdicts, current, 1),
-            shortcut="J",
-        )
+    st.button(
+        "Previous",
+        key=PREV_KEY,
+        icon=":material/arrow_back:",
+        disabled=prev is None,
+        help="The previous wrong trace (among the filtered ones, by trace index)"
+        + (f": trace {prev}" if prev is not None else ": none before this one"),
+        on_click=_on_step,
+        args=(traces, verdicts, current, -1),
+        shortcut="K",
+    )
+    st.button(
+        "Next wrong trace",
+        key=NEXT_KEY,
+        icon=":material/arrow_forward:",
+        disabled=nxt is None,
+        help="The next wrong trace (among the filtered ones, by trace index)"
+        + (f": trace {nxt}" if nxt is not None else ": none after this one"),
+        on_click=_on_step,
+        args=(traces, verdicts, current, 1),
+        shortcut="J",
+    )
