@@ -78,9 +78,11 @@ def streamlit_server(
     log: Path | None = None,
     drop: tuple[str, ...] = (),
     log_name: str = "streamlit-bench",
+    script: str = "app.py",
     **env: str,
 ) -> Iterator[Server]:
-    """Start the app on a free loopback port (offline), yield it, stop it after.
+    """Start the app (or another `script` of the repository) on a free loopback port (offline),
+    yield it, stop it after.
 
     `drop` removes variables of this process's environment (e.g. a locked profile) for the server;
     the server's output goes to `log`, else to `cache_dir/<log_name>-<port>.log`.
@@ -98,7 +100,7 @@ def streamlit_server(
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                script,
                 "--server.port",
                 str(port),
                 "--server.address",

@@ -43,9 +43,12 @@ def _num(v: object) -> str:
     return fmt_num(v, inf="–")
 
 
+@st.fragment
 def render_single_trace(
     rel: str, src: SourceConfig, store: MarsFeatureStore, feats: pl.DataFrame, qid: int
 ) -> None:
+    """A fragment: a trace switch (picker, stepping, a filter) reruns this tab alone, not the
+    page's header and question overview."""
     if not feats.height:
         st.info("No traces.")
         return
