@@ -9,7 +9,7 @@ not correct), `no answer` (no final answer extracted: `final_group < 0`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -135,14 +135,3 @@ def step_wrong(
     if not after:
         return None
     return min(after) if step > 0 else max(after)
-
-
-def without(f: TraceFilter, part: str) -> TraceFilter:
-    """`f` with one part (as `loosen_hints` names it) dropped."""
-    if part == "verdict":
-        return replace(f, verdict=ANY)
-    if part == "final answer":
-        return replace(f, answers=())
-    if part == "length":
-        return replace(f, length=None)
-    return replace(f, conf_range=None)
