@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -35,8 +36,8 @@ SWITCHED_JS = (
 )
 
 
-def _trace(page: object) -> str | None:
-    return page.evaluate("() => new URLSearchParams(location.search).get('trace')")  # type: ignore[attr-defined]
+def _trace(page: Any) -> str | None:
+    return page.evaluate("() => new URLSearchParams(location.search).get('trace')")
 
 
 def run(url: str, steps: int) -> list[float]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import streamlit as st
 
@@ -35,13 +36,13 @@ _HELP_CONF = (
 def _range_bounds(values: pl.Series, digits: int) -> tuple[float, float] | tuple[int, int] | None:
     """Finite min and max rounded outwards (ints for 0 digits), or None when there is no range
     to pick."""
-    v = values.cast(pl.Float64).drop_nulls().drop_nans()
-    v = v.filter(v.is_finite())
-    if not v.len():
+    v = values.cast(pl.Float64).to_numpy()
+    v = v[np.isfinite(v)]
+    if not v.size:
         return None
     scale = 10**digits
-    lo = math.floor(float(v.min()) * scale) / scale  # type: ignore[arg-type]
-    hi = math.ceil(float(v.max()) * scale) / scale  # type: ignore[arg-type]
+    lo = math.floor(float(v.min()) * scale) / scale
+    hi = math.ceil(float(v.max()) * scale) / scale
     if hi <= lo:
         return None
     return (int(lo), int(hi)) if digits == 0 else (lo, hi)
@@ -52,7 +53,7 @@ def _range(label: str, bounds: tuple | None, key: str, **kw: object) -> tuple | 
     if bounds is None:
         return None
     lo, hi = bounds
-    got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]
+    got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]  # int or float ends
     return None if tuple(got) == (lo, hi) else (got[0], got[1])
 
 

@@ -70,7 +70,7 @@ def test_the_picker_lists_only_the_traces_the_url_filters_pass(open_page, local_
 def test_length_and_confidence_ranges_from_the_url(open_page, local_mars) -> None:
     feats = _feats(local_mars, 1)
     lo, hi = sorted(feats["length"].to_list())[5], sorted(feats["length"].to_list())[15]
-    at = open_page(qid="1", view="Single trace", length=[str(lo), str(hi)], conf_by="mean")  # type: ignore[arg-type]
+    at = open_page(qid="1", view="Single trace", length=[str(lo), str(hi)], conf_by="mean")  # type: ignore[arg-type]  # a repeated key
     _ok(at)
     want = tf.apply(feats, tf.TraceFilter(length=(lo, hi)))
     assert [int(o.split()[1]) for o in _picker(at).options] == want["trace_idx"].to_list()
