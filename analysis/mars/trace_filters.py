@@ -135,3 +135,28 @@ def step_wrong(
     if not after:
         return None
     return min(after) if step > 0 else max(after)
+
+
+def read_ahead(
+    traces: list[int], verdicts: list[str], current: int, n_next: int = 6, n_prev: int = 2
+) -> list[int]:
+    """The traces worth reading with `current` (a file read decodes the question's whole row
+    group, so a few more traces cost little): the next `n_next` and previous `n_prev` wrong
+    traces, and the picker's neighbours; without `current`, in that order, no repeats."""
+    out: list[int] = []
+    t: int | None = current
+    for _ in range(n_next):
+        t = step_wrong(traces, verdicts, t, 1)
+        if t is None:
+            break
+        out.append(t)
+    t = current
+    for _ in range(n_prev):
+        t = step_wrong(traces, verdicts, t, -1)
+        if t is None:
+            break
+        out.append(t)
+    if current in traces:
+        i = traces.index(current)
+        out += [traces[j] for j in (i + 1, i - 1) if 0 <= j < len(traces)]
+    return [x for x in dict.fromkeys(out) if x != current]

@@ -110,7 +110,7 @@ def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> 
         )
     else:
         n = 1
-        c1.caption("1 trace in this question")
+        c1.caption("1 trace matches" if pool.height > 1 else "1 trace in this question")
     window = int(
         c2.select_slider(
             "Window (tokens)",

@@ -11,7 +11,7 @@ from analysis.mars.confidence import group_confidences
 from analysis.mars.flags import flag_names
 from analysis.mars.store import MarsFeatureStore
 from analysis.mars.summaries import probe_table
-from analysis.mars.trace_filters import verdict_expr
+from analysis.mars.trace_filters import read_ahead, verdict_expr
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.casebook import evidence
@@ -23,9 +23,8 @@ from components.common.safe_text import esc
 from components.common.selection import selected_rows
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
-from components.mars import cached as mc
 from components.mars import cases as mcs
-from components.mars import trace_filters, trace_nav
+from components.mars import trace_filters, trace_nav, trace_reads
 from components.mars.trace_chart import trace_chart
 
 ZOOM_SMOOTHING = (1, 16, 64, 256)
@@ -82,7 +81,9 @@ def render_single_trace(
             **bound("zsmooth"),
         )
         zoom = st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound("zoom"))
-    raw = mc.raw_trace(rel, src, qid, int(trace))
+    verdicts = list(ok.values())
+    ahead = tuple(read_ahead(traces, verdicts, int(trace)))
+    raw = trace_reads.raw_trace(rel, src, qid, int(trace), ahead)
     if not raw.height:
         st.warning("This trace is not in the file any more.")
         return

@@ -90,3 +90,12 @@ def test_step_wrong_moves_to_the_next_and_previous_wrong_trace() -> None:
     assert tf.step_wrong(traces, v, None, 1) == 2
     # only the filtered traces count: trace 4 filtered out, 2 -> 5
     assert tf.step_wrong([2, 5], ["wrong", "wrong"], 2, 1) == 5
+
+
+def test_read_ahead_names_the_next_and_previous_wrong_traces_and_the_neighbours() -> None:
+    traces = [0, 1, 2, 3, 4, 5, 6]
+    v = ["right", "right", "wrong", "no answer", "wrong", "wrong", "right"]
+    assert tf.read_ahead(traces, v, 2) == [4, 5, 3, 1]
+    assert tf.read_ahead(traces, v, 4, n_next=1, n_prev=1) == [5, 2, 3]
+    assert tf.read_ahead(traces, v, 6) == [5, 4]  # no wrong trace after; no neighbour past the end
+    assert tf.read_ahead([3], ["wrong"], 3) == []
