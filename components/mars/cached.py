@@ -2,8 +2,9 @@
 qid, trace), never by a frame.
 
 Why: the feature store of a file is built once (one streaming pass, progress bar) and then held
-in memory, so opening a question is a polars filter; raw `confs` are read only for the one trace
-the user zooms into, and probe texts only for the question on screen.
+in memory, so opening a question is a polars filter; raw `confs` are read only for the trace
+the user zooms into (`trace_reads`, with read-ahead), and probe texts only for the question on
+screen.
 """
 
 from __future__ import annotations
@@ -84,17 +85,6 @@ def probes(relpath: str, src: SourceConfig, qid: int) -> pl.DataFrame:
     """All probes of a question with their texts (no confs read)."""
     path = file_path(relpath, src)
     return _probes(str(path), file_stamp(path), int(qid))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _raw_trace(path: str, mtime: int, qid: int, trace: int) -> pl.DataFrame:
-    return read_traces(Path(path), qid, [trace])
-
-
-def raw_trace(relpath: str, src: SourceConfig, qid: int, trace: int) -> pl.DataFrame:
-    """One trace at full resolution (confs as float32)."""
-    path = file_path(relpath, src)
-    return _raw_trace(str(path), file_stamp(path), int(qid), int(trace))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

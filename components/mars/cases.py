@@ -29,6 +29,7 @@ from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, qid_counts
 from components.mars import cached as mc
+from components.mars import trace_reads
 from components.mars.figures import Y_TITLE, curve_matrix
 
 DATASET = "mars"
@@ -332,9 +333,9 @@ def question_cases_here(rel: str, qid: int) -> None:
 
 
 def _confs(ref: TraceRef) -> tuple[np.ndarray | None, int]:
-    """The trace's raw token confidences (the Single trace tab has just read them: a cache hit)
-    and the file's group window."""
-    raw = mc.raw_trace(ref.rel, ref.src, ref.qid, ref.trace)
+    """The trace's raw token confidences (the Single trace tab has just read them: kept by
+    `trace_reads`) and the file's group window."""
+    raw = trace_reads.raw_trace(ref.rel, ref.src, ref.qid, ref.trace)
     if not raw.height:
         return None, WINDOW
     confs = np.asarray(raw.row(0, named=True).get("confs") or [], dtype=np.float32)
