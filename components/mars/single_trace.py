@@ -60,6 +60,8 @@ def render_single_trace(
         MarsKeys.TRACE.write(picked)
     want = picked if picked in traces else MarsKeys.TRACE.read()
     idx = traces.index(want) if want in traces else 0
+    if want is not None and want not in traces and want in set(feats["trace_idx"].to_list()):
+        st.caption(f"Trace {want} does not match the filters: showing trace {traces[0]}.")
     ok = dict(zip(traces, shown.select(verdict_expr().alias("v"))["v"].to_list(), strict=True))
     lens = dict(zip(traces, shown["length"].to_list(), strict=True))
     with st.container(horizontal=True, vertical_alignment="bottom"):

@@ -151,3 +151,17 @@ def test_bin_means_skip_nan_and_keep_the_short_last_bin() -> None:
     got = bin_means(np.array([1.0, 3.0, np.nan, 5.0, 7.0]), 2)
     assert got.tolist() == [2.0, 5.0, 7.0]
     assert np.isnan(bin_means(np.array([np.nan, np.nan]), 2)[0])
+
+
+def test_a_linked_trace_the_filters_leave_out_says_so(open_page, local_mars) -> None:
+    feats = _feats(local_mars, 1)
+    right = tf.apply(feats, tf.TraceFilter(verdict=tf.RIGHT))["trace_idx"].to_list()
+    wrong = tf.apply(feats, tf.TraceFilter(verdict=tf.WRONG))["trace_idx"].to_list()
+    at = open_page(qid="1", view="Single trace", verdict="wrong", trace=str(right[0]))
+    _ok(at)
+    assert _picker(at).value == wrong[0]
+    assert any(
+        f"Trace {right[0]} does not match the filters: showing trace {wrong[0]}." in c.value
+        for c in at.caption
+    )
+    assert _url(at, "trace") == str(wrong[0])
