@@ -14,7 +14,7 @@ from components.common import theme
 from components.common.lite_chart import lite_chart
 from components.mars import figures as mf
 
-LITE_POINTS = 1200  # points a line of the light chart keeps (bin means)
+LITE_POINTS = 600  # points a line of the light chart keeps (bin means): about one a pixel
 LITE_KEY = "mars_trace_lite"
 
 
