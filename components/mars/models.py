@@ -166,12 +166,12 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
             f"{m} median tokens", format="%,.0f"
         )
     st.dataframe(
-        w, hide_index=True, width="stretch", height=320, placeholder="missing", column_config=config
+        w, hide_index=True, width="stretch", height=320, placeholder=DASH, column_config=config
     )
     st.caption(
         "pass@1: share of the model's traces whose final answer is right (n = traces); majority: "
         "the most voted final answer, ✓/✗ whether it is right (empty on an exact tie); distinct: "
-        "final answers with at least one vote; median tokens: over all traces. An empty block: "
+        "final answers with at least one vote; median tokens: over all traces. A block of –: "
         "the model's file lacks the question."
     )
     download_buttons(table, file_stem("mars", bench, "models", "per-question"), "models_table")
