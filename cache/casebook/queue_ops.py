@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from cache.casebook.errors import InvalidCase, NotFound
 from cache.casebook.links import is_case_view
-from cache.casebook.model import MAX_SHORT_CHARS, new_id
+from cache.casebook.model import MAX_SHORT_CHARS, Case, default_title, new_id
 from cache.casebook.queue_items import QueueItem
 from cache.casebook.schema import queues_t
 from cache.casebook.store_base import StoreBase
@@ -176,3 +176,19 @@ class QueueOps(StoreBase):
         """Forget a queue (the cases saved from it stay)."""
         with self._tx(write=True) as conn:
             return conn.execute(sa.delete(queues_t).where(queues_t.c.id == queue_id)).rowcount > 0
+
+
+def items_of_cases(cases: Sequence[Case]) -> list[QueueItem]:
+    """A collection's cases as queue items (in order; a case captured in a view the explorer
+    does not have is left out: it cannot be opened)."""
+    return [
+        QueueItem(
+            view=c.view,
+            query=tuple(c.query),
+            item=dict(c.item),
+            label=c.title or default_title(c.dataset, c.item),
+            source=dict(c.source),
+        )
+        for c in cases
+        if is_case_view(c.view)
+    ]

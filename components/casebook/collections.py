@@ -7,6 +7,7 @@ import streamlit as st
 
 from cache.casebook.links import absolute
 from cache.casebook.model import Collection
+from cache.casebook.queue_ops import items_of_cases
 from cache.casebook.store import CaseStore
 from components.casebook.exports import export_buttons
 from components.casebook.present import go_to
@@ -14,6 +15,7 @@ from components.casebook.shared import case_title, dataset_label, short_label
 from components.common.casebook import readonly
 from components.common.links import view_href
 from components.common.safe_text import md_text
+from components.common.triage import triage_button
 from components.common.url_keys import CasebookKeys
 
 
@@ -106,6 +108,11 @@ def render(store: CaseStore) -> None:
         icon=":material/slideshow:",
     ):  # fmt: skip
         go_to(col.id, live, 1)
+    with bar:
+        triage_button(
+            items_of_cases(live), col.name, f"collection: {col.name}", key="cb_triage",
+            label=f"Triage this collection ({len(live)})",
+        )  # fmt: skip
     if bar.button("Delete collection", key="cb_del_col", disabled=readonly()):
         store.delete_collection(col.id)
         CasebookKeys.COLLECTION.write(None)

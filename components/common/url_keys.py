@@ -122,9 +122,10 @@ SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dat
 
 
 def global_keys() -> tuple[str, ...]:
-    """Keys every view reads: each dataset's source in the sidebar, a running presentation."""
+    """Keys every view reads: each dataset's source in the sidebar, a running presentation, a
+    running triage queue."""
     sources = tuple(f"src_{d}_{f}" for d in DATASETS for f in SOURCE_FIELDS)
-    return (*sources, "present", "step")
+    return (*sources, "present", "step", "triage", "tpos")
 
 
 class ViewKeys:
