@@ -299,17 +299,20 @@ def _bar(
             f"Verdict (v): {verdict or '—'}", key="tq_verdict", type="tertiary", disabled=ro,
             on_click=cycle_verdict, args=(fid,),
         )  # fmt: skip
-    with right, st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-        st.text_area(
-            "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
-            height=68, label_visibility="collapsed", disabled=ro,
-            placeholder="Note (n) · Markdown · Ctrl+Enter saves",
-        )  # fmt: skip
-        st.button(
-            "Save (Enter)", key="tq_save", type="primary", disabled=ro,
-            on_click=save_item, args=(book, queue, pos, case),
-            help="Save the case and open the next item",
-        )  # fmt: skip
+    with right:
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+            st.text_area(
+                "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
+                height=68, label_visibility="collapsed", disabled=ro,
+                placeholder="Note (n) · Markdown · Ctrl+Enter saves",
+            )  # fmt: skip
+            st.button(
+                "Save (Enter)", key="tq_save", type="primary", disabled=ro,
+                on_click=save_item, args=(book, queue, pos, case),
+                help="Save the case and open the next item",
+            )  # fmt: skip
+        if not author() and case is None:
+            name_input()
     err = s.get("tq_error")
     if isinstance(err, DataError):
         show_error(err, key="tq")
