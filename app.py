@@ -41,7 +41,7 @@ try:
     with routed():
         if page.url_path != CASEBOOK.url_path:
             present_banner()
-            triage_bar()
+            triage_bar(page.url_path)
         page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

@@ -200,8 +200,9 @@ def _position(book: CaseStore, queue: Queue) -> int:
     return pos
 
 
-def triage_bar() -> None:
-    """Above every view while a queue runs (`?triage=`); nothing otherwise."""
+def triage_bar(here: str = "") -> None:
+    """Above every view while a queue runs (`?triage=`); nothing otherwise. `here`: the view
+    on screen (its URL path), where a step can stay."""
     qid = TRIAGE.read()
     if not qid:
         return
@@ -218,14 +219,14 @@ def triage_bar() -> None:
         pos = _position(book, queue)
         go = st.session_state.pop("tq_go", None)
         if isinstance(go, int):
-            open_position(queue, go)
+            open_position(queue, go, here)
         case, n_cases = item_case(book, queue.items[pos - 1])
         done = items_with_cases(book, queue)
     except DataError as exc:
         show_error(exc, key="triage")
         return
     with st.container(border=True, key=BAR_KEY):
-        _bar(book, queue, pos, case, n_cases, done)
+        _bar(book, queue, pos, case, n_cases, done, here)
     _keys()
 
 
@@ -256,7 +257,13 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
 
 
 def _bar(
-    book: CaseStore, queue: Queue, pos: int, case: Case | None, n_cases: int, done: set[int]
+    book: CaseStore,
+    queue: Queue,
+    pos: int,
+    case: Case | None,
+    n_cases: int,
+    done: set[int],
+    here: str,
 ) -> None:
     s = st.session_state
     item = queue.items[pos - 1]
@@ -274,9 +281,9 @@ def _bar(
                         disabled=pos >= queue.size, help="Next item (j)")  # fmt: skip
         end = st.button("End", key="tq_end", type="tertiary", help="Leave the queue here")
     if prev:
-        open_position(queue, pos - 1)
+        open_position(queue, pos - 1, here)
     if nxt:
-        open_position(queue, pos + 1)
+        open_position(queue, pos + 1, here)
     if end:
         navigate(case_path(item.view, item.query) or view_href("casebook"))
     left, right = st.columns([3, 2], vertical_alignment="top")

@@ -8,6 +8,10 @@ function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
 }
 
+function noteField() {
+  return document.querySelector(`${BAR} textarea`); // the bar's one text area
+}
+
 function clickIt(name) {
   const btn = control(name, "button");
   if (btn && !btn.disabled) btn.click();
@@ -24,11 +28,12 @@ function onKey(ev) {
   if (!document.querySelector(BAR) || ev.defaultPrevented || ev.isComposing) return;
   const target = ev.target;
   if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
-    const note = control("tq_note", "textarea");
+    const note = noteField();
     if (target === note) {
       note.blur(); // the note's text reaches the server before the save
       clickIt("tq_save");
       ev.preventDefault();
+      ev.stopPropagation();
     }
     return;
   }
@@ -43,7 +48,7 @@ function onKey(ev) {
   else if (ev.key === "Enter") done = clickIt("tq_save");
   else if (/^[1-9]$/.test(ev.key)) done = clickIt(`tq_tag_${ev.key}`);
   else if (ev.key === "n") {
-    const note = control("tq_note", "textarea");
+    const note = noteField();
     if (note) {
       note.focus();
       done = true;
@@ -55,5 +60,5 @@ function onKey(ev) {
 export default function () {
   if (window.__rteTriageKeys) return;
   window.__rteTriageKeys = true;
-  document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onKey, true); // before the page's own handlers
 }

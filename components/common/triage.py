@@ -14,13 +14,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from cache.casebook.links import case_path
+from cache.casebook.links import case_path, view_pairs
 from cache.casebook.queue_items import QueueItem
 from cache.casebook.queue_ops import MAX_QUEUE_ITEMS, Queue
 from cache.errors import DataError
 from components.common.browser import navigate
 from components.common.casebook import author, readonly, store
 from components.common.guards import show_error
+from components.common.url_keys import widget_keys
 from components.common.url_state import Param, int_in, query_pairs, safe_token
 
 TRIAGE = Param("triage", None, parse=safe_token(64))
@@ -37,12 +38,36 @@ def item_path(queue_id: str, item: QueueItem, pos: int) -> str | None:
     return f"{path}{'&' if '?' in path else '?'}{keys}"
 
 
-def open_position(queue: Queue, pos: int) -> None:
-    """Load item `pos` (1-based, clamped) of the queue in this tab."""
+def open_position(queue: Queue, pos: int, here: str | None = None) -> None:
+    """Open item `pos` (1-based, clamped) of the queue. In the view `here` already shows, when
+    only keys no widget is bound to change (a question, a trace, a trajectory), the URL keys
+    are swapped in place and the view reruns; otherwise the item's URL is loaded, as a shared
+    link would be (Streamlit refuses to set a widget's key from Python, see `browser`)."""
     pos = queue.clamp(pos - 1) + 1
-    path = item_path(queue.id, queue.items[pos - 1], pos)
+    item = queue.items[pos - 1]
+    if here == item.view and _swap_in_place(item, pos):
+        st.rerun()
+    path = item_path(queue.id, item, pos)
     if path is not None:
         navigate(path)
+
+
+def _swap_in_place(item: QueueItem, pos: int) -> bool:
+    """Put the item's keys in the URL if that needs no widget-bound key changed."""
+    widgets = widget_keys(item.view)
+    now = query_pairs()
+    want = view_pairs(item.query)
+    for key in widgets | {k for k, _ in want if k.startswith("src_")}:
+        if [v for k, v in want if k == key] not in ([], [v for k, v in now if k == key]):
+            return False
+    for key in {k for k, _ in now} - widgets - {"triage"}:
+        if not key.startswith("src_"):
+            del st.query_params[key]
+    for key in {k for k, _ in want} - widgets:
+        if not key.startswith("src_"):
+            st.query_params[key] = [v for k, v in want if k == key]
+    st.query_params["tpos"] = str(pos)
+    return True
 
 
 def start_queue(name: str, origin: str, items: Sequence[QueueItem]) -> None:

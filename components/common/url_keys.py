@@ -159,3 +159,12 @@ def keys_of(view: str) -> set[str]:
         params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
     live = cls.policy_keys() if cls is PlaygroundKeys else ()
     return params | set(cls.WIDGETS) | set(live) | set(global_keys())
+
+
+def widget_keys(view: str) -> set[str]:
+    """The URL keys of `view` that widgets are bound to (Python may not set these)."""
+    cls = REGISTRY.get(view, ViewKeys if view in dataset_view_names() else None)
+    if cls is None:
+        return set()
+    live = cls.policy_keys() if cls is PlaygroundKeys else ()
+    return set(cls.WIDGETS) | set(live)
