@@ -65,7 +65,11 @@ _CSS = f"""<style>
 }}
 .st-key-{BAR_KEY} button {{ min-height: 1.8rem; padding: 0 0.55rem; }}
 .st-key-{BAR_KEY} button p {{ font-size: 0.85rem; }}
-.st-key-tq_tags {{ row-gap: 0.25rem !important; column-gap: 0.35rem !important; }}
+.st-key-tq_tags {{
+  flex-wrap: nowrap !important; overflow-x: auto; column-gap: 0.35rem !important;
+  padding-bottom: 2px; scrollbar-width: thin;
+}}
+.st-key-tq_tags > div {{ flex-shrink: 0; }}
 </style>"""
 
 
@@ -248,8 +252,8 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
         else " · no case yet"
     )
     return (
-        f"<div style='font-size:0.8rem;color:{CASE_ACCENT}'>Triage “{esc(queue.name)}” · "
-        f"{esc(queue.origin)} · {len(done)} of {queue.size} have cases</div>"
+        f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
+        f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
         f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
         f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
         f"{mark}</div>"
@@ -301,25 +305,25 @@ def _bar(
                 tag, key=f"tq_tag_x_{tag}", type="primary", icon=":material/check:", disabled=ro,
                 on_click=toggle_tag, args=(fid, tag), help="Click to remove this tag",
             )  # fmt: skip
+    with left, st.container(horizontal=True, vertical_alignment="center", gap="small"):
         verdict = verdict_of(fid)
         st.button(
-            f"Verdict (v): {verdict or '—'}", key="tq_verdict", type="tertiary", disabled=ro,
+            f"Verdict (v): {verdict or '—'}", key="tq_verdict", disabled=ro,
             on_click=cycle_verdict, args=(fid,),
         )  # fmt: skip
-    with right:
-        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-            st.text_area(
-                "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
-                height=68, label_visibility="collapsed", disabled=ro,
-                placeholder="Note (n) · Markdown · Ctrl+Enter saves",
-            )  # fmt: skip
-            st.button(
-                "Save (Enter)", key="tq_save", type="primary", disabled=ro,
-                on_click=save_item, args=(book, queue, pos, case),
-                help="Save the case and open the next item",
-            )  # fmt: skip
         if not author() and case is None:
             name_input()
+    with right, st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+        st.text_area(
+            "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
+            height=68, label_visibility="collapsed", disabled=ro,
+            placeholder="Note (n) · Markdown · Ctrl+Enter saves",
+        )  # fmt: skip
+        st.button(
+            "Save (Enter)", key="tq_save", type="primary", disabled=ro,
+            on_click=save_item, args=(book, queue, pos, case),
+            help="Save the case and open the next item",
+        )  # fmt: skip
     err = s.get("tq_error")
     if isinstance(err, DataError):
         show_error(err, key="tq")
