@@ -48,8 +48,10 @@ def _queues(db_url: str) -> dict[str, str]:
 
 
 def _stored(db_url: str) -> dict[str, tuple[str, str]]:
+    # why here: the sample and the store read RTE_CACHE_DIR, which main() sets first
     import polars as pl
 
+    # why here: as above
     from cache.casebook.links import case_path
     from cache.casebook.queue_items import QueueItem
     from cache.casebook.store import open_store
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--steps", type=int, default=8)
     args = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # why here: `--help` needs no browser
 
     with tempfile.TemporaryDirectory(prefix="rte-bench-triage-") as tmp:
         cache = Path(tmp)

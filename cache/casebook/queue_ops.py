@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import RowMapping
 
 from cache.casebook.errors import InvalidCase, NotFound
 from cache.casebook.links import is_case_view
@@ -102,7 +103,7 @@ def check_items(items: Sequence[QueueItem]) -> tuple[QueueItem, ...]:
     return out
 
 
-def _row_queue(m: Mapping[str, Any]) -> Queue:
+def _row_queue(m: RowMapping) -> Queue:
     raw = json.loads(m["items"])
     return Queue(
         id=m["id"],
