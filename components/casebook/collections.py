@@ -15,7 +15,7 @@ from components.casebook.shared import case_title, dataset_label, short_label
 from components.common.casebook import readonly
 from components.common.links import view_href
 from components.common.safe_text import md_text
-from components.common.triage import triage_button
+from components.common.triage import item_path, triage_button
 from components.common.url_keys import CasebookKeys
 
 
@@ -78,7 +78,21 @@ def _order(book: CaseStore, col: Collection) -> None:
             )  # fmt: skip
 
 
+def _queues(store: CaseStore) -> None:
+    """The triage queues stepped through last, each a link back to the item it stopped at."""
+    queues = store.queues(limit=10)
+    if not queues:
+        return
+    with st.expander(f":material/checklist: Triage queues ({len(queues)} most recent)"):
+        for q in queues:
+            pos = q.position + 1
+            path = item_path(q.id, q.items[q.position], pos) if q.items else None
+            text = f"{md_text(q.name, 80)} · {pos} of {q.size} · {md_text(q.origin, 120)}"
+            st.markdown(f"[Resume]({path}) · {text}" if path else text)
+
+
 def render(store: CaseStore) -> None:
+    _queues(store)
     if not readonly():
         _create(store)
     cols = store.collections()

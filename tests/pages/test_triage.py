@@ -193,3 +193,14 @@ def test_a_new_case_needs_a_name_asked_in_the_bar(
     at = _button(at, "tq_save").click().run()
     (c,) = open_store(db).list_cases()
     assert c.author == "Tess"
+
+
+def test_the_collections_tab_lists_queues_to_resume(db: str, sample_root: Path) -> None:
+    s = open_store(db)
+    q = s.create_queue("wrong <b>ones</b>", "search: x", _items())
+    s.set_queue_position(q.id, 1)
+    at = run_page("pages/casebook.py", tab="Collections")
+    assert not at.exception
+    links = [m.value for m in at.markdown if "Resume" in m.value]
+    assert len(links) == 1 and "2 of 3" in links[0] and "<b>" not in links[0]
+    assert f"triage={q.id}&tpos=2" in links[0] and "qid=1" in links[0]
