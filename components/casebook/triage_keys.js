@@ -12,10 +12,29 @@ function noteField() {
   return document.querySelector(`${BAR} textarea`); // the bar's one text area
 }
 
+function running() {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return Boolean(app && app.dataset.testScriptState === "running");
+}
+
+function whenIdle(act, started = Date.now()) {
+  // a click sent while the script still runs can be dropped with that run: act once it ended
+  if (running() && Date.now() - started < 5000) {
+    requestAnimationFrame(() => whenIdle(act, started));
+    return;
+  }
+  act();
+}
+
 function clickIt(name) {
-  const btn = control(name, "button");
-  if (btn && !btn.disabled) btn.click();
-  return Boolean(btn);
+  const found = control(name, "button");
+  if (found) {
+    whenIdle(() => {
+      const btn = control(name, "button"); // the one drawn now
+      if (btn && !btn.disabled) btn.click();
+    });
+  }
+  return Boolean(found);
 }
 
 function typing(el) {
