@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.casebook.present import banner as present_banner
+from components.casebook.triage_bar import triage_bar
 from components.common.browser import bridge
 from components.common.casebook import author
 from components.common.guards import show_bug
@@ -42,6 +43,7 @@ try:
     with routed():
         if page.url_path != CASEBOOK.url_path:
             present_banner()
+            triage_bar(page.url_path)
         page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

@@ -18,8 +18,8 @@ from urllib.parse import urlencode, urlsplit
 from cache.datasets import view_names
 
 PUBLIC_URL_ENV = "RTE_PUBLIC_URL"
-# keys of a running presentation are not part of a captured view state
-_NOT_VIEW_STATE = frozenset({"present", "step"})
+# keys of a running presentation or triage queue are not part of a captured view state
+_NOT_VIEW_STATE = frozenset({"present", "step", "triage", "tpos"})
 _KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 

@@ -2,7 +2,7 @@
 
 The schema is versioned in the `meta` table. `MIGRATIONS[i]` upgrades version i to i+1 (run by
 `StoreBase.migrate`, each in its own transaction together with the version bump); to add v2,
-append one function. A database of a newer version is refused and left untouched.
+append one function (v2 added the triage queues). A database of a newer version is refused and left untouched.
 """
 
 from __future__ import annotations
@@ -79,7 +79,28 @@ def _v1_tables(md: sa.MetaData) -> tuple[sa.Table, sa.Table, sa.Table]:
     return cases, collections, items
 
 
+def _v2_tables(md: sa.MetaData) -> sa.Table:
+    """The table schema version 2 adds: triage queues. A queue's items are one JSON list (they
+    are written once, when the queue starts, and read whole); its position is a column of its
+    own, written on every step."""
+    return sa.Table(
+        "queues",
+        md,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("origin", sa.Text, nullable=False),  # "search: ...", "collection: ..."
+        sa.Column("items", sa.Text, nullable=False),  # JSON [{view, query, item, label, source}]
+        sa.Column("size", sa.Integer, nullable=False),
+        sa.Column("position", sa.Integer, nullable=False),  # 0-based
+        sa.Column("author", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Double, nullable=False),
+        sa.Column("updated_at", sa.Double, nullable=False, index=True),
+        sa.Column("version", sa.Integer, nullable=False),
+    )
+
+
 cases_t, collections_t, items_t = _v1_tables(metadata)
+queues_t = _v2_tables(metadata)
 CASE_COLS = [c for c in cases_t.c if c.name not in ("search", "item_key")]
 
 Migration = Callable[[Connection], None]
@@ -92,7 +113,14 @@ def _migrate_to_v1(conn: Connection) -> None:
     md.create_all(conn)
 
 
-MIGRATIONS: list[Migration] = [_migrate_to_v1]
+def _migrate_to_v2(conn: Connection) -> None:
+    """v1 -> v2: add the triage queues' table."""
+    md = sa.MetaData()
+    _v2_tables(md)
+    md.create_all(conn)
+
+
+MIGRATIONS: list[Migration] = [_migrate_to_v1, _migrate_to_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

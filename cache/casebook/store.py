@@ -7,7 +7,8 @@ opens it read-only (every write raises `CasebookReadOnly`). Opening creates or u
 
 The store is assembled from one module per concern: `engine` (URLs, engines, driver errors),
 `schema` (tables, migrations), `rows` (a case as a row), `store_base` (transactions, migration,
-the read-only stand-in), `case_ops` (cases), `collection_ops` (collections), `merge` (imports).
+the read-only stand-in), `case_ops` (cases), `collection_ops` (collections), `queue_ops`
+(triage queues), `merge` (imports).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from cache.casebook.engine import (
 )
 from cache.casebook.errors import CasebookUnavailable
 from cache.casebook.model import new_id
+from cache.casebook.queue_ops import QueueOps
 from cache.casebook.rows import decode_note, encode_note
 from cache.casebook.schema import MIGRATIONS, SCHEMA_VERSION, read_schema_version
 
@@ -60,8 +62,8 @@ MODE_ENV = "RTE_CASEBOOK"
 DEFAULT_TIMEOUT = 10.0
 
 
-class CaseStore(CaseOps, CollectionOps):
-    """Cases and collections in one database. Thread-safe (one engine, pooled connections);
+class CaseStore(CaseOps, CollectionOps, QueueOps):
+    """Cases, collections and triage queues in one database. Thread-safe (one engine, pooled connections);
     several processes may open the same database. Open it with `open_store`."""
 
 

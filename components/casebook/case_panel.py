@@ -260,3 +260,12 @@ def case_panel(book: CaseStore, case: Case) -> None:
 def delete_cases(book: CaseStore, cases: list[Case]) -> None:
     """Soft-delete `cases` with one undo."""
     _delete(book, cases)
+
+
+# what the triage bar (components.casebook.triage_bar) shares with the Edit form: the same form
+# state per case, and the same conflict block with "Keep mine", "Keep theirs", "Merge by hand"
+form_key = _k
+field_key = _wk
+load_form = _load_form
+conflict_key = _conflict_key
+conflict_block = _conflict

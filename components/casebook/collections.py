@@ -7,6 +7,7 @@ import streamlit as st
 
 from cache.casebook.links import absolute
 from cache.casebook.model import Collection
+from cache.casebook.queue_ops import items_of_cases
 from cache.casebook.store import CaseStore
 from components.casebook.exports import export_buttons
 from components.casebook.present import go_to
@@ -14,6 +15,7 @@ from components.casebook.shared import case_title, dataset_label, short_label
 from components.common.casebook import readonly
 from components.common.links import view_href
 from components.common.safe_text import md_text
+from components.common.triage import item_path, triage_button
 from components.common.url_keys import CasebookKeys
 
 
@@ -76,7 +78,21 @@ def _order(book: CaseStore, col: Collection) -> None:
             )  # fmt: skip
 
 
+def _queues(store: CaseStore) -> None:
+    """The triage queues stepped through last, each a link back to the item it stopped at."""
+    queues = store.queues(limit=10)
+    if not queues:
+        return
+    with st.expander(f":material/checklist: Triage queues ({len(queues)} most recent)"):
+        for q in queues:
+            pos = q.position + 1
+            path = item_path(q.id, q.items[q.position], pos) if q.items else None
+            text = f"{md_text(q.name, 80)} · {pos} of {q.size} · {md_text(q.origin, 120)}"
+            st.markdown(f"[Resume]({path}) · {text}" if path else text)
+
+
 def render(store: CaseStore) -> None:
+    _queues(store)
     if not readonly():
         _create(store)
     cols = store.collections()
@@ -106,6 +122,11 @@ def render(store: CaseStore) -> None:
         icon=":material/slideshow:",
     ):  # fmt: skip
         go_to(col.id, live, 1)
+    with bar:
+        triage_button(
+            items_of_cases(live), col.name, f"collection: {col.name}", key="cb_triage",
+            label=f"Triage this collection ({len(live)})",
+        )  # fmt: skip
     if bar.button("Delete collection", key="cb_del_col", disabled=readonly()):
         store.delete_collection(col.id)
         CasebookKeys.COLLECTION.write(None)

@@ -120,6 +120,11 @@ def author_input(key: str, in_form: bool = False) -> None:
     )
 
 
+def remember_author(widget_key: str) -> None:
+    """Change callback of a name field: the name is this session's author (and its cookie's)."""
+    _remember_author(widget_key)
+
+
 def _remember_author(widget_key: str) -> None:
     name = str(st.session_state.get(widget_key, "")).strip()
     if name:

@@ -152,10 +152,10 @@ SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dat
 
 
 def global_keys() -> tuple[str, ...]:
-    """Keys every view reads: each dataset's source in the sidebar, a running presentation, the
-    sidebar's "Render maths" switch."""
+    """Keys every view reads: each dataset's source in the sidebar, a running presentation, a
+    running triage queue, the sidebar's "Render maths" switch."""
     sources = tuple(f"src_{d}_{f}" for d in DATASETS for f in SOURCE_FIELDS)
-    return (*sources, "present", "step", "maths")
+    return (*sources, "present", "step", "triage", "tpos", "maths")
 
 
 class ViewKeys:
@@ -191,3 +191,12 @@ def keys_of(view: str) -> set[str]:
         params |= {v.key for v in vars(base).values() if isinstance(v, Param)}
     live = cls.policy_keys() if cls is PlaygroundKeys else ()
     return params | set(cls.WIDGETS) | set(live) | set(global_keys())
+
+
+def widget_keys(view: str) -> set[str]:
+    """The URL keys of `view` that widgets are bound to (Python may not set these)."""
+    cls = REGISTRY.get(view, ViewKeys if view in dataset_view_names() else None)
+    if cls is None:
+        return set()
+    live = cls.policy_keys() if cls is PlaygroundKeys else ()
+    return set(cls.WIDGETS) | set(live)

@@ -12,16 +12,19 @@ from analysis.parason.metrics import SORT_COLUMNS, filter_table
 from analysis.parason.tables import browse_frame
 from cache.errors import DataError
 from cache.sources import SourceConfig
-from components.common.casebook import case_counts
+from components.common.casebook import case_counts, source_identity
 from components.common.downloads import file_stem
 from components.common.formatting import DASH
 from components.common.selection import event_of, selected_rows
-from components.common.url_state import bound_kept
+from components.common.triage import source_pairs, triage_button
+from components.common.url_state import bound_kept, query_pairs
 from components.parason.cached import added
-from components.parason.cases import badge
+from components.parason.cases import badge, queue_items, sft_file
 from components.parason.shared import DATASET, open_trajectory, table_downloads
 
 TABLE_KEY = "pa_table"
+# the URL keys of the filter bar and Browse's toggles, named in a queue's origin
+FILTER_KEYS = ("correct", "kinds", "speedup", "warn", "q", "grown", "counter")
 COLUMNS = {
     "cases": st.column_config.TextColumn("cases", width=52, help="cases in the casebook"),
     "uuid": st.column_config.TextColumn("uuid", width=80, help="first 8 characters"),
@@ -71,6 +74,16 @@ def _with_added(table: pl.DataFrame, src: SourceConfig) -> tuple[pl.DataFrame, s
         return table, f"8x added branches unavailable: {exc}"
 
 
+def _triage(view: pl.DataFrame, subset: str, src: SourceConfig) -> None:
+    """ "Triage these N": the filtered rows, in the table's order, as a triage queue."""
+    questions = view["question"].to_list() if "question" in view.columns else [None] * view.height
+    rows = list(zip(view["uuid"].to_list(), questions, strict=True))
+    items = queue_items(subset, rows, source_identity(src, sft_file(subset)), source_pairs())
+    filters = [f"{k}={v}" for k, v in query_pairs() if k in FILTER_KEYS]
+    origin = f"Parason Browse: {subset}" + (f", filters {' '.join(filters)}" if filters else "")
+    triage_button(items, f"Parason {subset} ({len(items):,})", origin, key="pa_triage")
+
+
 def render_browse(
     filtered: pl.DataFrame, total: int, subset: str, counter: str, src: SourceConfig
 ) -> None:
@@ -102,6 +115,7 @@ def render_browse(
             "turn off “Only pairs the 8x expansion changed”."
         )
         return
+    _triage(view, subset, src)
     counts = case_counts(DATASET, "uuid")
     shown = browse_frame(view).insert_column(
         0, pl.Series("cases", [badge(counts.get(u, 0)) for u in view["uuid"].to_list()])

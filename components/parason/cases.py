@@ -16,6 +16,7 @@ from typing import Any
 from analysis.parason.metrics import Metrics, StageStats
 from analysis.parason.tables import node_facts, plain_question, stage_figures
 from cache.casebook.evidence import bar_evidence, with_evidence
+from cache.casebook.queue_items import QueueItem
 
 PAIR = "sft-1x vs sft-8x"  # the `subset` item value of a 1x/8x pair case
 PAIR_FILE = "sft-8x/train.parquet"  # the pair's source file: the 8x row holds the added branches
@@ -185,3 +186,23 @@ def pair_snapshot(m1: Metrics, m8: Metrics, n_added: int) -> dict[str, Any]:
         }
     out["counter"] = m8.counter
     return with_evidence(out, pair_evidence(m1, m8))
+
+
+def queue_items(
+    subset: str,
+    rows: list[tuple[str, object]],
+    source: dict[str, str],
+    keep: tuple[tuple[str, str], ...] = (),
+) -> list[QueueItem]:
+    """Browse's filtered rows (uuid, question) as triage-queue items: each opens the trajectory
+    in this subset (and the data source `keep` names) and captures a trajectory case."""
+    return [
+        QueueItem(
+            view="parason",
+            query=(*keep, ("subset", subset), ("uuid", uid)),
+            item=trajectory_item(subset, uid),
+            label=trajectory_title(subset, question),
+            source=source,
+        )
+        for uid, question in rows
+    ]

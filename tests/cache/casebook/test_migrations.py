@@ -87,7 +87,7 @@ def test_a_database_without_our_tables_is_version_0(db_url: str) -> None:
     eng.dispose()
     s = open_store(db_url, readonly=False)
     try:
-        assert s.schema_version() == schema.SCHEMA_VERSION == 1
+        assert s.schema_version() == schema.SCHEMA_VERSION == 2
     finally:
         s.close()
     assert "unrelated" in _state(db_url)[0]
@@ -127,3 +127,21 @@ def test_a_newer_database_is_refused_untouched(db_url: str, tmp_path: Path) -> N
     assert _state(db_url) == before
     if db_file:
         assert hashlib.sha256(db_file.read_bytes()).hexdigest() == digest
+
+
+def test_a_v1_casebook_gains_the_queues_table_and_keeps_its_cases(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+    s = open_store(db_url, readonly=False)
+    s.add(make_case("mars", "mars", id="v1case", title="from v1"))
+    s.close()
+    assert "queues" not in _state(db_url)[0]
+    monkeypatch.undo()
+    s = open_store(db_url, readonly=False)
+    try:
+        assert s.schema_version() == 2 and "queues" in _state(db_url)[0]
+        got = s.get("v1case")
+        assert got is not None and got.title == "from v1"
+    finally:
+        s.close()

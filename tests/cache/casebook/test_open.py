@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from cache.casebook import (
+    SCHEMA_VERSION,
     CasebookReadOnly,
     CasebookUnavailable,
     CaseStore,
@@ -98,7 +99,7 @@ def test_the_default_location_is_made_by_a_writer_only(
 
 
 def _assert_empty_and_read_only(store: CaseStore) -> None:
-    assert store.readonly and store.schema_version() == 1
+    assert store.readonly and store.schema_version() == SCHEMA_VERSION
     assert store.list_cases(include_deleted=True) == [] and store.count(include_deleted=True) == 0
     assert store.collections() == [] and store.find_collection("x") is None
     assert store.items_with_cases("mars", "qid") == {}

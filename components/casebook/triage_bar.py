@@ -1,0 +1,333 @@
+"""The triage bar: a queue's item on screen under a bar that says where we are ("2 of 40", the
+item's label, which items already have cases) and captures a case in a few keys: `j`/`k` step,
+`1`-`9` toggle the dataset's tag suggestions, `v` cycles the verdict, `n` focuses the note,
+Enter saves and moves on (`triage_keys.js` clicks the bar's own buttons).
+
+Every save writes through the casebook: a new case on an item without one, else an edit of the
+item's case against the version the bar loaded, with the Edit form's state and conflict block
+(`components.casebook.case_panel`). The step reached is stored with the queue and is in the URL
+(`tpos`), so a reload or a later visit resumes there.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from cache.casebook.errors import EditConflict
+from cache.casebook.links import case_path
+from cache.casebook.model import Case, default_title, make_case, normalize_tags
+from cache.casebook.queue_items import QueueItem
+from cache.casebook.queue_ops import Queue
+from cache.casebook.store import CaseStore
+from cache.errors import DataError
+from components.casebook.case_panel import (
+    conflict_block,
+    conflict_key,
+    field_key,
+    form_key,
+    load_form,
+)
+from components.common.browser import navigate
+from components.common.casebook import (
+    VERDICTS,
+    MissingAuthor,
+    author,
+    readonly,
+    remember_author,
+    store,
+    tag_suggestions,
+)
+from components.common.guards import show_error
+from components.common.links import view_href
+from components.common.safe_text import esc
+from components.common.theme import CASE_ACCENT
+from components.common.triage import TPOS, TRIAGE, open_position
+
+BAR_KEY = "tq_bar"
+_JS_FILE = Path(__file__).with_name("triage_keys.js")
+_COMPONENT: Any = None
+
+# our own constant CSS (no user text): a compact bar pinned above the view
+_CSS = f"""<style>
+@media (min-height: 820px) {{
+  [data-testid="stLayoutWrapper"]:has(> .st-key-{BAR_KEY}) {{
+    position: sticky; top: 3.75rem; z-index: 990;
+  }}
+}}
+.st-key-{BAR_KEY} {{
+  background: var(--st-background-color, #fff); box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.35);
+  gap: 0.35rem; padding-top: 0.5rem; padding-bottom: 0.5rem;
+}}
+.st-key-{BAR_KEY} button {{ min-height: 1.8rem; padding: 0 0.55rem; }}
+.st-key-{BAR_KEY} button p {{ font-size: 0.85rem; }}
+.st-key-tq_tags {{
+  flex-wrap: nowrap !important; overflow-x: auto; column-gap: 0.35rem !important;
+  padding-bottom: 2px; scrollbar-width: thin;
+}}
+.st-key-tq_tags > div {{ flex-shrink: 0; }}
+</style>"""
+
+
+def _keys() -> None:
+    """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
+    global _COMPONENT
+    if _COMPONENT is None:
+        _COMPONENT = st.components.v2.component(
+            "rte_triage_keys", js=_JS_FILE.read_text(encoding="utf-8")
+        )
+    with st.sidebar:
+        _COMPONENT(key="rte_triage_keys", height=0)
+
+
+def verdict_choices(current: str | None) -> list[str | None]:
+    """What `v` cycles through: none, the casebook's verdicts, and a stored one of another kind."""
+    out: list[str | None] = [None, *VERDICTS]
+    if current and current not in out:
+        out.append(current)
+    return out
+
+
+def next_verdict(current: str | None) -> str | None:
+    choices = verdict_choices(current)
+    return choices[(choices.index(current) + 1) % len(choices)]
+
+
+def toggled(tags: list[str], tag: str) -> list[str]:
+    """`tags` with `tag` added, or removed when it is there (order kept)."""
+    return [t for t in tags if t != tag] if tag in tags else [*tags, tag]
+
+
+def subject_id(queue: Queue, pos: int, case: Case | None) -> str:
+    """Whose form state the bar edits: the item's case, else a case not saved yet."""
+    return case.id if case is not None else f"tq_{queue.id}_{pos}"
+
+
+def _value(fid: str, name: str) -> Any:
+    loaded = st.session_state.get(form_key(fid, "loaded")) or {}
+    return st.session_state.get(field_key(fid, f"tq_{name}"), loaded.get(name))
+
+
+def tags_of(fid: str) -> list[str]:
+    return list(_value(fid, "tags") or [])
+
+
+def verdict_of(fid: str) -> str | None:
+    v = _value(fid, "verdict")
+    return v if isinstance(v, str) and v else None
+
+
+def toggle_tag(fid: str, tag: str) -> None:
+    """Keys 1-9 (a tag button): the tag on or off."""
+    st.session_state[field_key(fid, "tq_tags")] = toggled(tags_of(fid), tag)
+
+
+def cycle_verdict(fid: str) -> None:
+    """Key v (the verdict button): the next verdict."""
+    st.session_state[field_key(fid, "tq_verdict")] = next_verdict(verdict_of(fid))
+
+
+def item_case(book: CaseStore, item: QueueItem) -> tuple[Case | None, int]:
+    """The live case on exactly this item (the newest), and how many cases its item holds (a
+    trajectory's node cases count for the trajectory)."""
+    cases = book.cases_for_item(item.view, **item.item)
+    exact = [c for c in cases if c.item == item.item]
+    return (exact[-1] if exact else None), len(cases)
+
+
+def items_with_cases(book: CaseStore, queue: Queue) -> set[int]:
+    """Positions (0-based) of the queue's items that have a case of their own."""
+    have: set[frozenset[tuple[str, str]]] = set()
+    for view in {i.view for i in queue.items}:
+        have |= {frozenset(c.item.items()) for c in book.list_cases(dataset=view)}
+    return {n for n, i in enumerate(queue.items) if frozenset(i.item.items()) in have}
+
+
+def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> None:
+    """Save (Enter, the Save button): edit the item's case or add one, then move on."""
+    s = st.session_state
+    item = queue.items[pos - 1]
+    fid = subject_id(queue, pos, case)
+    tags = normalize_tags(tags_of(fid))
+    verdict = verdict_of(fid)
+    note = str(_value(fid, "note") or "")
+    s.pop("tq_error", None)
+    try:
+        if case is not None:
+            base = int(s.get(form_key(fid, "base"), case.version))
+            edited = replace(case, tags=tags, verdict=verdict, note=note, version=base)
+            try:
+                book.update(edited, expected_version=base)
+            except EditConflict as exc:
+                s[conflict_key(case.id)] = (edited, exc.current)
+                return
+        else:
+            if not author():
+                raise MissingAuthor()
+            book.add(
+                make_case(
+                    item.view,
+                    item.view,
+                    query=item.query,
+                    source=item.source,
+                    item=item.item,
+                    title=item.label or default_title(item.view, item.item),
+                    tags=tags,
+                    verdict=verdict,
+                    note=note,
+                    author=author(),
+                )
+            )
+    except DataError as exc:
+        s["tq_error"] = exc
+        return
+    if pos < queue.size:
+        s["tq_go"] = pos + 1
+    else:
+        s["tq_done"] = True
+
+
+def _position(book: CaseStore, queue: Queue) -> int:
+    """The step to show (1-based): the URL's, else where the queue stopped; stored when it
+    moved (a read-only casebook just does not remember it)."""
+    want = TPOS.read()
+    pos = queue.clamp((want or queue.position + 1) - 1) + 1
+    if want != pos:
+        TPOS.write(pos)
+    if pos - 1 != queue.position:
+        with suppress(DataError):  # the bar works; only the resume point is not kept
+            book.set_queue_position(queue.id, pos - 1)
+    return pos
+
+
+def triage_bar(here: str = "") -> None:
+    """Above every view while a queue runs (`?triage=`); nothing otherwise. `here`: the view
+    on screen (its URL path), where a step can stay."""
+    qid = TRIAGE.read()
+    if not qid:
+        return
+    st.html(_CSS)
+    try:
+        book = store()
+        queue = book.get_queue(qid)
+        if queue is None:
+            st.warning(
+                "This triage queue is no longer in the casebook; start it again from its list.",
+                icon=":material/checklist:",
+            )
+            return
+        pos = _position(book, queue)
+        go = st.session_state.pop("tq_go", None)
+        if isinstance(go, int):
+            open_position(queue, go, here)
+        case, n_cases = item_case(book, queue.items[pos - 1])
+        done = items_with_cases(book, queue)
+    except DataError as exc:
+        show_error(exc, key="triage")
+        return
+    with st.container(border=True, key=BAR_KEY):
+        _bar(book, queue, pos, case, n_cases, done, here)
+    _keys()
+
+
+def name_input() -> None:
+    """Who writes, asked once in this browser (a new case needs an author)."""
+    st.text_input(
+        "Your name", key="tq_author", value="", max_chars=200, width=220,
+        label_visibility="collapsed", placeholder="Your name (needed to save)",
+        on_change=remember_author, args=("tq_author",),
+    )  # fmt: skip
+
+
+def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
+    item = queue.items[pos - 1]
+    mark = (
+        f" · <span style='color:{CASE_ACCENT}'>● {n_cases} case{'s' if n_cases != 1 else ''} on "
+        "this item</span>"
+        if n_cases
+        else " · no case yet"
+    )
+    return (
+        f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
+        f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
+        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
+        f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
+        f"{mark}</div>"
+    )
+
+
+def _bar(
+    book: CaseStore,
+    queue: Queue,
+    pos: int,
+    case: Case | None,
+    n_cases: int,
+    done: set[int],
+    here: str,
+) -> None:
+    s = st.session_state
+    item = queue.items[pos - 1]
+    fid = subject_id(queue, pos, case)
+    if form_key(fid, "loaded") not in s or form_key(fid, "base") not in s:
+        blank = Case(id=fid, dataset=item.view, view=item.view)
+        load_form(fid, case or blank, case.version if case else 0)
+    ro = readonly()
+    head, steps = st.columns([4, 1.7], vertical_alignment="center")
+    head.html(_head(queue, pos, n_cases, done))
+    with steps, st.container(horizontal=True, horizontal_alignment="right", gap="small"):
+        prev = st.button("k", key="tq_prev", icon=":material/arrow_back:", disabled=pos <= 1,
+                         help="Previous item (k)")  # fmt: skip
+        nxt = st.button("j", key="tq_next", icon=":material/arrow_forward:",
+                        disabled=pos >= queue.size, help="Next item (j)")  # fmt: skip
+        end = st.button("End", key="tq_end", type="tertiary", help="Leave the queue here")
+    if prev:
+        open_position(queue, pos - 1, here)
+    if nxt:
+        open_position(queue, pos + 1, here)
+    if end:
+        navigate(case_path(item.view, item.query) or view_href("casebook"))
+    left, right = st.columns([3, 2], vertical_alignment="top")
+    tags = tags_of(fid)
+    suggested = list(tag_suggestions(item.view))[:9]
+    with left, st.container(horizontal=True, key="tq_tags"):
+        for n, tag in enumerate(suggested, start=1):
+            st.button(
+                f"{n} · {tag}", key=f"tq_tag_{n}", type="primary" if tag in tags else "secondary",
+                icon=":material/check:" if tag in tags else None, disabled=ro,
+                on_click=toggle_tag, args=(fid, tag),
+            )  # fmt: skip
+        for tag in (t for t in tags if t not in suggested):
+            st.button(
+                tag, key=f"tq_tag_x_{tag}", type="primary", icon=":material/check:", disabled=ro,
+                on_click=toggle_tag, args=(fid, tag), help="Click to remove this tag",
+            )  # fmt: skip
+    with left, st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        verdict = verdict_of(fid)
+        st.button(
+            f"Verdict (v): {verdict or '—'}", key="tq_verdict", disabled=ro,
+            on_click=cycle_verdict, args=(fid,),
+        )  # fmt: skip
+        if not author() and case is None:
+            name_input()
+    with right, st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+        st.text_area(
+            "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
+            height=68, label_visibility="collapsed", disabled=ro,
+            placeholder="Note (n) · Markdown · Ctrl+Enter saves",
+        )  # fmt: skip
+        st.button(
+            "Save (Enter)", key="tq_save", type="primary", disabled=ro,
+            on_click=save_item, args=(book, queue, pos, case),
+            help="Save the case and open the next item",
+        )  # fmt: skip
+    err = s.get("tq_error")
+    if isinstance(err, DataError):
+        show_error(err, key="tq")
+    if s.pop("tq_done", False):
+        st.success("Saved. That was the last item of this queue.", icon=":material/done_all:")
+    if case is not None:
+        conflict_block(book, case)

@@ -1,0 +1,119 @@
+"""Journey J13 (docs/JOURNEYS.md), triage a list: Parason Browse's filtered table becomes a
+triage queue; keys step through it, tag, judge, note and save; the case is a real one in the
+casebook, and a reload resumes the queue at the same item.
+
+Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x768."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from cache.casebook.store import open_store
+from components.common.casebook import tag_suggestions
+from tests.e2e.conftest import streamlit_server
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    expect_timeout,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+    vp_id,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _expect_timeout() -> Iterator[None]:
+    with expect_timeout():
+        yield
+
+
+@pytest.fixture(scope="module")
+def db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('j13') / 'casebook.sqlite'}"
+
+
+@pytest.fixture(scope="module")
+def server(sample_root: Path, cache_dir: Path, db_url: str) -> Iterator[str]:
+    with streamlit_server(cache_dir, RTE_DB_URL=db_url) as url:
+        yield url
+
+
+def _position(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locator
+    return page.get_by_test_id("tq-position")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j13_triage_a_filtered_table(
+    browser: Browser, server: str, db_url: str, viewport: dict[str, int]
+) -> None:
+    store = open_store(db_url)
+    for old in store.list_cases(include_deleted=True):  # the other viewport's run
+        store.purge(old.id)
+    page = new_page(browser, viewport)
+    # 1. Browse, filtered to wrong trajectories: "Triage these N" opens the first one
+    open_url(page, f"{server}/parason?view=Browse&correct=incorrect", ready="Triage these")
+    start = page.get_by_role("button", name=re.compile(r"Triage these \d+"))
+    n = int(re.findall(r"\d+", start.inner_text())[-1])
+    assert n >= 3
+    start.click()
+    expect(_position(page)).to_have_text(f"1 of {n}")
+    settled(page)
+    bar = page.locator(".st-key-tq_bar")
+    box = bar.bounding_box()
+    assert box is not None and box["y"] + box["height"] < viewport["height"] * 0.55
+    expect(page.get_by_text("Question.", exact=True).first).to_be_in_viewport()
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill(f"J13 {vp_id(viewport)}")
+    name.press("Enter")
+    expect(name).to_have_count(0)  # the name is kept: the field goes, and the focus with it
+    settled(page)
+    # 2. j: the next item
+    page.keyboard.press("j")
+    expect(_position(page)).to_have_text(f"2 of {n}")
+    settled(page)
+    label = page.get_by_test_id("tq-label").inner_text()
+    # 3. 2 toggles the second tag suggestion, v sets a verdict, n focuses the note
+    tag = tag_suggestions("parason")[1]
+    page.keyboard.press("2")
+    expect(bar.locator(".st-key-tq_tag_2 button")).to_have_attribute("kind", "primary")
+    settled(page)
+    page.keyboard.press("v")
+    expect(bar.locator(".st-key-tq_verdict button")).to_contain_text("confirmed")
+    settled(page)
+    page.keyboard.press("n")
+    note = bar.locator("textarea")
+    expect(note).to_be_focused()
+    text = f"j13 {vp_id(viewport)}: the branches agree <b>too</b> early"
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")  # in the note: a newline, not a save
+    page.keyboard.type("second line")
+    expect(_position(page)).to_have_text(f"2 of {n}")
+    note.blur()
+    settled(page)
+    # 4. Enter saves the case and advances
+    page.keyboard.press("Enter")
+    expect(_position(page)).to_have_text(f"3 of {n}")
+    settled(page)
+    (case,) = store.list_cases(author=f"J13 {vp_id(viewport)}")
+    assert case.tags == (tag,) and case.verdict == "confirmed"
+    assert case.note == f"{text}\nsecond line" and case.title == label
+    # 5. a reload resumes at the same item, and the queue counts the case
+    page.reload()
+    expect(_position(page)).to_have_text(f"3 of {n}")
+    expect(bar).to_contain_text(f"1 of {n} have cases")
+    # 6. the saved case is in the casebook with its tag, verdict and note
+    open_url(page, f"{server}/casebook?case={case.id}")
+    panel = page.locator(".st-key-cb_case_panel")
+    expect(panel).to_contain_text(tag)
+    expect(panel).to_contain_text("confirmed")
+    expect(panel).to_contain_text("the branches agree <b>too</b> early")
+    no_exception(page)
+    page.context.close()
