@@ -80,6 +80,12 @@ def start_queue(name: str, origin: str, items: Sequence[QueueItem]) -> None:
     open_position(queue, 1)
 
 
+def triaging() -> bool:
+    """A queue is open on this page: its bar owns the plain letter keys (`j`, `k`, `v`, `n`), so
+    a view's own shortcuts stand down."""
+    return TRIAGE.read() is not None
+
+
 def source_pairs() -> tuple[tuple[str, str], ...]:
     """The sidebar's data-source keys of the current URL, for items opened from this view (a
     queue item opens in the same source the list was built from)."""

@@ -8,6 +8,7 @@ text (labels, answers in a "why") is dataset text: every piece is escaped (`esc`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -15,7 +16,15 @@ import streamlit as st
 
 from cache.datasets import DATASETS
 from cache.errors import DataError
-from cache.lenses import Lens, LensResult, all_lenses, cases_on, item_keys, item_query
+from cache.lenses import (
+    Lens,
+    LensResult,
+    all_lenses,
+    cases_on,
+    item_keys,
+    item_query,
+    queue_items,
+)
 from cache.sources import SourceConfig
 from components.common.cached import present_files
 from components.common.casebook import source_identity, store
@@ -24,6 +33,7 @@ from components.common.links import view_href
 from components.common.safe_text import esc, md_text
 from components.common.source_picker import current_source
 from components.common.theme import CASE_ACCENT, TABLE_RULE
+from components.common.triage import source_pairs, triage_button
 from components.common.url_keys import LensesKeys
 from components.common.url_state import url_selectbox
 from components.lenses.cached import found, kit_of
@@ -178,11 +188,19 @@ def chosen_lens(lens: Lens, src: SourceConfig, pickers: Any) -> LensResult | Non
         )
     elif items.is_empty():
         st.info(f"Nothing found. {md_text(lens.empty, 400)}", icon=":material/info:")
-    else:
+    result = LensResult(lens, items, n, part, source_identity(src, part))
+    if n and not items.is_empty():
+        queue = [replace(i, query=(*i.query, *source_pairs())) for i in queue_items(result)]
+        triage_button(
+            queue,
+            f"{lens.title} · {where} ({len(queue):,})",
+            f"lens: {lens.title}, {where}",
+            key="lens_triage",
+        )
         start = _page(items.height)
         shown = items.slice(start, PAGE)
         st.html(items_html(lens, shown, _cases(lens, shown), start))
-    return LensResult(lens, items, n, part, source_identity(src, part))
+    return result
 
 
 def render() -> LensResult | None:

@@ -7,6 +7,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars import trace_filters as tf
+from components.common.triage import triaging
 
 PICKED_KEY = "_mars_picked"  # the trace to open (components/mars/single_trace.py pops it)
 NEXT_KEY = "mars_next_wrong"
@@ -34,7 +35,7 @@ def step_buttons(shown: pl.DataFrame, current: int) -> None:
         + (f": trace {prev}" if prev is not None else ": none before this one"),
         on_click=_on_step,
         args=(traces, verdicts, current, -1),
-        shortcut="K",
+        shortcut=None if triaging() else "K",
     )
     st.button(
         "Next wrong trace",
@@ -45,5 +46,5 @@ def step_buttons(shown: pl.DataFrame, current: int) -> None:
         + (f": trace {nxt}" if nxt is not None else ": none after this one"),
         on_click=_on_step,
         args=(traces, verdicts, current, 1),
-        shortcut="J",
+        shortcut=None if triaging() else "J",
     )

@@ -4,6 +4,7 @@ grouped by item. Every control is bound to the URL, so a search is a link."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import polars as pl
 import streamlit as st
@@ -11,8 +12,11 @@ import streamlit as st
 from analysis.search.corpus import Corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Compiled, Query, QueryError, compile_query
+from analysis.search.queue import queue_items
 from analysis.search.results import Counts, counts, group_by_item, item_hits, page
+from cache.datasets import view_names as dataset_view_names
 from components.common.safe_text import esc
+from components.common.triage import source_pairs, triage_button
 from components.common.url_keys import SearchKeys
 from components.common.url_state import bound
 from components.search.hits import item_html
@@ -182,11 +186,18 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             args=(number + 2,),
             icon=":material/chevron_right:",
         )
-        st.button(
-            "Send to triage queue",
-            disabled=True,
-            help="The triage queue steps through these items one by one (coming with the queue).",
-            icon=":material/playlist_add:",
+        query_label = repr(compiled.query.text[:60])
+        items = [
+            replace(i, query=(*i.query, *source_pairs()))
+            for i in queue_items(shown.hits)
+            if i.view in dataset_view_names()
+        ]
+        triage_button(
+            items,
+            f"Search {query_label} · page {number + 1} ({len(items):,})",
+            f"search: {query_label}, page {number + 1}",
+            key="search_triage",
+            label=f"Triage this page's {len(items):,} items",
         )
 
 

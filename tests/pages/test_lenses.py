@@ -182,3 +182,16 @@ def test_the_toy_lens_is_gone_once_its_dataset_is(sample_root: Path) -> None:
     at = run_page("pages/lenses.py", lens="toy-odd")
     assert not at.exception
     assert at.selectbox[0].value is None  # an unknown lens: none chosen
+
+
+def test_a_lens_starts_a_triage_queue_of_its_items(sample_root: Path, db: str) -> None:
+    items, _ = _found("mars-confidently-wrong")
+    at = run_page("pages/lenses.py", lens="mars-confidently-wrong")
+    btn = next(b for b in at.button if b.key == "lens_triage")
+    assert btn.label == f"Triage these {items.height:,}"
+    btn.click().run()
+    (queue,) = open_store(db).queues()
+    assert queue.size == items.height and queue.origin.startswith("lens: Confidently wrong")
+    first = items.row(0, named=True)
+    assert dict(queue.items[0].query)["trace"] == str(first["trace_idx"])
+    assert queue.items[0].view == "mars"

@@ -116,3 +116,18 @@ def test_a_probe_hit_opens_the_single_trace_at_its_probe(sample_root: Path, db: 
         view="Single trace",
     )  # fmt: skip
     assert "Probe at token <b>2048</b>," in _html(at)  # no probe named: the first
+
+
+def test_a_page_of_results_starts_a_triage_queue(sample_root: Path, db: str) -> None:
+    from cache.casebook.store import open_store
+
+    at = run_page("pages/search.py", q="boxed{9")
+    btn = next(b for b in at.button if b.key == "search_triage")
+    n = int(btn.label.split()[-2].replace(",", ""))
+    assert n > 0 and not btn.disabled
+    btn.click().run()
+    (queue,) = open_store(db).queues()
+    assert queue.size == n and queue.origin == "search: 'boxed{9', page 1"
+    # one stop per item of the page, each opening a dataset's view (casebook hits are no item)
+    assert len({(i.view, i.query) for i in queue.items}) == n
+    assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
