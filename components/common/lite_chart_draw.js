@@ -312,6 +312,11 @@ function drawNotes(svg, ctx) {
 
 // a legend item's sample of its trace: a bar, a line, a marker
 function legendSwatch(item, t, size) {
+  if (t.base) {
+    const box = { x: 4, y: 3, width: 18, height: size };
+    el("rect", { ...box, fill: t.fillcolor }, item);
+    if (t.fillpattern) el("rect", { ...box, fill: hatch(item.ownerSVGElement, t.fillpattern, t.fillpatterncolor) }, item);
+  }
   if (t.type === "bar") el("rect", { x: 4, y: 3, width: 18, height: size, fill: at(t.marker.color, 0, t.line.color) }, item);
   if (t.mode.includes("lines")) el("line", { x1: 2, x2: 24, y1: size / 2 + 3, y2: size / 2 + 3, stroke: t.line.color, "stroke-width": Math.min(4, t.line.width), "stroke-dasharray": DASH[t.line.dash] || null }, item);
   if (t.mode.includes("markers")) {
