@@ -189,6 +189,7 @@ export default function (component) {
   for (const t of spec.traces) {
     t.x = unpack(t.x);
     t.y = unpack(t.y);
+    if (t.base) t.base = unpack(t.base);
   }
   const key = JSON.stringify([spec.revision, spec.traces.map((t) => t.name)]);
   if (!root.__rte || (root.__rte.key !== key && !(spec.revision && root.__rte.revision === spec.revision))) {

@@ -108,26 +108,62 @@ function clipper(svg, ctx) {
   };
 }
 
-function drawBars(g, t, ti, n, sx, sy, bargap) {
-  const step = barStep(t.x, 1);
-  const bw = Math.abs(sx(step) - sx(0)) * (1 - bargap);
+// Plotly's hatch (`pattern.shape` "/", "\\", "x", "-", "|", "+"): an SVG pattern per shape and
+// colour, made once per chart
+function hatch(svg, shape, colour) {
+  const defs = svg.querySelector("defs") || el("defs", {}, svg);
+  const id = `rte-hatch-${[...`${shape}${colour}`].map((c) => c.charCodeAt(0).toString(16)).join("")}`;
+  if (!svg.querySelector(`#${id}`)) {
+    const p = el("pattern", { id, width: 6, height: 6, patternUnits: "userSpaceOnUse" }, defs);
+    const lines = { "/": ["M0,6L6,0"], "\\": ["M0,0L6,6"], x: ["M0,6L6,0", "M0,0L6,6"], "-": ["M0,3H6"], "|": ["M3,0V6"], "+": ["M0,3H6", "M3,0V6"] };
+    for (const d of lines[shape] || lines["/"]) el("path", { d, stroke: colour || "#000", "stroke-width": 1 }, p);
+  }
+  return `url(#${id})`;
+}
+
+// bars; under barmode "group" the shown bar traces of an axis pair sit side by side in each slot
+function drawBars(g, t, ti, n, sx, sy, ctx) {
+  const { spec, state } = ctx;
+  const peers = spec.barmode === "group"
+    ? spec.traces.map((u, k) => (u.type === "bar" && u.xaxis === t.xaxis && u.yaxis === t.yaxis && u.visible !== false && u.visible !== "legendonly" && !state.hidden.has(k) ? k : -1)).filter((k) => k >= 0)
+    : [ti];
+  const step = barStep(peers.flatMap((k) => spec.traces[k].x), 1);
+  const slot = Math.abs(sx(step) - sx(0)) * (1 - spec.bargap);
+  const bw = slot / peers.length;
+  const shift = -slot / 2 + bw * Math.max(0, peers.indexOf(ti));
+  const svg = g.ownerSVGElement;
   for (let i = 0; i < n; i++) {
     if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
-    const px = sx(t.x[i]);
+    const px = sx(t.x[i]) + shift + (bw * spec.bargroupgap) / 2;
     const y0 = sy(0);
     const y1 = sy(t.y[i]);
+    const box = { x: px, y: Math.min(y0, y1), width: Math.max(1, bw * (1 - spec.bargroupgap)), height: Math.max(0.5, Math.abs(y1 - y0)) };
     el("rect", {
-      x: px - bw / 2,
-      y: Math.min(y0, y1),
-      width: Math.max(1, bw),
-      height: Math.max(0.5, Math.abs(y1 - y0)),
+      ...box,
       fill: at(t.marker.color, i, t.line.color),
       "data-t": ti,
       "data-p": i,
       "data-x": t.x[i],
       "data-y": t.y[i],
     }, g);
+    const shape = at(t.marker.pattern, i, null);
+    if (shape) el("rect", { ...box, fill: hatch(svg, shape, t.marker.patterncolor), "pointer-events": "none" }, g);
   }
+}
+
+// a stacked area: from the trace's line down to the one under it (`base`)
+function drawArea(g, t, n, sx, sy) {
+  const up = [];
+  const down = [];
+  for (let i = 0; i < n; i++) {
+    if (!numeric(t.x[i]) || !numeric(t.y[i]) || !numeric(t.base[i])) continue;
+    up.push(`${sx(t.x[i]).toFixed(1)},${sy(t.y[i]).toFixed(1)}`);
+    down.unshift(`${sx(t.x[i]).toFixed(1)},${sy(t.base[i]).toFixed(1)}`);
+  }
+  if (!up.length) return;
+  const d = `M${up.join("L")}L${down.join("L")}Z`;
+  el("path", { d, fill: t.fillcolor, stroke: "none", "pointer-events": "none" }, g);
+  if (t.fillpattern) el("path", { d, fill: hatch(g.ownerSVGElement, t.fillpattern, t.fillpatterncolor), stroke: "none", "pointer-events": "none" }, g);
 }
 
 // one path, lifted at every gap
@@ -218,9 +254,10 @@ function drawTraces(svg, ctx) {
     // a step of a replay shows each trace's first points (axes keep the full range)
     const n = spec.steps ? Math.min(t.y.length, spec.steps.counts[state.step] ?? t.y.length) : t.y.length;
     if (t.type === "bar") {
-      drawBars(g, t, ti, n, sx, sy, spec.bargap);
+      drawBars(g, t, ti, n, sx, sy, ctx);
       return;
     }
+    if (t.base) drawArea(g, t, n, sx, sy);
     if (t.mode.includes("lines")) drawLine(g, t, n, sx, sy);
     if (t.mode.includes("markers")) drawMarkers(g, t, ti, n, sx, sy);
     if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy);
@@ -275,6 +312,11 @@ function drawNotes(svg, ctx) {
 
 // a legend item's sample of its trace: a bar, a line, a marker
 function legendSwatch(item, t, size) {
+  if (t.base) {
+    const box = { x: 4, y: 3, width: 18, height: size };
+    el("rect", { ...box, fill: t.fillcolor }, item);
+    if (t.fillpattern) el("rect", { ...box, fill: hatch(item.ownerSVGElement, t.fillpattern, t.fillpatterncolor) }, item);
+  }
   if (t.type === "bar") el("rect", { x: 4, y: 3, width: 18, height: size, fill: at(t.marker.color, 0, t.line.color) }, item);
   if (t.mode.includes("lines")) el("line", { x1: 2, x2: 24, y1: size / 2 + 3, y2: size / 2 + 3, stroke: t.line.color, "stroke-width": Math.min(4, t.line.width), "stroke-dasharray": DASH[t.line.dash] || null }, item);
   if (t.mode.includes("markers")) {

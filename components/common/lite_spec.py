@@ -29,7 +29,7 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from components.common.theme import LINE_PALETTE
 
-TRACE_TYPES = {"scatter", "scattergl", "bar"}
+TRACE_TYPES = {"scatter", "scattergl", "bar", "histogram"}
 # layout keys a figure may use; anything else that changes the drawing is refused
 LAYOUT_KEYS = {
     "height",
@@ -42,6 +42,7 @@ LAYOUT_KEYS = {
     "dragmode",
     "uirevision",
     "bargap",
+    "bargroupgap",
     "barmode",
     "shapes",
     "annotations",
@@ -193,10 +194,66 @@ def _colours(marker: dict[str, Any], n: int) -> Any:
     return list(sample_colorscale(named, ts)) if ts else []
 
 
+def _histogram_as_bars(t: dict[str, Any]) -> dict[str, Any]:
+    """A histogram with explicit bins (`xbins` start, end, size) as the bars Plotly draws: a count
+    per bin, bins closed on the left; empty bins are gaps. Hover: the bin's range and count."""
+    bins = dict(t.get("xbins") or {})
+    if t.get("histfunc") or t.get("histnorm") or t.get("y") is not None:
+        raise LiteUnsupported("a histogram of anything but counts of x")
+    if not all(isinstance(bins.get(k), int | float) for k in ("start", "end", "size")):
+        raise LiteUnsupported("a histogram without explicit bins")
+    start, end, size = float(bins["start"]), float(bins["end"]), float(bins["size"])
+    if not size > 0 or not end > start:
+        raise LiteUnsupported("a histogram with empty bins")
+    x = np.asarray(_array(t.get("x")) or [], dtype=np.float64)
+    x = x[np.isfinite(x) & (x >= start) & (x < end)]
+    n_bins = math.ceil((end - start) / size)
+    counts = np.bincount(
+        np.minimum(((x - start) / size).astype(np.int64), n_bins - 1), minlength=n_bins
+    )
+    lo = start + size * np.arange(n_bins)
+    name = plain_text(t.get("name")) if t.get("name") is not None else ""
+    out = {k: v for k, v in t.items() if k not in ("x", "xbins", "hovertemplate", "text")}
+    out.update(
+        type="bar",
+        x=(lo + size / 2).tolist(),
+        y=[int(c) if c else None for c in counts],
+        hovertext=[
+            f"{name}\n{_fmt(a, None)} – {_fmt(a + size, None)}: {int(c)}".strip()
+            for a, c in zip(lo.tolist(), counts.tolist(), strict=True)
+        ],
+    )
+    return out
+
+
+def _stack(traces: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Plotly's stacked areas (`stackgroup`): each trace's y on top of the previous ones of its
+    group, filled down to them (`base`); the tooltips keep the trace's own values."""
+    tops: dict[str, np.ndarray] = {}
+    for t in traces:
+        group = t.pop("_stackgroup", None)
+        if group is None:
+            continue
+        y = np.array([math.nan if v is None else v for v in t["y"]], dtype=np.float64)
+        base = tops.get(group, np.zeros_like(y))
+        if base.shape != y.shape:
+            raise LiteUnsupported("stacked traces of different lengths")
+        top = base + np.nan_to_num(y)
+        tops[group] = top
+        t["y"], t["base"] = top.tolist(), base.tolist()
+    return traces
+
+
 def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
     kind = str(t.get("type") or "scatter")
     if kind not in TRACE_TYPES:
         raise LiteUnsupported(f"a {kind} trace")
+    if kind == "histogram":
+        if (t.get("orientation") or "v") != "v":
+            raise LiteUnsupported("horizontal histograms")
+        t, kind = _histogram_as_bars(t), "bar"
+    if t.get("stackgroup") and (t.get("orientation") or "v") != "v":
+        raise LiteUnsupported("horizontal stacks")
     if kind == "bar" and (t.get("orientation") or "v") != "v":
         raise LiteUnsupported("horizontal bars")
     if t.get("fill") not in (None, "none"):
@@ -218,6 +275,7 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
     mode = str(t.get("mode") or ("lines+markers" if n < 20 else "lines"))
     if kind == "bar":
         mode = "bars"
+    pattern = dict(marker.get("pattern") or {})
     textfont = dict(t.get("textfont") or {})
     group_title = (t.get("legendgrouptitle") or {}).get("text")
     return {
@@ -245,7 +303,13 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
             "opacity": _scalar_or_list(marker.get("opacity", 1)),
             "line_color": _scalar_or_list(mline.get("color")),
             "line_width": _scalar_or_list(mline.get("width", 0)),
+            "pattern": _scalar_or_list(pattern.get("shape")) or None,
+            "patterncolor": pattern.get("fgcolor"),
         },
+        "fillcolor": t.get("fillcolor") or line.get("color") or default_colour,
+        "fillpattern": (t.get("fillpattern") or {}).get("shape") or None,
+        "fillpatterncolor": (t.get("fillpattern") or {}).get("fgcolor"),
+        "_stackgroup": t.get("stackgroup") or None,
         # labels drawn on the points; text that is only hover text is already in `tips`
         "text": None
         if "text" not in mode
@@ -335,7 +399,7 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
         raise LiteUnsupported("layout " + ", ".join(sorted(extra)))
     if layout.get("barmode") not in (None, "group", "overlay"):
         raise LiteUnsupported(f"barmode {layout.get('barmode')}")
-    traces = [_trace(dict(t.to_plotly_json()), i) for i, t in enumerate(fig.data)]
+    traces = _stack([_trace(dict(t.to_plotly_json()), i) for i, t in enumerate(fig.data)])
     axes = {k: _axis(v) for k, v in layout.items() if _AXIS.match(k)}
     for t in traces:
         for ref, letter in ((t["xaxis"], "x"), (t["yaxis"], "y")):
@@ -347,6 +411,8 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
     }
     for t in traces:
         t["x"], t["y"] = _pack(t["x"]), _pack(t["y"])
+        if "base" in t:
+            t["base"] = _pack(t["base"])
     title = layout.get("title")
     title_text = title.get("text") if isinstance(title, dict) else title
     return {
@@ -364,6 +430,8 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
             "fontsize": (legend.get("font") or {}).get("size", 12),
         },
         "bargap": float(layout.get("bargap", 0.2)),
+        "barmode": layout.get("barmode") or "group",
+        "bargroupgap": float(layout.get("bargroupgap", 0.0)),
         "steps": _steps(steps),
         "selectable": "select" in str(layout.get("clickmode") or ""),
         "revision": str(layout.get("uirevision") or ""),

@@ -20,6 +20,7 @@ from cache.sources import SourceConfig
 from components.common.formatting import fmt_num, fmt_quantity
 from components.mars import cached as mc
 from components.mars import figures as mf
+from components.mars.charts import chart
 
 SIGNAL_NAMES = {
     "min_group": "min_group: lowest 2,048-token group",
@@ -55,7 +56,9 @@ def separation_table(seps: list[SignalSeparation]) -> pl.DataFrame:
     )
 
 
-def render_file_summary(rel: str, src: SourceConfig, store: MarsFeatureStore, k: int) -> None:
+def render_file_summary(
+    rel: str, src: SourceConfig, store: MarsFeatureStore, k: int, *, zoom: bool = False
+) -> None:
     s = mc.file_summary(rel, src, k)
     n_traces = store.features.height
     st.subheader("This file: every question", divider="gray")
@@ -83,14 +86,15 @@ def render_file_summary(rel: str, src: SourceConfig, store: MarsFeatureStore, k:
         "all traces of the file (mixes easy and hard questions). Per question: median and "
         "quartiles over the questions that have both right and wrong traces."
     )
-    st.plotly_chart(
+    chart(
         mf.compare_hist(
             store.features,
             "bottom_10",
             "bottom-10 % group confidence, all traces of the file",
             x_title="mean of the lowest 10 % of 2,048-token group confidences",
         ),
-        width="stretch",
+        key="mars_dist_bottom_10",
+        zoom=zoom,
     )
     st.caption(
         "DeepConf's main offline signal (bottom_10), right vs wrong or no final answer, on "

@@ -34,6 +34,7 @@ from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import figures as mf
 from components.mars import model_figures as mfig
+from components.mars.charts import chart, zoom_switch
 
 DATASET = "mars"
 BENCH_TITLES = {"aime-2025": "AIME 2025", "brumo-2025": "BRUMO 2025", "hmmt": "HMMT"}
@@ -312,14 +313,13 @@ def _question(
     n_null = {m: int((f["final_group"] < 0).sum()) for m, f in feats.items()}
     dist = mcmp.answer_distribution(groups, n_null)
     shown = [m for m in models if m in here]
-    st.plotly_chart(mfig.answers_by_model(dist, shown), width="stretch", key="models_answers")
+    zoom = zoom_switch()
+    chart(mfig.answers_by_model(dist, shown), key="models_answers", zoom=zoom)
     download_buttons(dist, file_stem("mars", bench, f"q{q}", "models", "answers"), "models_dist")
     pc = mcmp.pooled_curves(feats)
     x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
-        st.plotly_chart(
-            mfig.truth_share_figure(ts, shown, x_max), width="stretch", key="models_truth"
-        )
+        chart(mfig.truth_share_figure(ts, shown, x_max), key="models_truth", zoom=zoom)
         with st.expander("Each model's whole vote, on the same token axis"):
             for m, tab in zip(shown, st.tabs(shown), strict=True):
                 vs = vote_shares(pools[m])
@@ -329,15 +329,15 @@ def _question(
                 fig = mf.vote_figure(vs, pools[m].ground_truth)
                 fig.update_xaxes(range=[0, x_max])
                 fig.update_layout(height=460)
-                tab.plotly_chart(fig, width="stretch", key=f"models_votes_{m}")
+                chart(fig, key=f"models_votes_{m}", zoom=zoom, where=tab)
         download_buttons(
             ts, file_stem("mars", bench, f"q{q}", "models", "truth-share"), "models_ts"
         )
     with guard("the confidence curves per model", dataset=DATASET):
-        st.plotly_chart(
+        chart(
             mfig.pooled_curves_figure(pc, shown, mcmp.CURVE_BIN, x_max),
-            width="stretch",
             key="models_curves",
+            zoom=zoom,
         )
         st.caption(
             "Each trace's stored plotting curve (its mean confidence over 96 equal slices) pooled "

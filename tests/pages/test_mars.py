@@ -15,7 +15,7 @@ from analysis.mars.store import load_features
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.sample.mars import SCHEMA, write_file
-from components.common.lite_spec import unpack
+from components.common.lite_spec import plain_text, unpack
 from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
@@ -83,12 +83,30 @@ def test_every_tab_renders(open_page, view: str) -> None:
     at = open_page(qid="1", view=view, trace="3")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    if view in ("Vote evolution", "Distributions"):
+        assert not at.get("plotly_chart")  # light charts first: no Plotly bundle at first paint
     if view == "Vote evolution":
+        spec = _lite(at)[-1]
+        assert any("(ground truth)" in t.get("name", "") for t in spec["traces"])
+        # stacked: every trace is filled down to the one under it, and the stack adds up to 1
+        assert all("base" in t for t in spec["traces"])
+        top = [v for v in spec["traces"][-1]["y"] if v is not None]
+        assert top and all(abs(v - 1) < 1e-3 for v in top)
+        # on "zoom" the same figure is drawn by Plotly
+        next(c for c in at.checkbox if c.label == "zoom").check().run()
         fig = _charts(at)[-1]
-        assert any("(ground truth)" in t.get("name", "") for t in fig["data"])
         assert all(t.get("stackgroup") == "one" for t in fig["data"])
+        # the same answers (Plotly's names are escaped markup, the light chart's plain text)
+        assert [plain_text(t["name"]) for t in fig["data"]] == [t["name"] for t in spec["traces"]]
     elif view == "Distributions":
-        assert len(_charts(at)) >= 4 and len(_lite(at)) == 1  # 4 figures; the grid is lite
+        specs = _lite(at)
+        assert len(specs) == 6  # the grid, the file's histogram, the question's four figures
+        hists = [s for s in specs if "right vs wrong" in s["title"] or "confidence" in s["title"]]
+        assert len(hists) >= 3 and all(s["barmode"] == "group" for s in hists)
+        bars = next(s for s in specs if s["title"].startswith("final answers"))
+        assert bars["traces"][0]["type"] == "bar"
+        next(c for c in at.checkbox if c.label == "zoom").check().run()
+        assert len(_charts(at)) >= 4 and len(_lite(at)) == 1  # 5 Plotly figures; the grid is lite
     elif view == "Single trace":
         trace = next(s for s in at.selectbox if s.label == "Trace")
         assert trace.value == 3

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cache.sample.mars import write_file
-from tests.pages.charts import plotly_specs
+from tests.pages.charts import lite_specs
 from tests.pages.conftest import run_page
 
 PAGE = "pages/mars.py"
@@ -53,9 +53,9 @@ def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> Non
     rows = _table(at, "model")
     assert list(rows["model"]) == ["deepseek-8b", "qwen3-32b"]
     assert all("file=" in h and "qid=0" in h for h in rows["open"])
-    specs = plotly_specs(at)
-    bars = [s for s in specs if "final answers" in str(s["layout"].get("title", ""))]
-    assert bars and {t["name"] for t in bars[0]["data"]} == {"deepseek-8b", "qwen3-32b"}
+    assert not at.get("plotly_chart")  # light charts first: no Plotly bundle at first paint
+    bars = [s for s in lite_specs(at) if "final answers" in s["title"]]
+    assert bars and {t["name"] for t in bars[0]["traces"]} == {"deepseek-8b", "qwen3-32b"}
 
 
 def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:

@@ -181,3 +181,55 @@ def test_a_thousand_curves_with_probe_markers_stay_under_2_mb_as_a_lite_spec(tmp
     probes = [t for t in spec["traces"] if t["name"].startswith("probe")]
     assert sum(len(t["tips"]) for t in probes) > 3000 and all(t["text"] is None for t in probes)
     assert len(json.dumps(spec, allow_nan=False)) <= 2_000_000
+
+
+def test_histogram_with_explicit_bins_becomes_its_counts_as_bars() -> None:
+    x = [0.0, 0.5, 1.0, 1.0, 2.9, 3.0, -1.0, float("nan")]  # 3.0 is past `end`, -1 before start
+    fig = go.Figure(go.Histogram(x=x, name="right", xbins={"start": 0, "end": 3, "size": 1}))
+    (t,) = chart_spec(fig)["traces"]
+    assert t["type"] == "bar"
+    assert unpack(t["x"]) == [0.5, 1.5, 2.5]
+    # bins closed on the left, as Plotly's: [0, 1) holds 0 and 0.5, [1, 2) both 1.0s
+    assert unpack(t["y"]) == [2, 2, 1]
+    assert t["tips"] == ["right\n0 – 1: 2", "right\n1 – 2: 2", "right\n2 – 3: 1"]
+    empty = go.Figure(go.Histogram(x=[0.2], xbins={"start": 0, "end": 2, "size": 1}))
+    assert unpack(chart_spec(empty)["traces"][0]["y"]) == [1, None]  # an empty bin is a gap
+    with pytest.raises(LiteUnsupported):
+        chart_spec(go.Figure(go.Histogram(x=x)))  # Plotly's own binning is not reproduced
+
+
+def test_compare_hist_counts_every_finite_value_once() -> None:
+    rng = np.random.default_rng(3)
+    vals = rng.normal(size=200)
+    feats = pl.DataFrame({"final_correct": rng.random(200) < 0.6, "v": vals})
+    spec = chart_spec(mf.compare_hist(feats, "v", "v"))
+    assert spec["barmode"] == "group" and len(spec["traces"]) == 2
+    total = sum(v or 0 for t in spec["traces"] for v in unpack(t["y"]))
+    assert total == 200
+
+
+def test_stacked_areas_are_filled_down_to_the_trace_under_them() -> None:
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0.2, 0.5], stackgroup="one", name="a"))
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0.8, 0.5],
+            stackgroup="one",
+            name="b",
+            fillcolor="#ccc",
+            fillpattern={"shape": "/", "fgcolor": "#999"},
+        )
+    )
+    a, b = chart_spec(fig)["traces"]
+    assert unpack(a["base"]) == [0, 0] and unpack(b["base"]) == pytest.approx([0.2, 0.5])
+    assert unpack(b["y"]) == pytest.approx([1, 1])
+    assert b["tips"][0].endswith("0.8)")  # the hover keeps the trace's own value
+    assert (b["fillcolor"], b["fillpattern"], b["fillpatterncolor"]) == ("#ccc", "/", "#999")
+    assert "base" not in chart_spec(go.Figure(go.Scatter(y=[1, 2])))["traces"][0]
+
+
+def test_bar_hatching_is_kept_per_bar() -> None:
+    fig = go.Figure(go.Bar(y=[3, 1], marker={"pattern": {"shape": ["", "/"], "fgcolor": "#999"}}))
+    (t,) = chart_spec(fig)["traces"]
+    assert t["marker"]["pattern"] == ["", "/"] and t["marker"]["patterncolor"] == "#999"
