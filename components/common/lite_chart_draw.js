@@ -73,6 +73,10 @@ function axisTitle(layer, a, isX, od, box) {
 
 // axes, grids and titles, then the chart's title
 function drawAxes(svg, ctx) {
+  if (ctx.spec.bg) {
+    const { left, top, pw, ph } = ctx.box;
+    el("rect", { x: left, y: top, width: pw, height: ph, fill: ctx.spec.bg }, svg);
+  }
   const layer = el("g", { class: "grid" }, svg);
   for (const key of Object.keys(ctx.axes)) {
     const a = ctx.axes[key];
@@ -182,18 +186,24 @@ function drawMarkers(g, t, ti, n, sx, sy) {
   }
 }
 
-function drawTexts(g, t, n, sx, sy) {
-  const pos = t.textposition || "middle center";
-  const dy = pos.startsWith("top") ? -Number(at(t.marker.size, 0, 6)) / 2 - 4 : pos.startsWith("bottom") ? Number(at(t.marker.size, 0, 6)) / 2 + 12 : 4;
+function drawTexts(g, t, n, sx, sy, bg) {
   for (let i = 0; i < n; i++) {
     const label = at(t.text, i, "");
     if (!label || !numeric(t.x[i]) || !numeric(t.y[i])) continue;
+    // a position per point or one for all: "top left", "middle right", ...
+    const pos = String(at(t.textposition, i, "middle center"));
+    const r = Number(at(t.marker.size, i, 6)) / 2;
+    const dy = pos.startsWith("top") ? -r - 4 : pos.startsWith("bottom") ? r + 12 : 4;
+    const side = pos.endsWith("left") ? -1 : pos.endsWith("right") ? 1 : 0;
     const node = el("text", {
-      x: sx(t.x[i]),
+      x: sx(t.x[i]) + side * (r + 3),
       y: sy(t.y[i]) + dy,
-      "text-anchor": "middle",
+      "text-anchor": side < 0 ? "end" : side > 0 ? "start" : "middle",
       "font-size": t.textsize || 12,
       fill: at(t.textcolor, i, FG),
+      stroke: t.texthalo ? bg || "white" : null,
+      "stroke-width": t.texthalo ? 3 : null,
+      "paint-order": t.texthalo ? "stroke" : null,
       "pointer-events": "none",
     }, g);
     node.textContent = label;
@@ -223,7 +233,7 @@ function drawTraces(svg, ctx) {
     }
     if (t.mode.includes("lines")) drawLine(g, t, n, sx, sy);
     if (t.mode.includes("markers")) drawMarkers(g, t, ti, n, sx, sy);
-    if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy);
+    if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy, ctx.spec.bg);
   });
 }
 

@@ -81,6 +81,12 @@ function symbolPath(symbol, r) {
       return [polygon(3, -Math.PI / 2, s * 1.3), open];
     case "triangle-down":
       return [polygon(3, Math.PI / 2, s * 1.3), open];
+    case "triangle-right":
+      return [polygon(3, 0, s * 1.3), open];
+    case "triangle-left":
+      return [polygon(3, Math.PI, s * 1.3), open];
+    case "star-diamond":
+      return [`M0,${-s * 1.3}Q0,0 ${s * 1.3},0Q0,0 0,${s * 1.3}Q0,0 ${-s * 1.3},0Q0,0 0,${-s * 1.3}Z`, open];
     case "pentagon":
       return [polygon(5, -Math.PI / 2, s * 1.15), open];
     case "hexagon":

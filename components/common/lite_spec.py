@@ -49,6 +49,8 @@ LAYOUT_KEYS = {
     "font",
     "width",
     "autosize",
+    "hoverlabel",  # tooltips are plain text, aligned left
+    "plot_bgcolor",
 }
 _AXIS = re.compile(r"^[xy]axis\d*$")
 _FIELD = re.compile(r"%\{([^}:]+)(?::([^}]*))?\}")
@@ -255,6 +257,8 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         "textposition": t.get("textposition") or "middle center",
         "textcolor": _scalar_or_list(textfont.get("color")),
         "textsize": textfont.get("size", 12),
+        # a halo behind the label (Plotly's text shadow), so lines crossing it do not hide it
+        "texthalo": bool(textfont.get("shadow")) and textfont.get("shadow") != "none",
         "tips": _tips(t, n),
         "picks": t["_customdata"][:n] if isinstance(t["_customdata"], list) else None,
     }
@@ -364,6 +368,7 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
             "fontsize": (legend.get("font") or {}).get("size", 12),
         },
         "bargap": float(layout.get("bargap", 0.2)),
+        "bg": layout.get("plot_bgcolor"),
         "steps": _steps(steps),
         "selectable": "select" in str(layout.get("clickmode") or ""),
         "revision": str(layout.get("uirevision") or ""),
