@@ -118,7 +118,7 @@ function drawBars(g, t, ti, n, sx, sy, bargap) {
   for (let i = 0; i < n; i++) {
     if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
     const px = sx(t.x[i]);
-    const y0 = sy(0);
+    const y0 = sy(t.base ? Number(at(t.base, i, 0)) || 0 : 0);
     const y1 = sy(t.y[i]);
     el("rect", {
       x: px - bw / 2,
@@ -126,6 +126,8 @@ function drawBars(g, t, ti, n, sx, sy, bargap) {
       width: Math.max(1, bw),
       height: Math.max(0.5, Math.abs(y1 - y0)),
       fill: at(t.marker.color, i, t.line.color),
+      stroke: at(t.marker.line_color, i, null),
+      "stroke-width": Number(at(t.marker.line_width, i, 0)) || null,
       "data-t": ti,
       "data-p": i,
       "data-x": t.x[i],

@@ -211,8 +211,12 @@ function dataRange(spec, state, letter, ref) {
       hi = Math.max(hi, v);
     }
     if (t.type === "bar" && letter === "y") {
-      lo = Math.min(lo, 0);
-      hi = Math.max(hi, 0);
+      // bars start at their base (stacks, boxes), else at 0
+      for (const b of t.base || [0]) {
+        if (!numeric(b)) continue;
+        lo = Math.min(lo, b);
+        hi = Math.max(hi, b);
+      }
     }
     if (t.type === "bar" && letter === "x" && vals.length) pad = "bar";
     if (t.mode.includes("markers") || t.mode.includes("text")) pad = pad || true;

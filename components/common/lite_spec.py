@@ -27,6 +27,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
+from components.common import lite_reduce
 from components.common.theme import LINE_PALETTE
 
 TRACE_TYPES = {"scatter", "scattergl", "bar"}
@@ -261,6 +262,8 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         "texthalo": bool(textfont.get("shadow")) and textfont.get("shadow") != "none",
         "tips": _tips(t, n),
         "picks": t["_customdata"][:n] if isinstance(t["_customdata"], list) else None,
+        # a bar's bottom (stacked bars, boxes); None: from 0
+        "base": (_array(t.get("base")) or [])[:n] or None,
     }
 
 
@@ -337,9 +340,13 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
     extra = {k for k in layout if not _AXIS.match(k)} - LAYOUT_KEYS
     if extra:
         raise LiteUnsupported("layout " + ", ".join(sorted(extra)))
-    if layout.get("barmode") not in (None, "group", "overlay"):
+    if layout.get("barmode") not in (None, "group", "overlay", "stack"):
         raise LiteUnsupported(f"barmode {layout.get('barmode')}")
-    traces = [_trace(dict(t.to_plotly_json()), i) for i, t in enumerate(fig.data)]
+    try:
+        data = _reduced([dict(t.to_plotly_json()) for t in fig.data], layout)
+    except lite_reduce.Unsupported as exc:
+        raise LiteUnsupported(str(exc)) from exc
+    traces = [_trace(t, i) for i, t in enumerate(data)]
     axes = {k: _axis(v) for k, v in layout.items() if _AXIS.match(k)}
     for t in traces:
         for ref, letter in ((t["xaxis"], "x"), (t["yaxis"], "y")):
@@ -373,6 +380,49 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
         "selectable": "select" in str(layout.get("clickmode") or ""),
         "revision": str(layout.get("uirevision") or ""),
     }
+
+
+def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """Histograms, boxes, stacks, category and log axes as what the lite chart draws
+    (`lite_reduce`); `layout` is changed in place."""
+    out: list[dict[str, Any]] = []
+    boxes: dict[str, list[str]] = {}  # x axis -> the box names on it, in order
+    for t in data:
+        kind = t.get("type")
+        if kind == "histogram":
+            out.append(lite_reduce.histogram_as_bars(t))
+        elif kind == "box":
+            ref = t.get("xaxis") or "x"
+            names = boxes.setdefault(ref, [])
+            name = str(t.get("name") or "")
+            if name not in names:
+                names.append(name)
+            out.extend(lite_reduce.box_as_bars(t, float(names.index(name))))
+        else:
+            out.append(t)
+    for ref, names in boxes.items():
+        key = "xaxis" + ref[1:]
+        axis = dict(layout.get(key) or {})
+        axis.update(tickvals=list(range(len(names))), ticktext=names, showgrid=False)
+        layout[key] = axis
+    if boxes and "bargap" not in layout:
+        layout["bargap"] = 0.5  # a box half its slot, as Plotly draws them side by side
+    if any(kind == "histogram" for kind in (t.get("type") for t in data)):
+        layout.setdefault("bargap", 0.0)
+    stacked = layout.get("barmode") == "stack"
+    if stacked:
+        lite_reduce.bar_tips(out)
+    axes = {k: dict(v) for k, v in layout.items() if _AXIS.match(k)}
+    lite_reduce.category_positions(out, axes)
+    shapes = [dict(s) for s in layout.get("shapes") or []]
+    lite_reduce.log_axes(out, axes, shapes)
+    layout.update(axes)
+    if shapes:
+        layout["shapes"] = shapes
+    if stacked:
+        lite_reduce.stack_bars(out)
+        layout["barmode"] = "overlay"
+    return out
 
 
 def _steps(steps: Mapping[str, Any] | None) -> dict[str, Any] | None:

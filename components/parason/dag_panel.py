@@ -28,14 +28,14 @@ DAG_LEGEND = (
 )
 
 ZOOM_HELP = (
-    "Draw the DAG with Plotly: scroll to zoom, drag to pan. It loads Plotly's 4.7 MB bundle, so "
-    "the tab opens slower in a new browser tab."
+    "Draw the charts with Plotly: scroll or drag to zoom, pan. It loads Plotly's 4.7 MB bundle, "
+    "so the tab opens slower in a new browser tab."
 )
 
 
 def zoom_box() -> bool:
-    """The URL-bound "zoom" switch: the DAG is drawn as a light SVG chart (no Plotly bundle at
-    first paint) unless it is ticked."""
+    """The URL-bound "zoom" switch of the DAG tabs and the Charts tab: their charts are light SVG
+    charts (no Plotly bundle at first paint) unless it is ticked."""
     return bool(st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound_kept("zoom")))
 
 

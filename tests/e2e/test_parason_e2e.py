@@ -152,10 +152,11 @@ def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None: 
 
 def test_first_click_on_a_chart_point_opens_it(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/parason?view=Charts")
-    drawn(page)  # Plotly has laid the chart out, so its points take clicks
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
-    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
-    chart.locator(".scatterlayer .trace .points path").nth(5).click(force=True)
+    drawn(page)  # the lite charts have drawn, so their points take clicks
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0  # no Plotly bundle
+    points = page.locator(LITE_SVG).first.locator("g.trace path[data-p]")
+    expect(points.nth(5)).to_be_visible()
+    points.nth(5).click(force=True)
     page.wait_for_function(
         "() => window.location.search.includes('view=Trajectory')", timeout=20_000
     )

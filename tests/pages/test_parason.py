@@ -246,12 +246,15 @@ def test_compare_all_pairs_view() -> None:
 def test_charts_and_point_selection(table: pl.DataFrame) -> None:
     at = _app({"view": "Charts"})
     assert not at.error, _errors(at)
-    figs = at.get("plotly_chart")
-    assert len(figs) == 5
-    assert all(len(f.proto.spec) < 2_000_000 for f in figs)
-    scatter = json.loads(figs[0].proto.spec)
+    assert not plotly_specs(at)  # light charts: no Plotly bundle at first paint
+    charts = [c for c in at.get("bidi_component") if c.proto.component_name.endswith("lite_chart")]
+    assert len(charts) == 5
+    assert all(len(c.proto.json) < 2_000_000 for c in charts)
+    scatter = _figs(at)[0]
     uuids = {u for tr in scatter["data"] for u in (tr.get("customdata") or [])}
     assert uuids == set(table["uuid"].to_list())
+    at.checkbox(key="zoom").check().run()
+    assert not _errors(at) and len(plotly_specs(at)) == 5 and not lite_specs(at)
 
 
 def test_rl_tab_search() -> None:
