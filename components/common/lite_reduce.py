@@ -12,6 +12,7 @@ is drawn with Plotly.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -220,3 +221,115 @@ def log_axes(
             tickvals=[math.log10(v) for v in ticks] or None,
             ticktext=text or None,
         )
+
+
+_FIELD = re.compile(r"%\{([^}:]+)(?::([^}]*))?\}")
+COLOURBAR_STEPS = 20
+
+
+def _sub(template: str, values: dict[str, Any]) -> str:
+    def one(m: re.Match[str]) -> str:
+        v = values.get(m.group(1))
+        if isinstance(v, float) and not math.isfinite(v):
+            return ""
+        try:
+            return format(v, m.group(2)) if m.group(2) and v is not None else str(v)
+        except (TypeError, ValueError):
+            return str(v)
+
+    return _FIELD.sub(one, template)
+
+
+def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """A heatmap (categories across, rows at positions 0..n-1, a fixed zmin/zmax) as one row of
+    coloured bars a row, each cell's hover from the trace's template, and its colour bar as a
+    column of colour steps beside it on its own axes (`layout` gains them)."""
+    if t.get("xaxis") not in (None, "x") or t.get("yaxis") not in (None, "y"):
+        raise Unsupported("a heatmap off the first axes")
+    z = np.array(t.get("z") if t.get("z") is not None else [], dtype=np.float64)
+    if z.ndim != 2 or t.get("zmin") is None or t.get("zmax") is None:
+        raise Unsupported("a heatmap without a 2-D z and a fixed zmin/zmax")
+    rows, cols = z.shape
+    given_x, given_y = t.get("x"), t.get("y")
+    xs: list[Any] = list(given_x) if given_x is not None else list(range(cols))
+    ys: list[Any] = list(given_y) if given_y is not None else list(range(rows))
+    if not all(isinstance(y, int | float) for y in ys):
+        raise Unsupported("a heatmap with category rows")
+    text = t.get("text")
+    custom = t.get("customdata")
+    template = str(t.get("hovertemplate") or "%{x}, %{y}: %{z}")
+    gap = 0.08 if t.get("ygap") else 0.0
+    scale, zmin, zmax = t.get("colorscale"), float(t["zmin"]), float(t["zmax"])
+    out = []
+    for i in range(rows):
+        cells = [j for j in range(cols) if math.isfinite(z[i, j])]
+        tips = [
+            _sub(
+                template,
+                {
+                    "x": xs[j],
+                    "y": ys[i],
+                    "z": float(z[i, j]),
+                    "text": text[i][j] if text is not None else "",
+                    "customdata": custom[i][j] if custom is not None else "",
+                },
+            )
+            for j in cells
+        ]
+        out.append(
+            {
+                "type": "bar",
+                "name": f"row {ys[i]}",
+                "showlegend": False,
+                "x": cells,
+                "y": [ys[i] + 0.5 - gap] * len(cells),
+                "base": [ys[i] - 0.5 + gap] * len(cells),
+                "marker": {
+                    "color": [float(z[i, j]) for j in cells],
+                    "colorscale": scale,
+                    "cmin": zmin,
+                    "cmax": zmax,
+                },
+                "hovertext": tips,
+                "hoverinfo": "text",
+            }
+        )
+    xaxis = dict(layout.get("xaxis") or {})
+    labels = [str(x) for x in xs]
+    step = max(1, math.ceil(cols / 10))
+    xaxis.update(
+        domain=[0.0, 0.9],
+        tickvals=list(range(0, cols, step)),
+        ticktext=labels[::step],
+        showgrid=False,
+        range=[-0.5, cols - 0.5],
+    )
+    yaxis = dict(layout.get("yaxis") or {})
+    yaxis.update(range=[min(ys) - 0.5, max(ys) + 0.5], showgrid=False)
+    bar = t.get("colorbar") or {}
+    title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else None
+    layout.update(
+        xaxis=xaxis,
+        yaxis=yaxis,
+        xaxis2={"domain": [0.94, 0.97], "anchor": "y2", "showticklabels": False, "showgrid": False,
+                "title": title or "", "range": [-0.5, 0.5]},
+        yaxis2={"anchor": "x2", "range": [zmin, zmax], "showgrid": False},
+        bargap=0.0,
+    )  # fmt: skip
+    size = (zmax - zmin) / COLOURBAR_STEPS
+    mids = [zmin + (k + 0.5) * size for k in range(COLOURBAR_STEPS)]
+    out.append(
+        {
+            "type": "bar",
+            "name": title or "colour",
+            "showlegend": False,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "x": [0] * COLOURBAR_STEPS,
+            "y": [m + size / 2 for m in mids],
+            "base": [m - size / 2 for m in mids],
+            "marker": {"color": mids, "colorscale": scale, "cmin": zmin, "cmax": zmax},
+            "hoverinfo": "skip",
+        }
+    )
+    return out

@@ -391,6 +391,8 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
         kind = t.get("type")
         if kind == "histogram":
             out.append(lite_reduce.histogram_as_bars(t))
+        elif kind == "heatmap":
+            out.extend(lite_reduce.heatmap_as_bars(t, layout))
         elif kind == "box":
             ref = t.get("xaxis") or "x"
             names = boxes.setdefault(ref, [])

@@ -14,7 +14,6 @@ from analysis.parason.dag import collapse_dag, layout
 from analysis.parason.tables import collapse_notes, widest_stage
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, point_values
-from components.common.url_state import bound_kept
 from components.parason.charts import note_counter
 from components.parason.dag import dag_figure
 from components.parason.shared import switch_subset, write_node
@@ -36,7 +35,10 @@ ZOOM_HELP = (
 def zoom_box() -> bool:
     """The URL-bound "zoom" switch of the DAG tabs and the Charts tab: their charts are light SVG
     charts (no Plotly bundle at first paint) unless it is ticked."""
-    return bool(st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound_kept("zoom")))
+    zoom = st.checkbox(
+        "zoom", value=False, help=ZOOM_HELP, key="zoom", bind="query-params", persist_state="page"
+    )  # as `url_state.bound_kept("zoom")`, spelled out for the type checker
+    return bool(zoom)
 
 
 def on_dag_select(key: str, subset: str | None = None) -> None:

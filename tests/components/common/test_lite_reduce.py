@@ -66,3 +66,22 @@ def test_a_log_axis_draws_log10_with_its_own_ticks() -> None:
     assert spec["axes"]["xaxis"]["tickvals"] == [1.0, 2.0, 3.0]
     assert spec["axes"]["xaxis"]["ticktext"] == ["10", "100", "1,000"]
     assert spec["shapes"][0]["x0"] == 2.0 and t["tips"] == list("abcd")
+
+
+def test_a_heatmap_is_a_row_of_coloured_cells_with_its_colour_bar() -> None:
+    z = [[0.0, float("nan"), 1.0], [0.5, 0.25, 0.75]]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z, x=["a", "b", "c"], y=[0, 1], zmin=0, zmax=1, colorscale="RdBu",
+            customdata=[["p", "q", "r"], ["s", "t", "u"]], colorbar={"title": {"text": "median"}},
+            hovertemplate="%{x}: %{z:.2f} %{customdata}<extra></extra>",
+        )
+    )  # fmt: skip
+    spec = chart_spec(fig)
+    row0, row1, bar = spec["traces"]
+    assert unpack(row0["x"]) == [0, 2] and row0["tips"] == ["a: 0.00 p", "c: 1.00 r"]  # NaN: none
+    assert row1["tips"][1] == "b: 0.25 t" and row1["base"] == [0.5] * 3
+    assert row0["marker"]["color"][0] == "rgb(103, 0, 31)"  # RdBu at 0, as Plotly colours it
+    assert spec["axes"]["xaxis"]["ticktext"] == ["a", "b", "c"]
+    assert bar["xaxis"] == "x2" and spec["axes"]["xaxis2"]["title"] == "median"
+    assert spec["axes"]["yaxis2"]["range"] == [0, 1]
