@@ -59,7 +59,7 @@ function axisTitle(layer, a, isX, od, box) {
     t.textContent = a.title;
   } else {
     const cy = top + (1 - (a.domain[0] + a.domain[1]) / 2) * ph;
-    const cx = left + od[0] * pw - (a.showticklabels !== false ? 48 : 12);
+    const cx = left + od[0] * pw - (a.showticklabels !== false ? Math.max(48, (a.labelwidth || 0) + 14) : 12);
     const t = el("text", {
       x: cx,
       y: cy,
@@ -268,7 +268,7 @@ function drawNotes(svg, ctx) {
   }
   for (const a of spec.annotations) {
     const x = place(a.xref, a.x, "x");
-    const y = place(a.yref, a.y, "y");
+    const y = place(a.yref, a.y, "y") - (a.yshift || 0);
     const anchor = a.xanchor === "left" ? "start" : a.xanchor === "right" ? "end" : "middle";
     const dy = a.yanchor === "bottom" ? -4 : a.yanchor === "top" ? a.size : a.size / 3;
     const node = el("text", {

@@ -181,11 +181,12 @@ function plotBox(spec, width, height, legend) {
   const xTitle = xKeys.some((k) => axes[k].visible !== false && axes[k].title);
   const yLabels = yKeys.some((k) => axes[k].visible !== false && axes[k].showticklabels !== false);
   const xLabels = xKeys.some((k) => axes[k].visible !== false && axes[k].showticklabels !== false);
-  const yNeed = anyVisible(yKeys) ? (yLabels ? 44 : 6) + (yTitle ? 22 : 0) : 0;
+  const labelWidth = Math.max(44, ...yKeys.map((k) => (axes[k].labelwidth || 0) + 8));
+  const yNeed = anyVisible(yKeys) ? (yLabels ? labelWidth : 6) + (yTitle ? 22 : 0) : 0;
   const xNeed = anyVisible(xKeys) ? (xLabels ? 22 : 4) + (xTitle ? 22 : 0) : 0;
   const left = Math.max(m.l, yNeed + 4);
   let right = m.r;
-  const top = m.t + (spec.title ? 24 : 0);
+  const top = m.t + (spec.title ? 24 + (spec.titlepad || 0) : 0);
   let bottom = Math.max(m.b, xNeed + 6);
   if (legend.entries.length) {
     if (legend.horizontal) bottom += legend.height + 6;

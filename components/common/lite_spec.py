@@ -289,6 +289,10 @@ def _axis(spec: dict[str, Any]) -> dict[str, Any]:
         "reversed": spec.get("autorange") == "reversed",
         "zeroline": bool(spec.get("zeroline", False)),
         "showgrid": spec.get("showgrid", True),
+        # Plotly's automargin widens the margin to fit long tick labels: their width in px
+        "labelwidth": int(6.5 * max(len(str(v)) for v in spec["ticktext"]))
+        if spec.get("automargin") and spec.get("ticktext")
+        else None,
     }
 
 
@@ -325,6 +329,7 @@ def _annotation(a: dict[str, Any]) -> dict[str, Any]:
         "color": font.get("color") or "#31333f",
         "size": font.get("size", 12),
         "bg": a.get("bgcolor"),
+        "yshift": a.get("yshift") or 0,
     }
 
 
@@ -375,6 +380,8 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
             "fontsize": (legend.get("font") or {}).get("size", 12),
         },
         "bargap": float(layout.get("bargap", 0.2)),
+        # room between the title and the plot for notes drawn above the plot (subplot titles)
+        "titlepad": 20 if title_text and _notes_above(layout) else 0,
         "bg": layout.get("plot_bgcolor"),
         "steps": _steps(steps),
         "selectable": "select" in str(layout.get("clickmode") or ""),
@@ -425,6 +432,13 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
         lite_reduce.stack_bars(out)
         layout["barmode"] = "overlay"
     return out
+
+
+def _notes_above(layout: dict[str, Any]) -> bool:
+    return any(
+        a.get("yref") == "paper" and (a.get("y") or 0) >= 1 and a.get("yanchor") == "bottom"
+        for a in layout.get("annotations") or []
+    )
 
 
 def _steps(steps: Mapping[str, Any] | None) -> dict[str, Any] | None:
