@@ -5,7 +5,9 @@ tab, seconds of browser CPU on the benchmark machine (bench/first_paint.py), wha
 figure holds. The figures a view opens on are plain scatter and bar charts, so the same
 `go.Figure` the view builds (one builder, also for the zoomable Plotly version) is reduced here to
 what those need: points, lines, bars, text labels, shapes, annotations, a legend, and steps (a
-Play button and a slider showing the first points of every trace, for a replay).
+Play button and a slider showing the first points of every trace, for a replay). Histograms, box
+plots, heatmaps, stacked bars and log or category axes are first rewritten as those
+(`lite_reduce`), with the same numbers.
 
 Everything is resolved in Python, so the browser code stays small: colour scales become colours,
 hover templates become one plain-text tooltip a point (the browser sets it as text, never as
