@@ -59,7 +59,7 @@ function axisTitle(layer, a, isX, od, box) {
     t.textContent = a.title;
   } else {
     const cy = top + (1 - (a.domain[0] + a.domain[1]) / 2) * ph;
-    const cx = left + od[0] * pw - (a.showticklabels !== false ? 48 : 12);
+    const cx = left + od[0] * pw - (a.showticklabels !== false ? Math.max(48, (a.labelwidth || 0) + 14) : 12);
     const t = el("text", {
       x: cx,
       y: cy,
@@ -73,6 +73,10 @@ function axisTitle(layer, a, isX, od, box) {
 
 // axes, grids and titles, then the chart's title
 function drawAxes(svg, ctx) {
+  if (ctx.spec.bg) {
+    const { left, top, pw, ph } = ctx.box;
+    el("rect", { x: left, y: top, width: pw, height: ph, fill: ctx.spec.bg }, svg);
+  }
   const layer = el("g", { class: "grid" }, svg);
   for (const key of Object.keys(ctx.axes)) {
     const a = ctx.axes[key];
@@ -135,12 +139,14 @@ function drawBars(g, t, ti, n, sx, sy, ctx) {
   for (let i = 0; i < n; i++) {
     if (!numeric(t.x[i]) || !numeric(t.y[i])) continue;
     const px = sx(t.x[i]) + shift + (bw * spec.bargroupgap) / 2;
-    const y0 = sy(0);
+    const y0 = sy(t.base ? Number(at(t.base, i, 0)) || 0 : 0);
     const y1 = sy(t.y[i]);
     const box = { x: px, y: Math.min(y0, y1), width: Math.max(1, bw * (1 - spec.bargroupgap)), height: Math.max(0.5, Math.abs(y1 - y0)) };
     el("rect", {
       ...box,
       fill: at(t.marker.color, i, t.line.color),
+      stroke: at(t.marker.line_color, i, null),
+      "stroke-width": Number(at(t.marker.line_width, i, 0)) || null,
       "data-t": ti,
       "data-p": i,
       "data-x": t.x[i],
@@ -218,18 +224,24 @@ function drawMarkers(g, t, ti, n, sx, sy) {
   }
 }
 
-function drawTexts(g, t, n, sx, sy) {
-  const pos = t.textposition || "middle center";
-  const dy = pos.startsWith("top") ? -Number(at(t.marker.size, 0, 6)) / 2 - 4 : pos.startsWith("bottom") ? Number(at(t.marker.size, 0, 6)) / 2 + 12 : 4;
+function drawTexts(g, t, n, sx, sy, bg) {
   for (let i = 0; i < n; i++) {
     const label = at(t.text, i, "");
     if (!label || !numeric(t.x[i]) || !numeric(t.y[i])) continue;
+    // a position per point or one for all: "top left", "middle right", ...
+    const pos = String(at(t.textposition, i, "middle center"));
+    const r = Number(at(t.marker.size, i, 6)) / 2;
+    const dy = pos.startsWith("top") ? -r - 4 : pos.startsWith("bottom") ? r + 12 : 4;
+    const side = pos.endsWith("left") ? -1 : pos.endsWith("right") ? 1 : 0;
     const node = el("text", {
-      x: sx(t.x[i]),
+      x: sx(t.x[i]) + side * (r + 3),
       y: sy(t.y[i]) + dy,
-      "text-anchor": "middle",
+      "text-anchor": side < 0 ? "end" : side > 0 ? "start" : "middle",
       "font-size": t.textsize || 12,
       fill: at(t.textcolor, i, FG),
+      stroke: t.texthalo ? bg || "white" : null,
+      "stroke-width": t.texthalo ? 3 : null,
+      "paint-order": t.texthalo ? "stroke" : null,
       "pointer-events": "none",
     }, g);
     node.textContent = label;
@@ -260,7 +272,7 @@ function drawTraces(svg, ctx) {
     if (t.base) drawArea(g, t, n, sx, sy);
     if (t.mode.includes("lines")) drawLine(g, t, n, sx, sy);
     if (t.mode.includes("markers")) drawMarkers(g, t, ti, n, sx, sy);
-    if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy);
+    if (t.mode.includes("text") && t.text) drawTexts(g, t, n, sx, sy, ctx.spec.bg);
   });
 }
 
@@ -293,7 +305,7 @@ function drawNotes(svg, ctx) {
   }
   for (const a of spec.annotations) {
     const x = place(a.xref, a.x, "x");
-    const y = place(a.yref, a.y, "y");
+    const y = place(a.yref, a.y, "y") - (a.yshift || 0);
     const anchor = a.xanchor === "left" ? "start" : a.xanchor === "right" ? "end" : "middle";
     const dy = a.yanchor === "bottom" ? -4 : a.yanchor === "top" ? a.size : a.size / 3;
     const node = el("text", {

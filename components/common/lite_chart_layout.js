@@ -81,6 +81,12 @@ function symbolPath(symbol, r) {
       return [polygon(3, -Math.PI / 2, s * 1.3), open];
     case "triangle-down":
       return [polygon(3, Math.PI / 2, s * 1.3), open];
+    case "triangle-right":
+      return [polygon(3, 0, s * 1.3), open];
+    case "triangle-left":
+      return [polygon(3, Math.PI, s * 1.3), open];
+    case "star-diamond":
+      return [`M0,${-s * 1.3}Q0,0 ${s * 1.3},0Q0,0 0,${s * 1.3}Q0,0 ${-s * 1.3},0Q0,0 0,${-s * 1.3}Z`, open];
     case "pentagon":
       return [polygon(5, -Math.PI / 2, s * 1.15), open];
     case "hexagon":
@@ -175,11 +181,12 @@ function plotBox(spec, width, height, legend) {
   const xTitle = xKeys.some((k) => axes[k].visible !== false && axes[k].title);
   const yLabels = yKeys.some((k) => axes[k].visible !== false && axes[k].showticklabels !== false);
   const xLabels = xKeys.some((k) => axes[k].visible !== false && axes[k].showticklabels !== false);
-  const yNeed = anyVisible(yKeys) ? (yLabels ? 44 : 6) + (yTitle ? 22 : 0) : 0;
+  const labelWidth = Math.max(44, ...yKeys.map((k) => (axes[k].labelwidth || 0) + 8));
+  const yNeed = anyVisible(yKeys) ? (yLabels ? labelWidth : 6) + (yTitle ? 22 : 0) : 0;
   const xNeed = anyVisible(xKeys) ? (xLabels ? 22 : 4) + (xTitle ? 22 : 0) : 0;
   const left = Math.max(m.l, yNeed + 4);
   let right = m.r;
-  const top = m.t + (spec.title ? 24 : 0);
+  const top = m.t + (spec.title ? 24 + (spec.titlepad || 0) : 0);
   let bottom = Math.max(m.b, xNeed + 6);
   if (legend.entries.length) {
     if (legend.horizontal) bottom += legend.height + 6;
@@ -205,8 +212,12 @@ function dataRange(spec, state, letter, ref) {
       hi = Math.max(hi, v);
     }
     if (t.type === "bar" && letter === "y") {
-      lo = Math.min(lo, 0);
-      hi = Math.max(hi, 0);
+      // bars start at their base (stacks, boxes), else at 0
+      for (const b of t.base || [0]) {
+        if (!numeric(b)) continue;
+        lo = Math.min(lo, b);
+        hi = Math.max(hi, b);
+      }
     }
     if (t.type === "bar" && letter === "x" && vals.length) pad = "bar";
     if (t.mode.includes("markers") || t.mode.includes("text")) pad = pad || true;

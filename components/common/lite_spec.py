@@ -5,7 +5,9 @@ tab, seconds of browser CPU on the benchmark machine (bench/first_paint.py), wha
 figure holds. The figures a view opens on are plain scatter and bar charts, so the same
 `go.Figure` the view builds (one builder, also for the zoomable Plotly version) is reduced here to
 what those need: points, lines, bars, text labels, shapes, annotations, a legend, and steps (a
-Play button and a slider showing the first points of every trace, for a replay).
+Play button and a slider showing the first points of every trace, for a replay). Histograms, box
+plots, heatmaps, stacked bars and log or category axes are first rewritten as those
+(`lite_reduce`), with the same numbers.
 
 Everything is resolved in Python, so the browser code stays small: colour scales become colours,
 hover templates become one plain-text tooltip a point (the browser sets it as text, never as
@@ -27,6 +29,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
+from components.common import lite_reduce
 from components.common.theme import LINE_PALETTE
 
 TRACE_TYPES = {"scatter", "scattergl", "bar", "histogram"}
@@ -50,6 +53,8 @@ LAYOUT_KEYS = {
     "font",
     "width",
     "autosize",
+    "hoverlabel",  # tooltips are plain text, aligned left
+    "plot_bgcolor",
 }
 _AXIS = re.compile(r"^[xy]axis\d*$")
 _FIELD = re.compile(r"%\{([^}:]+)(?::([^}]*))?\}")
@@ -319,8 +324,12 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         "textposition": t.get("textposition") or "middle center",
         "textcolor": _scalar_or_list(textfont.get("color")),
         "textsize": textfont.get("size", 12),
+        # a halo behind the label (Plotly's text shadow), so lines crossing it do not hide it
+        "texthalo": bool(textfont.get("shadow")) and textfont.get("shadow") != "none",
         "tips": _tips(t, n),
         "picks": t["_customdata"][:n] if isinstance(t["_customdata"], list) else None,
+        # a bar's bottom (stacked bars, boxes); None: from 0
+        "base": (_array(t.get("base")) or [])[:n] or None,
     }
 
 
@@ -346,6 +355,10 @@ def _axis(spec: dict[str, Any]) -> dict[str, Any]:
         "reversed": spec.get("autorange") == "reversed",
         "zeroline": bool(spec.get("zeroline", False)),
         "showgrid": spec.get("showgrid", True),
+        # Plotly's automargin widens the margin to fit long tick labels: their width in px
+        "labelwidth": int(6.5 * max(len(str(v)) for v in spec["ticktext"]))
+        if spec.get("automargin") and spec.get("ticktext")
+        else None,
     }
 
 
@@ -382,6 +395,7 @@ def _annotation(a: dict[str, Any]) -> dict[str, Any]:
         "color": font.get("color") or "#31333f",
         "size": font.get("size", 12),
         "bg": a.get("bgcolor"),
+        "yshift": a.get("yshift") or 0,
     }
 
 
@@ -397,9 +411,13 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
     extra = {k for k in layout if not _AXIS.match(k)} - LAYOUT_KEYS
     if extra:
         raise LiteUnsupported("layout " + ", ".join(sorted(extra)))
-    if layout.get("barmode") not in (None, "group", "overlay"):
+    if layout.get("barmode") not in (None, "group", "overlay", "stack"):
         raise LiteUnsupported(f"barmode {layout.get('barmode')}")
-    traces = _stack([_trace(dict(t.to_plotly_json()), i) for i, t in enumerate(fig.data)])
+    try:
+        data = _reduced([dict(t.to_plotly_json()) for t in fig.data], layout)
+    except lite_reduce.Unsupported as exc:
+        raise LiteUnsupported(str(exc)) from exc
+    traces = _stack([_trace(t, i) for i, t in enumerate(data)])
     axes = {k: _axis(v) for k, v in layout.items() if _AXIS.match(k)}
     for t in traces:
         for ref, letter in ((t["xaxis"], "x"), (t["yaxis"], "y")):
@@ -432,10 +450,65 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
         "bargap": float(layout.get("bargap", 0.2)),
         "barmode": layout.get("barmode") or "group",
         "bargroupgap": float(layout.get("bargroupgap", 0.0)),
+        # room between the title and the plot for notes drawn above the plot (subplot titles)
+        "titlepad": 20 if title_text and _notes_above(layout) else 0,
+        "bg": layout.get("plot_bgcolor"),
         "steps": _steps(steps),
         "selectable": "select" in str(layout.get("clickmode") or ""),
         "revision": str(layout.get("uirevision") or ""),
     }
+
+
+def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """Histograms, boxes, stacks, category and log axes as what the lite chart draws
+    (`lite_reduce`); `layout` is changed in place."""
+    out: list[dict[str, Any]] = []
+    boxes: dict[str, list[str]] = {}  # x axis -> the box names on it, in order
+    for t in data:
+        kind = t.get("type")
+        if kind == "histogram":
+            out.append(lite_reduce.histogram_as_bars(t))
+        elif kind == "heatmap":
+            out.extend(lite_reduce.heatmap_as_bars(t, layout))
+        elif kind == "box":
+            ref = t.get("xaxis") or "x"
+            names = boxes.setdefault(ref, [])
+            name = str(t.get("name") or "")
+            if name not in names:
+                names.append(name)
+            out.extend(lite_reduce.box_as_bars(t, float(names.index(name))))
+        else:
+            out.append(t)
+    for ref, names in boxes.items():
+        key = "xaxis" + ref[1:]
+        axis = dict(layout.get(key) or {})
+        axis.update(tickvals=list(range(len(names))), ticktext=names, showgrid=False)
+        layout[key] = axis
+    if boxes and "bargap" not in layout:
+        layout["bargap"] = 0.5  # a box half its slot, as Plotly draws them side by side
+    if any(kind == "histogram" for kind in (t.get("type") for t in data)):
+        layout.setdefault("bargap", 0.0)
+    stacked = layout.get("barmode") == "stack"
+    if stacked:
+        lite_reduce.bar_tips(out)
+    axes = {k: dict(v) for k, v in layout.items() if _AXIS.match(k)}
+    lite_reduce.category_positions(out, axes)
+    shapes = [dict(s) for s in layout.get("shapes") or []]
+    lite_reduce.log_axes(out, axes, shapes)
+    layout.update(axes)
+    if shapes:
+        layout["shapes"] = shapes
+    if stacked:
+        lite_reduce.stack_bars(out)
+        layout["barmode"] = "overlay"
+    return out
+
+
+def _notes_above(layout: dict[str, Any]) -> bool:
+    return any(
+        a.get("yref") == "paper" and (a.get("y") or 0) >= 1 and a.get("yanchor") == "bottom"
+        for a in layout.get("annotations") or []
+    )
 
 
 def _steps(steps: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -41,6 +41,7 @@ class ParasonKeys:
         "rlq",
         "rlsrc",
         "pairs",
+        "zoom",  # the DAGs (Trajectory, 1x vs 8x) with Plotly
     )
 
 

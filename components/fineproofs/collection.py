@@ -3,6 +3,8 @@ shards are present, then summary.json and trace_manifest.json as they are.
 
 Why render the side files generically: their layout is not published, so whatever keys they hold
 are shown (scalars in a table, numeric lists as bars, record lists as tables) instead of assumed.
+The charts are light SVG charts (`lite_chart`): with Plotly the tab paid for its bundle at first
+paint, and these summaries have nothing to zoom into.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from analysis.fineproofs.collection import collection_facts, coverage_facts, sha
 from cache.sources import SourceConfig
 from components.common.formatting import DASH
 from components.common.guards import guard
+from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc, md_label
 from components.common.theme import FP_LABEL, TABLE_RULE
 from components.fineproofs import cached as fc
@@ -78,7 +81,7 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
                 continue
             labels = _labels_for(v, doc, k)
             plain = labels == [str(i) for i in range(len(v))]
-            st.plotly_chart(
+            lite_chart(
                 bar_figure(
                     v,
                     labels,
@@ -86,7 +89,7 @@ def render_json(doc: dict[str, Any], title: str, depth: int = 0) -> None:
                     x_title="position in the list" if plain else "bin",
                     y_title=label,
                 ),
-                config={"displayModeBar": False},
+                key=f"fp_side_{title}_{k}",
             )
         elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             st.markdown(f"**{label}**")
@@ -148,7 +151,7 @@ def _coverage(src: SourceConfig, summary: pl.DataFrame) -> None:
 def _derived(src: SourceConfig) -> None:
     """The depth distribution, the shape counts and the coverage (all from the prefix table)."""
     st.markdown("#### Value by relative depth (derived from the prefix table)")
-    st.plotly_chart(depth_distribution_figure(fc.depth(src)), config={"displayModeBar": False})
+    lite_chart(depth_distribution_figure(fc.depth(src)), key="fp_depth")
     summary = fc.traces(src)
     facts = collection_facts(summary)
     st.caption(
@@ -158,7 +161,7 @@ def _derived(src: SourceConfig) -> None:
     )
     shapes = shape_counts(summary)
     st.markdown("#### Failure shapes of the traces")
-    st.plotly_chart(
+    lite_chart(
         bar_figure(
             shapes["len"].to_list(),
             [s or "–" for s in shapes["shape"].to_list()],
@@ -166,7 +169,7 @@ def _derived(src: SourceConfig) -> None:
             y_title="traces",
             max_ticks=50,  # categories: name every bar
         ),
-        config={"displayModeBar": False},
+        key="fp_shapes",
     )
     with guard("the trace coverage", dataset=DATASET):
         _coverage(src, summary)

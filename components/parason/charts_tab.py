@@ -1,13 +1,16 @@
-"""The Charts tab: subset charts of the filtered metrics table; a click on a point opens it."""
+"""The Charts tab: subset charts of the filtered metrics table; a click on a point opens it.
+Drawn as light SVG charts (no Plotly bundle at first paint), with Plotly on "zoom"."""
 
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import polars as pl
 import streamlit as st
 
 from components.common.guards import guard
+from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, point_values
 from components.parason.charts import (
     branches_hist,
@@ -17,7 +20,11 @@ from components.parason.charts import (
     speedup_hist,
     speedup_scatter,
 )
+from components.parason.dag_panel import zoom_box
 from components.parason.shared import COUNTER_LABELS, DATASET, UUID, open_trajectory
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 PLAIN = {"displayModeBar": False}
 
@@ -33,35 +40,43 @@ def _on_chart_select(key: str) -> None:
         open_trajectory(uid)
 
 
-def _clickable(fig: object, key: str) -> None:
-    st.plotly_chart(
-        fig,
-        key=key,
-        on_select=functools.partial(_on_chart_select, key),
-        selection_mode="points",
-        config=PLAIN,
-    )
+def _clickable(fig: go.Figure, key: str, zoom: bool) -> None:
+    on_select = functools.partial(_on_chart_select, key)
+    if zoom:
+        st.plotly_chart(fig, key=key, on_select=on_select, selection_mode="points", config=PLAIN)
+    else:
+        lite_chart(fig, key=key, on_select=on_select)
+
+
+def _plain(fig: go.Figure, key: str, zoom: bool) -> None:
+    if zoom:
+        st.plotly_chart(fig, key=key, config=PLAIN)
+    else:
+        lite_chart(fig, key=key)
 
 
 def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate") -> None:
     if filtered.height == 0:
         st.info("No trajectory matches the filters above.")
         return
-    st.caption(
+    c0, z = st.columns([6, 1], vertical_alignment="bottom")
+    c0.caption(
         f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG."
     )
+    with z:
+        zoom = zoom_box()
     uid = UUID.read()
     label = COUNTER_LABELS.get(counter, counter)
     # one chart per row, each the page's full width: the scatters need the room, and two
     # fixed-width charts side by side left half the page empty at 1440 px and cut titles at 1024
     c1, c2, c3, c4 = (st.container() for _ in range(4))
     with c1, guard("the speedup chart", dataset=DATASET):
-        _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed")
+        _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed", zoom)
     with c2, guard("the ratio chart", dataset=DATASET):
-        _clickable(note_counter(ratio_scatter(filtered, uid), label), "pa_ch_ratio")
+        _clickable(note_counter(ratio_scatter(filtered, uid), label), "pa_ch_ratio", zoom)
     with c3, guard("the speedup histogram", dataset=DATASET):
-        st.plotly_chart(note_counter(speedup_hist(filtered), label), config=PLAIN)
+        _plain(note_counter(speedup_hist(filtered), label), "pa_ch_hist", zoom)
     with c4, guard("the branches histogram", dataset=DATASET):
-        st.plotly_chart(note_counter(branches_hist(filtered), label), config=PLAIN)
+        _plain(note_counter(branches_hist(filtered), label), "pa_ch_branches", zoom)
     with guard("the correctness split", dataset=DATASET):
-        st.plotly_chart(note_counter(by_correctness(filtered), label), config=PLAIN)
+        _plain(note_counter(by_correctness(filtered), label), "pa_ch_correct", zoom)

@@ -18,7 +18,7 @@ from components.common.guards import guard
 from components.common.url_state import bound_kept
 from components.parason import cached as pc
 from components.parason import cases as pcs
-from components.parason.dag_panel import COLLAPSE_AT, dag_view
+from components.parason.dag_panel import COLLAPSE_AT, dag_view, zoom_box
 from components.parason.pairs_view import (
     OR_JOIN_NOTE,
     compare_frame,
@@ -107,15 +107,34 @@ def render_compare(src: SourceConfig, counter: str) -> None:
         OR_JOIN_NOTE + " T_1x / C: the 1x row's sequential work over this row's critical path "
         "(below 1×: slower than decoding the 1x row one token at a time)."
     )
+    zoom = zoom_box()
     c1, c8 = st.columns(2)
     widest = max(a1.metrics.branches_max, min(a8.metrics.branches_max, COLLAPSE_AT))
     height = max(320, min(900, 160 + 34 * widest))
     with c1, guard("the 1x DAG", dataset=DATASET):
         st.markdown("**sft-1x**")
-        dag_view(a1.dag, None, set(), "pa_dag_1x", height=height, subset="sft-1x", compact=True)
+        dag_view(
+            a1.dag,
+            None,
+            set(),
+            "pa_dag_1x",
+            height=height,
+            subset="sft-1x",
+            compact=True,
+            zoom=zoom,
+        )
     with c8, guard("the 8x DAG", dataset=DATASET):
         st.markdown("**sft-8x** (added branches outlined in magenta, marked +)")
-        dag_view(a8.dag, None, added, "pa_dag_8x", height=height, subset="sft-8x", compact=True)
+        dag_view(
+            a8.dag,
+            None,
+            added,
+            "pa_dag_8x",
+            height=height,
+            subset="sft-8x",
+            compact=True,
+            zoom=zoom,
+        )
     stages = stage_compare_frame(pair_stages(a1.metrics, a8.metrics, a8.traj, added))
     if stages.height:
         st.markdown(

@@ -12,6 +12,7 @@ import streamlit as st
 
 from analysis.parason.dag import collapse_dag, layout
 from analysis.parason.tables import collapse_notes, widest_stage
+from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, point_values
 from components.parason.charts import note_counter
 from components.parason.dag import dag_figure
@@ -24,6 +25,20 @@ DAG_LEGEND = (
     "purple untyped) · grey ● text outside the parallel blocks · dark ✦ the boxed answer · "
     "grey ⬢ collapsed branches (+n). Red = critical path; ⚠ = parser warning. Click a node to read it."
 )
+
+ZOOM_HELP = (
+    "Draw the charts with Plotly: scroll or drag to zoom, pan. It loads Plotly's 4.7 MB bundle, "
+    "so the tab opens slower in a new browser tab."
+)
+
+
+def zoom_box() -> bool:
+    """The URL-bound "zoom" switch of the DAG tabs and the Charts tab: their charts are light SVG
+    charts (no Plotly bundle at first paint) unless it is ticked."""
+    zoom = st.checkbox(
+        "zoom", value=False, help=ZOOM_HELP, key="zoom", bind="query-params", persist_state="page"
+    )  # as `url_state.bound_kept("zoom")`, spelled out for the type checker
+    return bool(zoom)
 
 
 def on_dag_select(key: str, subset: str | None = None) -> None:
@@ -65,9 +80,11 @@ def dag_view(
     height: int | None = None,
     subset: str | None = None,
     compact: bool = False,
+    zoom: bool = False,
 ) -> tuple[go.Figure, nx.DiGraph]:
-    """Draw the (possibly collapsed) DAG with click selection; returns the figure and the drawn
-    graph, so the caller can offer the figure for download and check what is on screen."""
+    """Draw the (possibly collapsed) DAG with click selection, with Plotly only when `zoom`;
+    returns the figure and the drawn graph, so the caller can offer the figure for download and
+    check what is on screen."""
     collapse, keep = dag_controls(g, key, compact)
     h = collapse_dag(g, keep, keep=[selected] if selected else ()) if collapse else g
     fig = dag_figure(h, layout(h), selected=selected, added=added, title=title, height=height)
@@ -76,11 +93,15 @@ def dag_view(
     note_counter(fig, counter.split(" (", 1)[0] if compact else counter)
     for note in collapse_notes(g, h):
         st.caption(note)
-    st.plotly_chart(
-        fig,
-        key=key,
-        on_select=functools.partial(on_dag_select, key, subset),
-        selection_mode="points",
-        config={"displaylogo": False, "scrollZoom": True},
-    )
+    on_select = functools.partial(on_dag_select, key, subset)
+    if zoom:
+        st.plotly_chart(
+            fig,
+            key=key,
+            on_select=on_select,
+            selection_mode="points",
+            config={"displaylogo": False, "scrollZoom": True},
+        )
+    else:
+        lite_chart(fig, key=key, on_select=on_select)
     return fig, h

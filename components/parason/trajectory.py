@@ -43,7 +43,7 @@ from components.common.theme import (
 from components.parason import cached as pc
 from components.parason import cases as pcs
 from components.parason.dag import dag_html
-from components.parason.dag_panel import DAG_LEGEND, dag_view
+from components.parason.dag_panel import DAG_LEGEND, dag_view, zoom_box
 from components.parason.shared import (
     DATASET,
     NODE,
@@ -346,7 +346,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     h = None
     with guard("the DAG", dataset=DATASET):
-        fig, h = dag_view(g, node, added, DAG_KEY)
+        fig, h = dag_view(g, node, added, DAG_KEY, zoom=zoom_box())
         if added:
             st.caption(
                 f"{len(added)} branches (magenta, +) were added by the 8x expansion, compared with "

@@ -7,24 +7,25 @@ import pytest
 from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
-from tests.e2e.conftest import assert_no_exception, drawn, wait_for_app
+from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
 FOUR = make_uuid("not-div-7-11")
 HTML_ROW = make_uuid("malformed-html-script")
+NODES = 'g.trace[data-name="nodes"] path[data-p]'  # a DAG's node markers (a lite chart)
+DAG_NODES = f"{LITE_SVG} {NODES}"
 
 
 def test_deep_link_shows_dag_and_node_text(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/parason?uuid={FOUR}&node=b1t0")
     wait_for_app(page)
     assert_no_exception(page)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .js-plotly-plot', timeout=30_000)
-    # the DAG: one marker per node in the nodes trace (4 stages, 9 threads, segments, answer)
-    n_points = page.locator(
-        '[data-testid="stPlotlyChart"] .scatterlayer .trace .points path'
-    ).count()
-    assert n_points >= 9 + 8
+    # the DAG (a lite chart): one marker per node in the nodes trace (4 stages, 9 threads,
+    # segments, answer)
+    nodes = page.locator(DAG_NODES)
+    expect(nodes.first).to_be_visible(timeout=30_000)
+    assert nodes.count() >= 9 + 8
     node_text = page.locator(".rte-node-text").first.text_content() or ""
     assert "Union = 142 + 90 - 12 = 220" in node_text
     whole = page.locator(".rte-parason-text").first.text_content() or ""
@@ -63,12 +64,8 @@ def test_model_html_is_text_not_markup(app_url: str, page) -> None:  # type: ign
 def test_clicking_a_node_selects_it(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/parason?uuid={FOUR}")
     wait_for_app(page)
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
-    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
-    traces = chart.locator(".scatterlayer .trace")
-    # the node trace is the one with the most markers
-    counts = [traces.nth(i).locator(".points path").count() for i in range(traces.count())]
-    nodes = traces.nth(counts.index(max(counts))).locator(".points path")
+    nodes = page.locator(DAG_NODES)
+    expect(nodes.nth(2)).to_be_visible(timeout=30_000)
     assert page.locator(".rte-node-text").count() == 0
     nodes.nth(2).click(force=True)
     page.wait_for_function("() => window.location.search.includes('node=')", timeout=20_000)
@@ -155,10 +152,11 @@ def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None: 
 
 def test_first_click_on_a_chart_point_opens_it(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{app_url}/parason?view=Charts")
-    drawn(page)  # Plotly has laid the chart out, so its points take clicks
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
-    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
-    chart.locator(".scatterlayer .trace .points path").nth(5).click(force=True)
+    drawn(page)  # the lite charts have drawn, so their points take clicks
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0  # no Plotly bundle
+    points = page.locator(LITE_SVG).first.locator("g.trace path[data-p]")
+    expect(points.nth(5)).to_be_visible()
+    points.nth(5).click(force=True)
     page.wait_for_function(
         "() => window.location.search.includes('view=Trajectory')", timeout=20_000
     )
@@ -176,11 +174,11 @@ def test_node_click_in_1x_vs_8x_logs_no_stack_trace(app_url: str, cache_dir, pag
     before = log.read_text(errors="replace") if log.exists() else ""
     page.goto(f"{app_url}/parason?view=1x+vs+8x")
     wait_for_app(page)
-    chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # the 8x DAG
-    chart.locator(".js-plotly-plot").wait_for(timeout=30_000)
-    traces = chart.locator(".scatterlayer .trace")
-    counts = [traces.nth(i).locator(".points path").count() for i in range(traces.count())]
-    traces.nth(counts.index(max(counts))).locator(".points path").nth(2).click(force=True)
+    dags = page.locator(LITE_SVG)
+    expect(dags).to_have_count(2, timeout=30_000)
+    nodes = dags.nth(1).locator(NODES)  # the 8x DAG
+    expect(nodes.nth(2)).to_be_visible()
+    nodes.nth(2).click(force=True)
     page.wait_for_function("() => window.location.search.includes('node=')", timeout=20_000)
     wait_for_app(page)
     assert_no_exception(page)

@@ -22,6 +22,7 @@ from cache.casebook.store import open_store
 from cache.fineproofs_io import load_trace
 from cache.sample.fineproofs import write_sample
 from components.common import casebook as cb
+from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
 
 PAGE = "pages/fineproofs.py"
@@ -181,11 +182,16 @@ def test_collection_tab_renders_side_files(sample_fp: Path) -> None:
         assert f">{key}</td>" in kv
     summary = json.loads((sample_fp / "data/summary.json").read_text())
     assert f">{html.escape(summary['run'])}</td>" in kv and "overflow-wrap:anywhere" in kv
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert not at.get("plotly_chart")  # light charts: no Plotly bundle at first paint
+    charts = lite_specs(at)
     assert len(charts) >= 3
-    shapes = charts[1]  # traces per failure shape
-    assert shapes["layout"]["xaxis"]["title"]["text"] == "failure shape"
-    assert shapes["layout"]["yaxis"]["title"]["text"] == "traces"
+    depth, shapes = charts[:2]  # the depth heatmap, traces per failure shape
+    assert shapes["axes"]["xaxis"]["title"] == "failure shape"
+    assert shapes["axes"]["yaxis"]["title"] == "traces"
+    # the heatmap: a cell a (source, depth bin) of the derived table, its hover the same numbers
+    cells = [t for t in depth["traces"] if t["xaxis"] == "x"]
+    assert sum(len(t["x"]) for t in cells) >= 1
+    assert all(tip.count("median") == 1 and "n=" in tip for t in cells for tip in t["tips"])
 
 
 # ---------------------------------------------------------------- bad data (local folder source)

@@ -23,6 +23,7 @@ from cache.sample.parason import make_uuid
 from components.parason import cached as pc
 from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
+from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
 
 PAGE = "pages/parason.py"
@@ -52,7 +53,8 @@ def _errors(at: AppTest) -> str:
 
 
 def _figs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    """Every chart, Plotly or lite (the DAGs are lite unless "zoom" is ticked)."""
+    return figures(at)
 
 
 @pytest.fixture(scope="module")
@@ -196,8 +198,13 @@ def test_html_in_trajectory_is_escaped_and_warnings_listed() -> None:
     assert "<script" not in html.lower() and "<img" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "stray_close" in html and "unclosed_thread" in html  # badges
-    spec = json.dumps(_figs(at))
+    spec = json.dumps(plotly_specs(at))
     assert "<script" not in spec and "<img" not in spec
+    # the lite DAG carries plain text (the browser sets it as textContent, never as markup):
+    # the row's tags arrive as the characters the row holds, not as entities to decode twice
+    tips = [tip for f in lite_specs(at) for t in f["traces"] for tip in t["tips"] or []]
+    assert any("<script>alert('xss')</script>" in tip for tip in tips)
+    assert not any("&lt;" in tip for tip in tips)
     assert any("Parser warnings" in e.label for e in at.expander)
 
 
@@ -239,12 +246,15 @@ def test_compare_all_pairs_view() -> None:
 def test_charts_and_point_selection(table: pl.DataFrame) -> None:
     at = _app({"view": "Charts"})
     assert not at.error, _errors(at)
-    figs = at.get("plotly_chart")
-    assert len(figs) == 5
-    assert all(len(f.proto.spec) < 2_000_000 for f in figs)
-    scatter = json.loads(figs[0].proto.spec)
+    assert not plotly_specs(at)  # light charts: no Plotly bundle at first paint
+    charts = [c for c in at.get("bidi_component") if c.proto.component_name.endswith("lite_chart")]
+    assert len(charts) == 5
+    assert all(len(c.proto.json) < 2_000_000 for c in charts)
+    scatter = _figs(at)[0]
     uuids = {u for tr in scatter["data"] for u in (tr.get("customdata") or [])}
     assert uuids == set(table["uuid"].to_list())
+    at.checkbox(key="zoom").check().run()
+    assert not _errors(at) and len(plotly_specs(at)) == 5 and not lite_specs(at)
 
 
 def test_rl_tab_search() -> None:
@@ -346,7 +356,7 @@ def test_dag_and_charts_say_which_counter_made_them(sample_root) -> None:  # typ
         at.switch_page("pages/parason.py")
         at.run()
         assert not at.exception and not at.error
-        specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+        specs = _figs(at)
         assert specs, view
         notes = [
             a.get("text", "") for s in specs for a in s.get("layout", {}).get("annotations", [])
@@ -678,3 +688,17 @@ def test_browse_marks_and_filters_pairs_the_8x_expansion_changed(sample_root: Pa
     assert f"{changed:,} of {len(df):,} trajectories in sft-1x" in " ".join(
         c.value for c in at.caption
     )
+
+
+def test_dags_are_light_until_zoom_is_ticked() -> None:
+    at = _app({"uuid": FOUR, "view": "1x vs 8x"})
+    assert len(lite_specs(at)) == 2 and not plotly_specs(at)  # no Plotly bundle at first paint
+    at.checkbox(key="zoom").check().run()
+    assert not _errors(at) and len(plotly_specs(at)) == 2 and not lite_specs(at)
+    lite = figures(_app({"uuid": FOUR}))
+    plotly = figures(_app({"uuid": FOUR, "zoom": "true"}))
+    assert len(lite) == len(plotly) == 1  # the same DAG: the same traces, nodes and labels
+    assert [t["name"] for t in lite[0]["data"]] == [t["name"] for t in plotly[0]["data"]]
+    for a, b in zip(lite[0]["data"], plotly[0]["data"], strict=True):
+        assert a["customdata"] == b.get("customdata")
+        assert a["text"] == b.get("text")

@@ -90,7 +90,9 @@ def test_gaps_colour_scales_and_clicks_survive() -> None:
         go.Figure(go.Heatmap(z=[[1, 2]])),
         go.Figure(go.Scatter(x=[0, 1], y=[0, 1], fill="tozeroy")),
         go.Figure(go.Bar(x=[1], y=["a"], orientation="h")),
-        go.Figure(go.Scatter(x=[1], y=[1]), layout={"xaxis": {"type": "log"}}),
+        go.Figure(go.Scatter(x=[1], y=[1]), layout={"xaxis": {"type": "date"}}),
+        go.Figure(go.Histogram(x=[1, 2, 3])),  # Plotly's own bins: not reproduced
+        go.Figure(go.Box(y=[1, 2, 3], boxpoints="all")),
         go.Figure(go.Scatter(x=[1], y=[1]), layout={"geo": {"showland": True}}),
         go.Figure(
             go.Scatter(x=[0, 1], y=[0, 1]),
