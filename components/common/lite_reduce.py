@@ -3,7 +3,7 @@ axes it draws (`lite_spec.chart_spec` runs these on the figure's JSON first).
 
 Why: the Parason Charts tab opens on a log-x scatter, overlaid histograms, stacked category bars
 and box plots; drawing them with Plotly cost the tab Plotly's bundle at first paint. Each is
-computed here the way Plotly computes it (histogram counts on the trace's `xbins`, box quartiles
+computed here the way Plotly computes it (box quartiles
 by Plotly's default linear method with 1.5 IQR whiskers, stacks in trace order), so the lite chart
 shows the same numbers; a part these rules do not cover raises `LiteUnsupported` and the figure
 is drawn with Plotly.
@@ -29,37 +29,6 @@ def _finite(values: Any) -> np.ndarray:
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
-
-
-def histogram_as_bars(t: dict[str, Any]) -> dict[str, Any]:
-    """A histogram trace with explicit `xbins` as the bars Plotly draws: a count a bin, at the
-    bin's centre, hovering as the bin's range and count."""
-    bins = t.get("xbins") or {}
-    if t.get("y") is not None or not all(k in bins for k in ("start", "end", "size")):
-        raise Unsupported("a histogram without explicit x bins")
-    if t.get("histfunc") not in (None, "count") or t.get("histnorm") not in (None, ""):
-        raise Unsupported("a histogram other than counts")
-    start, end, size = float(bins["start"]), float(bins["end"]), float(bins["size"])
-    n = max(1, math.ceil((end - start) / size - 1e-9))
-    x = _finite(t.get("x"))
-    # Plotly's bins include their start and exclude their end
-    idx = np.floor((x - start) / size).astype(np.int64)
-    counts = np.bincount(idx[(idx >= 0) & (idx < n)], minlength=n)
-    lows = [start + k * size for k in range(n)]
-    name = str(t.get("name") or "")
-    out = {k: v for k, v in t.items() if k not in ("x", "xbins", "autobinx", "nbinsx")}
-    out.update(
-        type="bar",
-        x=[lo + size / 2 for lo in lows],
-        y=counts.tolist(),
-        hovertext=[
-            f"{name}<br>{_fmt(lo)}–{_fmt(lo + size)}: {c}".removeprefix("<br>")
-            for lo, c in zip(lows, counts.tolist(), strict=True)
-        ],
-        hoverinfo="text",
-        hovertemplate=None,
-    )
-    return out
 
 
 def _quantile(sorted_v: np.ndarray, p: float) -> float:

@@ -329,7 +329,7 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         "tips": _tips(t, n),
         "picks": t["_customdata"][:n] if isinstance(t["_customdata"], list) else None,
         # a bar's bottom (stacked bars, boxes); None: from 0
-        "base": (_array(t.get("base")) or [])[:n] or None,
+        **({"base": base} if (base := (_array(t.get("base")) or [])[:n]) else {}),
     }
 
 
@@ -429,7 +429,7 @@ def chart_spec(fig: go.Figure, steps: Mapping[str, Any] | None = None) -> dict[s
     }
     for t in traces:
         t["x"], t["y"] = _pack(t["x"]), _pack(t["y"])
-        if "base" in t:
+        if t.get("base") is not None:
             t["base"] = _pack(t["base"])
     title = layout.get("title")
     title_text = title.get("text") if isinstance(title, dict) else title
@@ -466,9 +466,7 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
     boxes: dict[str, list[str]] = {}  # x axis -> the box names on it, in order
     for t in data:
         kind = t.get("type")
-        if kind == "histogram":
-            out.append(lite_reduce.histogram_as_bars(t))
-        elif kind == "heatmap":
+        if kind == "heatmap":
             out.extend(lite_reduce.heatmap_as_bars(t, layout))
         elif kind == "box":
             ref = t.get("xaxis") or "x"

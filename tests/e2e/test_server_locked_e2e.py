@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from bench.browser import wait_healthy
 from tests.e2e.conftest import REPO, assert_no_exception, free_port, wait_for_app
@@ -73,7 +74,10 @@ def test_locked_sidebar_is_read_only_and_ignores_the_url(locked_url: str, page) 
     assert_no_exception(page)
     side = page.locator('[data-testid="stSidebar"]')
     side.get_by_text("DATA SOURCES (set by this server)").wait_for()
-    assert side.locator("input").count() == 0  # no radio, no text field: nothing to change
+    # no radio, no text field: nothing about the sources to change; the one input left is the
+    # "Render maths" display switch
+    expect(side.locator("input")).to_have_count(1)
+    expect(side.get_by_role("checkbox", name="Render maths")).to_have_count(1)
     assert "ignores the source settings in the link" in side.inner_text()
     labels = side.locator('[data-testid="stExpander"] summary').all_inner_texts()
     assert any("MARS · Local folder" in t for t in labels), labels
