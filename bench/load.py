@@ -39,6 +39,8 @@ from bench.browser import CHROMIUM, CHROMIUM_ARGS, rss_mb, streamlit_server
 
 MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 STEP_TIMEOUT_MS = 240_000
+# the Parason DAG's node markers: a light chart (SVG in a shadow root, which CSS locators pierce)
+DAG_NODES = 'svg[data-testid="lite-chart-svg"] g.trace[data-name="nodes"] path[data-p]'
 SETTLED_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
     && !document.querySelector('[data-testid="stSkeleton"]')"""
 STEPS = (
@@ -118,15 +120,10 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
     async def parason(pg: Any) -> None:
         await pg.goto(f"{base}/parason?uuid={uuid}")
         await _settle(pg)
-        await pg.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first.wait_for()
+        await pg.locator(DAG_NODES).first.wait_for()
 
     async def node_click(pg: Any) -> None:
-        traces = pg.locator('[data-testid="stPlotlyChart"]').first.locator(".scatterlayer .trace")
-        counts = [
-            await traces.nth(i).locator(".points path").count() for i in range(await traces.count())
-        ]
-        nodes = traces.nth(counts.index(max(counts))).locator(".points path")
-        await nodes.nth(1).click(force=True)
+        await pg.locator(DAG_NODES).nth(1).click(force=True)
         await pg.locator(".rte-node-text").first.wait_for()
         await _settle(pg)
 

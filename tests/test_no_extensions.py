@@ -1,7 +1,9 @@
 """The install works without a C compiler: with `RTE_NO_EXT=1` (cache/extensions.py) the code runs
-as if the compiled modules were absent. CI runs the non-browser suite a second time under that
-switch (the README's test command, `.ci/run`); there the tests that need a compiled module skip
-with their reason and every other test passes on the numpy/pyarrow paths."""
+as if the compiled modules were absent. CI runs the tests of the code that loads them (`cache`, where
+the page decoder lives, and `analysis/mars`, whose build runs the per-trace kernel; every view
+reads their tables, which those tests show equal either way) a second time under that switch (the
+README's test command, `.ci/run`); there the tests that need a compiled module skip with their
+reason and every other test passes on the numpy/pyarrow paths."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from analysis.mars import confidence
 from cache import extensions, list_pages
 
 REPO = Path(__file__).resolve().parents[1]
-NO_EXT_PASS = 'RTE_NO_EXT=1 python -m pytest -m "not e2e"'
+NO_EXT_PASS = 'RTE_NO_EXT=1 python -m pytest -m "not e2e" tests/cache tests/analysis/mars tests/test_no_extensions.py'
 _PROBE = (
     "from analysis.mars import confidence\n"
     "from cache import list_pages\n"

@@ -77,7 +77,7 @@ def test_locked_sidebar_is_read_only_and_ignores_the_url(locked_url: str, page) 
     # no radio, no text field: nothing about the sources to change; the one input left is the
     # "Render maths" display switch
     expect(side.locator("input")).to_have_count(1)
-    expect(side.get_by_role("checkbox", name="Render maths")).to_have_count(1)
+    expect(side.get_by_text("Render maths")).to_have_count(1)
     assert "ignores the source settings in the link" in side.inner_text()
     labels = side.locator('[data-testid="stExpander"] summary').all_inner_texts()
     assert any("MARS · Local folder" in t for t in labels), labels
