@@ -11,6 +11,7 @@ import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, REPO, free_port
 from bench.browser import streamlit_server as _server
+from tests.e2e.journey_helpers import expect_timeout
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "REPO", "free_port"]
 
@@ -116,3 +117,10 @@ LITE_POINTS = """(name) => {
   return null;
 }"""
 LITE_SVG = 'svg[data-testid="lite-chart-svg"]'  # Playwright's CSS locators pierce shadow roots
+
+
+@pytest.fixture(scope="module")
+def journey_expect_timeout() -> Iterator[None]:
+    """A journey module's `expect()` timeout (`journey_helpers.expect_timeout`), restored after."""
+    with expect_timeout():
+        yield

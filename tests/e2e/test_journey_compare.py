@@ -8,23 +8,17 @@ Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 10
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import VIEWPORTS, expect_timeout, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 SLOW = 180_000  # the first run of a policy on a file builds its features
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)

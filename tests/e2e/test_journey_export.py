@@ -31,7 +31,6 @@ from tests.e2e.journey_helpers import (
     LOCAL_HOSTS,
     TIMEOUT_MS,
     VIEWPORTS,
-    expect_timeout,
     mars_case,
     no_exception,
     off_app_hrefs,
@@ -40,13 +39,8 @@ from tests.e2e.journey_helpers import (
     vp_id,
 )
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
 NAME_FIELD = "Your name (this browser remembers it)"

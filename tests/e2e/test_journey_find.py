@@ -9,7 +9,6 @@ Playwright's auto-retrying `expect()`, at 1440x900 and 1024x768."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -20,21 +19,15 @@ from analysis.parason.metrics import added_branches, trajectory_text
 from analysis.parason.parse import parse
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
     settled,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 SLOW = 120_000  # a first opening of a tab on a loaded machine
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 def _expected(sample_root: Path) -> tuple[int, str, int]:

@@ -9,7 +9,6 @@ table, not read from the app. Each step asserts with Playwright's auto-retrying 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,21 +18,15 @@ from analysis.mars.lenses import confidently_wrong, load
 from cache.lenses import all_lenses
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
     settled,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 FILE = "DeepSeek-8B/aime25_deepseek.parquet"  # the lens's first file
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 def _expected(sample_root: Path) -> tuple[int, int, int, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -23,9 +22,10 @@ from playwright.sync_api import Browser, Request, expect
 from cache.fineproofs_io import load_trace
 from cache.maths_spans import maths_spans
 from cache.sample.parason import make_uuid
-from tests.e2e.journey_helpers import VIEWPORTS, expect_timeout, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 UUID = make_uuid("not-div-7-11")
 OLD = "1: floor(999/7) = 142 (7 * 142 = 994)."
 GOOD = "$\\lfloor 999/7 \\rfloor = 142$"
@@ -34,12 +34,6 @@ BROKEN = "$\\frac{7}{$"
 UNTRUSTED = "$\\href{http://evil.example/x}{a}\\includegraphics{http://evil.example/i.png}$"
 MARKUP = "<img src=x onerror=alert(1)> **bold** [link](http://evil.example)"
 NEW = f"1: {GOOD}, not {BROKEN} nor {UNTRUSTED}; {MARKUP}."
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 @pytest.fixture(scope="module")

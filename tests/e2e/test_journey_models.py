@@ -8,7 +8,6 @@ Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 10
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -16,7 +15,6 @@ from playwright.sync_api import Browser, expect
 from tests.e2e.conftest import LITE_SVG
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     grid_cell,
     new_page,
     no_exception,
@@ -24,14 +22,9 @@ from tests.e2e.journey_helpers import (
     settled,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 SLOW = 180_000  # the first look at a benchmark builds its files' feature tables
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 def _choose(page, label: re.Pattern[str], typed: str) -> None:  # type: ignore[no-untyped-def]

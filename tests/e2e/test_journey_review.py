@@ -15,7 +15,6 @@ from cache.casebook.store import open_store
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     grid_cell,
     mars_case,
     new_page,
@@ -25,13 +24,8 @@ from tests.e2e.journey_helpers import (
     vp_id,
 )
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
 NAME_FIELD = "Your name (this browser remembers it)"

@@ -9,7 +9,6 @@ step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x76
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,22 +21,16 @@ from analysis.search.query import Query, compile_query
 from analysis.search.results import Hit, counts, page
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
     settled,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 PHRASE = "double-check"
 SLOW = 120_000  # the first search reads (and on a fresh cache builds) the text tables
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 @pytest.fixture(scope="module")

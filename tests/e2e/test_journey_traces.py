@@ -9,7 +9,6 @@ own definition), not read from the app. Each step asserts with Playwright's auto
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,22 +18,16 @@ from analysis.mars import trace_filters as tf
 from analysis.mars.store import load_features
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
     settled,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 QID = 3
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 def _wrong(sample_root: Path) -> tuple[list[int], int]:

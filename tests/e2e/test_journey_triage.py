@@ -18,7 +18,6 @@ from components.common.casebook import tag_suggestions
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
@@ -26,13 +25,8 @@ from tests.e2e.journey_helpers import (
     vp_id,
 )
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ expected FineProofs share is computed here from the sample, not read from the ap
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +17,14 @@ from playwright.sync_api import Browser, Page, expect
 from analysis.fineproofs.values import annotate, normalise, trace_summary
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    expect_timeout,
     new_page,
     no_exception,
     open_url,
 )
 
-pytestmark = pytest.mark.e2e
+# expect()'s timeout for a journey: tests/e2e/conftest.py
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 PCT = r"(\d+(?:\.\d)?)\s?%"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _expect_timeout() -> Iterator[None]:
-    with expect_timeout():
-        yield
 
 
 def _number(page: Page, pattern: str) -> re.Match[str]:
