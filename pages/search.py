@@ -6,6 +6,7 @@ import streamlit as st
 
 from components.common.guards import guard
 from components.common.router import ensure_routed
+from components.common.source_picker import source_pairs
 from components.search.cached import corpus
 from components.search.view import (
     compiled_or_message,
@@ -13,7 +14,6 @@ from components.search.view import (
     filter_bar,
     query_bar,
     results,
-    source_keys,
 )
 
 ensure_routed()
@@ -35,4 +35,4 @@ with guard("the search texts"):
     else:
         compiled = compiled_or_message(query)
         if compiled is not None:
-            results(texts, compiled, filters, source_keys())
+            results(texts, compiled, filters, dict(source_pairs()))

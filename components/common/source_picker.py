@@ -15,7 +15,7 @@ from cache.access import locked
 from cache.datasets import DATASETS
 from cache.sources import SOURCE_KINDS, SOURCE_LABELS, SourceConfig, default_source
 from components.common.safe_text import md_text
-from components.common.url_state import bound
+from components.common.url_state import bound, query_pairs
 
 _KIND_BY_LABEL = {label: kind for kind, label in SOURCE_LABELS.items()}
 FIELDS = ("kind", "repo", "rev", "path")
@@ -39,6 +39,12 @@ def _chosen(dataset: str, field: str) -> str:
     if field == "kind":
         return _KIND_BY_LABEL.get(raw, raw if raw in SOURCE_KINDS else "")
     return raw
+
+
+def source_pairs() -> tuple[tuple[str, str], ...]:
+    """The sidebar's data-source keys of the current URL (`src_*`), for links and queue items
+    built on this page: they open the same data."""
+    return tuple((k, v) for k, v in query_pairs() if k.startswith("src_"))
 
 
 def current_source(dataset: str) -> SourceConfig:

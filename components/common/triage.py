@@ -86,12 +86,6 @@ def triaging() -> bool:
     return TRIAGE.read() is not None
 
 
-def source_pairs() -> tuple[tuple[str, str], ...]:
-    """The sidebar's data-source keys of the current URL, for items opened from this view (a
-    queue item opens in the same source the list was built from)."""
-    return tuple((k, v) for k, v in query_pairs() if k.startswith("src_"))
-
-
 def triage_button(
     items: Sequence[QueueItem], name: str, origin: str, key: str, label: str | None = None
 ) -> None:

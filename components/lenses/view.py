@@ -31,9 +31,9 @@ from components.common.casebook import source_identity, store
 from components.common.guards import guard
 from components.common.links import view_href
 from components.common.safe_text import esc, md_text
-from components.common.source_picker import current_source
+from components.common.source_picker import current_source, source_pairs
 from components.common.theme import CASE_ACCENT, TABLE_RULE
-from components.common.triage import source_pairs, triage_button
+from components.common.triage import triage_button
 from components.common.url_keys import LensesKeys
 from components.common.url_state import url_selectbox
 from components.lenses.cached import found, kit_of

@@ -16,7 +16,8 @@ from components.common.casebook import case_counts, source_identity
 from components.common.downloads import file_stem
 from components.common.formatting import DASH
 from components.common.selection import event_of, selected_rows
-from components.common.triage import source_pairs, triage_button
+from components.common.source_picker import source_pairs
+from components.common.triage import triage_button
 from components.common.url_state import bound_kept, query_pairs
 from components.parason.cached import added
 from components.parason.cases import badge, queue_items, sft_file

@@ -16,7 +16,8 @@ from analysis.search.queue import queue_items
 from analysis.search.results import Counts, counts, group_by_item, item_hits, page
 from cache.datasets import view_names as dataset_view_names
 from components.common.safe_text import esc
-from components.common.triage import source_pairs, triage_button
+from components.common.source_picker import source_pairs
+from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
 from components.common.url_state import bound
 from components.search.hits import item_html
@@ -199,9 +200,3 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             key="search_triage",
             label=f"Triage this page's {len(items):,} items",
         )
-
-
-def source_keys() -> dict[str, str]:
-    """The sidebar's source keys of this page's URL, carried into each hit's link so the view
-    opens the same data."""
-    return {k: str(v) for k, v in st.query_params.items() if k.startswith("src_")}
