@@ -264,3 +264,15 @@ def test_a_char_class_is_what_re_matches_under_ignorecase() -> None:
         want = [ord(x) for x in pool if rx.fullmatch(x)]
         got = [c for c in char_class(ch) if c <= ord(pool[-1])]
         assert got == want, ch
+
+
+def test_a_count_past_its_time_limit_stops_and_says_so(monkeypatch) -> None:
+    monkeypatch.setattr(engine, "CHUNK", 97)
+    monkeypatch.setattr(engine, "NARROW_CHUNK", 97)
+    corpus = generated()
+    q = compile_query(Query("e"))
+    whole = scan(corpus, q)
+    cut = scan(corpus, q, time_limit=-1.0)  # the deadline has passed before the first slice ends
+    assert not whole.timed_out and cut.timed_out
+    assert cut.scanned_rows < whole.scanned_rows and len(cut.rows) < len(whole.rows)
+    assert cut.rows == whole.rows[: len(cut.rows)]  # what it found is the start of the whole
