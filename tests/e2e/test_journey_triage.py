@@ -7,7 +7,7 @@ Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 10
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +44,22 @@ def _position(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locat
     return page.get_by_test_id("tq-position")
 
 
+def _press_until(page: Page, key: str, holds: Callable[[float], None]) -> None:
+    """Press `key` until its effect `holds` (given 10 s a press, at most three presses). A key
+    pressed just after a step is now and then lost (a known issue of the bar's key listener,
+    named in the issue's note); the key is pressed again only while its effect is absent, and the
+    listener acts within 5 s, so a late press cannot be undone by the next one."""
+    for _ in range(2):
+        page.keyboard.press(key)
+        try:
+            holds(10_000)
+            return
+        except AssertionError:
+            continue
+    page.keyboard.press(key)
+    holds(10_000)
+
+
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_j13_triage_a_filtered_table(
     browser: Browser, server: str, db_url: str, viewport: dict[str, int]
@@ -76,11 +92,13 @@ def test_j13_triage_a_filtered_table(
     label = page.get_by_test_id("tq-label").inner_text()
     # 3. 2 toggles the second tag suggestion, v sets a verdict, n focuses the note
     tag = tag_suggestions("parason")[1]
-    page.keyboard.press("2")
-    expect(bar.locator(".st-key-tq_tag_2 button")).to_have_attribute("kind", "primary")
+    tag_on = bar.locator(".st-key-tq_tag_2 button")
+    _press_until(
+        page, "2", lambda t: expect(tag_on).to_have_attribute("kind", "primary", timeout=t)
+    )
     settled(page)
-    page.keyboard.press("v")
-    expect(bar.locator(".st-key-tq_verdict button")).to_contain_text("confirmed")
+    verdict = bar.locator(".st-key-tq_verdict button")
+    _press_until(page, "v", lambda t: expect(verdict).to_contain_text("confirmed", timeout=t))
     settled(page)
     page.keyboard.press("n")
     note = bar.locator("textarea")
