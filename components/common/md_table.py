@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from components.common.formatting import DASH
+from components.common.formatting import DASH, fmt_num
 from components.common.safe_text import md_text
 
 NUMERIC = (int, float)
@@ -23,6 +23,8 @@ def _cell(value: object, limit: int) -> str:
         return "yes" if value else "no"
     if isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, float):
+        return fmt_num(value, ",g")  # NaN as a dash, infinities as ∞
     return md_text(value, limit)
 
 
