@@ -21,6 +21,7 @@ LENGTH_KEY = "length"
 CONF_BY_KEY = "conf_by"
 CONF_KEY = "conf"
 KEYS = (VERDICT_KEY, ANSWER_KEY, LENGTH_KEY, CONF_BY_KEY, CONF_KEY)
+OPEN_KEY = "mars_filter_open"  # the bar's open state (session only)
 _HELP_VERDICT = (
     "right: the final answer is the ground truth; wrong: a final answer that is not; no answer: "
     "no final answer was extracted."
@@ -54,14 +55,55 @@ def _range(label: str, bounds: tuple | None, key: str, **kw: object) -> tuple | 
         return None
     lo, hi = bounds
     got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]  # int or float ends
-    return None if tuple(got) == (lo, hi) else (got[0], got[1])
+    return _narrowed(got, bounds)
+
+
+def _narrowed(got: object, bounds: tuple | None) -> tuple | None:
+    """A range the user narrowed inside `bounds`, or None (no range, or the whole span)."""
+    if bounds is None or not isinstance(got, tuple | list) or len(got) != 2:
+        return None
+    return None if tuple(got) == tuple(bounds) else (got[0], got[1])
+
+
+def _as_filter(
+    verdict: object, answers: object, length: tuple | None, conf_by: str, conf: tuple | None
+) -> tf.TraceFilter:
+    return tf.TraceFilter(
+        verdict=str(verdict or tf.ANY),
+        answers=tuple(str(a) for a in answers or ()),  # type: ignore[union-attr]  # a list
+        length=(int(length[0]), int(length[1])) if length else None,
+        confidence=str(conf_by),
+        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
+    )
+
+
+def _kept_filter(feats: pl.DataFrame) -> tf.TraceFilter:
+    """The filter while the bar is closed: the values its widgets keep (`bound_kept`), else
+    none. Its widgets are not drawn then: they are most of what the view costs to draw in a
+    new tab."""
+    state = st.session_state
+    by_name = {name: col for col, name in tf.CONFIDENCES.items()}
+    conf_by = by_name.get(str(state.get(CONF_BY_KEY)), tf.DEFAULT_CONFIDENCE)
+    length = _narrowed(state.get(LENGTH_KEY), _range_bounds(feats["length"], 0))
+    cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
+    conf = _narrowed(state.get(CONF_KEY), cb)
+    return _as_filter(state.get(VERDICT_KEY), state.get(ANSWER_KEY), length, conf_by, conf)
 
 
 def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
-    """The filter widgets for this question's traces (in an expander, open while a filter is
-    set); the filter they describe."""
+    """The filter widgets for this question's traces, in an expander open while a filter is set
+    (its widgets are drawn only while it is open); the filter they describe."""
     asked = any(k in st.query_params for k in KEYS)
-    with st.expander("Filter traces", expanded=asked, icon=":material/filter_list:"):
+    bar = st.expander(
+        "Filter traces",
+        expanded=asked,
+        icon=":material/filter_list:",
+        key=OPEN_KEY,
+        on_change="rerun",
+    )
+    with bar:
+        if not bar.open:
+            return _kept_filter(feats)
         # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
             verdict = st.segmented_control(
@@ -95,13 +137,7 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
             conf = _range(f"{conf_name} confidence", cb, CONF_KEY, step=0.01)
-    return tf.TraceFilter(
-        verdict=str(verdict or tf.ANY),
-        answers=tuple(str(a) for a in answers),
-        length=(int(length[0]), int(length[1])) if length else None,
-        confidence=str(conf_by),
-        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
-    )
+    return _as_filter(verdict, answers, length, conf_by, conf)
 
 
 def filtered(feats: pl.DataFrame) -> tuple[pl.DataFrame, tf.TraceFilter]:
