@@ -30,9 +30,9 @@ def view_links(dataset: str) -> list[tuple[str, str]]:
 # (docs/formats/datasets.md, "Sample realism"; tests/cache/test_sample_realism.py holds them)
 SAMPLE_NOTE = (
     "The bundled sample is synthetic. It is made realistic where a demo could mislead: on all 9 "
-    "MARS files right and wrong traces overlap in confidence (median per-question AUROC 0.66 to "
-    "0.67 per signal, 16 to 19 % of questions below 0.5, at most 1 % at 1.0), probed answers "
-    "flip (86 % of traces) and settle late (36 %); FineProofs values are noisy (10 of 48 traces "
+    "MARS files right and wrong traces overlap in confidence (median per-question AUROC 0.65 to "
+    "0.68 per signal, 17 to 19 % of questions below 0.5, none at 1.0), probed answers "
+    "flip (86 % of traces) and settle late (35 %); FineProofs values are noisy (10 of 48 traces "
     "recover after a drop, 10 flagged drops end right); 49 of 190 Parason 8x rows with extra "
     "Trials do not lengthen the critical path."
 )

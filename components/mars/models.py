@@ -122,8 +122,7 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
     if n_agree < n_q:
         st.warning(
             f"On {n_q - n_agree} of {n_q} questions the files name different ground truths: they may "
-            "not hold the same problem under the same qid (the bundled sample draws each file's "
-            "truths on its own). Those rows are marked in the tables.",
+            "not hold the same problem under the same qid. Those rows are marked in the tables.",
             icon=":material/rule:",
         )
     with guard("the per-question table", dataset=DATASET):

@@ -44,6 +44,8 @@ def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> Non
     assert bench.value == "aime-2025"
     warn = " ".join(w.value for w in at.warning)
     assert "Not in this source" in warn and "`Qwen3-next/aime25_thinking.parquet`" in warn
+    # the two files were drawn alone (seeds 4 and 5): their truths differ on the 3 shared qids
+    assert "On 3 of 4 questions the files name different ground truths" in warn
     rank = _table(at, "rank")
     assert sorted(rank["qid"].tolist()) == [0, 1, 2, 3]
     q3 = rank[rank["qid"] == 3].iloc[0]
@@ -98,3 +100,15 @@ def test_capture_the_comparison(open_page, db: str) -> None:
     assert snap["deepseek-8b n_traces"] == 16 and snap["qwen3-32b n_traces"] == 12
     names = [s["name"] for s in snap["evidence"]["series"]]
     assert names == ["deepseek-8b", "qwen3-32b"]
+
+
+def test_no_truth_warning_when_the_files_share_their_questions(tmp_path: Path, monkeypatch) -> None:
+    """Files that share their questions (as the bundled sample's do) raise no truth warning."""
+    qs = write_file(tmp_path / DS, "aime", 8, seed=4, n_questions=3, median_len=5000)
+    write_file(tmp_path / QW, "aime", 8, seed=5, n_questions=3, median_len=5000, questions=qs)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page(PAGE, file=DS, qid="0", view="models")
+    assert not at.exception, at.exception
+    assert not any("different ground truths" in w.value for w in at.warning)
+    assert any("agrees across the files on 3 of 3" in c.value for c in at.caption)
