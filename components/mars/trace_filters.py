@@ -78,9 +78,9 @@ def _as_filter(
 
 
 def _kept_filter(feats: pl.DataFrame) -> tf.TraceFilter:
-    """The filter while the bar is closed: the values its widgets keep (`bound_kept`), else
-    none. Its widgets are not drawn then: they are most of what the view costs to draw in a
-    new tab."""
+    """The filter the widgets keep (`bound_kept`) from an earlier run, else none. A closed bar
+    with no filter set draws no widget: they are most of what the view costs to draw in a new
+    tab."""
     state = st.session_state
     by_name = {name: col for col, name in tf.CONFIDENCES.items()}
     conf_by = by_name.get(str(state.get(CONF_BY_KEY)), tf.DEFAULT_CONFIDENCE)
@@ -92,7 +92,7 @@ def _kept_filter(feats: pl.DataFrame) -> tf.TraceFilter:
 
 def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
     """The filter widgets for this question's traces, in an expander open while a filter is set
-    (its widgets are drawn only while it is open); the filter they describe."""
+    (drawn while it is open or a filter is set); the filter they describe."""
     asked = any(k in st.query_params for k in KEYS)
     bar = st.expander(
         "Filter traces",
@@ -102,8 +102,10 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
         on_change="rerun",
     )
     with bar:
-        if not bar.open:
-            return _kept_filter(feats)
+        kept = _kept_filter(feats)
+        if not bar.open and not kept.active():
+            return kept  # nothing set: the closed bar draws nothing
+        # open, or closed with a filter set: drawn, so the URL keeps naming the filter
         # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
             verdict = st.segmented_control(
