@@ -12,6 +12,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars import trace_filters as tf
+from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_state import bound_kept
 
@@ -77,35 +78,12 @@ def _as_filter(
     )
 
 
-def _kept_filter(feats: pl.DataFrame) -> tf.TraceFilter:
-    """The filter the widgets keep (`bound_kept`) from an earlier run, else none. A closed bar
-    with no filter set draws no widget: they are most of what the view costs to draw in a new
-    tab."""
-    state = st.session_state
-    by_name = {name: col for col, name in tf.CONFIDENCES.items()}
-    conf_by = by_name.get(str(state.get(CONF_BY_KEY)), tf.DEFAULT_CONFIDENCE)
-    length = _narrowed(state.get(LENGTH_KEY), _range_bounds(feats["length"], 0))
-    cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
-    conf = _narrowed(state.get(CONF_KEY), cb)
-    return _as_filter(state.get(VERDICT_KEY), state.get(ANSWER_KEY), length, conf_by, conf)
-
-
 def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
     """The filter widgets for this question's traces, in an expander open while a filter is set
-    (drawn while it is open or a filter is set); the filter they describe."""
-    asked = any(k in st.query_params for k in KEYS)
-    bar = st.expander(
-        "Filter traces",
-        expanded=asked,
-        icon=":material/filter_list:",
-        key=OPEN_KEY,
-        on_change="rerun",
-    )
-    with bar:
-        kept = _kept_filter(feats)
-        if not bar.open and not kept.active():
-            return kept  # nothing set: the closed bar draws nothing
-        # open, or closed with a filter set: drawn, so the URL keeps naming the filter
+    (drawn while open or while a filter is set: `lazy_expander`); the filter they describe."""
+    with lazy_expander("Filter traces", KEYS, OPEN_KEY, icon=":material/filter_list:") as draw:
+        if not draw:
+            return tf.TraceFilter()
         # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
             verdict = st.segmented_control(
