@@ -106,17 +106,22 @@ def row_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataF
 
 
 def candidates(
-    corpus: Corpus, compiled: Compiled, filters: Filters, chunk: int | None = None
+    corpus: Corpus, compiled: Compiled, filters: Filters, grow_to: int | None = None
 ) -> Iterator[pl.DataFrame]:
-    """(row, text) of the rows that may hold a hit, in corpus order, `chunk` rows (`CHUNK`
-    unless given) at a time (a first page narrows only the slices it reads)."""
-    step = CHUNK if chunk is None else chunk
+    """(row, text) of the rows that may hold a hit, in corpus order, `CHUNK` rows at a time, or
+    with `grow_to` twice as many each time up to it (a first page narrows only the slices it
+    reads, and sends the worker only a little more than it needs)."""
+    step = CHUNK
     frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
     start, size = 0, NARROW_CHUNK
     while start < frame.height:
         found = narrow(frame.slice(start, size), compiled)
-        for sub in range(0, found.height, step):
+        sub = 0
+        while sub < found.height:
             yield found.slice(sub, step)
+            sub += step
+            if grow_to is not None:
+                step = min(2 * step, grow_to)
         start, size = start + size, min(2 * size, NARROW_MAX)
 
 
