@@ -71,7 +71,7 @@ def correctness(prefix_path: Path) -> dict[tuple[str, int], bool | None]:
     roles = map_roles(names, FINEPROOFS_ROLES, PREFIX_FILE, "FineProofs prefix")
     if not roles.has("endpoint"):
         return {}
-    cols = [roles["problem"], roles["sample"], roles["endpoint"]]
+    cols = [str(roles[r]) for r in ("problem", "sample", "endpoint")]  # all three present
     df = pl.read_parquet(prefix_path, columns=cols)
     df = df.select(
         pl.col(cols[0]).str.to_lowercase().alias("pid"),

@@ -227,7 +227,9 @@ def warm() -> None:
             _idle.append(Worker())
 
 
-def run(pattern: re.Pattern[str], texts: list[str], limit: int | None, deadline: float) -> Found:
+def run(
+    pattern: re.Pattern[str], texts: Batch | list[str], limit: int | None, deadline: float
+) -> Found:
     """`re.finditer` of `pattern` over `texts` in a worker: the hits as (index, start, end), at
     most `limit`, stopped between rows at `deadline` and killed on a row that outlasts it."""
     with _lock:

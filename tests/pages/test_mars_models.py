@@ -113,7 +113,7 @@ def downloads(monkeypatch) -> dict[str, Callable[[], bytes]]:
     got: dict[str, Callable[[], bytes]] = {}
     add = MediaFileManager.add_deferred
 
-    def record(self, data, mimetype, coordinates, file_name=None, **kw):  # type: ignore[no-untyped-def]
+    def record(self, data, mimetype, coordinates, file_name=None, **kw):
         got[str(file_name)] = data
         return add(self, data, mimetype, coordinates, file_name=file_name, **kw)
 
@@ -159,6 +159,6 @@ def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downlo
         assert got["gap"].null_count() == 1  # Q3: one model, no gap
 
 
-def _cells(column: pd.Series) -> list:  # type: ignore[type-arg]  # any cells
+def _cells(column: pd.Series) -> list:
     """A shown column's cells, an empty one as None."""
     return [None if pd.isna(x) else x for x in column.tolist()]

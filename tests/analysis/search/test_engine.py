@@ -321,7 +321,7 @@ def _pathological(n_before: int = 40) -> Corpus:
             file="f", group="g", item=f"item{i}", label=f"item {i}", field="note", text=text,
             view="home", query={}, keys={},
         )  # fmt: skip
-    frame = pl.from_arrow(rows.table()).with_columns(pl.lit("a").alias("dataset"))
+    frame = pl.DataFrame(pl.from_arrow(rows.table())).with_columns(pl.lit("a").alias("dataset"))
     return Corpus(assemble([frame]), {"a": "Dataset A"}, {})
 
 
