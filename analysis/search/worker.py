@@ -36,7 +36,6 @@ from pathlib import Path
 GRACE = 0.5  # seconds past the deadline before a worker stuck in one row is killed
 PIPE_SIZE = 1 << 20  # bytes a pipe holds (Linux's default cap for a user)
 FLUSH = 0.05  # seconds between the parts of hits a worker sends
-CHECK = 63  # the clock is read every 64 rows
 MAX_IDLE = 2  # warm workers kept
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `analysis`
 _SLOT = struct.Struct("q")  # the row the worker is on
@@ -103,14 +102,13 @@ def finditer_batch(
     found = 0
     for i in range(len(texts)):
         pack(slot, 0, i)
-        if not i & CHECK:  # the deadline and the parts, every CHECK + 1 rows
-            now = clock()
-            if now > deadline:
-                send(("done", i, index, starts, ends, True))
-                return
-            if now - flushed > FLUSH and index:
-                send(("part", i, index, starts, ends))
-                index, starts, ends, flushed = [], [], [], now
+        now = clock()
+        if now > deadline:
+            send(("done", i, index, starts, ends, True))
+            return
+        if now - flushed > FLUSH:  # a part, hits or none: the caller knows rows 0..i-1 are done
+            send(("part", i, index, starts, ends))
+            index, starts, ends, flushed = [], [], [], now
         for m in finditer(str(data[offsets[i] : offsets[i + 1]], "utf-8")):
             index.append(i)
             starts.append(m.start())
@@ -175,6 +173,7 @@ class Worker:
     ) -> Found:
         out = Found()
         done = 0  # rows the worker has reported on
+        _SLOT.pack_into(self._slot, 0, 0)
         try:
             seconds = max(0.0, deadline - time.monotonic())
             self._requests.send((pattern.pattern, pattern.flags, limit, seconds))
@@ -190,7 +189,7 @@ class Worker:
                     return out
         except (OSError, EOFError):  # the worker died on a row: as if it were stuck there
             pass
-        stuck = _SLOT.unpack_from(self._slot, 0)[0]
+        stuck = min(max(done, _SLOT.unpack_from(self._slot, 0)[0]), len(texts) - 1)
         self.close()
         # the rows between its last part and the stuck one ran within FLUSH seconds: again here
         for i in range(done, stuck):

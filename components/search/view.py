@@ -9,6 +9,7 @@ from dataclasses import replace
 import polars as pl
 import streamlit as st
 
+from analysis.search import worker
 from analysis.search.corpus import Corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Compiled, Query, QueryError, compile_query
@@ -59,6 +60,8 @@ def query_bar() -> Query:
     with st.container(horizontal=True, gap="medium"):
         regex = st.toggle("Regular expression", on_change=_first_page, **bound("rx"))
         case = st.toggle("Match case", on_change=_first_page, **bound("cs"))
+    if regex:
+        worker.warm()  # the regex worker starts while the pattern is typed (none if one is idle)
     return Query(q or "", regex=bool(regex), case_sensitive=bool(case))
 
 
