@@ -30,7 +30,7 @@ from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
-from components.common.url_state import bound
+from components.common.url_state import bound, bound_kept
 from components.search.hits import item_html
 
 PAGE_SIZE = 25
@@ -73,7 +73,7 @@ def filter_bar(corpus: Corpus) -> Filters:
         list(by_title),
         placeholder="all datasets",
         on_change=_first_page,
-        **bound("ds"),
+        **bound_kept("ds"),
     )
     chosen = [by_title[t] for t in titles if t in by_title]
     frame = corpus.frame
@@ -85,14 +85,14 @@ def filter_bar(corpus: Corpus) -> Filters:
         groups,
         placeholder="every subset and file",
         on_change=_first_page,
-        **bound("grp"),
+        **bound_kept("grp"),
     )
     ok = c3.segmented_control(
         "Correctness",
         list(CORRECTNESS),
         help=CORRECTNESS_HELP,
         on_change=_first_page,
-        **bound("ok"),
+        **bound_kept("ok"),
     )
     return Filters(
         datasets=tuple(chosen),

@@ -32,6 +32,17 @@ def test_empty_state_says_what_to_try(sample_root: Path, db: str) -> None:
     assert "\\boxed{" in _text(at)
 
 
+def test_the_filters_come_with_a_query(sample_root: Path, db: str) -> None:
+    """Before a query there is nothing to narrow: no filter widget is drawn (they are most of
+    what the empty page would cost to draw in a new tab); with one, all three are."""
+    empty = run_page("pages/search.py")
+    assert not empty.exception
+    assert not [m for m in empty.multiselect if m.label in ("Datasets", "Subset / file")]
+    at = run_page("pages/search.py", q="boxed{9")
+    assert not at.exception
+    assert {m.label for m in at.multiselect} >= {"Datasets", "Subset / file"}
+
+
 def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
     at = run_page("pages/search.py", q="boxed{9")
     assert not at.exception and not at.error
