@@ -20,6 +20,9 @@ def lazy_expander(label: str, url_keys: Sequence[str], key: str, **kw: object) -
     """`with lazy_expander(...) as draw:` draw the widgets only when `draw` is true; open from
     the start when the URL sets one of `url_keys`."""
     asked = any(k in st.query_params for k in url_keys)
-    box = st.expander(label, expanded=asked, key=key, on_change="rerun", **kw)  # type: ignore[arg-type]  # the expander's own keyword options
+    # `expanded` stays what it was on the session's first run: a changed one would make it a
+    # new expander, closing it under the user's hands as a value is set or cleared
+    first = st.session_state.setdefault(f"_{key}_first", asked)
+    box = st.expander(label, expanded=first, key=key, on_change="rerun", **kw)  # type: ignore[arg-type]  # the expander's own keyword options
     with box:
         yield bool(box.open) or asked

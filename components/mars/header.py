@@ -96,28 +96,43 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         st.info("This file holds no questions.")
         return None
     current = MarsKeys.QID.read()
-    with st.expander("Questions overview: click a square to open it", expanded=current is None):
-        st.caption(
-            "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
-            "marks a question whose majority vote of final answers is wrong; a **grey ring** an "
-            "exact tie for first place; no ring: the majority is right. Blue frame: the open question. An **inner blue ring**: the "
-            "question has cases in the casebook (ringed = has cases). Hover for answers and "
-            "lengths."
-        )
-        marked = mcs.qid_case_counts(rel)
-        lite_chart(
-            mf.overview_grid(ov, selected=current if current in qids else None, marked=marked),
-            key=GRID_KEY,
-            on_select=_on_grid_select,
-        )
-        st.html(colour_bar_html())
-        if ov["n_traces"].n_unique() == 1:
+    # open when the page opens with no question chosen; the argument stays what it was on the
+    # session's first run (a changed `expanded` would make it a new, closed expander)
+    first_open = st.session_state.setdefault("_mars_overview_first", current is None)
+    box = st.expander(
+        "Questions overview: click a square to open it",
+        expanded=first_open,
+        key="mars_overview_open",
+        on_change="rerun",
+    )
+    if box.open:  # drawn only while open: a closed grid and table still cost a new tab
+        with box:
             st.caption(
-                f"{ov['n_traces'][0]:,} traces per question. Majority: the most common final "
-                "answer, ✓ when it is the ground truth. Answers: distinct final answers (traces "
-                "with none)."
+                "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
+                "marks a question whose majority vote of final answers is wrong; a **grey ring** an "
+                "exact tie for first place; no ring: the majority is right. Blue frame: the open question. An **inner blue ring**: the "
+                "question has cases in the casebook (ringed = has cases). Hover for answers and "
+                "lengths."
             )
-        st.markdown(md_table(overview_rows(ov), limit=40))
+            marked = mcs.qid_case_counts(rel)
+            lite_chart(
+                mf.overview_grid(ov, selected=current if current in qids else None, marked=marked),
+                key=GRID_KEY,
+                on_select=_on_grid_select,
+            )
+            st.html(colour_bar_html())
+            if ov["n_traces"].n_unique() == 1:
+                st.caption(
+                    f"{ov['n_traces'][0]:,} traces per question. Majority: the most common final "
+                    "answer, ✓ when it is the ground truth. Answers: distinct final answers (traces "
+                    "with none)."
+                )
+            st.markdown(md_table(overview_rows(ov), limit=40))
+    return _pick_qid(ov, qids)
+
+
+def _pick_qid(ov: pl.DataFrame, qids: list) -> int:
+    """The question selector bound to `?qid=` (always explicit in the URL)."""
     raw = DL.asked(MarsKeys.QID.key)
     qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question

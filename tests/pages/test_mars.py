@@ -100,13 +100,13 @@ def test_every_tab_renders(open_page, view: str) -> None:
         assert [plain_text(t["name"]) for t in fig["data"]] == [t["name"] for t in spec["traces"]]
     elif view == "Distributions":
         specs = _lite(at)
-        assert len(specs) == 6  # the grid, the file's histogram, the question's four figures
+        assert len(specs) == 5  # the file's histogram, the question's four (a named question: no grid)
         hists = [s for s in specs if "right vs wrong" in s["title"] or "confidence" in s["title"]]
         assert len(hists) >= 3 and all(s["barmode"] == "group" for s in hists)
         bars = next(s for s in specs if s["title"].startswith("final answers"))
         assert bars["traces"][0]["type"] == "bar"
         next(c for c in at.checkbox if c.label == "zoom").check().run()
-        assert len(_charts(at)) >= 4 and len(_lite(at)) == 1  # 5 Plotly figures; the grid is lite
+        assert len(_charts(at)) >= 4 and not _lite(at)  # 5 Plotly figures on zoom
     elif view == "Single trace":
         trace = next(s for s in at.selectbox if s.label == "Trace")
         assert trace.value == 3
@@ -289,7 +289,7 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     assert at.error and "odd notes row" in " ".join(e.value for e in at.error)
     assert next(s for s in at.selectbox if s.label == "Question").value == 2
     assert next(m for m in at.metric if m.label == "traces").value == "20"
-    assert len(_lite(at)) >= 2  # grid + curves still drawn
+    assert len(_lite(at)) >= 1  # the curves still drawn (the link names a question: no grid)
 
 
 def test_curves_default_to_a_readable_sample_in_deepconf_windows(open_page) -> None:
@@ -430,7 +430,7 @@ def test_the_grid_rings_questions_with_cases_of_this_file_only(open_page, db: st
     s.add(make_case("mars", "mars", item={"file": REL, "qid": "1", "trace": "2"}, title="t"))
     s.add(make_case("mars", "mars", item={"file": REL, "qid": "3"}, title="q"))
     s.add(make_case("mars", "mars", item={"file": "Qwen3-8B/x.parquet", "qid": "2"}, title="o"))
-    at = open_page(qid="0")
+    at = open_page()  # no question named: the overview opens with its grid
     assert not at.exception, at.exception
     ring = [t for t in _grid(at)["traces"] if t.get("name") == "has cases"]
     assert ring and sorted(ring[0]["picks"]) == [1, 3]
@@ -535,3 +535,16 @@ def test_probe_markers_by_agreement_name_their_three_classes(open_page) -> None:
         n.split(" (")[0] in ("probe answer right", "probe answer wrong", "probe: no answer")
         for n in names
     )
+
+
+def test_the_overview_is_drawn_while_open_only(open_page) -> None:
+    """Opened without a question, the overview is open and stays open on the next run (when
+    the URL names the question); a link that names one opens with it closed and undrawn."""
+    at = open_page()
+    assert not at.exception, at.exception
+    assert md_tables(at, "Q")
+    at.run()
+    assert md_tables(at, "Q"), "the open overview closed itself on the next run"
+    linked = open_page(qid="1")
+    assert not linked.exception, linked.exception
+    assert not md_tables(linked, "Q")
