@@ -26,6 +26,7 @@ from components.common.casebook import capture
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_interval, fmt_num
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.links import view_href
 from components.common.safe_text import md_text
 from components.common.url_keys import MarsKeys
@@ -324,8 +325,11 @@ def _question(
     x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
         chart(mfig.truth_share_figure(ts, shown, x_max), key="models_truth", zoom=zoom)
-        with st.expander("Each model's whole vote, on the same token axis"):
-            for m, tab in zip(shown, st.tabs(shown), strict=True):
+        with lazy_expander(
+            "Each model's whole vote, on the same token axis", (), "models_votes_open"
+        ) as draw:
+            drawn = zip(shown, st.tabs(shown), strict=True) if draw else iter(())
+            for m, tab in drawn:
                 vs = vote_shares(pools[m])
                 if not vs.positions.size:
                     tab.info("No probe checkpoints in this question.")
