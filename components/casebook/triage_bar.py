@@ -11,6 +11,7 @@ item's case against the version the bar loaded, with the Edit form's state and c
 
 from __future__ import annotations
 
+import uuid
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
@@ -73,15 +74,16 @@ _CSS = f"""<style>
 </style>"""
 
 
-def _keys() -> None:
-    """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
+def _keys(queue_id: str) -> None:
+    """The key listener, once per page (in the sidebar: a zero-height element costs no room). A
+    new `run` token each time the bar is drawn tells it the run of its last key has ended."""
     global _COMPONENT
     if _COMPONENT is None:
         _COMPONENT = st.components.v2.component(
             "rte_triage_keys", js=_JS_FILE.read_text(encoding="utf-8")
         )
     with st.sidebar:
-        _COMPONENT(key="rte_triage_keys", height=0)
+        _COMPONENT(key="rte_triage_keys", data={"run": uuid.uuid4().hex, "qid": queue_id}, height=0)
 
 
 def verdict_choices(current: str | None) -> list[str | None]:
@@ -231,7 +233,7 @@ def triage_bar(here: str = "") -> None:
         return
     with st.container(border=True, key=BAR_KEY):
         _bar(book, queue, pos, case, n_cases, done, here)
-    _keys()
+    _keys(queue.id)
 
 
 def name_input() -> None:
