@@ -6,7 +6,9 @@ Enter saves and moves on (`triage_keys.js` clicks the bar's own buttons).
 Every save writes through the casebook: a new case on an item without one, else an edit of the
 item's case against the version the bar loaded, with the Edit form's state and conflict block
 (`components.casebook.case_panel`). The step reached is stored with the queue and is in the URL
-(`tpos`), so a reload or a later visit resumes there.
+(`tpos`), so a reload or a later visit resumes there. Each step scrolls the view's item (its
+`evidence` container: a Parason node, a FineProofs step, a MARS trace) into sight below the bar,
+as present mode does.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ from components.casebook.case_panel import (
     form_key,
     load_form,
 )
-from components.common.browser import navigate
+from components.common.browser import focus_evidence, navigate
 from components.common.casebook import (
+    EVIDENCE_PREFIX,
     VERDICTS,
     MissingAuthor,
     author,
+    presenting,
     readonly,
     remember_author,
     store,
@@ -234,6 +238,8 @@ def triage_bar(here: str = "") -> None:
     with st.container(border=True, key=BAR_KEY):
         _bar(book, queue, pos, case, n_cases, done, here)
     _keys(queue.id)
+    if not presenting():  # the view's item below the bar, as present mode brings it
+        focus_evidence(EVIDENCE_PREFIX, nonce=f"{queue.id}:{pos}", key="tq_focus")
 
 
 def name_input() -> None:

@@ -10,11 +10,16 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from cache.casebook.queue_items import QueueItem
 from cache.casebook.store import CaseStore, open_store
+from cache.sample.parason import make_uuid
 from components.common.casebook import tag_suggestions
+from components.common.triage import item_path
+from components.parason.cases import queue_items
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
@@ -126,7 +131,9 @@ def test_j13_triage_a_filtered_table(
     page.context.close()
 
 
-def test_j13_keys_right_after_a_step_apply_once(browser: Browser, server: str, db_url: str) -> None:
+def test_j13_keys_right_after_a_step_apply_once(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
     """Regression: keys pressed with no wait after a step each apply once, to the item the step
     opened. `j`, then `2` `v` `Enter` three times in a row (each Enter steps on): three cases,
     each with the tag once (a second `2` would remove it) and the first verdict (a second `v`
@@ -134,21 +141,60 @@ def test_j13_keys_right_after_a_step_apply_once(browser: Browser, server: str, d
     previous key's run was in flight, and Streamlit's restarted run dropped a button press."""
     store = open_store(db_url)
     _purge(store)
+    uuids = pl.read_parquet(sample_root / "parason/sft-1x/train.parquet", columns=["uuid"])
+    rows = [(u, f"q {n}") for n, u in enumerate(uuids["uuid"].head(5).to_list())]
+    queue = store.create_queue("keys", "test", queue_items("sft-1x", rows, {}))
     page = new_page(browser, {"width": 1440, "height": 900})
-    n = _open_queue(page, server)
-    labels = [page.get_by_test_id("tq-label").inner_text()]
+    open_url(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}")
+    _keys_ready(page)
     name = page.get_by_placeholder("Your name (needed to save)")
     name.fill("J13 keys")
     name.press("Enter")
     expect(name).to_have_count(0)
     for key in ["j", *["2", "v", "Enter"] * 3]:
         page.keyboard.press(key)
-    expect(_position(page)).to_have_text(f"5 of {n}")
+    expect(_position(page)).to_have_text("5 of 5")
     settled(page)
     cases = store.list_cases(author="J13 keys")
-    assert len(cases) == 3 and labels[0] not in {c.title for c in cases}
+    assert sorted(c.item["uuid"] for c in cases) == sorted(u for u, _ in rows[1:4])
     tag = tag_suggestions("parason")[1]
     assert all(c.tags == (tag,) and c.verdict == "confirmed" for c in cases)
-    expect(page.locator(".st-key-tq_bar")).to_contain_text(f"3 of {n} have cases")
+    expect(page.locator(".st-key-tq_bar")).to_contain_text("3 of 5 have cases")
+    no_exception(page)
+    page.context.close()
+
+
+def _items_of_every_dataset(sample_root: Path) -> list[tuple[QueueItem, str]]:
+    """(a queue item of each dataset, its view's item container): a MARS trace, a FineProofs
+    step and a Parason node, each below its view's header."""
+    problem, sample = pl.read_parquet(
+        sample_root / "fineproofs/data/prefix_values.parquet",
+        columns=["problem_id", "sample_index"],
+    ).row(0)
+    mars = {"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": "3", "trace": "5"}
+    fp = {"problem": str(problem), "sample": str(sample), "prefix": "2"}
+    node = {"subset": "sft-1x", "uuid": make_uuid("not-div-7-11"), "node": "b1t0"}
+    return [
+        (QueueItem("mars", (*mars.items(), ("view", "Single trace")), mars, "trace"), "mars_trace"),
+        (QueueItem("fineproofs", (*fp.items(), ("view", "Trace")), fp, "step"), "fp_step"),
+        (QueueItem("parason", tuple(node.items()), node, "node"), "parason_node"),
+    ]
+
+
+def test_j13_each_item_is_brought_into_view(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
+    """At 1024x768 the bar is not pinned and a view's header (MARS: file picker, question
+    overview, metrics) fills the first screen: each step scrolls the item into sight."""
+    items = _items_of_every_dataset(sample_root)
+    queue = open_store(db_url).create_queue("every dataset", "test", [i for i, _ in items])
+    page = new_page(browser, {"width": 1024, "height": 768})
+    open_url(page, f"{server}/{item_path(queue.id, items[0][0], 1)}")
+    for n, (_, key) in enumerate(items, start=1):
+        if n > 1:
+            page.keyboard.press("j")
+        expect(_position(page)).to_have_text(f"{n} of {len(items)}")
+        _keys_ready(page)
+        expect(page.locator(f".st-key-rte_evidence_{key}")).to_be_in_viewport()
     no_exception(page)
     page.context.close()
