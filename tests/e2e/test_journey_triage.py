@@ -142,7 +142,9 @@ def test_j13_keys_right_after_a_step_apply_once(
     store = open_store(db_url)
     _purge(store)
     uuids = pl.read_parquet(sample_root / "parason/sft-1x/train.parquet", columns=["uuid"])
-    rows = [(u, f"q {n}") for n, u in enumerate(uuids["uuid"].head(5).to_list())]
+    rows: list[tuple[str, object]] = [
+        (u, f"q {n}") for n, u in enumerate(uuids["uuid"].head(5).to_list())
+    ]
     queue = store.create_queue("keys", "test", queue_items("sft-1x", rows, {}))
     page = new_page(browser, {"width": 1440, "height": 900})
     open_url(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}")
