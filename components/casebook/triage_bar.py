@@ -79,15 +79,14 @@ _CSS = f"""<style>
 
 
 def _keys(queue_id: str) -> None:
-    """The key listener, once per page (in the sidebar: a zero-height element costs no room). A
-    new `run` token each time the bar is drawn tells it the run of its last key has ended."""
+    """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
     global _COMPONENT
     if _COMPONENT is None:
         _COMPONENT = st.components.v2.component(
             "rte_triage_keys", js=_JS_FILE.read_text(encoding="utf-8")
         )
     with st.sidebar:
-        _COMPONENT(key="rte_triage_keys", data={"run": uuid.uuid4().hex, "qid": queue_id}, height=0)
+        _COMPONENT(key="rte_triage_keys", data={"qid": queue_id}, height=0)
 
 
 def verdict_choices(current: str | None) -> list[str | None]:
@@ -262,7 +261,9 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     return (
         f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
         f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
-        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
+        # a new token each run: the key listener knows the run of its last key has drawn the bar
+        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position' "
+        f"data-run='{uuid.uuid4().hex}'>{pos} of "
         f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
         f"{mark}</div>"
     )

@@ -6,13 +6,13 @@
 // Keys are applied one at a time, in the order pressed. A click sent while the app's script runs
 // restarts that run with the click's widget state only, which drops the running one's button
 // press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
-// key before it has drawn the bar again (the server hands this component a new `run` token each
-// time it draws the bar) and no script runs. Keys still waiting when a step loads another page
+// key before it has drawn the bar again (each run writes a new `data-run` token into the bar's
+// position) and no script runs. Keys still waiting when a step loads another page
 // are kept in sessionStorage and applied on that page.
 const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
-const state = window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, run: null, qid: null });
+const state = window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, qid: null });
 
 function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
@@ -20,6 +20,11 @@ function control(name, tag) {
 
 function noteField() {
   return document.querySelector(`${BAR} textarea`); // the bar's one text area
+}
+
+function drawnRun() {
+  const pos = document.querySelector(`${BAR} [data-testid="tq-position"]`);
+  return pos ? pos.dataset.run : null;
 }
 
 function running() {
@@ -66,7 +71,7 @@ function apply(action) {
 function pump() {
   while (state.queue.length) {
     if (state.wait) {
-      const drawn = state.run !== state.wait.run && !running();
+      const drawn = drawnRun() !== state.wait.run && !running();
       if (!drawn && Date.now() - state.wait.since < GIVE_UP_MS) {
         requestAnimationFrame(pump);
         return;
@@ -78,7 +83,7 @@ function pump() {
       return;
     }
     const action = state.queue.shift();
-    if (apply(action)) state.wait = { run: state.run, since: Date.now() };
+    if (apply(action)) state.wait = { run: drawnRun(), since: Date.now() };
   }
 }
 
@@ -120,7 +125,6 @@ function keep() {
 
 export default function (component) {
   const d = (component && component.data) || {};
-  state.run = d.run || null;
   if (d.qid) state.qid = d.qid;
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
