@@ -207,7 +207,8 @@ def _export_bytes(args: argparse.Namespace, fmt: ExportFormat) -> tuple[bytes, s
     """The file's bytes and what it holds, in words."""
     cases, cols, title, description = _export_set(args)
     if fmt == "html":
-        return report_html(cases, title, description).encode("utf-8"), f"{len(cases)} case(s)"
+        html = report_html(cases, title, description, maths=args.maths)
+        return html.encode("utf-8"), f"{len(cases)} case(s)"
     if args.labels:
         labels = step_labels(cases)
         if labels.no_step_index:
@@ -289,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
                 "the static report",
             )
             q.add_argument("--collection", help="a collection's cases (name or id), in order")
+            q.add_argument(
+                "--maths",
+                action="store_true",
+                help="html: typeset the notes' formulas (Streamlit's KaTeX, embedded inline)",
+            )
             q.add_argument(
                 "--labels",
                 action="store_true",

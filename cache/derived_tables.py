@@ -141,12 +141,13 @@ MARS_TEXTS = DerivedTable(
 )
 FINEPROOFS_TEXTS = DerivedTable(
     name="fineproofs-texts",
-    version=1,
+    version=2,
     dataset=FINEPROOFS.name,
     inputs=(FINEPROOFS_PREFIX_FILE,),
     params=("trace shards present",),
     built_by="analysis.fineproofs.texts.text_tables",
-    history=_TEXTS_HISTORY + " (a trace step, the problem)",
+    history=_TEXTS_HISTORY
+    + " (a trace step, the problem); 2: a trace step's `correct` from its endpoint grade (7/7)",
 )
 
 TABLES: tuple[DerivedTable, ...] = (

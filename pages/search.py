@@ -29,10 +29,10 @@ with guard("the search texts"):
     texts = corpus()
     for name, problem in texts.problems.items():
         st.warning(f"{texts.titles.get(name, name)} is not searched: {problem}")
-    filters = filter_bar(texts)
     if not query.text:
-        empty_state()
+        empty_state()  # the filters come with a query: nothing to narrow before it
     else:
+        filters = filter_bar(texts)
         compiled = compiled_or_message(query)
         if compiled is not None:
             results(texts, compiled, filters, dict(source_pairs()))

@@ -119,7 +119,7 @@ VERSIONS = {
     "fineproofs-depth": 3,
     "parason-texts": 1,
     "mars-texts": 1,
-    "fineproofs-texts": 1,
+    "fineproofs-texts": 2,  # 2: a trace step's correctness from its endpoint grade
 }
 
 

@@ -6,6 +6,11 @@ Why cut at the ends: a prefix holds the text up to its step's end, so the piece 
 previous step's end and this one's is what that step adds; the pieces cover the text exactly
 once (the text after the last step is a piece of its own, opened without a prefix). Offsets in
 the trace files are UTF-16 (`analysis.fineproofs.utf16`).
+
+A row's `correct` is its trace's: the base trace's endpoint grade (role `endpoint`) at full marks
+(7/7) is correct, any lower grade wrong, no endpoint grade (or one outside [0, 1]) unknown
+(`docs/formats/prefix-values.md`, "Correct proofs"). A problem statement, shared by its traces,
+has none.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from cache.sources import SourceConfig, available_files, resolve_file
 from cache.store import derived_table
 from cache.text_tables import TextRows
 
+FULL_MARKS = 1.0  # the endpoint grade of a correct proof: 7/7, normalised
+_TOLERANCE = 1e-9  # k/7 stored as a float
 NAME = FINEPROOFS_TEXTS.name
 VERSION = FINEPROOFS_TEXTS.version
 VIEW = FINEPROOFS.views[0].name
@@ -47,6 +54,34 @@ def ordinals(prefix_path: Path) -> dict[tuple[str, int], dict[int, int]]:
     for pid, sample, step, ordinal in df.iter_rows():
         out.setdefault((pid, int(sample)), {})[int(step)] = int(ordinal)
     return out
+
+
+def proof_correct(grade: float | None) -> bool | None:
+    """A proof's correctness from its endpoint grade: full marks correct, less wrong, no grade
+    (or not a grade in [0, 1]) unknown."""
+    if grade is None or not -_TOLERANCE <= grade <= FULL_MARKS + _TOLERANCE:  # NaN fails too
+        return None
+    return grade >= FULL_MARKS - _TOLERANCE
+
+
+def correctness(prefix_path: Path) -> dict[tuple[str, int], bool | None]:
+    """(problem id lower-cased, sample) -> the trace's correctness (`proof_correct` of its first
+    endpoint grade; a file without the endpoint role: none known)."""
+    names = pl.scan_parquet(prefix_path).collect_schema().names()
+    roles = map_roles(names, FINEPROOFS_ROLES, PREFIX_FILE, "FineProofs prefix")
+    if not roles.has("endpoint"):
+        return {}
+    cols = [str(roles[r]) for r in ("problem", "sample", "endpoint")]  # all three present
+    df = pl.read_parquet(prefix_path, columns=cols)
+    df = df.select(
+        pl.col(cols[0]).str.to_lowercase().alias("pid"),
+        pl.col(cols[1]).alias("sample"),
+        pl.col(cols[2]).cast(pl.Float64, strict=False).fill_nan(None).alias("grade"),
+    ).drop_nulls(["pid", "sample"])
+    firsts = df.group_by("pid", "sample", maintain_order=True).agg(
+        pl.col("grade").drop_nulls().first()
+    )
+    return {(pid, int(s)): proof_correct(g) for pid, s, g in firsts.iter_rows()}
 
 
 def pieces(rec: TraceRecord) -> list[tuple[int | None, str]]:
@@ -73,6 +108,7 @@ def pieces(rec: TraceRecord) -> list[tuple[int | None, str]]:
 def build(prefix_path: Path, shards: list[Path], progress: ProgressFn | None = None) -> pa.Table:
     hook = progress or no_progress
     steps = ordinals(prefix_path)
+    graded = correctness(prefix_path)
     rows = TextRows()
     problems: set[str] = set()
     for n, shard in enumerate(shards):
@@ -93,6 +129,7 @@ def build(prefix_path: Path, shards: list[Path], progress: ProgressFn | None = N
                 problems.add(pid)
                 rows.add(field="problem", text=problem, query=at, **common)
             known = steps.get((pid, sample), {})
+            correct = graded.get((pid, sample))
             for step, text in pieces(rec):
                 ordinal = known.get(step) if step is not None else None
                 rows.add(
@@ -100,6 +137,7 @@ def build(prefix_path: Path, shards: list[Path], progress: ProgressFn | None = N
                     text=text,
                     query={**at, "prefix": ordinal},
                     locator=f"step {step}" if step is not None else "",
+                    correct=correct,
                     **common,
                 )
     hook(1.0, "FineProofs texts")

@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 
 from analysis.search.corpus import builders, load_corpus
-from analysis.search.engine import Filters
+from analysis.search.engine import TIME_LIMIT, Filters
 from analysis.search.query import Query, QueryError, compile_query
 from analysis.search.results import counts, page
 from cache.casebook.store import open_store
@@ -33,12 +33,15 @@ def run(args: argparse.Namespace) -> int:
     corpus = load_corpus(cases=cases, datasets=wanted)
     filters = Filters(datasets=tuple(wanted or ()))
     first = page(corpus, compiled, filters, size=args.limit)
-    total = counts(corpus, compiled, filters)
+    # a regex stopped on a row would stop there again: no second wait for the count
+    total = counts(corpus, compiled, filters, time_limit=0.0 if first.stuck else TIME_LIMIT)
+    stuck = first.stuck or total.stuck
     out = {
         "query": asdict(query),
         "total_hits": total.total,
         "rows_with_hits": total.rows,
         "timed_out": total.timed_out,
+        "too_slow": stuck.message() if stuck else None,
         "unreadable": corpus.problems,
         "per_dataset": total.per_dataset.to_dicts(),
         "per_group": total.per_group.to_dicts(),

@@ -6,28 +6,36 @@ hold a hit (`query`: plain text exactly, a regex through a literal every hit con
 counts a plain query's hits itself (`row_counts`). Python's `re` then finds the hits. Plain text is scanned
 over many rows joined by NUL at once (a literal without NUL never matches across one, so the
 hits are the per-row hits); a regular expression row by row (`^`, `$`, lookarounds and `\\b`
-see one row's text). A first page stops as soon as it has its hits; a full count stops at a
-time limit and says so.
+see one row's text) in a worker process (`worker`), which is killed when one row outlasts the
+time limit (a pattern such as `(a|aa)+$` can backtrack for ever on a long row, and `re` cannot
+be stopped in the server's own process). A first page stops as soon as it has its hits; every
+scan stops at a time limit and says so, and names the row it was killed on.
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
+from analysis.search import worker
 from analysis.search.corpus import Corpus
 from analysis.search.query import Compiled
 
 SEP = "\x00"
 CHUNK = 2_000  # rows scanned by Python at once
+WORKER_CHUNK = 50_000  # rows sent to the worker at once (each exchange waits on the scheduler)
 NARROW_CHUNK = 20_000  # rows polars narrows at first; each next slice is twice as long
 NARROW_MAX = 640_000
 TIME_LIMIT = 20.0  # seconds a full count may scan
+PAGE_TIME_LIMIT = 5.0  # seconds a page of hits may scan
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,8 @@ class Scan:
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)
     stopped: bool = False  # a first page: more rows may hold hits
-    timed_out: bool = False  # a full count hit TIME_LIMIT
+    timed_out: bool = False  # the scan hit its time limit
+    stuck_row: int | None = None  # the row a regex was still running on at the limit
     scanned_rows: int = 0
 
     def __len__(self) -> int:
@@ -96,15 +105,23 @@ def row_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> pl.DataF
     )
 
 
-def candidates(corpus: Corpus, compiled: Compiled, filters: Filters) -> Iterator[pl.DataFrame]:
-    """(row, text) of the rows that may hold a hit, in corpus order, a slice at a time (a
-    first page narrows only the slices it reads)."""
+def candidates(
+    corpus: Corpus, compiled: Compiled, filters: Filters, grow_to: int | None = None
+) -> Iterator[pl.DataFrame]:
+    """(row, text) of the rows that may hold a hit, in corpus order, `CHUNK` rows at a time, or
+    with `grow_to` twice as many each time up to it (a first page narrows only the slices it
+    reads, and sends the worker only a little more than it needs)."""
+    step = CHUNK
     frame = filters.apply(corpus.frame.select("row", "text", "dataset", "group", "correct"))
     start, size = 0, NARROW_CHUNK
     while start < frame.height:
         found = narrow(frame.slice(start, size), compiled)
-        for sub in range(0, found.height, CHUNK):
-            yield found.slice(sub, CHUNK)
+        sub = 0
+        while sub < found.height:
+            yield found.slice(sub, step)
+            sub += step
+            if grow_to is not None:
+                step = min(2 * step, grow_to)
         start, size = start + size, min(2 * size, NARROW_MAX)
 
 
@@ -131,20 +148,45 @@ def _scan_joined(chunk: pl.DataFrame, compiled: Compiled, out: Scan, limit: int 
 def _scan_rows(
     chunk: pl.DataFrame, compiled: Compiled, out: Scan, limit: int | None, deadline: float
 ) -> bool:
-    finditer = compiled.pattern.finditer
-    for n, (row, text) in enumerate(
-        zip(chunk["row"].to_list(), chunk["text"].to_list(), strict=True)
-    ):
-        for m in finditer(text):
-            out.rows.append(row)
-            out.starts.append(m.start())
-            out.ends.append(m.end())
-            if limit is not None and len(out) >= limit:
-                return True
-        if n % 1000 == 999 and time.monotonic() > deadline:
-            out.timed_out = True
-            return True
-    return False
+    rows = chunk["row"].to_list()
+    left = None if limit is None else limit - len(out)
+    found = worker.run(compiled.pattern, batch(chunk["text"]), left, deadline)
+    out.rows.extend(rows[i] for i in found.index)
+    out.starts.extend(found.starts)
+    out.ends.extend(found.ends)
+    if found.stuck is not None:
+        out.stuck_row = rows[found.stuck]
+    if found.timed_out:
+        out.timed_out = True
+        return True
+    return limit is not None and len(out) >= limit
+
+
+def batch(texts: pl.Series) -> worker.Batch:
+    """A column of texts as the worker takes them: its UTF-8 bytes and their offsets, as arrow
+    holds them (no Python string made)."""
+    arr = texts.to_arrow()
+    arr = (arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr).cast(
+        pa.large_string()
+    )
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    data = memoryview(data_buf)[lo:hi] if data_buf is not None else b""
+    return worker.Batch(array("q", (offsets - lo).tobytes()), data)
+
+
+def count_in(compiled: Compiled, texts: list[str], time_limit: float) -> list[int] | None:
+    """The hits in each text (a regex in the worker), or None past the time limit."""
+    if not compiled.query.regex:
+        return [sum(1 for _ in compiled.pattern.finditer(t)) for t in texts]
+    found = worker.run(compiled.pattern, texts, None, time.monotonic() + time_limit)
+    if found.timed_out:
+        return None
+    out = [0] * len(texts)
+    for i in found.index:
+        out[i] += 1
+    return out
 
 
 def scan(
@@ -159,7 +201,7 @@ def scan(
     deadline = time.monotonic() + time_limit
     out = Scan()
     joined = _joined(compiled)
-    for chunk in candidates(corpus, compiled, filters):
+    for chunk in candidates(corpus, compiled, filters, None if joined else WORKER_CHUNK):
         full = (
             _scan_joined(chunk, compiled, out, limit)
             if joined

@@ -10,12 +10,21 @@ astral-plane character is one).
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from analysis.search.corpus import Corpus
-from analysis.search.engine import NO_FILTERS, Filters, Scan, row_counts, scan
+from analysis.search.engine import (
+    NO_FILTERS,
+    PAGE_TIME_LIMIT,
+    TIME_LIMIT,
+    Filters,
+    Scan,
+    count_in,
+    row_counts,
+    scan,
+)
 from analysis.search.query import Compiled
 from cache.text_tables import pairs_of
 
@@ -65,12 +74,44 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Stuck:
+    """The row a regular expression was stopped on: which text, how long."""
+
+    dataset: str  # its title
+    label: str
+    field: str
+    chars: int
+
+    def message(self) -> str:
+        return (
+            f"This pattern took too long on {self.dataset} · {self.label} ({self.field}, "
+            f"{self.chars:,} characters) and was stopped. {TRY_INSTEAD}"
+        )
+
+
+TRY_INSTEAD = (
+    "Try a pattern that can match a text in only one way: no alternation or repeat whose parts "
+    "overlap under another repeat (write `a+` for `(a|aa)+`), an anchor or a literal word it "
+    "must contain, a dataset filter, or the plain text switched on instead of a regex."
+)
+
+
+def stuck_at(corpus: Corpus, row: int | None) -> Stuck | None:
+    if row is None:
+        return None
+    r = corpus.frame.row(row, named=True)
+    title = corpus.titles.get(r["dataset"], r["dataset"])
+    return Stuck(title, r["label"], r["field"], len(r["text"]))
+
+
+@dataclass(frozen=True)
 class Page:
     hits: list[Hit]
     number: int  # 0-based
     size: int
     has_more: bool
     timed_out: bool
+    stuck: Stuck | None = None  # the row a regex was stopped on
 
 
 def hits_of(corpus: Corpus, found: Scan, lo: int = 0, hi: int | None = None) -> list[Hit]:
@@ -112,12 +153,16 @@ def page(
     filters: Filters = NO_FILTERS,
     number: int = 0,
     size: int = PAGE_SIZE,
+    time_limit: float | None = None,
 ) -> Page:
-    """Page `number` of the hits: the scan stops one hit after it."""
+    """Page `number` of the hits: the scan stops one hit after it (or at the time limit,
+    `PAGE_TIME_LIMIT` unless given)."""
     first = number * size
-    found = scan(corpus, compiled, filters, limit=first + size + 1)
+    limit = PAGE_TIME_LIMIT if time_limit is None else time_limit
+    found = scan(corpus, compiled, filters, limit=first + size + 1, time_limit=limit)
     hits = hits_of(corpus, found, first, first + size)
-    return Page(hits, number, size, len(found) > first + size, found.timed_out)
+    stuck = stuck_at(corpus, found.stuck_row)
+    return Page(hits, number, size, len(found) > first + size, found.timed_out, stuck)
 
 
 @dataclass(frozen=True)
@@ -128,16 +173,22 @@ class Counts:
     per_group: pl.DataFrame  # dataset, group, hits, items
     per_item: pl.DataFrame  # dataset, group, item, label, hits (most hits first)
     timed_out: bool
+    stuck: Stuck | None = None  # the row a regex was stopped on
 
 
-def counts(corpus: Corpus, compiled: Compiled, filters: Filters = NO_FILTERS) -> Counts:
+def counts(
+    corpus: Corpus,
+    compiled: Compiled,
+    filters: Filters = NO_FILTERS,
+    time_limit: float = TIME_LIMIT,
+) -> Counts:
     """Every hit counted (up to the time limit): per dataset, subset/file and item."""
     per_row = row_counts(corpus, compiled, filters)
-    timed_out = False
+    timed_out, stuck = False, None
     if per_row is None:  # a regex: Python finds its hits
-        found = scan(corpus, compiled, filters)
+        found = scan(corpus, compiled, filters, time_limit=time_limit)
         per_row = found.frame().group_by("row").agg(pl.len().alias("hits"))
-        timed_out = found.timed_out
+        timed_out, stuck = found.timed_out, stuck_at(corpus, found.stuck_row)
     joined = per_row.join(
         corpus.frame.select("row", "dataset", "group", "item", "label"), on="row", how="left"
     )
@@ -151,7 +202,7 @@ def counts(corpus: Corpus, compiled: Compiled, filters: Filters = NO_FILTERS) ->
     per_dataset = per_item.group_by("dataset").agg(*sums).sort("first").drop("first")
     per_item = per_item.drop("first")
     total = int(per_row["hits"].sum()) if per_row.height else 0
-    return Counts(total, per_row.height, per_dataset, per_group, per_item, timed_out)
+    return Counts(total, per_row.height, per_dataset, per_group, per_item, timed_out, stuck)
 
 
 def group_by_item(hits: list[Hit]) -> list[tuple[Hit, list[Hit]]]:
@@ -170,10 +221,10 @@ def group_by_item(hits: list[Hit]) -> list[tuple[Hit, list[Hit]]]:
 
 
 def item_hits(
-    corpus: Corpus, compiled: Compiled, hits: list[Hit]
+    corpus: Corpus, compiled: Compiled, hits: list[Hit], time_limit: float = PAGE_TIME_LIMIT
 ) -> dict[tuple[str, str, str], int]:
     """Every hit of the items on a page, counted over those items' rows alone (a page shows
-    its items' counts without waiting for the full count)."""
+    its items' counts without waiting for the full count); empty past the time limit."""
     keys = {(h.dataset, h.file, h.item) for h in hits}
     if not keys:
         return {}
@@ -181,12 +232,42 @@ def item_hits(
     rows = corpus.frame.select("dataset", "file", "item", "text").filter(
         pl.col("item").is_in(items)
     )
+    mine = [r for r in rows.iter_rows() if (r[0], r[1], r[2]) in keys]
+    found = count_in(compiled, [r[3] for r in mine], time_limit)
     out: dict[tuple[str, str, str], int] = {}
-    finditer = compiled.pattern.finditer
-    for r in rows.iter_rows():
-        if (r[0], r[1], r[2]) not in keys:
-            continue
-        n = sum(1 for _ in finditer(r[3]))
+    for r, n in zip(mine, found or (), strict=False):
         if n:
             out[(r[0], r[1], r[2])] = out.get((r[0], r[1], r[2]), 0) + n
+    return out
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A dataset's texts the correctness filter leaves out because the data gives them none."""
+
+    items: int  # items with at least one such text
+    whole: int  # ... of which every text has none (the item is not searched at all)
+    fields: tuple[str, ...]  # what those texts are (question, case note ...)
+
+
+def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
+    """dataset -> what the correctness filter leaves out for want of a correctness, within the
+    other filters (datasets in corpus order); empty when the filter is off."""
+    if filters.correct is None:
+        return {}
+    scope = replace(filters, correct=None).apply(
+        corpus.frame.select("dataset", "group", "file", "item", "field", "correct")
+    )
+    unknown = pl.col("correct").is_null()
+    per_item = scope.group_by("dataset", "file", "item", maintain_order=True).agg(
+        unknown.any().alias("some"), unknown.all().alias("all")
+    )
+    per_item = per_item.filter(pl.col("some"))
+    out = {}
+    for d in per_item["dataset"].unique(maintain_order=True).to_list():
+        mine = per_item.filter(pl.col("dataset") == d)
+        fields = scope.filter((pl.col("dataset") == d) & unknown)["field"].unique(
+            maintain_order=True
+        )
+        out[d] = LeftOut(mine.height, int(mine["all"].sum()), tuple(fields.to_list()))
     return out

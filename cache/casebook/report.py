@@ -10,6 +10,12 @@ built only from the explorer's own views and URL-encoded keys (`cache.casebook.l
 explorer's public address (`base_url`, else `RTE_PUBLIC_URL`) it is a live link; without one the
 path is shown as plain text, since a relative link does not work from a saved file; a case whose
 view is not the explorer's gets no link at all.
+
+With `maths` (the app's "Render maths" switch, URL key `maths`), the notes' formulas are wrapped
+for typesetting (`md_html(maths=True)`), and a report that holds one embeds Streamlit's KaTeX
+inline under a strict Content-Security-Policy (`cache.casebook.report_maths`): still one file
+that loads nothing. Without a formula, or without KaTeX, the report is the same as without
+`maths` (no script).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from cache.casebook.palette import (
     REPORT_RULE,
     REPORT_TEXT,
 )
+from cache.casebook.report_maths import FORMULA_MARK, inline_katex, maths_head
 from cache.safe_html import esc, md_html
 
 _STYLE = f"""
@@ -98,8 +105,9 @@ def picture(case: Case) -> str:
     return "<p class='meta'>No picture stored at capture.</p>"
 
 
-def case_section(case: Case, base: str = "") -> str:
-    """One case's section. `base` is an already checked explorer address (see `report_base`)."""
+def case_section(case: Case, base: str = "", maths: bool = False) -> str:
+    """One case's section. `base` is an already checked explorer address (see `report_base`);
+    with `maths` the note's formulas are wrapped for the typesetter."""
     title = esc(case.title or default_title(case.dataset, case.item))
     tags = "".join(f"<span class='tag'>{esc(t)}</span>" for t in case.tags)
     keys = " · ".join(f"{esc(k)} {esc(v)}" for k, v in case.item.items())
@@ -122,19 +130,26 @@ def case_section(case: Case, base: str = "") -> str:
         f"<div>{tags}</div>"
         + picture(case)
         + (f"<table class='fig'>{figures}</table>" if figures else "")
-        + (f"<div class='note'>{md_html(case.note)}</div>" if case.note else "")
+        + (f"<div class='note'>{md_html(case.note, maths=maths)}</div>" if case.note else "")
         + f"<div class='meta'>{case_link(case, base)}</div>"
         "</section>"
     )
 
 
 def report_html(
-    cases: Sequence[Case], title: str, description: str = "", base_url: str = ""
+    cases: Sequence[Case],
+    title: str,
+    description: str = "",
+    base_url: str = "",
+    maths: bool = False,
 ) -> str:
     """The whole report as one HTML document. Case links are live under `base_url` (e.g. the
-    team server's address) or, without it, `RTE_PUBLIC_URL`; with neither they are plain paths."""
+    team server's address) or, without it, `RTE_PUBLIC_URL`; with neither they are plain paths.
+    `maths` typesets the notes' formulas (KaTeX inline, only when a note holds one)."""
     base = report_base(base_url)
-    body = "".join(case_section(c, base) for c in cases)
+    katex = inline_katex() if maths else None
+    body = "".join(case_section(c, base, maths=katex is not None) for c in cases)
+    head = maths_head(katex) if katex is not None and FORMULA_MARK in body else ""
     now = dt.datetime.now(tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sub = f"{len(cases)} case(s) · exported {now}"
     hint = (
@@ -146,7 +161,8 @@ def report_html(
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
+        + head
+        + f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{esc(title)}</h1><p class='sub'>{esc(sub)}</p>"
         + (f"<p>{esc(description)}</p>" if description else "")
         + hint

@@ -19,7 +19,7 @@ from cache.datasets import DATASETS
 from cache.paths import sample_dir
 from cache.progress import ProgressFn, scaled
 
-SAMPLE_VERSION = 4  # bump when a generator changes, so old samples are rebuilt
+SAMPLE_VERSION = 5  # bump when a generator changes, so old samples are rebuilt
 SAMPLE_SEED = 20261129
 
 

@@ -8,11 +8,16 @@ docs/formats/datasets.md: heavy-tailed lengths (median ~10k tokens, 64k cap), pe
 probes at every multiple of 2048 below the length plus the end, `avg_conf` = mean of the 2048
 stored confidences before the position, early probe answers often garbage and converging to the
 final answer. A few files miss some rows. Everything is vectorised with numpy.
+
+The files of one benchmark share its questions (`Questions`: ground truths with their spellings
+and difficulties, drawn once with the benchmark's first file), as on the Hub, where the models
+answered the same problems; each model's traces are its own draw.
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -466,6 +471,22 @@ def _difficulties(rng: np.random.Generator) -> np.ndarray:
     return p
 
 
+@dataclass(frozen=True)
+class Questions:
+    """What a benchmark's files share per question (index = qid mod 30): the ground truth with
+    its equivalent spellings, and the success rate every model's traces are drawn with."""
+
+    truths: list[tuple[str, list[str]]]
+    difficulty: np.ndarray
+
+
+def draw_questions(kind: str, rng: np.random.Generator) -> Questions:
+    """A benchmark's 30 questions, drawn from `rng` (the draws a file made on its own before
+    files shared them, so the benchmark's first file stays as it was)."""
+    truths = _ground_truths(kind, rng)
+    return Questions(truths, _difficulties(rng))
+
+
 # how the generated files are written: zstd, dictionaries only for the short answer columns, the
 # float16 confidences byte-stream split (a copy of a generated file must keep these, or it decodes
 # at another speed: dictionary-encoded float16 reads markedly slower than the split)
@@ -495,15 +516,17 @@ def write_file(
     garbage: str = "sample",
     row_group_rows: int | None = None,
     overlap: bool = False,
-) -> None:
+    questions: Questions | None = None,
+) -> Questions:
     """Write one MARS file, one row group per question (or `row_group_rows` rows each, across
-    questions), streaming (bounded memory). `garbage="realistic"` fills early probes with
-    `realistic_garbage()` instead of the sample's short list; `overlap` draws right and wrong
-    traces that overlap in confidence as real pools do (`_question`)."""
+    questions), streaming (bounded memory), and return its questions. `questions` are another
+    file's of the same benchmark (drawn here when None); `garbage="realistic"` fills early probes
+    with `realistic_garbage()` instead of the sample's short list; `overlap` draws right and
+    wrong traces that overlap in confidence as real pools do (`_question`)."""
     rng = np.random.default_rng(seed)
     junk = realistic_garbage() if garbage == "realistic" else GARBAGE
-    gts = _ground_truths(kind, rng)
-    diff = _difficulties(rng)
+    qs = questions if questions is not None else draw_questions(kind, rng)
+    gts, diff = qs.truths, qs.difficulty
     drops = np.zeros(n_questions, dtype=np.int64)
     if drop:
         for q in rng.choice(n_questions, size=drop, replace=True).tolist():
@@ -528,13 +551,17 @@ def write_file(
             if progress:
                 progress((q + 1) / n_questions, f"{path.name} q{q}")
     tmp.replace(path)
+    return qs
 
 
 def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
     """Write all 9 MARS files under `root` with the Hub repo's relative paths, plus the
-    repro_reference summaries of the DeepSeek-8B AIME 2025 file."""
+    repro_reference summaries of the DeepSeek-8B AIME 2025 file. A benchmark's first file draws
+    its questions, the others reuse them (same qids, ground truths, difficulties); every file
+    keeps its own seed for its traces and dropped rows."""
     root = Path(root)
     weights = np.array([n for _, _, n, _ in FILES], dtype=float)
+    shared: dict[str, Questions] = {}
     done = 0.0
     for i, (rel, kind, n_traces, drop) in enumerate(FILES):
         share = weights[i] / weights.sum()
@@ -543,7 +570,7 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
             if progress:
                 progress(_d + _s * f, m)
 
-        write_file(
+        shared[kind] = write_file(
             root / rel,
             kind,
             n_traces,
@@ -551,6 +578,7 @@ def write_sample(root: Path, progress: ProgressFn | None = None) -> None:
             drop=drop,
             progress=sub,
             overlap=True,
+            questions=shared.get(kind),
         )
         done += share
     write_reference(root)

@@ -13,6 +13,7 @@ from cache.casebook.io import Format, export_casebook, export_cases, labels_byte
 from cache.casebook.model import Case, Collection
 from components.casebook.report import report_html
 from components.common.downloads import download_file, file_stem
+from components.common.maths import maths_on
 
 FORMATS: tuple[Format, ...] = ("jsonl", "csv", "parquet")
 LABEL_FORMATS: tuple[Format, ...] = ("csv", "jsonl", "parquet")
@@ -55,10 +56,11 @@ def export_buttons(
                 mime=MIME[fmt],
             )
     description = collection.description if collection is not None else ""
+    maths = maths_on()  # "Render maths": the report typesets the notes' formulas too
     with row:
         download_file(
             lambda: report_html(
-                cases, title or f"Casebook: {len(cases)} case(s)", description
+                cases, title or f"Casebook: {len(cases)} case(s)", description, maths=maths
             ).encode(),
             f"{name}_report",
             "html",

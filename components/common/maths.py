@@ -4,11 +4,8 @@ One sidebar toggle (URL key `maths`, read by every view) decides whether a view 
 spans of its text (`cache.maths_spans`) for typesetting. The typesetting is KaTeX as Streamlit
 itself ships it (no CDN): its ES module `static/js/katex.<hash>.js`, its rules in
 `static/css/*.css` and its fonts in `static/media/KaTeX_*.woff2`, found by glob at run time since
-the hash changes with each release. When any part is missing, the switch says so and is off.
-
-Streamlit 1.67 pairs KaTeX 0.18's module with 0.16's stylesheet, and 0.18 writes some classes
-with a `katex-` prefix (`katex-strut`, `katex-stretchy`): each rule naming one of them is given
-the prefixed selector too (without it a `\\boxed{}` frame collapses to one side).
+the hash changes with each release (`cache.katex_static`, shared with the casebook's HTML
+report). When any part is missing, the switch says so and is off.
 
 KaTeX runs with `trust: false` (no `\\href`, `\\url`, `\\includegraphics`: nothing is fetched),
 and a formula that does not parse, or uses a command that trust refuses, keeps its escaped source:
@@ -18,19 +15,20 @@ it shows as written, never as a red error.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from cache.katex_static import font_faces as font_faces  # re-exported for the tests' imports
+from cache.katex_static import font_files, module_files, renamed_classes, stylesheet_rules
+from cache.katex_static import katex_rules as katex_rules
 from cache.maths_spans import MathSpan, maths_html, maths_spans
 from cache.safe_html import esc
 from components.common.url_state import bound
 
 MATHS_KEY = "maths"
 STATIC = Path(st.__file__).parent / "static" / "static"
-_FONT = re.compile(r"KaTeX_([A-Za-z0-9]+)-(Regular|Bold|Italic|BoldItalic)\.[\w-]+\.woff2$")
 
 
 @dataclass(frozen=True)
@@ -44,64 +42,13 @@ class KatexAssets:
     fonts: tuple[tuple[str, str, str, str], ...]  # (family, weight, style, path)
 
 
-def katex_rules(css: str, renamed: frozenset[str] = frozenset()) -> str:
-    """The top-level rules of a (minified) stylesheet whose selector names `.katex`; a selector
-    naming a class in `renamed` (`strut`) also gets its `katex-` form (`.katex-strut`)."""
-    out: list[str] = []
-    depth = 0
-    start = 0
-    for i, c in enumerate(css):
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                rule = css[start : i + 1].strip()
-                start = i + 1
-                head, body = rule.split("{", 1)
-                if ".katex" in head and not head.lstrip().startswith("@"):
-                    out.append(_with_aliases(head, renamed) + "{" + body)
-    return "".join(out)
-
-
-def _with_aliases(head: str, renamed: frozenset[str]) -> str:
-    if not renamed:
-        return head
-    token = re.compile(r"(?<![\w-])\.(" + "|".join(map(re.escape, sorted(renamed))) + r")(?![\w-])")
-    selectors = head.split(",")
-    aliases = [token.sub(r".katex-\1", sel) for sel in selectors]
-    return ",".join(selectors + [a for a, sel in zip(aliases, selectors, strict=True) if a != sel])
-
-
-def renamed_classes(js: str) -> frozenset[str]:
-    """The classes a KaTeX module writes with a `katex-` prefix (`katex-strut`): Streamlit 1.67
-    ships KaTeX 0.18's module with 0.16's stylesheet, which names them without it."""
-    names = set(re.findall(r"[`\"']katex-([a-z][a-z0-9-]*)[`\"']", js))
-    return frozenset(names - {"display", "html", "mathml", "error", "version"})
-
-
-def font_faces(names: list[str]) -> tuple[tuple[str, str, str, str], ...]:
-    """(family, weight, style, path) of each KaTeX font file name."""
-    faces = []
-    for name in sorted(names):
-        m = _FONT.search(name)
-        if m:
-            family, kind = m.groups()
-            weight = "700" if kind.startswith("Bold") else "400"
-            style = "italic" if kind.endswith("Italic") else "normal"
-            faces.append((f"KaTeX_{family}", weight, style, f"static/media/{name}"))
-    return tuple(faces)
-
-
 @functools.cache
 def katex_assets(static: Path = STATIC) -> KatexAssets | None:
     """Streamlit's own KaTeX, or None when this Streamlit does not ship all of it."""
-    modules = sorted(static.glob("js/katex.*.js"))
+    modules = module_files(static)
     renamed = renamed_classes(modules[-1].read_text(encoding="utf-8")) if modules else frozenset()
-    rules = "".join(
-        katex_rules(p.read_text(encoding="utf-8"), renamed) for p in static.glob("css/*.css")
-    )
-    fonts = font_faces([p.name for p in static.glob("media/KaTeX_*.woff2")])
+    rules = stylesheet_rules(static, renamed)
+    fonts = font_files(static)
     if not modules or ".katex{" not in rules.replace(" ", "") or not fonts:
         return None
     return KatexAssets(js=f"static/js/{modules[-1].name}", css=rules, fonts=fonts)

@@ -7,9 +7,11 @@ from pathlib import Path
 import streamlit as st
 
 from cache.datasets import DATASETS, DatasetInfo
-from cache.inventory import Inventory, human_size
+from cache.inventory import FileEntry, Inventory, human_size
 from components.common.formatting import DASH
 from components.common.links import page_of
+from components.common.md_table import md_table
+from components.common.safe_text import md_text
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -28,9 +30,9 @@ def view_links(dataset: str) -> list[tuple[str, str]]:
 # (docs/formats/datasets.md, "Sample realism"; tests/cache/test_sample_realism.py holds them)
 SAMPLE_NOTE = (
     "The bundled sample is synthetic. It is made realistic where a demo could mislead: on all 9 "
-    "MARS files right and wrong traces overlap in confidence (median per-question AUROC 0.66 to "
-    "0.67 per signal, 16 to 19 % of questions below 0.5, at most 1 % at 1.0), probed answers "
-    "flip (86 % of traces) and settle late (36 %); FineProofs values are noisy (10 of 48 traces "
+    "MARS files right and wrong traces overlap in confidence (median per-question AUROC 0.65 to "
+    "0.68 per signal, 17 to 19 % of questions below 0.5, none at 1.0), probed answers "
+    "flip (86 % of traces) and settle late (35 %); FineProofs values are noisy (10 of 48 traces "
     "recover after a drop, 10 flagged drops end right); 49 of 190 Parason 8x rows with extra "
     "Trials do not lengthen the critical path."
 )
@@ -43,17 +45,18 @@ def sample_note() -> None:
 
 
 def dataset_card(inv: Inventory) -> None:
+    """A dataset's card: its source, its three figures, a table of its files (a file with a
+    problem says it in its row), their columns and the derived tables on disk. Tables are
+    Markdown (`md_table`): a few rows that read at a glance, drawn without a data grid."""
     info = DATASETS[inv.dataset]
     ok = [f for f in inv.files if f.status == "ok"]
     st.subheader(info.title)
     st.caption(inv.source.describe())
-    # a wrapping row of content-wide metrics: three narrow columns beside the title cut the
-    # labels and figures at 1024 px ("Files avail…", "11…")
-    with st.container(horizontal=True, gap="large"):
-        st.metric("Files available", f"{len(ok)} / {len(inv.files)}", width="content")
-        st.metric("Rows", f"{sum(f.rows or 0 for f in ok):,}", width="content")
-        st.metric("On disk", human_size(sum(f.size_bytes or 0 for f in ok)), width="content")
-    rows = [
+    st.markdown(
+        " · ".join(f"{label} **{value}**" for label, value in card_figures(inv)),
+        help="Rows and size count the files that open (status ok).",
+    )
+    rows: list[dict[str, object]] = [
         {
             "file": f.relpath,
             "status": f.status if not f.problem else f"error: {f.problem}",
@@ -66,7 +69,7 @@ def dataset_card(inv: Inventory) -> None:
     for glob, count in inv.extra_files.items():
         status = f"{count} files" if count else "none in this source"
         rows.append({"file": glob, "status": status, "rows": None, "columns": None, "size": ""})
-    st.dataframe(rows, hide_index=True, width="stretch", placeholder=DASH)
+    st.markdown(md_table(rows, limit=300))
     if inv.source.kind == "hub" and len(ok) < len(inv.files):
         st.info(
             "Files are downloaded only when a view needs them. To fetch ahead of time: "
@@ -74,26 +77,13 @@ def dataset_card(inv: Inventory) -> None:
             icon="ℹ️",
         )
     with st.expander("Columns and types"):
-        for f in ok:
-            if f.columns:
-                st.markdown(f"**{f.relpath}**")
-                st.dataframe(
-                    [{"column": c, "type": t} for c, t in f.columns.items()],
-                    hide_index=True,
-                    width="stretch",
-                    placeholder=DASH,
-                )
+        st.markdown("\n".join(_columns_line(f) for f in ok if f.columns) or DASH)
     if inv.derived:
         total = sum(b for _n, b in inv.derived)
-        with st.expander(
-            f"Derived tables cached on disk: {len(inv.derived)} files, {human_size(total)}"
-        ):
-            st.dataframe(
-                [{"table": n, "size": human_size(b)} for n, b in inv.derived],
-                hide_index=True,
-                width="stretch",
-                placeholder=DASH,
-            )
+        listed = ", ".join(f"{md_text(n, 80)} ({human_size(b)})" for n, b in inv.derived)
+        st.caption(
+            f"Derived tables cached on disk: {len(inv.derived)} files, {human_size(total)}: {listed}"
+        )
     else:
         st.caption(
             "Derived tables cached on disk: none yet (built the first time a view needs them)."
@@ -102,3 +92,20 @@ def dataset_card(inv: Inventory) -> None:
         for page, label in view_links(inv.dataset):
             if (_REPO / page).exists():  # views appear as their files land
                 st.page_link(page, label=label, icon=":material/arrow_forward:", width="content")
+
+
+def card_figures(inv: Inventory) -> list[tuple[str, str]]:
+    """(label, value) of a card's three figures: files available, rows, size on disk."""
+    ok = [f for f in inv.files if f.status == "ok"]
+    return [
+        ("Files available", f"{len(ok)} / {len(inv.files)}"),
+        ("Rows", f"{sum(f.rows or 0 for f in ok):,}"),
+        ("On disk", human_size(sum(f.size_bytes or 0 for f in ok))),
+    ]
+
+
+def _columns_line(f: FileEntry) -> str:
+    """A file's columns and their types as one Markdown list item (names escaped: a local
+    folder's files are the user's)."""
+    cols = " · ".join(f"{md_text(c, 80)} ({md_text(t, 60)})" for c, t in f.columns.items())
+    return f"- **{md_text(f.relpath, 200)}**: {cols}"

@@ -18,10 +18,11 @@ from components.common import theme
 from components.common.cached import present_files
 from components.common.click_text import text_block
 from components.common.deeplink import LinkNotes
-from components.common.formatting import DASH, fmt_num, fmt_quantity
+from components.common.formatting import DASH, fmt_kilo, fmt_num, fmt_quantity
 from components.common.guards import guard
 from components.common.lite_chart import lite_chart
 from components.common.maths import maybe_maths
+from components.common.md_table import md_table
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
@@ -110,32 +111,13 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             on_select=_on_grid_select,
         )
         st.html(colour_bar_html())
-        table = ov.with_columns(
-            (pl.col("pass_at_1") * 100).round(1).alias("pass@1 %"),
-            pl.when(pl.col("majority_tie") > 1)
-            .then(pl.format("tie: {}", pl.col("majority_tied").list.join(" | ")))
-            .otherwise(pl.col("majority_answer"))
-            .alias("majority_answer"),
-        ).select(
-            "qid",
-            "n_traces",
-            "pass@1 %",
-            "majority_answer",
-            "majority_correct",
-            "n_answers",
-            "n_null",
-            "median_len_correct",
-            "median_len_wrong",
-            "ground_truth",
-        )
-        # every question visible without scrolling the table (35 px a row + the header)
-        st.dataframe(
-            table,
-            hide_index=True,
-            height=35 * (table.height + 1) + 3,
-            width="stretch",
-            placeholder=DASH,
-        )
+        if ov["n_traces"].n_unique() == 1:
+            st.caption(
+                f"{ov['n_traces'][0]:,} traces per question. Majority: the most common final "
+                "answer, ✓ when it is the ground truth. Answers: distinct final answers (traces "
+                "with none)."
+            )
+        st.markdown(md_table(overview_rows(ov), limit=40))
     raw = DL.asked(MarsKeys.QID.key)
     qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
@@ -143,6 +125,31 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
     DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     return int(qid)
+
+
+def overview_rows(ov: pl.DataFrame) -> list[dict[str, object]]:
+    """The overview table, one row per question, narrow enough for a 1024 px screen (a Markdown
+    table: a data grid of 30 rows costs more to draw in a new tab than the rest of the view).
+    The trace count is a column only when the questions' counts differ."""
+    rows = []
+    same_n = ov["n_traces"].n_unique() == 1
+    for r in ov.iter_rows(named=True):
+        tie = int(r.get("majority_tie") or 0)
+        row: dict[str, object] = {"Q": r["qid"]}
+        if not same_n:
+            row["traces"] = r["n_traces"]
+        row |= {
+            "pass@1": fmt_num(r["pass_at_1"], ".0%", inf=DASH),
+            "majority": f"tie: {' | '.join(map(str, r['majority_tied']))}"
+            if tie > 1
+            else f"{r['majority_answer']} {'✓' if r['majority_correct'] else '✗'}",
+            "answers (none)": f"{r['n_answers']} ({r['n_null']})",
+            "median length ✓ / ✗": f"{fmt_kilo(r['median_len_correct'])} / "
+            f"{fmt_kilo(r['median_len_wrong'])}",
+            "truth": r["ground_truth"],
+        }
+        rows.append(row)
+    return rows
 
 
 COLOUR_BAR_TITLE = "fill: pass@1, share of the question's traces with a right final answer (%)"

@@ -50,6 +50,11 @@ def _rows(path: str, mtime: int, model: str, _store: MarsFeatureStore) -> pl.Dat
     return mcmp.question_rows(model, _store.features, _store.groups)
 
 
+def _stem(bench: str, models: list[str], *what: str) -> str:
+    """A comparison's file name: the benchmark, the models compared and what the table is."""
+    return file_stem("mars", bench, "models", *models, *what)
+
+
 def _pick_benchmark(rel: str) -> str:
     names = list(mcmp.benchmarks())
     return str(
@@ -122,14 +127,13 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
     if n_agree < n_q:
         st.warning(
             f"On {n_q - n_agree} of {n_q} questions the files name different ground truths: they may "
-            "not hold the same problem under the same qid (the bundled sample draws each file's "
-            "truths on its own). Those rows are marked in the tables.",
+            "not hold the same problem under the same qid. Those rows are marked in the tables.",
             icon=":material/rule:",
         )
     with guard("the per-question table", dataset=DATASET):
         _side_by_side(table, models, bench)
     with guard("the disagreement ranking", dataset=DATASET):
-        _ranking(rank, bench)
+        _ranking(rank, models, bench)
     qids = rank["qid"].to_list()
     fallback = page_qid if page_qid in qids else qids[0]
     labels = {r["qid"]: _rank_label(r) for r in rank.iter_rows(named=True)}
@@ -175,10 +179,10 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
         "final answers with at least one vote; median tokens: over all traces. A block of –: "
         "the model's file lacks the question."
     )
-    download_buttons(table, file_stem("mars", bench, "models", "per-question"), "models_table")
+    download_buttons(table, _stem(bench, models, "per-question"), "models_table")
 
 
-def _ranking(rank: pl.DataFrame, bench: str) -> None:
+def _ranking(rank: pl.DataFrame, models: list[str], bench: str) -> None:
     st.subheader("Where the models disagree", divider="gray")
     st.caption(
         "First the questions where one model's majority answer is right and another's wrong, then "
@@ -224,7 +228,7 @@ def _ranking(rank: pl.DataFrame, bench: str) -> None:
             "truth_agrees": st.column_config.CheckboxColumn("same truth", width=80),
         },
     )
-    download_buttons(rank, file_stem("mars", bench, "models", "disagreement"), "models_rank")
+    download_buttons(rank, _stem(bench, models, "disagreement"), "models_rank")
 
 
 def _question(
@@ -315,7 +319,7 @@ def _question(
     shown = [m for m in models if m in here]
     zoom = zoom_switch()
     chart(mfig.answers_by_model(dist, shown), key="models_answers", zoom=zoom)
-    download_buttons(dist, file_stem("mars", bench, f"q{q}", "models", "answers"), "models_dist")
+    download_buttons(dist, _stem(bench, shown, f"q{q}", "answers"), "models_dist")
     pc = mcmp.pooled_curves(feats)
     x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
@@ -330,9 +334,7 @@ def _question(
                 fig.update_xaxes(range=[0, x_max])
                 fig.update_layout(height=460)
                 chart(fig, key=f"models_votes_{m}", zoom=zoom, where=tab)
-        download_buttons(
-            ts, file_stem("mars", bench, f"q{q}", "models", "truth-share"), "models_ts"
-        )
+        download_buttons(ts, _stem(bench, shown, f"q{q}", "truth-share"), "models_ts")
     with guard("the confidence curves per model", dataset=DATASET):
         chart(
             mfig.pooled_curves_figure(pc, shown, mcmp.CURVE_BIN, x_max),

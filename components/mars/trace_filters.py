@@ -12,6 +12,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.mars import trace_filters as tf
+from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_state import bound_kept
 
@@ -21,6 +22,7 @@ LENGTH_KEY = "length"
 CONF_BY_KEY = "conf_by"
 CONF_KEY = "conf"
 KEYS = (VERDICT_KEY, ANSWER_KEY, LENGTH_KEY, CONF_BY_KEY, CONF_KEY)
+OPEN_KEY = "mars_filter_open"  # the bar's open state (session only)
 _HELP_VERDICT = (
     "right: the final answer is the ground truth; wrong: a final answer that is not; no answer: "
     "no final answer was extracted."
@@ -54,14 +56,34 @@ def _range(label: str, bounds: tuple | None, key: str, **kw: object) -> tuple | 
         return None
     lo, hi = bounds
     got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]  # int or float ends
-    return None if tuple(got) == (lo, hi) else (got[0], got[1])
+    return _narrowed(got, bounds)
+
+
+def _narrowed(got: object, bounds: tuple | None) -> tuple | None:
+    """A range the user narrowed inside `bounds`, or None (no range, or the whole span)."""
+    if bounds is None or not isinstance(got, tuple | list) or len(got) != 2:
+        return None
+    return None if tuple(got) == tuple(bounds) else (got[0], got[1])
+
+
+def _as_filter(
+    verdict: object, answers: object, length: tuple | None, conf_by: str, conf: tuple | None
+) -> tf.TraceFilter:
+    return tf.TraceFilter(
+        verdict=str(verdict or tf.ANY),
+        answers=tuple(str(a) for a in answers or ()),  # type: ignore[union-attr]  # a list
+        length=(int(length[0]), int(length[1])) if length else None,
+        confidence=str(conf_by),
+        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
+    )
 
 
 def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
-    """The filter widgets for this question's traces (in an expander, open while a filter is
-    set); the filter they describe."""
-    asked = any(k in st.query_params for k in KEYS)
-    with st.expander("Filter traces", expanded=asked, icon=":material/filter_list:"):
+    """The filter widgets for this question's traces, in an expander open while a filter is set
+    (drawn while open or while a filter is set: `lazy_expander`); the filter they describe."""
+    with lazy_expander("Filter traces", KEYS, OPEN_KEY, icon=":material/filter_list:") as draw:
+        if not draw:
+            return tf.TraceFilter()
         # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
             verdict = st.segmented_control(
@@ -95,13 +117,7 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
             conf = _range(f"{conf_name} confidence", cb, CONF_KEY, step=0.01)
-    return tf.TraceFilter(
-        verdict=str(verdict or tf.ANY),
-        answers=tuple(str(a) for a in answers),
-        length=(int(length[0]), int(length[1])) if length else None,
-        confidence=str(conf_by),
-        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
-    )
+    return _as_filter(verdict, answers, length, conf_by, conf)
 
 
 def filtered(feats: pl.DataFrame) -> tuple[pl.DataFrame, tf.TraceFilter]:

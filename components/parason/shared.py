@@ -15,6 +15,7 @@ from analysis.parason.metrics import export_table, filter_table
 from analysis.parason.tables import plain_question, speedup_range, speedup_top
 from components.common.downloads import download_buttons
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.url_keys import ParasonKeys
 from components.common.url_state import Param, bound_kept
 
@@ -158,13 +159,21 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+FILTER_KEYS = ("correct", "kinds", "speedup", "warn", "q")  # the filters' URL keys
+
+
 def filter_bar(table: pl.DataFrame) -> pl.DataFrame:
-    """The bordered filter bar, drawn only in the tabs it acts on (Browse, Charts; on the other
-    tabs it would do nothing); its values persist while another tab is open. If it fails, the tab
-    still shows the whole subset."""
+    """The filter bar, drawn only in the tabs it acts on (Browse, Charts; on the other tabs it
+    would do nothing); its values persist while another tab is open. A closed bar with no
+    filter set draws no widget (`lazy_expander`). If it fails, the tab still shows the whole
+    subset."""
     filtered = table
-    with st.container(border=True), guard("the filters", dataset=DATASET):
-        filtered = render_filters(table)
+    with lazy_expander(
+        "Filter trajectories", FILTER_KEYS, "pa_filters_open", icon=":material/filter_list:"
+    ) as draw:
+        if draw:
+            with guard("the filters", dataset=DATASET):
+                filtered = render_filters(table)
     return filtered
 
 

@@ -25,6 +25,7 @@ from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
+from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
 from components.common.url_state import bound, url_selectbox
@@ -145,38 +146,51 @@ def pick_others(method: str) -> list[str]:
     overlaps into an unreadable block; our additions are a click away, by group."""
     options = [m for m in all_methods() if m not in FRONTIER_BASELINES]
     default = [m for m in options if method_family(m) == "published"]
-    with st.expander("Other policies on the frontier (each at its published defaults)"):
-        picked = st.multiselect(
-            "policies shown as markers",
-            options,
-            default=default,
-            help="Published ones by default; add ours here (grouped by family in the chart's "
-            "legend, where clicking a group title hides or shows the whole group). SC at full "
-            "budget and DeepConf online are always shown as baselines; the chosen policy is "
-            "drawn as its sweep instead of a marker.",
-            **bound("others"),
-        )
+    picked = default
+    with lazy_expander(
+        "Other policies on the frontier (each at its published defaults)",
+        ("others",),
+        "pg_others_open",
+    ) as draw:
+        if draw:
+            picked = st.multiselect(
+                "policies shown as markers",
+                options,
+                default=default,
+                help="Published ones by default; add ours here (grouped by family in the chart's "
+                "legend, where clicking a group title hides or shows the whole group). SC at full "
+                "budget and DeepConf online are always shown as baselines; the chosen policy is "
+                "drawn as its sweep instead of a marker.",
+                **bound("others"),
+            )
     return [m for m in picked if m != method]
+
+
+SETTINGS_KEYS = ("budget", "iters", "warmup", "window", "seed")  # URL keys of the settings
 
 
 def settings_controls() -> tuple[SimSettings, bool]:
     """Bootstrap settings (published defaults) and whether this is a quick preview."""
     d = SimSettings()
-    with st.expander(
-        "Bootstrap settings (published: budget 512, 64 iterations, warmup 16, window 2048, seed 42)"
-    ):
-        c = st.columns(5)
-        budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
-        iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
-        warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
-        window = c[3].selectbox(
-            "window W (tokens)",
-            WINDOWS,
-            index=WINDOWS.index(d.window),
-            help=WINDOW_HELP,
-            **bound("window"),
-        )
-        seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
+    budget, iters, warmup, window, seed = d.budget, d.iterations, d.warmup, d.window, d.seed
+    with lazy_expander(
+        "Bootstrap settings (published: budget 512, 64 iterations, warmup 16, window 2048, seed 42)",
+        SETTINGS_KEYS,
+        "pg_settings_open",
+    ) as draw:
+        if draw:
+            c = st.columns(5)
+            budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
+            iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
+            warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
+            window = c[3].selectbox(
+                "window W (tokens)",
+                WINDOWS,
+                index=WINDOWS.index(d.window),
+                help=WINDOW_HELP,
+                **bound("window"),
+            )
+            seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
     preview = st.toggle(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)",
         value=True,

@@ -9,22 +9,39 @@ from dataclasses import replace
 import polars as pl
 import streamlit as st
 
+from analysis.search import worker
 from analysis.search.corpus import Corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Compiled, Query, QueryError, compile_query
 from analysis.search.queue import queue_items
-from analysis.search.results import Counts, counts, group_by_item, item_hits, page
+from analysis.search.results import (
+    TRY_INSTEAD,
+    Counts,
+    Page,
+    Stuck,
+    counts,
+    group_by_item,
+    item_hits,
+    no_correctness,
+    page,
+)
 from cache.datasets import view_names as dataset_view_names
-from components.common.safe_text import esc
+from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
-from components.common.url_state import bound
+from components.common.url_state import bound, bound_kept
 from components.search.hits import item_html
 
 PAGE_SIZE = 25
 CORRECTNESS = ("correct", "wrong")
 EXAMPLES = ("\\boxed{", "wait", "Therefore", "<here>")
+CORRECTNESS_HELP = (
+    "Texts the data marks correct or wrong: a Parason trajectory's correctness, a MARS probe's "
+    "answer, a FineProofs trace by its endpoint grade (7/7 correct, less wrong). Texts without "
+    "one (RL prompts, ground truths, extracted answers, problem statements, case notes) are "
+    "left out, and the results say how many."
+)
 _COUNTS = "search_counts"  # session memo: the last full count (the same search reruns often)
 
 
@@ -43,6 +60,8 @@ def query_bar() -> Query:
     with st.container(horizontal=True, gap="medium"):
         regex = st.toggle("Regular expression", on_change=_first_page, **bound("rx"))
         case = st.toggle("Match case", on_change=_first_page, **bound("cs"))
+    if regex:
+        worker.warm()  # the regex worker starts while the pattern is typed (none if one is idle)
     return Query(q or "", regex=bool(regex), case_sensitive=bool(case))
 
 
@@ -54,7 +73,7 @@ def filter_bar(corpus: Corpus) -> Filters:
         list(by_title),
         placeholder="all datasets",
         on_change=_first_page,
-        **bound("ds"),
+        **bound_kept("ds"),
     )
     chosen = [by_title[t] for t in titles if t in by_title]
     frame = corpus.frame
@@ -66,14 +85,14 @@ def filter_bar(corpus: Corpus) -> Filters:
         groups,
         placeholder="every subset and file",
         on_change=_first_page,
-        **bound("grp"),
+        **bound_kept("grp"),
     )
     ok = c3.segmented_control(
         "Correctness",
         list(CORRECTNESS),
-        help="Items the data marks correct or wrong (items it does not mark are left out)",
+        help=CORRECTNESS_HELP,
         on_change=_first_page,
-        **bound("ok"),
+        **bound_kept("ok"),
     )
     return Filters(
         datasets=tuple(chosen),
@@ -111,8 +130,39 @@ def full_counts(corpus: Corpus, compiled: Compiled, filters: Filters) -> Counts:
     return found
 
 
+def too_slow(stuck: Stuck) -> None:
+    """Which text a regex was stopped on, and what to try (dataset text escaped)."""
+    st.warning(
+        f"This pattern took too long on {md_text(stuck.dataset)} · {md_text(stuck.label)} "
+        f"({md_text(stuck.field)}, {stuck.chars:,} characters) and was stopped; the hits shown "
+        f"are those found before it. {TRY_INSTEAD}",
+        icon=":material/timer_off:",
+    )
+
+
+def left_out(corpus: Corpus, filters: Filters) -> None:
+    """What the correctness filter leaves out for want of a correctness, per dataset."""
+    lines = []
+    for name, out in no_correctness(corpus, filters).items():
+        title = md_text(corpus.titles.get(name, name))
+        fields = ", ".join(md_text(f) for f in out.fields)
+        if out.whole == out.items:
+            lines.append(
+                f"- {title}: {out.items:,} items have no correctness ({fields}) and are not shown"
+            )
+        else:
+            lines.append(
+                f"- {title}: {out.items:,} items have texts with no correctness ({fields}); "
+                "those texts are not shown"
+            )
+    if lines:
+        st.caption("Left out by the correctness filter:\n" + "\n".join(lines))
+
+
 def counts_summary(corpus: Corpus, total: Counts) -> None:
-    if total.timed_out:
+    if total.stuck is not None:
+        too_slow(total.stuck)
+    elif total.timed_out:
         st.warning(
             "The count stopped at its time limit: the figures below are a lower bound. "
             "Narrow the search with a filter or a longer phrase.",
@@ -140,19 +190,28 @@ def _go(number: int) -> None:
     SearchKeys.PAGE.write(number)
 
 
-def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
-    """The page of hits first (fast), then the full counts above it and the pager below."""
-    number = int(SearchKeys.PAGE.read()) - 1
+def _page(corpus: Corpus, compiled: Compiled, filters: Filters, number: int) -> Page:
     shown = page(corpus, compiled, filters, number=number, size=PAGE_SIZE)
-    if not shown.hits and number > 0:
+    if not shown.hits and number > 0 and shown.stuck is None:
         _go(1)
-        number = 0
         shown = page(corpus, compiled, filters, number=0, size=PAGE_SIZE)
+    return shown
+
+
+def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
+    """The page of hits first (fast), then the full counts above it and the pager below. A
+    regex stopped on a row says so, and is not counted again (it would stop there again)."""
+    shown = _page(corpus, compiled, filters, int(SearchKeys.PAGE.read()) - 1)
+    number = shown.number
+    if shown.stuck is not None:
+        too_slow(shown.stuck)
+    left_out(corpus, filters)
     if not shown.hits:
-        st.info(
-            "No hit. Try fewer words, switch *Match case* off, or clear the filters.",
-            icon=":material/search_off:",
-        )
+        if shown.stuck is None:
+            st.info(
+                "No hit. Try fewer words, switch *Match case* off, or clear the filters.",
+                icon=":material/search_off:",
+            )
         return
     counted = st.container()
     per_item = item_hits(corpus, compiled, shown.hits)
@@ -167,10 +226,13 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
         for first, hits in group_by_item(shown.hits)
     ]
     st.html("".join(html))
-    with counted, st.spinner("Counting every hit…"):
-        total = full_counts(corpus, compiled, filters)
-        counts_summary(corpus, total)
-    pages = max(1, math.ceil(total.total / PAGE_SIZE))
+    if shown.stuck is not None:
+        pages = number + 1 + int(shown.has_more)
+    else:
+        with counted, st.spinner("Counting every hit…"):
+            total = full_counts(corpus, compiled, filters)
+            counts_summary(corpus, total)
+        pages = max(1, math.ceil(total.total / PAGE_SIZE))
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             "Previous",

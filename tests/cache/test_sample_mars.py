@@ -64,6 +64,41 @@ def test_deterministic(tmp_path: Path) -> None:
     assert pq.read_table(a).schema.equals(SCHEMA)
 
 
+def test_a_benchmarks_files_share_its_questions(mars_root: Path) -> None:
+    """Per benchmark, every file names the same ground truth for each of the 30 qids (as on the
+    Hub); the traces differ (each model's own draw) and the answers of a question vary by model."""
+    kinds: dict[str, list[str]] = {}
+    for rel, kind, _n, _drop in FILES:
+        kinds.setdefault(kind, []).append(rel)
+    assert sorted(len(v) for v in kinds.values()) == [3, 3, 3]
+    for kind, rels in kinds.items():
+        tables = [
+            pl.read_parquet(mars_root / r, columns=["qid", "ground_truth", "confs"]) for r in rels
+        ]
+        truths = [
+            t.group_by("qid").agg(pl.col("ground_truth").unique()).sort("qid") for t in tables
+        ]
+        for t in truths:
+            assert t["qid"].to_list() == list(range(30)), kind
+            assert t["ground_truth"].list.len().max() == 1, kind  # one truth per qid in a file
+            assert t["ground_truth"].to_list() == truths[0]["ground_truth"].to_list(), kind
+        firsts = [t.filter(pl.col("qid") == 0)["confs"][0].to_list() for t in tables]
+        assert firsts[0] != firsts[1] and firsts[1] != firsts[2], kind  # own traces
+
+
+def test_shared_questions_carry_truths_not_traces(tmp_path: Path) -> None:
+    """A file given another's questions names its truths per qid; drawn alone it names its own."""
+    a, b, c = tmp_path / "a.parquet", tmp_path / "b.parquet", tmp_path / "c.parquet"
+    qs = write_file(a, "hmmt", 6, seed=8, n_questions=3, drop=1)
+    write_file(b, "hmmt", 6, seed=9, n_questions=3, questions=qs)
+    write_file(c, "hmmt", 6, seed=9, n_questions=3)
+    ta, tb, tc = (pq.read_table(p).to_pydict() for p in (a, b, c))
+    gt = dict(zip(ta["qid"], ta["ground_truth"], strict=True))
+    assert [gt[q] for q in tb["qid"]] == tb["ground_truth"]
+    assert tc["ground_truth"] != tb["ground_truth"]  # drawn alone, seed 9 names other truths
+    assert ta["confs"][:6] != tb["confs"][:6]
+
+
 def test_realistic_statistics(mars_root: Path) -> None:
     path = mars_root / "DeepSeek-8B/aime25_deepseek.parquet"
     lf = pl.scan_parquet(path)

@@ -47,6 +47,9 @@ def test_j9_compare_models_on_a_question(
     _choose(page, re.compile(r"^Benchmark$"), "HMMT (hmmt)")
     expect(page).to_have_url(re.compile(r"bench=hmmt"))
     settled(page)
+    # the sample's files of a benchmark share their questions: no ground-truth warning
+    expect(page.get_by_text(re.compile(r"agrees across the files on 30 of 30"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"name different ground truths"))).to_have_count(0)
     # 2. the question ranked first by disagreement
     _choose(page, re.compile(r"^Compared question"), "#1 ·")
     picked = page.get_by_role("combobox", name=re.compile(r"^Compared question"))

@@ -73,3 +73,39 @@ def test_the_saved_report_draws_its_pictures_and_fetches_nothing(
         for h in hrefs
     ), hrefs
     assert requests == [path.as_uri()], requests
+
+
+def test_the_saved_report_typesets_notes_maths_with_the_network_cut_off(
+    page, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]  # a Playwright page
+    """With maths on, KaTeX (embedded in the file) typesets the notes' formulas offline; one
+    that does not parse, or that trust refuses, shows as written; the policy refuses nothing."""
+    from playwright.sync_api import expect
+
+    note = (
+        "Area $\\frac{\\pi r^2}{2}$ then \\boxed{42}. Bad $\\frac{1}{$ and "
+        "$\\href{https://evil.example/h}{x}$ <img src=https://evil.example/n.png>"
+    )
+    case = make_case("mars", "mars", query=[("qid", "1")], item={"qid": "1"}, note=note)
+    path = tmp_path / "report.html"
+    path.write_text(report_html([case], "maths", maths=True), encoding="utf-8")
+    requests: list[str] = []
+    refused: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
+    page.context.route(
+        "**/*",
+        lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort(),
+    )
+    page.goto(path.as_uri())
+    expect(page.locator("body[data-maths='typeset']")).to_have_count(1)
+    expect(page.locator(".note .katex")).to_have_count(2)
+    expect(page.locator(".note .katex .mfrac")).to_have_count(1)
+    failed = page.locator(".note .rte-maths[data-failed]")
+    expect(failed).to_have_count(2)
+    expect(failed.first).to_have_text("$\\frac{1}{$")
+    expect(failed.nth(1)).to_have_text("$\\href{https://evil.example/h}{x}$")
+    expect(page.get_by_text("<img src=https://evil.example/n.png>")).to_have_count(1)
+    expect(page.locator("img, link, iframe, object, embed")).to_have_count(0)
+    assert requests == [path.as_uri()], requests
+    assert refused == [], refused

@@ -8,6 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import new_app, run_page
+from tests.pages.md_tables import figures, md_tables, number
 
 
 def _home(**session: str) -> AppTest:
@@ -35,22 +36,18 @@ def test_home_on_sample_lists_every_dataset(sample_root: Path) -> None:
     assert "Bundled sample" in text
     # the sample says it is synthetic and what it is realistic about, with the bench's figures
     assert "The bundled sample is synthetic." in text
-    assert "median per-question AUROC 0.66 to" in text
+    assert "median per-question AUROC 0.65 to" in text
     assert "49 of 190 Parason 8x rows" in text
-    frames = [df.value for df in at.dataframe]
-    files = {f for df in frames if "file" in df.columns for f in df["file"].tolist()}
+    tables = md_tables(at, "file")
+    files = {r["file"] for t in tables for r in t}
     assert {
         "sft-1x/train.parquet",
         "DeepSeek-8B/aime25_deepseek.parquet",
         "data/prefix_values.parquet",
     } <= files
-    mars = next(
-        df
-        for df in frames
-        if "file" in df.columns and "Qwen3-32B/hmmt.parquet" in df["file"].tolist()
-    )
-    mars = mars[mars["file"].str.endswith(".parquet")]
-    assert len(mars) == 9 and (mars["status"] == "ok").all() and (mars["rows"] > 0).all()
+    mars = next(t for t in tables if "Qwen3-32B/hmmt.parquet" in {r["file"] for r in t})
+    mars = [r for r in mars if str(r["file"]).endswith(".parquet")]
+    assert len(mars) == 9 and all(r["status"] == "ok" and number(r["rows"]) > 0 for r in mars)
 
 
 def test_home_with_a_local_folder(sample_root: Path, tmp_path: Path) -> None:
@@ -78,8 +75,7 @@ def test_home_with_a_corrupt_file_names_it(sample_root: Path, tmp_path: Path) ->
     bad.write_bytes(bad.read_bytes()[:100])
     at = _home(src_parason_kind="local", src_parason_path=str(tmp_path / "p"))
     assert not at.exception
-    frames = [df.value for df in at.dataframe if "file" in df.value.columns]
-    status = dict(zip(frames[0]["file"], frames[0]["status"], strict=True))
+    status = {r["file"]: r["status"] for r in md_tables(at, "file")[0]}
     assert (
         status["sft-8x/train.parquet"].startswith("error:")
         and status["sft-1x/train.parquet"] == "ok"
@@ -113,9 +109,9 @@ def test_home_with_a_populated_hf_cache_reads_it_offline(
     at = _home(src_parason_kind="hub")
     assert not at.exception and not at.error
     assert "Hugging Face Hub · parallel-reasoner/parason-data@main" in _text(at)
-    frames = [df.value for df in at.dataframe if "file" in df.value.columns]
-    parason = frames[0]
-    assert (parason["status"] == "ok").all() and parason["rows"].sum() > 300
+    parason = md_tables(at, "file")[0]
+    assert all(r["status"] == "ok" for r in parason)
+    assert sum(number(r["rows"]) for r in parason) > 300
 
 
 def test_source_choice_lives_in_the_url(sample_root: Path, tmp_path: Path) -> None:
@@ -133,7 +129,7 @@ def test_source_choice_lives_in_the_url(sample_root: Path, tmp_path: Path) -> No
 def test_home_cards_give_each_dataset_its_three_figures(sample_root: Path) -> None:
     """Files available, rows and size on disk, for each dataset, in card order."""
     at = _home()
-    got = [(m.label, m.value) for m in at.metric]
+    got = figures(at, "Files available")
     assert [label for label, _ in got] == ["Files available", "Rows", "On disk"] * 3
     files = [value for label, value in got if label == "Files available"]
     assert (

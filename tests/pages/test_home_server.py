@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import new_app
+from tests.pages.md_tables import figures, md_tables
 
 MARS_FILE = "Qwen3-32B/hmmt.parquet"  # not the default (first) MARS file
 
@@ -27,12 +28,8 @@ def _run(params: dict[str, str] | None = None, **session: str) -> AppTest:
 
 
 def _card_status(at: AppTest, a_file: str) -> dict[str, str]:
-    frame = next(
-        df.value
-        for df in at.dataframe
-        if "file" in df.value.columns and a_file in df.value["file"].tolist()
-    )
-    return dict(zip(frame["file"], frame["status"], strict=True))
+    table = next(t for t in md_tables(at, "file") if a_file in {r["file"] for r in t})
+    return {str(r["file"]): str(r["status"]) for r in table}
 
 
 def _mars_folder(sample_root: Path, tmp_path: Path, files: tuple[str, ...]) -> Path:
@@ -58,7 +55,7 @@ def test_folder_without_the_default_file_is_a_card(sample_root: Path, tmp_path: 
     root = _mars_folder(sample_root, tmp_path, (MARS_FILE,))
     at = _run(src_mars_kind="local", src_mars_path=str(root))
     assert not at.exception and not at.error
-    assert "1 / 9" in [m.value for m in at.metric]
+    assert "1 / 9" in [v for _label, v in figures(at, "Files available")]
     status = _card_status(at, MARS_FILE)
     assert status[MARS_FILE] == "ok" and status["DeepSeek-8B/aime25_deepseek.parquet"] == "missing"
 
@@ -73,7 +70,7 @@ def test_file_the_views_would_reject_is_not_ok(sample_root: Path, tmp_path: Path
     assert status[MARS_FILE] == "ok"
     assert status["Qwen3-32B/aime25.parquet"].startswith("error:")
     assert "confs" in status["Qwen3-32B/aime25.parquet"]
-    assert "1 / 9" in [m.value for m in at.metric]
+    assert "1 / 9" in [v for _label, v in figures(at, "Files available")]
 
 
 def test_locked_server_ignores_sources_in_the_url(
@@ -100,7 +97,7 @@ def test_locked_server_shows_its_configured_folder(
     assert not at.exception and not at.error
     assert "MARS · Local folder" in [e.label for e in at.sidebar.expander]
     assert any(str(root.name) in c.value for c in at.sidebar.caption)
-    assert "1 / 9" in [m.value for m in at.metric]
+    assert "1 / 9" in [v for _label, v in figures(at, "Files available")]
 
 
 @pytest.mark.parametrize("path", ["/etc", "{tmp}/mars/../secret", "{tmp}/nope"])
@@ -135,4 +132,4 @@ def test_unwritable_cache_folder_is_a_clear_message_per_dataset(
     assert len(errors) == 2 and all("Cache not writable" in e for e in errors), errors
     assert all("RTE_CACHE_DIR" in e.replace("\\", "") for e in errors)
     assert [s.value for s in at.subheader] == ["MARS"]
-    assert "1 / 9" in [m.value for m in at.metric]
+    assert "1 / 9" in [v for _label, v in figures(at, "Files available")]

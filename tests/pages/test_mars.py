@@ -9,7 +9,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import streamlit as st
 
 from analysis.mars.store import load_features
 from cache.casebook.model import make_case
@@ -20,6 +19,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.md_tables import md_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 PAGE = "pages/mars.py"
@@ -329,22 +329,20 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
     assert esc(probe["raw_text"]) in bodies  # the whole text, not a cut cell
 
 
-def test_overview_table_shows_every_question(open_page, monkeypatch) -> None:
-    """The questions table is tall enough for all its rows (35 px each + the header)."""
-    seen: list[tuple[int, object]] = []
-    real = st.dataframe
-
-    def spy(data, *a, **k):  # type: ignore[no-untyped-def]
-        if "majority_answer" in getattr(data, "columns", []):
-            seen.append((len(data), k.get("height")))
-        return real(data, *a, **k)
-
-    monkeypatch.setattr(st, "dataframe", spy)
+def test_overview_table_shows_every_question(open_page) -> None:
+    """The questions table lists every question, its majority marked right or wrong, and the
+    ground truth, in full (a Markdown table: no grid to scroll)."""
     at = open_page()
     assert not at.exception, at.exception
-    assert seen, "no overview table"
-    rows, height = seen[-1]
-    assert rows == 4 and isinstance(height, int) and height >= 35 * (rows + 1)
+    tables = md_tables(at, "Q")
+    assert tables, "no overview table"
+    rows = tables[-1]
+    assert [r["Q"] for r in rows] == ["0", "1", "2", "3"]
+    assert all(
+        str(r["majority"]).endswith(("✓", "✗")) or str(r["majority"]).startswith("tie")
+        for r in rows
+    )
+    assert all(r["truth"] for r in rows)
 
 
 def test_a_single_long_answer_note_reads_in_the_singular(tmp_path: Path, monkeypatch) -> None:

@@ -1,11 +1,18 @@
 """AppTest of the MARS view's "Compare models" tab: opened by URL, a chosen question, a model
-whose file the folder lacks, a question one model's file lacks."""
+whose file the folder lacks, a question one model's file lacks, and the exports' bytes against
+the tables shown."""
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
+import polars as pl
+import pyarrow.parquet as pq
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 
 from cache.sample.mars import write_file
 from tests.pages.charts import lite_specs
@@ -44,6 +51,8 @@ def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> Non
     assert bench.value == "aime-2025"
     warn = " ".join(w.value for w in at.warning)
     assert "Not in this source" in warn and "`Qwen3-next/aime25_thinking.parquet`" in warn
+    # the two files were drawn alone (seeds 4 and 5): their truths differ on the 3 shared qids
+    assert "On 3 of 4 questions the files name different ground truths" in warn
     rank = _table(at, "rank")
     assert sorted(rank["qid"].tolist()) == [0, 1, 2, 3]
     q3 = rank[rank["qid"] == 3].iloc[0]
@@ -98,3 +107,72 @@ def test_capture_the_comparison(open_page, db: str) -> None:
     assert snap["deepseek-8b n_traces"] == 16 and snap["qwen3-32b n_traces"] == 12
     names = [s["name"] for s in snap["evidence"]["series"]]
     assert names == ["deepseek-8b", "qwen3-32b"]
+
+
+def test_no_truth_warning_when_the_files_share_their_questions(tmp_path: Path, monkeypatch) -> None:
+    """Files that share their questions (as the bundled sample's do) raise no truth warning."""
+    qs = write_file(tmp_path / DS, "aime", 8, seed=4, n_questions=3, median_len=5000)
+    write_file(tmp_path / QW, "aime", 8, seed=5, n_questions=3, median_len=5000, questions=qs)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page(PAGE, file=DS, qid="0", view="models")
+    assert not at.exception, at.exception
+    assert not any("different ground truths" in w.value for w in at.warning)
+    assert any("agrees across the files on 3 of 3" in c.value for c in at.caption)
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, Callable[[], bytes]]:
+    """file name -> the function a download button serves its bytes with (what a click runs)."""
+    got: dict[str, Callable[[], bytes]] = {}
+    add = MediaFileManager.add_deferred
+
+    def record(self, data, mimetype, coordinates, file_name=None, **kw):
+        got[str(file_name)] = data
+        return add(self, data, mimetype, coordinates, file_name=file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return got
+
+
+def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downloads) -> None:
+    at = open_page(file=DS, qid="0", view="models", cq="3")
+    assert not at.exception, at.exception
+    stem = "mars_aime-2025_models_deepseek-8b_qwen3-32b"
+    for what in ("per-question", "disagreement"):
+        assert {f"{stem}_{what}.csv", f"{stem}_{what}.parquet"} <= set(downloads)
+    assert "mars_aime-2025_models_deepseek-8b_q3_answers.csv" in downloads  # Q3: one model has it
+    # the per-question table as drawn: a block of columns per model
+    shown = next(d.value for d in at.dataframe if "truth_agrees" in d.value.columns[:2])
+    csv = pl.read_csv(io.BytesIO(downloads[f"{stem}_per-question.csv"]()))
+    parquet = pl.from_arrow(pq.read_table(io.BytesIO(downloads[f"{stem}_per-question.parquet"]())))
+    assert isinstance(parquet, pl.DataFrame)
+    for got in (csv, parquet):
+        assert sorted(set(got["qid"].to_list())) == sorted(shown["qid"].tolist()) == [0, 1, 2, 3]
+        assert got.height == 4 * 2  # one row per question and model
+        for m in ("deepseek-8b", "qwen3-32b"):
+            mine = got.filter(pl.col("model") == m).sort("qid")
+            want = shown.sort_values("qid")
+            for q, p, n, gone in zip(
+                mine["qid"], mine["pass_at_1"], mine["n_traces"], mine["missing"], strict=True
+            ):
+                row = want[want["qid"] == q].iloc[0]
+                if gone:  # the file lacks the question: empty in both
+                    assert pd.isna(row[f"{m} pass@1"]) and p is None and n is None
+                    continue
+                assert p == pytest.approx(row[f"{m} pass@1"]) and n == row[f"{m} n"]
+        assert got.filter(pl.col("missing"))["model"].to_list() == ["qwen3-32b"]  # Q3
+    rank = _table(at, "rank")
+    for name in (f"{stem}_disagreement.csv", f"{stem}_disagreement.parquet"):
+        data = downloads[name]()
+        got = pl.read_csv(io.BytesIO(data)) if name.endswith(".csv") else pl.read_parquet(data)
+        assert got["qid"].to_list() == rank["qid"].tolist()  # same questions, same order
+        assert got["best_model"].to_list() == _cells(rank["best_model"])
+        gaps = [None if g is None else round(g * 100, 6) for g in got["gap"]]
+        assert gaps == [None if g is None else round(g, 6) for g in _cells(rank["gap_pp"])]
+        assert got["gap"].null_count() == 1  # Q3: one model, no gap
+
+
+def _cells(column: pd.Series) -> list:
+    """A shown column's cells, an empty one as None."""
+    return [None if pd.isna(x) else x for x in column.tolist()]

@@ -167,6 +167,24 @@ def test_a_linked_trace_the_filters_leave_out_says_so(open_page, local_mars) -> 
     assert _url(at, "trace") == str(wrong[0])
 
 
+def test_a_closed_filter_bar_with_no_filter_draws_no_widget(open_page) -> None:
+    """The bar's widgets are most of what the view costs to draw in a new tab: closed with no
+    filter set it draws none; opened, all of them; a filter in the URL opens it."""
+    at = open_page(qid="1")
+    _ok(at)
+    assert not any(s.label == "Length (tokens)" for s in at.slider)
+    assert not any(m.label == "Final answer" for m in at.multiselect)
+    assert any("Filter traces" in e.label for e in at.expander)  # the bar is there, closed
+    at.session_state["mars_filter_open"] = True
+    at.run()
+    _ok(at)
+    assert any(s.label == "Length (tokens)" for s in at.slider)
+    assert any(m.label == "Final answer" for m in at.multiselect)
+    asked = open_page(qid="1", verdict="wrong")
+    _ok(asked)
+    assert any(m.label == "Final answer" for m in asked.multiselect)
+
+
 def test_k_and_j_step_unless_a_triage_queue_owns_the_letter_keys(
     open_page, local_mars, db: str
 ) -> None:

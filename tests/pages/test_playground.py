@@ -364,6 +364,7 @@ def test_window_choice_changes_the_confidence_windows(sample_root: Path) -> None
     def open_dco(**params: str):  # type: ignore[no-untyped-def]
         at = new_app()
         at.query_params.update({"policy": "dco", "view": "Questions", **params})
+        at.session_state["pg_settings_open"] = True  # the settings' widgets: drawn when open
         at.switch_page("pages/playground.py")
         return at.run()
 
@@ -399,6 +400,10 @@ def test_budget_above_the_pool_is_explained_on_the_sample(sample_root: Path) -> 
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
+    # closed with nothing set in the URL, the settings draw no widget (the published values hold)
+    assert not any(n.key == "budget" for n in at.number_input)
+    at.session_state["pg_settings_open"] = True
+    at.run()
     assert next(n for n in at.number_input if n.key == "budget").value == 512
     lines = [i.value for i in at.info if "sampled with replacement" in i.value]
     assert len(lines) == 1, [i.value for i in at.info]

@@ -1,8 +1,9 @@
 """AppTest of /search: a query from the URL, the filters, the empty state, a bad regex, escaping,
-and Home's box."""
+Home's box, the correctness filter's left-out counts and a regex stopped on a row."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -29,6 +30,17 @@ def test_empty_state_says_what_to_try(sample_root: Path, db: str) -> None:
     assert not at.exception
     assert "Type a word or a phrase" in _text(at)
     assert "\\boxed{" in _text(at)
+
+
+def test_the_filters_come_with_a_query(sample_root: Path, db: str) -> None:
+    """Before a query there is nothing to narrow: no filter widget is drawn (they are most of
+    what the empty page would cost to draw in a new tab); with one, all three are."""
+    empty = run_page("pages/search.py")
+    assert not empty.exception
+    assert not [m for m in empty.multiselect if m.label in ("Datasets", "Subset / file")]
+    at = run_page("pages/search.py", q="boxed{9")
+    assert not at.exception
+    assert {m.label for m in at.multiselect} >= {"Datasets", "Subset / file"}
 
 
 def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
@@ -131,3 +143,48 @@ def test_a_page_of_results_starts_a_triage_queue(sample_root: Path, db: str) -> 
     # one stop per item of the page, each opening a dataset's view (casebook hits are no item)
     assert len({(i.view, i.query) for i in queue.items}) == n
     assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
+
+
+def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
+    sample_root: Path, db: str
+) -> None:
+    casebook.store().add(
+        Case(id="case2", dataset="mars", view="mars", title="boxed in a case", author="tester")
+    )
+    at = run_page("pages/search.py", q="𝑥³", ok="correct")
+    assert not at.exception
+    html = _html(at)
+    assert "href='fineproofs?problem=" in html and "· correct" in html  # graded 7/7
+    assert "· wrong" not in html
+    left = _text(at)
+    assert "Left out by the correctness filter:" in left
+    assert "Casebook: 1 items have no correctness (case title) and are not shown" in left
+    assert "FineProofs: 10 items have texts with no correctness (problem, trace text)" in left
+    assert "Parason: 60 items have no correctness (RL prompt, ground truth)" in left
+    at = run_page("pages/search.py", q="𝑥³", ok="wrong", ds="FineProofs")
+    html = _html(at)
+    assert "href='fineproofs?problem=" in html and "· wrong" in html
+    assert "· correct</span>" not in html
+    assert "Casebook" not in _text(at)  # the dataset filter bounds what is said left out
+    help_text = next(s for s in at.get("button_group")).proto.help
+    assert "7/7 correct" in help_text  # the rule is named where the filter is
+
+
+def test_a_catastrophic_regex_is_stopped_with_a_message(
+    sample_root: Path, db: str, monkeypatch
+) -> None:
+    from analysis.search import results
+
+    monkeypatch.setattr(results, "PAGE_TIME_LIMIT", 1.0)
+    casebook.store().add(
+        Case(id="case3", dataset="mars", view="mars", title="a" * 80 + "!", author="tester")
+    )
+    t = time.monotonic()
+    at = run_page("pages/search.py", q="(a|aa)+$", rx="true", ds="Casebook")
+    assert time.monotonic() - t < 30  # the page's scan stops at 1 s; the rest is the app
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning]
+    assert "This pattern took too long on Casebook ·" in warning
+    assert "81 characters" in warning and "Try a pattern" in warning
+    assert not at.get("html") or "<mark" not in _html(at)
+    assert "No hit" not in _text(at)

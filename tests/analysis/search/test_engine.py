@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 import string
+import time
 from pathlib import Path
 
 import polars as pl
@@ -23,7 +24,7 @@ from analysis.search.query import (
     compile_query,
     required_literal,
 )
-from analysis.search.results import counts
+from analysis.search.results import counts, item_hits, no_correctness, page
 from cache.casebook.model import Case
 from cache.sources import SourceConfig
 from cache.text_tables import TextRows
@@ -276,3 +277,92 @@ def test_a_count_past_its_time_limit_stops_and_says_so(monkeypatch) -> None:
     assert not whole.timed_out and cut.timed_out
     assert cut.scanned_rows < whole.scanned_rows and len(cut.rows) < len(whole.rows)
     assert cut.rows == whole.rows[: len(cut.rows)]  # what it found is the start of the whole
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_the_correctness_filter_hit_for_hit_and_what_it_leaves_out(ok: bool) -> None:
+    corpus = generated(seed=5)
+    frame = corpus.frame
+    filters = Filters(correct=ok)
+    for text, regex in [("proof", False), ("𝑥", False), (r"\bcaf\w+", True), (r"^The", True)]:
+        q = Query(text, regex=regex)
+        kept = [
+            (r, t) for r, t, c in zip(frame["row"], frame["text"], frame["correct"], strict=True)
+            if c is ok
+        ]  # fmt: skip
+        scanned = python_scan([t for _, t in kept], compile_query(q))
+        assert _hits(corpus, q, filters) == [(kept[i][0], s, e) for i, s, e in scanned], text
+    # the rows without a correctness, counted by hand: per dataset, items with such a row
+    some: dict[str, set[tuple[str, str]]] = {}
+    every: dict[str, dict[tuple[str, str], bool]] = {}
+    cols = (frame["dataset"], frame["file"], frame["item"], frame["correct"])
+    for d, file, item, c in zip(*cols, strict=True):
+        every.setdefault(d, {}).setdefault((file, item), True)
+        if c is None:
+            some.setdefault(d, set()).add((file, item))
+        else:
+            every[d][(file, item)] = False
+    out = no_correctness(corpus, filters)
+    assert set(out) == set(some) and out
+    for d, left in out.items():
+        assert left.items == len(some[d])
+        assert left.whole == sum(every[d].values())
+        assert left.fields == ("text",)
+    assert no_correctness(corpus, NO_FILTERS) == {}
+
+
+def _pathological(n_before: int = 40) -> Corpus:
+    """Rows with ordinary hits, then one long row on which `(a|aa)+$` backtracks for ever (the
+    alternation's parts overlap, so a run of a's splits in exponentially many ways), then more."""
+    texts = [f"row {i}: aa" for i in range(n_before)] + ["a" * 80 + "!", "after: aa"]
+    rows = TextRows()
+    for i, text in enumerate(texts):
+        rows.add(
+            file="f", group="g", item=f"item{i}", label=f"item {i}", field="note", text=text,
+            view="home", query={}, keys={},
+        )  # fmt: skip
+    frame = pl.DataFrame(pl.from_arrow(rows.table())).with_columns(pl.lit("a").alias("dataset"))
+    return Corpus(assemble([frame]), {"a": "Dataset A"}, {})
+
+
+@pytest.mark.parametrize("pattern", [r"(a|aa)+$", r"(a|a)*b"])
+def test_a_catastrophic_regex_is_stopped_on_its_row(pattern: str) -> None:
+    corpus = _pathological()
+    compiled = compile_query(Query(pattern, regex=True))  # the nesting guard lets it through
+    texts = corpus.frame["text"].to_list()
+    t = time.monotonic()
+    found = scan(corpus, compiled, time_limit=1.0)
+    assert time.monotonic() - t < 5.0
+    assert found.timed_out and found.stuck_row == 40
+    # what it found before that row is exactly `re`'s
+    assert list(zip(found.rows, found.starts, found.ends, strict=True)) == python_scan(
+        texts[:40], compiled
+    )
+    t = time.monotonic()
+    shown = page(corpus, compiled, size=5, time_limit=1.0)  # a first page stops at 6 hits
+    if pattern.endswith("$"):  # hits in the rows before: the page is full before the row
+        assert shown.stuck is None and len(shown.hits) == 5
+    else:  # no hit before it: the page stops on it, and says so
+        assert shown.stuck is not None and not shown.hits
+    total = counts(corpus, compiled, time_limit=1.0)
+    assert total.timed_out and total.stuck is not None
+    message = total.stuck.message()
+    assert "took too long on Dataset A · item 40 (note, 81 characters)" in message
+    assert "Try a pattern" in message and "(a|aa)+" in message
+    assert time.monotonic() - t < 8.0
+    # the killed worker is replaced: the next search runs, hit for hit
+    q = compile_query(Query(r"a+$", regex=True))
+    assert _hits(corpus, Query(r"a+$", regex=True)) == python_scan(texts, q)
+
+
+def test_a_page_names_the_row_it_was_stopped_on() -> None:
+    corpus = _pathological(n_before=3)
+    compiled = compile_query(Query(r"(a|aa)+$", regex=True))
+    t = time.monotonic()
+    shown = page(corpus, compiled, size=25, time_limit=1.0)
+    assert time.monotonic() - t < 5.0
+    assert shown.timed_out and shown.stuck is not None and shown.stuck.label == "item 3"
+    assert [h.row for h in shown.hits] == [0, 1, 2]  # the hits before it
+    assert item_hits(corpus, compiled, shown.hits, time_limit=1.0) == {
+        ("a", "f", f"item{i}"): 1 for i in range(3)
+    }

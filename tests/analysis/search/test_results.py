@@ -72,6 +72,7 @@ def test_cli_prints_json(tmp_path: Path) -> None:
     doc = json.loads(out.stdout)
     assert doc["query"] == {"text": r"\\boxed\{9", "regex": True, "case_sensitive": False}
     assert doc["total_hits"] == sum(d["hits"] for d in doc["per_dataset"]) > 0
+    assert doc["too_slow"] is None
     assert len(doc["hits"]) == 3
     hit = doc["hits"][0]
     assert hit["match"].startswith("\\boxed{9")

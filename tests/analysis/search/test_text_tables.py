@@ -7,11 +7,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.fineproofs.texts import pieces
+from analysis.fineproofs.texts import pieces, proof_correct
+from analysis.fineproofs.texts import text_tables as fineproofs_tables
 from analysis.mars.texts import build as mars_build
 from analysis.parason.texts import text_tables as parason_tables
-from cache.fineproofs_io import StepSpan, TraceRecord
-from cache.sources import SourceConfig
+from cache.fineproofs_io import PREFIX_FILE, StepSpan, TraceRecord
+from cache.sources import SourceConfig, resolve_file
 from cache.text_tables import TEXT_SCHEMA, pairs_of
 
 
@@ -83,3 +84,37 @@ def test_parason_rows_open_at_their_node(sample_root: Path) -> None:
     rl = [r for r in rows if r["field"] == "RL prompt"]
     assert rl and all(dict(pairs_of(r["query"]))["view"] == "RL" for r in rl)
     assert {"question", "answer", "ground truth"} <= {r["field"] for r in rows}
+
+
+def test_proof_correct_is_full_marks() -> None:
+    assert proof_correct(1.0) is True and proof_correct(7 / 7) is True
+    assert proof_correct(6 / 7) is False and proof_correct(0.0) is False
+    assert proof_correct(None) is None and proof_correct(float("nan")) is None
+    assert proof_correct(7.0) is None and proof_correct(-0.5) is None  # not a grade in [0, 1]
+
+
+def test_fineproofs_rows_carry_their_traces_endpoint_correctness(sample_root: Path) -> None:
+    source = SourceConfig()
+    (path,) = fineproofs_tables(source)
+    rows = pq.read_table(path).to_pylist()
+    # the endpoint grade straight from the prefix file: one per trace (base_grade, k/7)
+    prefix = pq.read_table(
+        resolve_file("fineproofs", PREFIX_FILE, source),
+        columns=["problem_id", "sample_index", "base_grade"],
+    ).to_pylist()
+    grade: dict[tuple[str, int], float | None] = {}
+    for r in prefix:
+        key = (r["problem_id"].lower(), r["sample_index"])
+        if grade.get(key) is None:
+            grade[key] = r["base_grade"]
+    want = {
+        k: None if g is None else abs(g - 1.0) < 1e-9 for k, g in grade.items()
+    }  # 7/7 correct, less wrong, no grade unknown
+    traces = [r for r in rows if r["field"] == "trace text"]
+    assert traces
+    for r in traces:
+        keys = dict(pairs_of(r["keys"]))
+        assert r["correct"] is want[(keys["problem"].lower(), int(keys["sample"]))], keys
+    got = {r["correct"] for r in traces}
+    assert got == {True, False, None}  # the sample has full marks, less, and a missing grade
+    assert all(r["correct"] is None for r in rows if r["field"] == "problem")

@@ -137,6 +137,21 @@ def test_export_html_report(tmp_path: Path) -> None:
     assert "2 case(s)" in text
 
 
+def test_export_html_report_with_maths(tmp_path: Path) -> None:
+    """`--maths` typesets the notes' formulas (KaTeX inline); without it the notes stay as written."""
+    src = tmp_path / "src"
+    src.mkdir()
+    store = open_store(f"sqlite:///{src / 'casebook.sqlite'}", readonly=False)
+    store.add(make_case("mars", "mars", item={"qid": "1"}, note="flip at $\\frac{3}{4}$ <b>"))
+    store.close()
+    _ok(_run("export", str(tmp_path / "m.html"), "--maths", cache=src))
+    _ok(_run("export", str(tmp_path / "p.html"), cache=src))
+    typeset, plain = (tmp_path / "m.html").read_text(), (tmp_path / "p.html").read_text()
+    assert 'data-tex="\\frac{3}{4}"' in typeset and typeset.count("<script") == 1
+    assert "Content-Security-Policy" in typeset and "&lt;b&gt;" in typeset
+    assert "<script" not in plain and "flip at $\\frac{3}{4}$ &lt;b&gt;" in plain
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_export_step_labels(tmp_path: Path, fmt: str) -> None:
     src = tmp_path / "src"

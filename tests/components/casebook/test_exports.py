@@ -75,3 +75,34 @@ def test_import_summary_of_cases_only() -> None:
         text
         == "Imported x.csv: 1 added, 2 updated, 3 unchanged. 1 kept as stored (edited here later)."
     )
+
+
+def _note_with_maths() -> None:
+    from cache.casebook import make_case
+    from components.casebook.exports import export_buttons
+
+    case = make_case("mars", "mars", item={"qid": "1"}, note="flips at $x^2$")
+    export_buttons([case], "casebook_maths", key="k")
+
+
+def test_the_report_typesets_notes_maths_when_the_switch_is_on(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The HTML report follows "Render maths" (URL key `maths`): KaTeX embedded when on."""
+    import components.casebook.exports as exports
+
+    built: dict[str, object] = {}
+    real = exports.download_file
+
+    def spy(build, name, fmt, **kw):  # type: ignore[no-untyped-def]
+        if fmt == "html":
+            built["html"] = build
+        return real(build, name, fmt, **kw)
+
+    monkeypatch.setattr(exports, "download_file", spy)
+    for on in (True, False):
+        at = AppTest.from_function(_note_with_maths)
+        at.query_params["maths"] = "true" if on else "false"
+        at.run()
+        assert not at.exception, at.exception
+        html = built.pop("html")().decode()  # type: ignore[operator]
+        assert ('data-tex="x^2"' in html) is on and ("<script" in html) is on
+        assert "$x^2$</span>" in html if on else "flips at $x^2$" in html  # source kept

@@ -1,0 +1,45 @@
+"""Small read-only tables as escaped Markdown (GFM) instead of `st.dataframe`.
+
+A data grid is the heaviest element a view can draw in a new tab (its canvas grid loads and lays
+out before the page settles); a table of a few rows that nobody sorts or scrolls reads as well as
+Markdown, which costs next to nothing. Every cell passes through `md_text`, so a file name or
+value from the data can never become markup, a link or maths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from components.common.formatting import DASH, fmt_num
+from components.common.safe_text import md_text
+
+NUMERIC = (int, float)
+
+
+def _cell(value: object, limit: int) -> str:
+    if value is None or value == "":
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return fmt_num(value, ",g")  # NaN as a dash, infinities as ∞
+    return md_text(value, limit)
+
+
+def md_table(rows: Sequence[Mapping[str, object]], limit: int = 120) -> str:
+    """`rows` (dicts with the same keys, in column order) as a Markdown table: numbers right
+    aligned with thousands separators, empty cells as a dash; "" when there are no rows."""
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    numeric = {
+        c: all(isinstance(r.get(c), NUMERIC) or r.get(c) in (None, "") for r in rows)
+        and any(isinstance(r.get(c), NUMERIC) for r in rows)
+        for c in columns
+    }
+    head = "| " + " | ".join(md_text(c, 60) for c in columns) + " |"
+    rule = "|" + "|".join("---:" if numeric[c] else "---" for c in columns) + "|"
+    body = ["| " + " | ".join(_cell(r.get(c), limit) for c in columns) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
