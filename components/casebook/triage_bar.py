@@ -6,11 +6,14 @@ Enter saves and moves on (`triage_keys.js` clicks the bar's own buttons).
 Every save writes through the casebook: a new case on an item without one, else an edit of the
 item's case against the version the bar loaded, with the Edit form's state and conflict block
 (`components.casebook.case_panel`). The step reached is stored with the queue and is in the URL
-(`tpos`), so a reload or a later visit resumes there.
+(`tpos`), so a reload or a later visit resumes there. Each step scrolls the view's item (its
+`evidence` container: a Parason node, a FineProofs step, a MARS trace) into sight below the bar,
+as present mode does.
 """
 
 from __future__ import annotations
 
+import uuid
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
@@ -32,11 +35,13 @@ from components.casebook.case_panel import (
     form_key,
     load_form,
 )
-from components.common.browser import navigate
+from components.common.browser import focus_evidence, navigate
 from components.common.casebook import (
+    EVIDENCE_PREFIX,
     VERDICTS,
     MissingAuthor,
     author,
+    presenting,
     readonly,
     remember_author,
     store,
@@ -73,7 +78,7 @@ _CSS = f"""<style>
 </style>"""
 
 
-def _keys() -> None:
+def _keys(queue_id: str) -> None:
     """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
     global _COMPONENT
     if _COMPONENT is None:
@@ -81,7 +86,7 @@ def _keys() -> None:
             "rte_triage_keys", js=_JS_FILE.read_text(encoding="utf-8")
         )
     with st.sidebar:
-        _COMPONENT(key="rte_triage_keys", height=0)
+        _COMPONENT(key="rte_triage_keys", data={"qid": queue_id}, height=0)
 
 
 def verdict_choices(current: str | None) -> list[str | None]:
@@ -231,7 +236,9 @@ def triage_bar(here: str = "") -> None:
         return
     with st.container(border=True, key=BAR_KEY):
         _bar(book, queue, pos, case, n_cases, done, here)
-    _keys()
+    _keys(queue.id)
+    if not presenting():  # the view's item below the bar, as present mode brings it
+        focus_evidence(EVIDENCE_PREFIX, nonce=f"{queue.id}:{pos}", key="tq_focus")
 
 
 def name_input() -> None:
@@ -254,7 +261,9 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     return (
         f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
         f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
-        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
+        # a new token each run: the key listener knows the run of its last key has drawn the bar
+        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position' "
+        f"data-run='{uuid.uuid4().hex}'>{pos} of "
         f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
         f"{mark}</div>"
     )

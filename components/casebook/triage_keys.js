@@ -2,7 +2,17 @@
 // and moves on. Each key clicks (or focuses) one of the triage bar's own keyed controls, so a key
 // does exactly what its button does. No key fires while typing in a field, except Ctrl/Cmd+Enter
 // in the note, which saves from there (a plain Enter in the note is a newline).
+//
+// Keys are applied one at a time, in the order pressed. A click sent while the app's script runs
+// restarts that run with the click's widget state only, which drops the running one's button
+// press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
+// key before it has drawn the bar again (each run writes a new `data-run` token into the bar's
+// position) and no script runs. Keys still waiting when a step loads another page
+// are kept in sessionStorage and applied on that page.
 const BAR = ".st-key-tq_bar";
+const STASH = "rte_triage_keys";
+const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
+const state = window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, qid: null });
 
 function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
@@ -12,29 +22,69 @@ function noteField() {
   return document.querySelector(`${BAR} textarea`); // the bar's one text area
 }
 
+function drawnRun() {
+  const pos = document.querySelector(`${BAR} [data-testid="tq-position"]`);
+  return pos ? pos.dataset.run : null;
+}
+
 function running() {
   const app = document.querySelector('[data-testid="stApp"]');
-  return Boolean(app && app.dataset.testScriptState === "running");
+  const now = app && app.dataset.testScriptState;
+  return now === "running" || now === "rerunRequested";
 }
 
-function whenIdle(act, started = Date.now()) {
-  // a click sent while the script still runs can be dropped with that run: act once it ended
-  if (running() && Date.now() - started < 5000) {
-    requestAnimationFrame(() => whenIdle(act, started));
-    return;
-  }
-  act();
+const ACTIONS = {
+  j: "tq_next",
+  k: "tq_prev",
+  v: "tq_verdict",
+  Enter: "tq_save",
+};
+
+const KNOWN = new Set([...Object.values(ACTIONS), "note", "save", ..."123456789"].map(
+  (a) => (a.length === 1 ? `tq_tag_${a}` : a),
+));
+
+function actionOf(key) {
+  if (ACTIONS[key]) return ACTIONS[key];
+  if (/^[1-9]$/.test(key)) return `tq_tag_${key}`;
+  return key === "n" ? "note" : null;
 }
 
-function clickIt(name) {
-  const found = control(name, "button");
-  if (found) {
-    whenIdle(() => {
-      const btn = control(name, "button"); // the one drawn now
-      if (btn && !btn.disabled) btn.click();
-    });
+function apply(action) {
+  // true when a click went to the server (its run must end before the next key)
+  if (action === "note") {
+    const note = noteField();
+    if (note) note.focus();
+    return false;
   }
-  return Boolean(found);
+  if (action === "save") {
+    const note = noteField();
+    if (note) note.blur(); // the note's text reaches the server with the save
+    action = "tq_save";
+  }
+  const btn = control(action, "button");
+  if (!btn || btn.disabled) return false;
+  btn.click();
+  return true;
+}
+
+function pump() {
+  while (state.queue.length) {
+    if (state.wait) {
+      const drawn = drawnRun() !== state.wait.run && !running();
+      if (!drawn && Date.now() - state.wait.since < GIVE_UP_MS) {
+        requestAnimationFrame(pump);
+        return;
+      }
+      state.wait = null;
+    }
+    if (running() || !document.querySelector(BAR)) {
+      requestAnimationFrame(pump);
+      return;
+    }
+    const action = state.queue.shift();
+    if (apply(action)) state.wait = { run: drawnRun(), since: Date.now() };
+  }
 }
 
 function typing(el) {
@@ -47,10 +97,9 @@ function onKey(ev) {
   if (!document.querySelector(BAR) || ev.defaultPrevented || ev.isComposing) return;
   const target = ev.target;
   if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
-    const note = noteField();
-    if (target === note) {
-      note.blur(); // the note's text reaches the server before the save
-      clickIt("tq_save");
+    if (target === noteField()) {
+      state.queue.push("save");
+      pump();
       ev.preventDefault();
       ev.stopPropagation();
     }
@@ -60,24 +109,40 @@ function onKey(ev) {
   if (target && target.closest && target.closest("button, a, [role='tab'], [role='option']")) {
     if (ev.key === "Enter") return; // a focused control answers Enter itself
   }
-  let done = false;
-  if (ev.key === "j") done = clickIt("tq_next");
-  else if (ev.key === "k") done = clickIt("tq_prev");
-  else if (ev.key === "v") done = clickIt("tq_verdict");
-  else if (ev.key === "Enter") done = clickIt("tq_save");
-  else if (/^[1-9]$/.test(ev.key)) done = clickIt(`tq_tag_${ev.key}`);
-  else if (ev.key === "n") {
-    const note = noteField();
-    if (note) {
-      note.focus();
-      done = true;
-    }
-  }
-  if (done) ev.preventDefault();
+  const action = actionOf(ev.key);
+  if (!action) return;
+  state.queue.push(action);
+  pump();
+  ev.preventDefault();
 }
 
-export default function () {
-  if (window.__rteTriageKeys) return;
-  window.__rteTriageKeys = true;
-  document.addEventListener("keydown", onKey, true); // before the page's own handlers
+function keep() {
+  // a step that loads another page: the keys not applied yet go with the queue to that page
+  if (state.queue.length && state.qid) {
+    sessionStorage.setItem(STASH, JSON.stringify({ qid: state.qid, keys: state.queue }));
+  }
+}
+
+export default function (component) {
+  const d = (component && component.data) || {};
+  if (d.qid) state.qid = d.qid;
+  if (!window.__rteTriageKeys) {
+    window.__rteTriageKeys = true;
+    document.addEventListener("keydown", onKey, true); // before the page's own handlers
+    window.addEventListener("pagehide", keep);
+    const kept = sessionStorage.getItem(STASH);
+    sessionStorage.removeItem(STASH);
+    if (kept) {
+      try {
+        const { qid, keys } = JSON.parse(kept);
+        if (qid === state.qid && Array.isArray(keys)) {
+          state.queue.push(...keys.filter((k) => KNOWN.has(k)));
+        }
+      } catch (_) {
+        // an unreadable stash is dropped
+      }
+    }
+  }
+  document.documentElement.dataset.rteTriageKeys = "ready"; // the listener is on (journeys wait)
+  pump();
 }

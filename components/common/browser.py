@@ -1,5 +1,5 @@
 """What only the browser can do: open a view by loading its URL, remember the author's name in a
-cookie, and ask before a reload drops text typed into a form.
+cookie, ask before a reload drops text typed into a form, and scroll a view's item into sight.
 
 Why a full load to open a saved view: a view state can hold keys that widgets of the page on
 screen are bound to (tabs, the sidebar's sources), and Streamlit refuses to set those from Python
@@ -60,7 +60,9 @@ def cookie_author() -> str:
     return name[:200] if name.isprintable() else ""
 
 
-def focus_evidence(prefix: str) -> None:
+def focus_evidence(prefix: str, nonce: str | None = None, key: str = "focus") -> None:
     """Scroll the first element keyed `<prefix>_...` (a view's captured item) into sight below
-    the pinned present banner, once it has been drawn."""
-    _mount("focus", focus=f"st-key-{prefix}_", nonce=st.query_params.get("step", ""))
+    the pinned present banner or triage bar, once it has been drawn; again when `nonce` (default:
+    the presentation's step) changes."""
+    step = st.query_params.get("step", "") if nonce is None else nonce
+    _mount(key, focus=f"st-key-{prefix}_", nonce=step)

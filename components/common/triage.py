@@ -58,7 +58,8 @@ def _swap_in_place(item: QueueItem, pos: int) -> bool:
     now = query_pairs()
     want = view_pairs(item.query)
     for key in widgets | {k for k, _ in want if k.startswith("src_")}:
-        if [v for k, v in want if k == key] not in ([], [v for k, v in now if k == key]):
+        wanted = [v for k, v in want if k == key]
+        if wanted not in ([], [v for k, v in now if k == key], _widget_value(key)):
             return False
     for key in {k for k, _ in now} - widgets - {"triage"}:
         if not key.startswith("src_"):
@@ -68,6 +69,16 @@ def _swap_in_place(item: QueueItem, pos: int) -> bool:
             st.query_params[key] = [v for k, v in want if k == key]
     st.query_params["tpos"] = str(pos)
     return True
+
+
+def _widget_value(key: str) -> list[str] | None:
+    """A URL-bound widget's value as its URL would spell it, when the URL leaves it out (a
+    widget at its default, e.g. the first subset, is not written): a step to an item on that
+    value needs no reload. None for a widget not drawn or not a plain value."""
+    if key in st.query_params:
+        return None
+    value = st.session_state.get(key)
+    return [str(value)] if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
 def start_queue(name: str, origin: str, items: Sequence[QueueItem]) -> None:

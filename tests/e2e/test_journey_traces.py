@@ -1,6 +1,7 @@
 """Journey J10 (docs/JOURNEYS.md), step through the wrong traces: open a MARS question's Single
 trace tab filtered to wrong traces, press "Next wrong trace" twice (each time a wrong trace is
-shown and the URL names it), then the Curves tab with the same filter says how many traces match.
+shown and the URL names it), step with the keys K and J (not while typing in a field), then the
+Curves tab with the same filter says how many traces match.
 
 The expected traces are computed here from the sample with the analysis functions (the filter's
 own definition), not read from the app. Each step asserts with Playwright's auto-retrying
@@ -63,7 +64,26 @@ def test_j10_step_through_the_wrong_traces(
         settled(page)
         expect(page.get_by_text("Final answer (wrong)")).to_be_visible()
         no_exception(page)
-    # 3. the Curves tab keeps the filter and says how many traces it draws
+
+    # 3. keys: K steps back, J forward; a J typed into a field (the picker's search) is text
+    def at_trace(t: int) -> None:
+        expect(page).to_have_url(re.compile(rf"[?&]trace={t}(&|$)"))
+        expect(picker).to_have_value(re.compile(rf"^trace {t} · wrong"))
+        settled(page)
+
+    page.keyboard.press("k")
+    at_trace(wrong[1])
+    picker.click()
+    page.keyboard.type("j")
+    expect(picker).to_have_value("j")  # the key went to the field
+    page.keyboard.press("Escape")
+    picker.blur()
+    page.keyboard.press("k")  # had the typed j stepped, this would land on wrong[1]
+    at_trace(wrong[0])
+    page.keyboard.press("j")
+    at_trace(wrong[1])
+    no_exception(page)
+    # 4. the Curves tab keeps the filter and says how many traces it draws
     page.get_by_role("tab", name="Curves").click()
     expect(page.get_by_role("tab", name="Curves")).to_have_attribute("aria-selected", "true")
     expect(page.locator(f"text={match} >> visible=true")).to_have_count(1)  # not the hidden tab's

@@ -7,14 +7,19 @@ Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 10
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from cache.casebook.store import open_store
+from cache.casebook.queue_items import QueueItem
+from cache.casebook.store import CaseStore, open_store
+from cache.sample.parason import make_uuid
 from components.common.casebook import tag_suggestions
+from components.common.triage import item_path
+from components.parason.cases import queue_items
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
@@ -44,20 +49,27 @@ def _position(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locat
     return page.get_by_test_id("tq-position")
 
 
-def _press_until(page: Page, key: str, holds: Callable[[float], None]) -> None:
-    """Press `key` until its effect `holds` (given 10 s a press, at most three presses). A key
-    pressed just after a step is now and then lost (a known issue of the bar's key listener,
-    named in the issue's note); the key is pressed again only while its effect is absent, and the
-    listener acts within 5 s, so a late press cannot be undone by the next one."""
-    for _ in range(2):
-        page.keyboard.press(key)
-        try:
-            holds(10_000)
-            return
-        except AssertionError:
-            continue
-    page.keyboard.press(key)
-    holds(10_000)
+def _keys_ready(page: Page) -> None:
+    """The bar's key listener is on (after a page load it attaches once its component is drawn)."""
+    expect(page.locator("html")).to_have_attribute("data-rte-triage-keys", "ready")
+
+
+def _open_queue(page: Page, server: str) -> int:
+    """Browse, filtered to wrong trajectories: "Triage these N" opens the first one; N."""
+    open_url(page, f"{server}/parason?view=Browse&correct=incorrect", ready="Triage these")
+    start = page.get_by_role("button", name=re.compile(r"Triage these \d+"))
+    n = int(re.findall(r"\d+", start.inner_text())[-1])
+    assert n >= 5
+    start.click()
+    expect(_position(page)).to_have_text(f"1 of {n}")
+    settled(page)
+    _keys_ready(page)
+    return n
+
+
+def _purge(store: CaseStore) -> None:
+    for old in store.list_cases(include_deleted=True):  # another test's cases
+        store.purge(old.id)
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -65,17 +77,10 @@ def test_j13_triage_a_filtered_table(
     browser: Browser, server: str, db_url: str, viewport: dict[str, int]
 ) -> None:
     store = open_store(db_url)
-    for old in store.list_cases(include_deleted=True):  # the other viewport's run
-        store.purge(old.id)
+    _purge(store)
     page = new_page(browser, viewport)
     # 1. Browse, filtered to wrong trajectories: "Triage these N" opens the first one
-    open_url(page, f"{server}/parason?view=Browse&correct=incorrect", ready="Triage these")
-    start = page.get_by_role("button", name=re.compile(r"Triage these \d+"))
-    n = int(re.findall(r"\d+", start.inner_text())[-1])
-    assert n >= 3
-    start.click()
-    expect(_position(page)).to_have_text(f"1 of {n}")
-    settled(page)
+    n = _open_queue(page, server)
     bar = page.locator(".st-key-tq_bar")
     box = bar.bounding_box()
     assert box is not None and box["y"] + box["height"] < viewport["height"] * 0.55
@@ -85,24 +90,19 @@ def test_j13_triage_a_filtered_table(
     name.press("Enter")
     expect(name).to_have_count(0)  # the name is kept: the field goes, and the focus with it
     settled(page)
-    # 2. j: the next item
+    # 2. j: the next item; each key below is pressed once, right after the step
     page.keyboard.press("j")
     expect(_position(page)).to_have_text(f"2 of {n}")
-    settled(page)
     label = page.get_by_test_id("tq-label").inner_text()
     # 3. 2 toggles the second tag suggestion, v sets a verdict, n focuses the note
     tag = tag_suggestions("parason")[1]
-    tag_on = bar.locator(".st-key-tq_tag_2 button")
-    _press_until(
-        page, "2", lambda t: expect(tag_on).to_have_attribute("kind", "primary", timeout=t)
-    )
-    settled(page)
-    verdict = bar.locator(".st-key-tq_verdict button")
-    _press_until(page, "v", lambda t: expect(verdict).to_contain_text("confirmed", timeout=t))
-    settled(page)
+    page.keyboard.press("2")
+    expect(bar.locator(".st-key-tq_tag_2 button")).to_have_attribute("kind", "primary")
+    page.keyboard.press("v")
+    expect(bar.locator(".st-key-tq_verdict button")).to_contain_text("confirmed")
     page.keyboard.press("n")
     note = bar.locator("textarea")
-    expect(note).to_be_focused()
+    expect(note).to_be_focused()  # `n` waits for the verdict's run: type once the note has focus
     text = f"j13 {vp_id(viewport)}: the branches agree <b>too</b> early"
     page.keyboard.type(text)
     page.keyboard.press("Enter")  # in the note: a newline, not a save
@@ -127,5 +127,76 @@ def test_j13_triage_a_filtered_table(
     expect(panel).to_contain_text(tag)
     expect(panel).to_contain_text("confirmed")
     expect(panel).to_contain_text("the branches agree <b>too</b> early")
+    no_exception(page)
+    page.context.close()
+
+
+def test_j13_keys_right_after_a_step_apply_once(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
+    """Regression: keys pressed with no wait after a step each apply once, to the item the step
+    opened. `j`, then `2` `v` `Enter` three times in a row (each Enter steps on): three cases,
+    each with the tag once (a second `2` would remove it) and the first verdict (a second `v`
+    would move it on), and the queue on item 5. The old listener clicked at once, while the
+    previous key's run was in flight, and Streamlit's restarted run dropped a button press."""
+    store = open_store(db_url)
+    _purge(store)
+    uuids = pl.read_parquet(sample_root / "parason/sft-1x/train.parquet", columns=["uuid"])
+    rows: list[tuple[str, object]] = [
+        (u, f"q {n}") for n, u in enumerate(uuids["uuid"].head(5).to_list())
+    ]
+    queue = store.create_queue("keys", "test", queue_items("sft-1x", rows, {}))
+    page = new_page(browser, {"width": 1440, "height": 900})
+    open_url(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}")
+    _keys_ready(page)
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill("J13 keys")
+    name.press("Enter")
+    expect(name).to_have_count(0)
+    for key in ["j", *["2", "v", "Enter"] * 3]:
+        page.keyboard.press(key)
+    expect(_position(page)).to_have_text("5 of 5")
+    settled(page)
+    cases = store.list_cases(author="J13 keys")
+    assert sorted(c.item["uuid"] for c in cases) == sorted(u for u, _ in rows[1:4])
+    tag = tag_suggestions("parason")[1]
+    assert all(c.tags == (tag,) and c.verdict == "confirmed" for c in cases)
+    expect(page.locator(".st-key-tq_bar")).to_contain_text("3 of 5 have cases")
+    no_exception(page)
+    page.context.close()
+
+
+def _items_of_every_dataset(sample_root: Path) -> list[tuple[QueueItem, str]]:
+    """(a queue item of each dataset, its view's item container): a MARS trace, a FineProofs
+    step and a Parason node, each below its view's header."""
+    problem, sample = pl.read_parquet(
+        sample_root / "fineproofs/data/prefix_values.parquet",
+        columns=["problem_id", "sample_index"],
+    ).row(0)
+    mars = {"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": "3", "trace": "5"}
+    fp = {"problem": str(problem), "sample": str(sample), "prefix": "2"}
+    node = {"subset": "sft-1x", "uuid": make_uuid("not-div-7-11"), "node": "b1t0"}
+    return [
+        (QueueItem("mars", (*mars.items(), ("view", "Single trace")), mars, "trace"), "mars_trace"),
+        (QueueItem("fineproofs", (*fp.items(), ("view", "Trace")), fp, "step"), "fp_step"),
+        (QueueItem("parason", tuple(node.items()), node, "node"), "parason_node"),
+    ]
+
+
+def test_j13_each_item_is_brought_into_view(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
+    """At 1024x768 the bar is not pinned and a view's header (MARS: file picker, question
+    overview, metrics) fills the first screen: each step scrolls the item into sight."""
+    items = _items_of_every_dataset(sample_root)
+    queue = open_store(db_url).create_queue("every dataset", "test", [i for i, _ in items])
+    page = new_page(browser, {"width": 1024, "height": 768})
+    open_url(page, f"{server}/{item_path(queue.id, items[0][0], 1)}")
+    for n, (_, key) in enumerate(items, start=1):
+        if n > 1:
+            page.keyboard.press("j")
+        expect(_position(page)).to_have_text(f"{n} of {len(items)}")
+        _keys_ready(page)
+        expect(page.locator(f".st-key-rte_evidence_{key}")).to_be_in_viewport()
     no_exception(page)
     page.context.close()

@@ -183,3 +183,17 @@ def test_a_closed_filter_bar_with_no_filter_draws_no_widget(open_page) -> None:
     asked = open_page(qid="1", verdict="wrong")
     _ok(asked)
     assert any(m.label == "Final answer" for m in asked.multiselect)
+
+
+def test_k_and_j_step_unless_a_triage_queue_owns_the_letter_keys(
+    open_page, local_mars, db: str
+) -> None:
+    """The buttons answer K and J; while a triage queue is open its bar owns `j`/`k` (next
+    item), so the trace buttons carry no shortcut (one key, one meaning)."""
+    at = open_page(qid="2", view="Single trace", verdict="wrong")
+    _ok(at)
+    keys = (at.button(key=PREV_KEY).proto.shortcut, at.button(key=NEXT_KEY).proto.shortcut)
+    assert keys == ("k", "j")  # Streamlit stores "K" / "J" in lower case
+    at = open_page(qid="2", view="Single trace", verdict="wrong", triage="q1")
+    assert not at.exception, at.exception
+    assert not at.button(key=PREV_KEY).proto.shortcut and not at.button(key=NEXT_KEY).proto.shortcut

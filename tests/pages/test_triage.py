@@ -204,3 +204,31 @@ def test_the_collections_tab_lists_queues_to_resume(db: str, sample_root: Path) 
     links = [m.value for m in at.markdown if "Resume" in m.value]
     assert len(links) == 1 and "2 of 3" in links[0] and "<b>" not in links[0]
     assert f"triage={q.id}&tpos=2" in links[0] and "qid=1" in links[0]
+
+
+def _swap_script() -> None:
+    import streamlit as st
+
+    from cache.casebook.queue_items import QueueItem
+    from components.common.triage import _swap_in_place
+
+    st.session_state.setdefault("subset", "sft-1x")  # the subset widget, at its default
+    want = st.session_state["want"]
+    item = QueueItem(view="parason", query=(("subset", want), ("uuid", "u2")), item={})
+    st.session_state["swapped"] = _swap_in_place(item, 2)
+
+
+@pytest.mark.parametrize(("want", "swapped"), [("sft-1x", True), ("sft-8x", False)])
+def test_a_step_stays_in_the_page_when_widgets_already_hold_its_keys(
+    want: str, swapped: bool
+) -> None:
+    """A widget at its default is not in the URL: a step to an item on that value swaps the
+    URL keys in place (no reload, the key listener stays); another value needs a reload."""
+    at = AppTest.from_function(_swap_script, default_timeout=30)
+    at.session_state["want"] = want
+    at.query_params["uuid"] = "u1"
+    at.query_params["triage"] = "q1"
+    at.run()
+    assert not at.exception and at.session_state["swapped"] is swapped
+    uuid = at.query_params["uuid"]
+    assert (uuid in ("u2", ["u2"])) is swapped
