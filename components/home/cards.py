@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -80,9 +81,12 @@ def dataset_card(inv: Inventory) -> None:
         st.markdown("\n".join(_columns_line(f) for f in ok if f.columns) or DASH)
     if inv.derived:
         total = sum(b for _n, b in inv.derived)
-        listed = ", ".join(f"{md_text(n, 80)} ({human_size(b)})" for n, b in inv.derived)
         st.caption(
-            f"Derived tables cached on disk: {len(inv.derived)} files, {human_size(total)}: {listed}"
+            f"Derived tables cached on disk: {len(inv.derived)} files, {human_size(total)}: "
+            + ", ".join(
+                f"{md_text(name, 80)} {human_size(size)}" + (f" in {n} files" if n > 1 else "")
+                for name, (n, size) in derived_kinds(inv.derived).items()
+            )
         )
     else:
         st.caption(
@@ -109,3 +113,17 @@ def _columns_line(f: FileEntry) -> str:
     folder's files are the user's)."""
     cols = " · ".join(f"{md_text(c, 80)} ({md_text(t, 60)})" for c, t in f.columns.items())
     return f"- **{md_text(f.relpath, 200)}**: {cols}"
+
+
+_VERSIONED = re.compile(r"-v\d+-[0-9a-f]{8,}\.parquet$")
+
+
+def derived_kinds(derived: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Derived table files by table (`mars-features-v9-<hash>.parquet` is a `mars-features`):
+    how many files and bytes each; a name of another shape stands for itself."""
+    out: dict[str, tuple[int, int]] = {}
+    for name, size in derived:
+        kind = _VERSIONED.sub("", name)
+        n, total = out.get(kind, (0, 0))
+        out[kind] = (n + 1, total + size)
+    return out

@@ -149,3 +149,17 @@ def test_an_unknown_source_kind_in_a_link_says_so(sample_root: Path) -> None:
     at = run_page("pages/home.py", src_parason_kind="floppy")
     assert not at.exception
     assert any("floppy" in w.value and "Bundled sample" in w.value for w in at.sidebar.warning)
+
+
+def test_derived_tables_are_listed_by_table_not_by_hashed_file() -> None:
+    from components.home.cards import derived_kinds
+
+    got = derived_kinds(
+        [
+            ("mars-features-v9-0c6e97db8059d58e43c9.parquet", 100),
+            ("mars-features-v9-1d7e97db8059d58e43c9.parquet", 50),
+            ("mars-texts-v1-4576e6461edfd19b8c71.parquet", 7),
+            ("odd.parquet", 3),
+        ]
+    )
+    assert got == {"mars-features": (2, 150), "mars-texts": (1, 7), "odd.parquet": (1, 3)}

@@ -100,7 +100,8 @@ def test_every_tab_renders(open_page, view: str) -> None:
         assert [plain_text(t["name"]) for t in fig["data"]] == [t["name"] for t in spec["traces"]]
     elif view == "Distributions":
         specs = _lite(at)
-        assert len(specs) == 5  # the file's histogram, the question's four (a named question: no grid)
+        # the file's histogram and the question's four (a named question: no grid)
+        assert len(specs) == 5
         hists = [s for s in specs if "right vs wrong" in s["title"] or "confidence" in s["title"]]
         assert len(hists) >= 3 and all(s["barmode"] == "group" for s in hists)
         bars = next(s for s in specs if s["title"].startswith("final answers"))

@@ -203,6 +203,8 @@ def test_the_playground_offers_the_toy_and_a_link_round_trips(
     assert not again.exception, again.exception
     assert next(s for s in again.slider if s.key == "toyneed").value == 7
     assert next(s for s in again.selectbox if s.key == "policy").value == "toy-votes"
+    again.session_state["pg_others_open"] = True  # the markers' expander draws when open
+    again.run()
     others = next(m for m in again.multiselect if m.key == "others")
     assert "toy-votes" in others.options  # a frontier marker, on offer like the built-ins
 
