@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from components.home.cards import derived_kinds
 from tests.pages.conftest import new_app, run_page
 from tests.pages.md_tables import figures, md_tables, number
 
@@ -152,8 +153,6 @@ def test_an_unknown_source_kind_in_a_link_says_so(sample_root: Path) -> None:
 
 
 def test_derived_tables_are_listed_by_table_not_by_hashed_file() -> None:
-    from components.home.cards import derived_kinds
-
     got = derived_kinds(
         [
             ("mars-features-v9-0c6e97db8059d58e43c9.parquet", 100),
