@@ -17,6 +17,7 @@ from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.formatting import fmt_num
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
 from components.common.url_keys import MarsKeys
@@ -98,21 +99,22 @@ def deepconf_threshold(feats: pl.DataFrame, q: float, warmup: int) -> tuple[floa
     return float(percentile_last_axis(head, q)), int(head.size)
 
 
-def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> None:
-    feats, _ = trace_filters.filtered(pool)  # the traces drawn: those the filters pass
-    if not feats.height:
-        return
-    n_max = max(1, min(MAX_CURVES, feats.height))
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 1.3], vertical_alignment="bottom")
+OPTION_KEYS = ("n", "win", "probes_by", "policy")  # URL keys of the chart options
+
+
+def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
+    """How many traces, the confidence window, what colours the probe markers, which DeepConf
+    threshold: drawn only while their expander is open or one of them is set in the URL."""
+    d1, d2 = st.columns(2, vertical_alignment="bottom")
     if n_max > 1:
-        n = c1.slider(
+        n = d1.slider(
             "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
         )
     else:
         n = 1
-        c1.caption("1 trace matches" if pool.height > 1 else "1 trace in this question")
+        d1.caption("1 trace matches" if pool.height > 1 else "1 trace in this question")
     window = int(
-        c2.select_slider(
+        d2.select_slider(
             "Window (tokens)",
             WINDOWS,
             value=DEFAULT_WINDOW,
@@ -123,13 +125,8 @@ def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> 
             **bound("win"),
         )
     )
-    mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
-    markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
-        "probes", value=True, help="show the probe answers as markers", **bound("markers")
-    )
-    zoom = c4.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
-    d1, d2 = st.columns([3, 2], vertical_alignment="bottom")
-    probes_by = d1.radio(
+    e1, e2 = st.columns([3, 2], vertical_alignment="bottom")
+    probes_by = e1.radio(
         "Probe markers by",
         [BY_AGREEMENT, BY_CORRECTNESS],
         horizontal=True,
@@ -138,9 +135,33 @@ def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> 
         **bound("probes_by"),
     )
     warmup = SimSettings().warmup
-    policy = d2.selectbox(
+    policy = e2.selectbox(
         "Threshold", list(POLICIES), help=_POLICY_HELP.format(w=warmup), **bound("policy")
     )
+    return int(n), window, str(probes_by), str(policy)
+
+
+def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> None:
+    feats, _ = trace_filters.filtered(pool)  # the traces drawn: those the filters pass
+    if not feats.height:
+        return
+    n_max = max(1, min(MAX_CURVES, feats.height))
+    c3, c4 = st.columns([3, 1], vertical_alignment="bottom")
+    mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
+    markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
+        "probes", value=True, help="show the probe answers as markers", **bound("markers")
+    )
+    zoom = c4.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
+    n, window, probes_by = min(DEFAULT_CURVES, n_max), DEFAULT_WINDOW, BY_AGREEMENT
+    policy = next(iter(POLICIES))  # the selectbox's first option
+    with lazy_expander(
+        "Chart options: traces shown, window, probe colours, threshold",
+        OPTION_KEYS,
+        "mars_curve_options_open",
+        icon=":material/tune:",
+    ) as draw:
+        if draw:
+            n, window, probes_by, policy = _chart_options(pool, n_max)
     if mode == "quantile bands":
         _render_bands(rel, src, feats, qid, window)
         return
@@ -148,7 +169,7 @@ def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> 
     threshold, thr_note = None, ""
     q = POLICIES.get(str(policy))
     if q is not None:
-        value, used = deepconf_threshold(pool, q, warmup)
+        value, used = deepconf_threshold(pool, q, SimSettings().warmup)
         if window != WINDOW:
             thr_note = (
                 f" The {policy} threshold is drawn only at W = {WINDOW:,}, the window its "

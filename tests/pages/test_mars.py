@@ -297,6 +297,13 @@ def test_curves_default_to_a_readable_sample_in_deepconf_windows(open_page) -> N
     """No URL params: at most 30 traces in the 2,048-token window DeepConf thresholds."""
     at = open_page(qid="1")
     assert not at.exception, at.exception
+    # the chart options are drawn once their expander is opened; closed, the same defaults hold
+    assert not [s for s in at.slider if s.label == "Traces shown"]
+    closed = _lite(at)[-1]
+    at.session_state["mars_curve_options_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert _lite(at)[-1] == closed
     n = next(s for s in at.slider if s.label == "Traces shown")
     assert n.value == 20  # min(30, the 20 traces of this question)
     win = next(s for s in at.select_slider if s.label == "Window (tokens)")
@@ -530,7 +537,9 @@ def test_probe_markers_by_agreement_name_their_three_classes(open_page) -> None:
         in ("probe agrees with final answer", "probe differs from final answer", "probe: no answer")
         for n in names
     )
-    at.radio[1].set_value("correctness").run()
+    at.session_state["mars_curve_options_open"] = True  # the chart options: drawn when open
+    at.run()
+    next(r for r in at.radio if r.label == "Probe markers by").set_value("correctness").run()
     names = [t["name"] for t in _lite(at)[-1]["traces"] if t["name"].startswith("probe")]
     assert names and all(
         n.split(" (")[0] in ("probe answer right", "probe answer wrong", "probe: no answer")
