@@ -19,6 +19,7 @@ from analysis.fineproofs.collection import collection_facts, coverage_facts, sha
 from cache.sources import SourceConfig
 from components.common.formatting import DASH
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc, md_label
 from components.common.theme import FP_LABEL, TABLE_RULE
@@ -191,7 +192,18 @@ def render_collection(src: SourceConfig, prefix_ok: bool = True) -> None:
         )
     st.markdown("#### Side files, as stored")
     c1, c2 = st.columns(2)
-    with c1, guard("summary.json", dataset=DATASET), st.expander("summary.json"):
-        render_json(fc.side_json(src, "summary"), "summary")
-    with c2, guard("trace_manifest.json", dataset=DATASET), st.expander("trace_manifest.json"):
-        render_json(fc.side_json(src, "manifest"), "manifest")
+    # each file's charts and tables are drawn only while its expander is open
+    with (
+        c1,
+        guard("summary.json", dataset=DATASET),
+        lazy_expander("summary.json", (), "fp_side_summary_open") as draw,
+    ):
+        if draw:
+            render_json(fc.side_json(src, "summary"), "summary")
+    with (
+        c2,
+        guard("trace_manifest.json", dataset=DATASET),
+        lazy_expander("trace_manifest.json", (), "fp_side_manifest_open") as draw,
+    ):
+        if draw:
+            render_json(fc.side_json(src, "manifest"), "manifest")

@@ -30,6 +30,7 @@ from components.common.click_text import click_text, text_block
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
@@ -340,8 +341,9 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         )
     if traj.warnings:
         st.html(warning_badges(traj))
-        with st.expander(warnings_title(traj)):
-            st.dataframe(warnings_frame(traj), hide_index=True, placeholder=DASH)
+        with lazy_expander(warnings_title(traj), (), "pa_warnings_open") as draw:
+            if draw:
+                st.dataframe(warnings_frame(traj), hide_index=True, placeholder=DASH)
     node = known_node(read_node(), g)
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     h = None

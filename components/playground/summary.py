@@ -16,6 +16,7 @@ from analysis.playground import NoteCode, RunResult
 from analysis.playground.params import DEFAULT_SETTINGS
 from analysis.playground.uncertainty import Interval, bootstrap_interval
 from components.common.formatting import DASH, fmt_interval, fmt_num
+from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import esc
 
 # per-question explanations of data problems, in the order the list shows them
@@ -81,13 +82,14 @@ def show_notes(run: RunResult) -> None:
         st.html(f"<ul style='margin-top:0'>{items}{more}</ul>")
     all_notes = [(r.qid, n.message) for r in run.questions for n in r.notes]
     if all_notes:
-        with st.expander(f"All notes ({len(all_notes)})"):
-            st.dataframe(
-                pd.DataFrame(all_notes, columns=["qid", "note"]),
-                hide_index=True,
-                width="stretch",
-                placeholder=DASH,
-            )
+        with lazy_expander(f"All notes ({len(all_notes)})", (), "pg_notes_open") as draw:
+            if draw:  # a closed data grid still costs a new tab its chunk and layout
+                st.dataframe(
+                    pd.DataFrame(all_notes, columns=["qid", "note"]),
+                    hide_index=True,
+                    width="stretch",
+                    placeholder=DASH,
+                )
 
 
 def untruncated_savings(cur: RunResult, sc: RunResult) -> list[np.ndarray] | None:

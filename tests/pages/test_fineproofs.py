@@ -28,10 +28,15 @@ from tests.pages.conftest import new_app
 PAGE = "pages/fineproofs.py"
 
 
+SIDE_FILES_OPEN = ("fp_side_summary_open", "fp_side_manifest_open")
+
+
 def _app(params: dict[str, str] | None = None) -> AppTest:
     at = new_app()
     for k, v in (params or {}).items():
         at.query_params[k] = v
+    for side in SIDE_FILES_OPEN:  # the side files' contents are drawn while open
+        at.session_state[side] = True
     at.switch_page(PAGE)
     at.run()
     assert not at.exception
@@ -472,3 +477,17 @@ def test_inline_cases_on_the_opened_trace_and_step(sample_fp: Path, db: str) -> 
     assert "<i>x</i>" not in body
     at = _app({"view": "Trace", "problem": pid, "sample": str(sample), "prefix": "2"})
     assert sum(e.label.endswith("case(s) on this item") for e in at.main.expander) == 2
+
+
+def test_the_side_files_are_drawn_while_open_only() -> None:
+    """Closed, the side files' expanders draw none of their charts (each is a component a new
+    tab would mount); opened, they do."""
+    at = new_app()
+    at.query_params["view"] = "Collection"
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert [e.label for e in at.main.expander] == ["summary.json", "trace_manifest.json"]
+    assert not [h for e in at.main.expander for h in e.get("html")]
+    opened = _app({"view": "Collection"})
+    assert [h for e in opened.main.expander for h in e.get("html")]

@@ -35,6 +35,8 @@ def _app(params: dict[str, str]) -> AppTest:
     at = new_app()
     for k, v in params.items():
         at.query_params[k] = v
+    for side in ("fp_side_summary_open", "fp_side_manifest_open"):  # drawn while open
+        at.session_state[side] = True
     at.switch_page(PAGE)
     at.run()
     assert not at.exception, at.exception

@@ -365,6 +365,7 @@ def test_window_choice_changes_the_confidence_windows(sample_root: Path) -> None
         at = new_app()
         at.query_params.update({"policy": "dco", "view": "Questions", **params})
         at.session_state["pg_settings_open"] = True  # the settings' widgets: drawn when open
+        at.session_state["pg_notes_open"] = True  # and the notes' table
         at.switch_page("pages/playground.py")
         return at.run()
 
@@ -386,6 +387,7 @@ def test_window_choice_changes_the_confidence_windows(sample_root: Path) -> None
         if "note" in getattr(d.value, "columns", [])
         for n in d.value["note"]
     ]
+    assert notes  # the notes' table is drawn (open)
     assert not [n for n in notes if "features were built with window" in n]  # store matches W
     linked = open_dco(window="1024")
     assert next(s for s in linked.selectbox if s.key == "window").value == 1024
