@@ -193,17 +193,14 @@ def render_collection(src: SourceConfig, prefix_ok: bool = True) -> None:
     st.markdown("#### Side files, as stored")
     c1, c2 = st.columns(2)
     # each file's charts and tables are drawn only while its expander is open
-    with (
-        c1,
-        guard("summary.json", dataset=DATASET),
-        lazy_expander("summary.json", (), "fp_side_summary_open") as draw,
+    for col, name, what in (
+        (c1, "summary.json", "summary"),
+        (c2, "trace_manifest.json", "manifest"),
     ):
-        if draw:
-            render_json(fc.side_json(src, "summary"), "summary")
-    with (
-        c2,
-        guard("trace_manifest.json", dataset=DATASET),
-        lazy_expander("trace_manifest.json", (), "fp_side_manifest_open") as draw,
-    ):
-        if draw:
-            render_json(fc.side_json(src, "manifest"), "manifest")
+        with (
+            col,
+            guard(name, dataset=DATASET),
+            lazy_expander(name, (), f"fp_side_{what}_open") as draw,
+        ):
+            if draw:
+                render_json(fc.side_json(src, what), what)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from cache.casebook.links import PUBLIC_URL_ENV
 from cache.casebook.model import Case, make_case
 from cache.casebook.report import report_html
 from cache.casebook.report_maths import inline_katex
+from tests.cache.test_safe_html import _tags  # one tag reader for the HTML tests
 
 NOTE = (
     "Sum $x^2 + y^2$ and <script>alert(1)</script> then \\boxed{42}; "
@@ -41,24 +41,6 @@ def _case(note: str = NOTE, title: str = "<i>t</i> $x$") -> Case:
 
 def _no_clock(html: str) -> str:
     return re.sub(r"exported \d{4}-\d\d-\d\d \d\d:\d\d UTC", "exported -", html)
-
-
-class _Tags(HTMLParser):
-    """Tags and their attributes, outside scripts and styles (their text is not markup)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-
-def _tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
-    p = _Tags()
-    p.feed(html)
-    p.close()
-    return p.tags
 
 
 @pytest.fixture(scope="module")
