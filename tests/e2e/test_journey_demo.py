@@ -91,6 +91,9 @@ def _capture(page: Page, label: str, title: str) -> None:
     name = body.get_by_label(re.compile("Your name"))
     if name.count():
         name.fill("ada")
+    # a late rerun (a chart finishing its layout above) can move the page and the open popover
+    # with it: bring the control back to the top before the form's own button is pressed
+    button.evaluate(_TO_TOP)
     body.get_by_role("button", name="Save case").click()
     expect(page.get_by_text(f"Saved to the casebook: {title}")).to_be_visible()  # the toast
     if page.locator('[data-testid="stPopoverBody"]').count() == 0:
