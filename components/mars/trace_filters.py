@@ -56,26 +56,7 @@ def _range(label: str, bounds: tuple | None, key: str, **kw: object) -> tuple | 
         return None
     lo, hi = bounds
     got = st.slider(label, lo, hi, (lo, hi), **bound_kept(key), **kw)  # type: ignore[call-overload]  # int or float ends
-    return _narrowed(got, bounds)
-
-
-def _narrowed(got: object, bounds: tuple | None) -> tuple | None:
-    """A range the user narrowed inside `bounds`, or None (no range, or the whole span)."""
-    if bounds is None or not isinstance(got, tuple | list) or len(got) != 2:
-        return None
-    return None if tuple(got) == tuple(bounds) else (got[0], got[1])
-
-
-def _as_filter(
-    verdict: object, answers: object, length: tuple | None, conf_by: str, conf: tuple | None
-) -> tf.TraceFilter:
-    return tf.TraceFilter(
-        verdict=str(verdict or tf.ANY),
-        answers=tuple(str(a) for a in answers or ()),  # type: ignore[union-attr]  # a list
-        length=(int(length[0]), int(length[1])) if length else None,
-        confidence=str(conf_by),
-        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
-    )
+    return None if tuple(got) == (lo, hi) else (got[0], got[1])
 
 
 def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
@@ -117,7 +98,13 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None
             conf = _range(f"{conf_name} confidence", cb, CONF_KEY, step=0.01)
-    return _as_filter(verdict, answers, length, conf_by, conf)
+    return tf.TraceFilter(
+        verdict=str(verdict or tf.ANY),
+        answers=tuple(str(a) for a in answers),
+        length=(int(length[0]), int(length[1])) if length else None,
+        confidence=str(conf_by),
+        conf_range=(float(conf[0]), float(conf[1])) if conf else None,
+    )
 
 
 def filtered(feats: pl.DataFrame) -> tuple[pl.DataFrame, tf.TraceFilter]:
