@@ -16,13 +16,19 @@ import streamlit as st
 
 
 @contextmanager
-def lazy_expander(label: str, url_keys: Sequence[str], key: str, **kw: object) -> Iterator[bool]:
+def lazy_expander(
+    label: str,
+    url_keys: Sequence[str],
+    key: str,
+    expanded: bool | None = None,
+    **kw: object,
+) -> Iterator[bool]:
     """`with lazy_expander(...) as draw:` draw the widgets only when `draw` is true; open from
-    the start when the URL sets one of `url_keys`."""
+    the start when the URL sets one of `url_keys` (or when `expanded`, if given)."""
     asked = any(k in st.query_params for k in url_keys)
     # `expanded` stays what it was on the session's first run: a changed one would make it a
     # new expander, closing it under the user's hands as a value is set or cleared
-    first = st.session_state.setdefault(f"_{key}_first", asked)
+    first = st.session_state.setdefault(f"_{key}_first", asked if expanded is None else expanded)
     box = st.expander(label, expanded=first, key=key, on_change="rerun", **kw)  # type: ignore[arg-type]  # the expander's own keyword options
     with box:
         yield bool(box.open) or asked

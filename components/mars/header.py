@@ -20,6 +20,7 @@ from components.common.click_text import text_block
 from components.common.deeplink import LinkNotes
 from components.common.formatting import DASH, fmt_kilo, fmt_num, fmt_quantity
 from components.common.guards import guard
+from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.maths import maybe_maths
 from components.common.md_table import md_table
@@ -96,17 +97,13 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         st.info("This file holds no questions.")
         return None
     current = MarsKeys.QID.read()
-    # open when the page opens with no question chosen; the argument stays what it was on the
-    # session's first run (a changed `expanded` would make it a new, closed expander)
-    first_open = st.session_state.setdefault("_mars_overview_first", current is None)
-    box = st.expander(
+    with lazy_expander(  # open when the page opens with no question chosen
         "Questions overview: click a square to open it",
-        expanded=first_open,
-        key="mars_overview_open",
-        on_change="rerun",
-    )
-    if box.open:  # drawn only while open: a closed grid and table still cost a new tab
-        with box:
+        (),
+        "mars_overview_open",
+        expanded=current is None,
+    ) as draw:
+        if draw:  # a closed grid and table would still cost a new tab
             st.caption(
                 "Fill colour = pass@1 (share of traces whose final answer is right). A **black ring** "
                 "marks a question whose majority vote of final answers is wrong; a **grey ring** an "
