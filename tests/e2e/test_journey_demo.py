@@ -20,7 +20,6 @@ from cache.sample.parason import make_uuid
 from tests.e2e.conftest import streamlit_server
 
 pytestmark = pytest.mark.e2e
-SIZES = [(1440, 900), (1024, 768)]
 SLOW = 180_000  # the first visit of a view builds its derived tables
 CAPTURE_LABELS = re.compile(r"Add (trace|question|node|stage|iteration|run|pair|probe)|Label this")
 
@@ -197,8 +196,7 @@ def _step_through(
         _present_step(page, step, total)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
+def _journey(  # type: ignore[no-untyped-def]
     demo_url: str, sample_root: Path, local_mars: Path, db_url: str, browser, cache_dir: Path, size
 ) -> None:
     expect.set_options(timeout=60_000)
@@ -241,3 +239,31 @@ def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-d
     _step_through(viewer, n, first=7, last=8, back=1, keys=False)  # the buttons, both ways
     other.close()
     ctx.close()
+
+
+# one class per viewport: `--dist loadscope` sends each class to its own worker, so the two
+# longest journeys of the suite run side by side (each worker starts its own server and database)
+class TestAt1440x900:
+    def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
+        self,
+        demo_url: str,
+        sample_root: Path,
+        local_mars: Path,
+        db_url: str,
+        browser,
+        cache_dir: Path,
+    ) -> None:
+        _journey(demo_url, sample_root, local_mars, db_url, browser, cache_dir, (1440, 900))
+
+
+class TestAt1024x768:
+    def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
+        self,
+        demo_url: str,
+        sample_root: Path,
+        local_mars: Path,
+        db_url: str,
+        browser,
+        cache_dir: Path,
+    ) -> None:
+        _journey(demo_url, sample_root, local_mars, db_url, browser, cache_dir, (1024, 768))
