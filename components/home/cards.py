@@ -52,7 +52,7 @@ def dataset_card(inv: Inventory) -> None:
     info = DATASETS[inv.dataset]
     ok = [f for f in inv.files if f.status == "ok"]
     st.subheader(info.title)
-    st.caption(inv.source.describe())
+    st.caption(md_text(inv.source.describe(), 300))  # a local path comes from the URL
     st.markdown(
         " · ".join(f"{label} **{value}**" for label, value in card_figures(inv)),
         help="Rows and size count the files that open (status ok).",

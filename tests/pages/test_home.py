@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from components.common.safe_text import md_text
 from components.home.cards import derived_kinds
 from tests.pages.conftest import new_app, run_page
 from tests.pages.md_tables import figures, md_tables, number
@@ -55,7 +56,18 @@ def test_home_with_a_local_folder(sample_root: Path, tmp_path: Path) -> None:
     shutil.copytree(sample_root / "parason", tmp_path / "parason")
     at = _home(src_parason_kind="local", src_parason_path=str(tmp_path / "parason"))
     assert not at.exception and not at.error
-    assert f"Local folder · {tmp_path / 'parason'}" in _text(at)
+    assert md_text(f"Local folder · {tmp_path / 'parason'}", 300) in _text(at)
+
+
+def test_a_local_path_from_the_url_is_shown_as_text(sample_root: Path, tmp_path: Path) -> None:
+    """A path is untrusted input (it comes from the URL): its Markdown shows as typed."""
+    folder = tmp_path / "**bold**[link](javascript:x)"
+    shutil.copytree(sample_root / "parason", folder)
+    at = _home(src_parason_kind="local", src_parason_path=str(folder))
+    assert not at.exception and not at.error
+    caption = next(c.value for c in at.caption if "Local folder" in c.value)
+    assert "**bold**" not in caption and "[link](" not in caption
+    assert r"\*\*bold\*\*\[link\]\(javascript:x\)" in caption
 
 
 def test_home_with_a_bad_local_folder_keeps_other_datasets(
@@ -88,7 +100,10 @@ def test_home_with_hub_offline_says_nothing_is_downloaded(sample_root: Path, mon
     at = _home(src_fineproofs_kind="hub")
     assert not at.exception
     text = _text(at)
-    assert "Hugging Face Hub · asingh15/fineproofs-branch-rollout-distribution@main" in text
+    assert (
+        md_text("Hugging Face Hub · asingh15/fineproofs-branch-rollout-distribution@main", 300)
+        in text
+    )
     assert any("python -m cache fetch fineproofs" in i.value for i in at.info)
 
 
@@ -109,7 +124,7 @@ def test_home_with_a_populated_hf_cache_reads_it_offline(
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     at = _home(src_parason_kind="hub")
     assert not at.exception and not at.error
-    assert "Hugging Face Hub · parallel-reasoner/parason-data@main" in _text(at)
+    assert md_text("Hugging Face Hub · parallel-reasoner/parason-data@main", 300) in _text(at)
     parason = md_tables(at, "file")[0]
     assert all(r["status"] == "ok" for r in parason)
     assert sum(number(r["rows"]) for r in parason) > 300
@@ -123,7 +138,7 @@ def test_source_choice_lives_in_the_url(sample_root: Path, tmp_path: Path) -> No
     at.query_params["src_parason_path"] = str(tmp_path / "p")
     at.run()
     assert not at.exception and not at.error
-    assert f"Local folder · {tmp_path / 'p'}" in _text(at)
+    assert md_text(f"Local folder · {tmp_path / 'p'}", 300) in _text(at)
     assert at.session_state["src_parason_kind"] == "local"
 
 
