@@ -1,4 +1,4 @@
-"""Shared pieces of the browser benchmarks: a `streamlit run app.py` server, Debian's Chromium
+"""Shared pieces of the browser benchmarks: the app's server (`streamlit run` of its entry), Debian's Chromium
 through Playwright, and "the page has settled" (script finished, charts drawn).
 
 Used by `bench/first_paint.py`, `bench/load.py` and the real-browser tests' fixtures
@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+# what the README runs: the ASGI entry that serves `app.py` with the views' page shells
+APP_ENTRY = "components/server/entry.py"
 CHROMIUM = os.environ.get("RTE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -78,7 +80,7 @@ def streamlit_server(
     log: Path | None = None,
     drop: tuple[str, ...] = (),
     log_name: str = "streamlit-bench",
-    script: str = "app.py",
+    script: str = APP_ENTRY,
     **env: str,
 ) -> Iterator[Server]:
     """Start the app (or another `script` of the repository) on a free loopback port (offline),

@@ -2,7 +2,7 @@
 
     python -m bench.load [--sessions 8] [--seconds 300] [--url URL --pid PID] [--json out.json]
 
-Without `--url` it starts its own `streamlit run app.py` (bundled sample, HF offline, a fresh
+Without `--url` it starts its own server of the app (bundled sample, HF offline, a fresh
 casebook database) and measures that process. The tour of each session:
 home; a Parason trajectory and a click on a DAG node; a MARS question on its Curves tab; a
 playground policy change, then a full run (budget 512 x 64 iterations, the default); a FineProofs
@@ -62,7 +62,7 @@ STEPS = (
 
 @contextmanager
 def own_server(cache_dir: str | None) -> Iterator[tuple[str, int]]:
-    """`streamlit run app.py` on a free port with a fresh casebook; yields (url, pid)."""
+    """The app's server on a free port with a fresh casebook; yields (url, pid)."""
     scratch = Path(tempfile.mkdtemp(prefix="rte-load-"))
     cache = Path(cache_dir) if cache_dir else scratch / "cache"
     # the tour adds and deletes a case, so neither a locked profile nor a read-only casebook

@@ -1,5 +1,5 @@
-"""Real-browser fixtures: a `streamlit run app.py` server on a free loopback port, and Debian's
-chromium driven by Playwright (the Playwright browser download is unreachable here)."""
+"""Real-browser fixtures: the app's server (`streamlit run` of its entry) on a free loopback
+port, and Debian's chromium driven by Playwright (the Playwright browser download is unreachable here)."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ _NEXT_PAINT = """() => document.fonts.ready.then(() => new Promise((done) =>
 
 @contextmanager
 def streamlit_server(cache_dir: Path, **extra_env: str) -> Iterator[str]:
-    """Start `streamlit run app.py` on a free loopback port (offline, `bench.browser`); yield
-    its base URL. Its output goes to `cache_dir/streamlit-e2e-<port>.log`."""
+    """Start the app (`bench.browser.APP_ENTRY`) on a free loopback port (offline); yield its
+    base URL. Its output goes to `cache_dir/streamlit-e2e-<port>.log`."""
     with _server(cache_dir, log_name="streamlit-e2e", **extra_env) as srv:
         yield srv.url
 

@@ -46,3 +46,19 @@ def test_health_endpoint_of_the_procfile_check_answers(app_url: str) -> None:
 
     with urllib.request.urlopen(app_url + "/_stcore/health", timeout=5) as r:
         assert r.status == 200 and r.read().decode().strip() == "ok"
+
+
+@pytest.mark.parametrize("path", ["mars?qid=2", "casebook?tab=Collections"])
+def test_a_views_link_connects_at_the_root_without_a_detour(app_url: str, page, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A view's URL gets the page shell (components/server/page_shell.py): the page asks the
+    server's health once, at the root, and never under the view's path (Streamlit's own page
+    asks `<view>/_stcore/health` first, gets a 404 and waits before asking the root)."""
+    from playwright.sync_api import expect
+
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/_stcore/health" in r.url else None)
+    page.goto(f"{app_url}/{path}")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stMain"] h1').first).to_be_visible()
+    assert_no_exception(page)
+    assert asked == [f"{app_url}/_stcore/health"]

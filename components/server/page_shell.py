@@ -1,0 +1,55 @@
+"""The HTML shell of a view's own URL (`/mars`, `/playground`, ...), with the app's root named.
+
+Streamlit's page does not know where the server's root is when it opens on a view's path: it
+asks `<view>/_stcore/health` first, gets a 404, waits a tenth of a second and asks one level up.
+Every shared link to a view paid that detour before the page could connect. The shell is
+Streamlit's own `index.html` with one inline script that names the root for the page
+(`window.__streamlit.BACKEND_BASE_URL`, read once when Streamlit's bundle starts): the parent of
+the view's URL, computed in the browser, so a proxy's path prefix is kept.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import streamlit
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from components.common.links import views
+
+INDEX = Path(streamlit.__file__).parent / "static" / "index.html"
+# a view's URL has one path segment under the app's root, so its parent ('.') is that root
+ROOT_HINT = (
+    "<script>window.__streamlit = Object.assign({}, window.__streamlit, "
+    "{BACKEND_BASE_URL: new URL('.', window.location.href).href});</script>"
+)
+MARKER = '<script type="module"'  # the bundle's tag: the hint must run before it
+
+
+@cache
+def shell() -> str | None:
+    """Streamlit's index.html with the root hint before its bundle, or None when the installed
+    Streamlit's page has no bundle tag to anchor it (its own page is then served unchanged)."""
+    html = INDEX.read_text(encoding="utf-8")
+    at = html.find(MARKER)
+    return None if at < 0 else html[:at] + ROOT_HINT + "\n    " + html[at:]
+
+
+async def _view_page(request: Request) -> Response:
+    html = shell()
+    if html is None:  # why: never a broken page; Streamlit's own route answers
+        return HTMLResponse(
+            INDEX.read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"}
+        )
+    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+
+def view_routes() -> list[Route]:
+    """One GET route per view's URL path (the explorer's own list, nothing from a request)."""
+    return [
+        Route(f"/{path}", _view_page, methods=["GET", "HEAD"], name=f"view-{path}")
+        for path in views()
+    ]
