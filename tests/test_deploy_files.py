@@ -24,7 +24,9 @@ def test_procfile_web_line_and_health_check() -> None:
     while argv and "=" in argv[0] and not argv[0].startswith("-"):
         env.append(argv.pop(0))  # VAR=value prefixes, as the platform's shell runs them
     assert "RTE_PROFILE=${RTE_PROFILE:-locked}" in env
-    assert argv[:4] == ["python", "-m", "streamlit", "run"] and argv[4] == "components/server/entry.py"
+    assert (
+        argv[:4] == ["python", "-m", "streamlit", "run"] and argv[4] == "components/server/entry.py"
+    )
     assert "--server.port" in argv and "--server.address" in argv
     checks = json.loads((REPO / "app.json").read_text())["healthchecks"]["web"]
     assert checks[0]["path"] == "/_stcore/health"

@@ -41,7 +41,9 @@ def test_readme_is_a_short_guide() -> None:
 
 def test_readme_keeps_the_two_commands() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "python -m pip install -e . && python -m streamlit run components/server/entry.py" in text
+    assert (
+        "python -m pip install -e . && python -m streamlit run components/server/entry.py" in text
+    )
     assert "bash tests/setup.sh && python -m pytest" in text
     assert "docs/PERFORMANCE.md" in text and "docs/DEPLOY.md" in text
 
