@@ -8,9 +8,13 @@
 // press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
 // key before it has drawn the bar again (each run writes a new `data-run` token into the bar's
 // position) and no script runs. Keys still waiting when a step loads another page
-// are kept in sessionStorage and applied on that page.
+// are kept in sessionStorage and applied on that page. Keys pressed while that page loads,
+// before this listener is attached there, are kept by the page itself (the view's page shell,
+// components/server/page_shell.py, listens from its first line when STEP says a queue is open)
+// and applied here once attached.
 const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
+const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
 const state = window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, qid: null });
 
@@ -117,9 +121,36 @@ function onKey(ev) {
 }
 
 function keep() {
-  // a step that loads another page: the keys not applied yet go with the queue to that page
-  if (state.queue.length && state.qid) {
+  // a step that loads another page: the keys not applied yet go with the queue to that page,
+  // and the page is told to keep the keys pressed while it loads
+  if (!state.qid) return;
+  sessionStorage.setItem(STEP, JSON.stringify({ qid: state.qid, at: Date.now() }));
+  if (state.queue.length) {
     sessionStorage.setItem(STASH, JSON.stringify({ qid: state.qid, keys: state.queue }));
+  }
+}
+
+function restore() {
+  // the keys of the page before (STASH, already actions), then those pressed while this page
+  // loaded (raw keys), in the order pressed; only for the queue they were pressed in
+  const kept = sessionStorage.getItem(STASH);
+  const step = sessionStorage.getItem(STEP);
+  sessionStorage.removeItem(STASH);
+  sessionStorage.removeItem(STEP);
+  const early = Array.isArray(window.__rteEarlyKeys) ? window.__rteEarlyKeys : [];
+  window.__rteEarlyKeys = null;
+  try {
+    if (kept) {
+      const { qid, keys } = JSON.parse(kept);
+      if (qid === state.qid && Array.isArray(keys)) {
+        state.queue.push(...keys.filter((k) => KNOWN.has(k)));
+      }
+    }
+    if (step && JSON.parse(step).qid === state.qid) {
+      state.queue.push(...early.map(actionOf).filter((a) => a && KNOWN.has(a)));
+    }
+  } catch (_) {
+    // an unreadable stash is dropped
   }
 }
 
@@ -130,18 +161,7 @@ export default function (component) {
     window.__rteTriageKeys = true;
     document.addEventListener("keydown", onKey, true); // before the page's own handlers
     window.addEventListener("pagehide", keep);
-    const kept = sessionStorage.getItem(STASH);
-    sessionStorage.removeItem(STASH);
-    if (kept) {
-      try {
-        const { qid, keys } = JSON.parse(kept);
-        if (qid === state.qid && Array.isArray(keys)) {
-          state.queue.push(...keys.filter((k) => KNOWN.has(k)));
-        }
-      } catch (_) {
-        // an unreadable stash is dropped
-      }
-    }
+    restore();
   }
   document.documentElement.dataset.rteTriageKeys = "ready"; // the listener is on (journeys wait)
   pump();

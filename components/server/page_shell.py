@@ -5,7 +5,8 @@ asks `<view>/_stcore/health` first, gets a 404, waits a tenth of a second and as
 Every shared link to a view paid that detour before the page could connect. The shell is
 Streamlit's own `index.html` with one inline script that names the root for the page
 (`window.__streamlit.BACKEND_BASE_URL`, read once when Streamlit's bundle starts): the parent of
-the view's URL, computed in the browser, so a proxy's path prefix is kept.
+the view's URL, computed in the browser, so a proxy's path prefix is kept. A second inline
+script keeps the keys pressed while a triage step loads the page (`EARLY_KEYS`).
 """
 
 from __future__ import annotations
@@ -26,16 +27,39 @@ ROOT_HINT = (
     "<script>window.__streamlit = Object.assign({}, window.__streamlit, "
     "{BACKEND_BASE_URL: new URL('.', window.location.href).href});</script>"
 )
+# set by the triage keys (components/casebook/triage_keys.js, STEP) as a queue's page unloads
+TRIAGE_STEP = "rte_triage_step"
+STEP_FRESH_MS = 30_000  # a mark older than this is from a queue left long ago
+# A triage step can load another view's page. Keys pressed while it loads reach a page whose
+# key listener is not attached yet (it comes with the triage bar, after the first script run):
+# when the mark says a queue's page is loading, the page keeps them from its first line, and the
+# listener applies them once attached (window.__rteEarlyKeys).
+EARLY_KEYS = (
+    "<script>(function () {"
+    "var mark; try { mark = JSON.parse(sessionStorage.getItem('" + TRIAGE_STEP + "')); }"
+    " catch (e) { return; }"
+    " if (!mark || !(Date.now() - mark.at < " + str(STEP_FRESH_MS) + ")) return;"
+    " var keys = window.__rteEarlyKeys = [];"
+    " document.addEventListener('keydown', function (ev) {"
+    " if (window.__rteTriageKeys || !window.__rteEarlyKeys) return;"
+    " if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;"
+    " var t = ev.target, tag = t && t.tagName;"
+    " if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || (t && t.isContentEditable))"
+    " return;"
+    " keys.push(ev.key); }, true);"
+    "})();</script>"
+)
+HEAD = ROOT_HINT + "\n    " + EARLY_KEYS
 MARKER = '<script type="module"'  # the bundle's tag: the hint must run before it
 
 
 @cache
 def shell() -> str | None:
-    """Streamlit's index.html with the root hint before its bundle, or None when the installed
+    """Streamlit's index.html with the root hint and the early keys before its bundle, or None when the installed
     Streamlit's page has no bundle tag to anchor it (its own page is then served unchanged)."""
     html = INDEX.read_text(encoding="utf-8")
     at = html.find(MARKER)
-    return None if at < 0 else html[:at] + ROOT_HINT + "\n    " + html[at:]
+    return None if at < 0 else html[:at] + HEAD + "\n    " + html[at:]
 
 
 async def _view_page(request: Request) -> Response:

@@ -200,3 +200,38 @@ def test_j13_each_item_is_brought_into_view(
         expect(page.locator(f".st-key-rte_evidence_{key}")).to_be_in_viewport()
     no_exception(page)
     page.context.close()
+
+
+def test_j13_keys_while_a_step_loads_another_view_apply_there(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
+    """Regression: a step to an item of another view loads that view's page, and keys pressed
+    while it loads (the new page is parsed, the bar's listener not attached yet) apply to the
+    item it opens. `j` from a MARS trace to a FineProofs step, then `2` `v` `Enter` as soon as
+    the new page's HTML is parsed: the FineProofs step's case has the tag and the verdict, and
+    the queue is on item 3. The keys were lost before the page shell kept them
+    (components/server/page_shell.py)."""
+    store = open_store(db_url)
+    _purge(store)
+    items = _items_of_every_dataset(sample_root)
+    queue = store.create_queue("across views", "test", [i for i, _ in items])
+    page = new_page(browser, {"width": 1440, "height": 900})
+    open_url(page, f"{server}/{item_path(queue.id, items[0][0], 1)}")
+    _keys_ready(page)
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill("J13 across")
+    name.press("Enter")
+    expect(name).to_have_count(0)
+    settled(page)
+    page.keyboard.press("j")
+    page.wait_for_url(re.compile(r"/fineproofs\?"), wait_until="domcontentloaded")
+    assert page.locator("html").get_attribute("data-rte-triage-keys") is None  # not attached yet
+    for key in ["2", "v", "Enter"]:
+        page.keyboard.press(key)
+    expect(_position(page)).to_have_text("3 of 3")
+    settled(page)
+    (case,) = store.list_cases(author="J13 across")
+    assert case.dataset == "fineproofs" and case.item["problem"] == items[1][0].item["problem"]
+    assert case.tags == (tag_suggestions("fineproofs")[1],) and case.verdict == "confirmed"
+    no_exception(page)
+    page.context.close()

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from components.common.links import views
 from components.server import page_shell
-from components.server.page_shell import INDEX, MARKER, ROOT_HINT, shell, view_routes
+from components.server.page_shell import (
+    HEAD,
+    INDEX,
+    MARKER,
+    ROOT_HINT,
+    TRIAGE_STEP,
+    shell,
+    view_routes,
+)
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_shell_is_streamlits_page_with_the_hint_before_its_bundle() -> None:
@@ -16,9 +28,15 @@ def test_the_shell_is_streamlits_page_with_the_hint_before_its_bundle() -> None:
     assert html is not None
     original = INDEX.read_text(encoding="utf-8")
     # nothing of Streamlit's page is lost: removing the hint gives it back
-    assert html.replace(ROOT_HINT + "\n    ", "", 1) == original
-    assert html.count(ROOT_HINT) == 1
-    assert html.index(ROOT_HINT) < html.index(MARKER)  # set before the bundle reads it
+    assert html.replace(HEAD + "\n    ", "", 1) == original
+    assert html.count(ROOT_HINT) == 1 and html.count(HEAD) == 1
+    assert html.index(HEAD) < html.index(MARKER)  # set before the bundle reads it
+
+
+def test_the_early_keys_mark_is_the_one_the_triage_keys_write() -> None:
+    js = (REPO / "components/casebook/triage_keys.js").read_text(encoding="utf-8")
+    assert f'const STEP = "{TRIAGE_STEP}";' in js
+    assert f"sessionStorage.getItem('{TRIAGE_STEP}')" in HEAD
 
 
 def test_one_route_per_view_and_nothing_else() -> None:
