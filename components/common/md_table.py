@@ -10,29 +10,37 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import polars as pl
+
 from components.common.formatting import DASH, fmt_num
 from components.common.safe_text import md_text
 
 NUMERIC = (int, float)
 
 
-def _cell(value: object, limit: int) -> str:
+def _cell(value: object, limit: int, spec: str | None = None) -> str:
     if value is None or value == "":
         return DASH
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, int):
+    if isinstance(value, int) and spec is None:
         return f"{value:,}"
-    if isinstance(value, float):
-        return fmt_num(value, ",g")  # NaN as a dash, infinities as ∞
+    if isinstance(value, NUMERIC):
+        return fmt_num(value, spec or ",g")  # NaN as a dash, infinities as ∞
     return md_text(value, limit)
 
 
-def md_table(rows: Sequence[Mapping[str, object]], limit: int = 120) -> str:
+def md_table(
+    rows: Sequence[Mapping[str, object]],
+    limit: int = 120,
+    formats: Mapping[str, str] | None = None,
+) -> str:
     """`rows` (dicts with the same keys, in column order) as a Markdown table: numbers right
-    aligned with thousands separators, empty cells as a dash; "" when there are no rows."""
+    aligned with thousands separators (or a column's format spec in `formats`, e.g. `".2f"`),
+    empty cells as a dash; "" when there are no rows."""
     if not rows:
         return ""
+    formats = formats or {}
     columns = list(rows[0])
     numeric = {
         c: all(isinstance(r.get(c), NUMERIC) or r.get(c) in (None, "") for r in rows)
@@ -41,5 +49,16 @@ def md_table(rows: Sequence[Mapping[str, object]], limit: int = 120) -> str:
     }
     head = "| " + " | ".join(md_text(c, 60) for c in columns) + " |"
     rule = "|" + "|".join("---:" if numeric[c] else "---" for c in columns) + "|"
-    body = ["| " + " | ".join(_cell(r.get(c), limit) for c in columns) + " |" for r in rows]
+    body = [
+        "| " + " | ".join(_cell(r.get(c), limit, formats.get(c)) for c in columns) + " |"
+        for r in rows
+    ]
     return "\n".join([head, rule, *body])
+
+
+def md_frame(
+    frame: pl.DataFrame, limit: int = 120, formats: Mapping[str, str] | None = None
+) -> str:
+    """A small polars frame as `md_table` (a frame of strings prepared for display reads the
+    same as in a data grid)."""
+    return md_table(frame.to_dicts(), limit, formats)

@@ -13,8 +13,8 @@ from analysis.parason.pairs import pair_stages
 from analysis.parason.tables import added_nodes, resolve_uuid
 from cache.sources import SourceConfig
 from components.common.casebook import capture
-from components.common.formatting import DASH
 from components.common.guards import guard
+from components.common.md_table import md_frame
 from components.common.url_state import bound_kept
 from components.parason import cached as pc
 from components.parason import cases as pcs
@@ -99,7 +99,7 @@ def render_compare(src: SourceConfig, counter: str) -> None:
             key=f"pa_pair_{uid}",
             label="Add pair to casebook",
         )
-    st.dataframe(compare_frame(a1.metrics, a8.metrics), hide_index=True, placeholder=DASH)
+    st.markdown(md_frame(compare_frame(a1.metrics, a8.metrics)))
     note = latency_note(a1.metrics, a8.metrics)
     if note:
         st.warning(note, icon=":material/hourglass_bottom:")
@@ -141,7 +141,7 @@ def render_compare(src: SourceConfig, counter: str) -> None:
             "**Stages** · cost = s_b + the longest thread (the stage's share of C) · longest = "
             "the stage's longest thread · speedup = (s_b + Σ threads) / cost"
         )
-        st.dataframe(stages, hide_index=True, placeholder=DASH)
+        st.markdown(md_frame(stages))
     with guard("the accepted Trial view", dataset=DATASET):
         render_accepted(
             {

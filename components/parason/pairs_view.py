@@ -25,6 +25,7 @@ from analysis.parason.pairs import (
     paired_table,
 )
 from components.common.formatting import DASH, fmt_num, fmt_quantity, fmt_tokens
+from components.common.md_table import md_frame
 from components.common.theme import CORRECTNESS_COLOURS, NOTE_FG
 
 OR_JOIN_NOTE = (
@@ -185,8 +186,8 @@ def render_accepted(views: dict[str, AcceptedView]) -> None:
     if not any(v.stages for v in views.values()):
         st.caption("Neither row has an OR (Trial) stage.")
         return
-    st.dataframe(accepted_summary_frame(views), hide_index=True, placeholder=DASH)
-    st.dataframe(accepted_stage_frame(views), hide_index=True, placeholder=DASH)
+    st.markdown(md_frame(accepted_summary_frame(views)))
+    st.markdown(md_frame(accepted_stage_frame(views)))
     st.caption(ACCEPTED_NOTE)
 
 
@@ -270,7 +271,7 @@ def render_all_pairs(t1: pl.DataFrame, t8: pl.DataFrame, counter_label: str) -> 
         f"{counter_label}. Intervals: the median's exact distribution-free 95 % interval "
         "(order statistics, binomial ½), and Wilson 95 % intervals for the shares."
     )
-    st.dataframe(spread_frame(pairs), hide_index=True, placeholder=DASH)
+    st.markdown(md_frame(spread_frame(pairs)))
     st.plotly_chart(deltas_figure(pairs), config={"displayModeBar": False})
-    st.dataframe(change_frame(pairs), hide_index=True, placeholder=DASH)
+    st.markdown(md_frame(change_frame(pairs)))
     st.caption(OR_JOIN_NOTE)

@@ -32,6 +32,7 @@ from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.maths import maths_on, maybe_maths
+from components.common.md_table import md_frame
 from components.common.safe_text import esc, md_text
 from components.common.theme import (
     CAPTION_FG,
@@ -61,6 +62,8 @@ TEXT_KEY = "pa_text"
 NODE_TEXT_KEY = "pa_node_text"
 METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
+# the stage table's ratios, as the metric cards show them (token sums keep thousands separators)
+STAGE_FORMATS = {"block speedup": ".2f", "imbalance": ".2f"}
 
 
 def warning_badges(traj: Trajectory) -> str:
@@ -384,4 +387,4 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
                 st.markdown("**Stages**", width="content")
                 with guard("the stage's casebook control", dataset=DATASET):
                     _stage_capture(case, m)
-            st.dataframe(frame, hide_index=True, placeholder=DASH)
+            st.markdown(md_frame(frame, formats=STAGE_FORMATS))

@@ -25,6 +25,7 @@ from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
 from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
+from tests.pages.md_tables import md_tables
 
 PAGE = "pages/parason.py"
 WIDE = make_uuid("digit-sums-1-45")
@@ -217,17 +218,18 @@ def test_compare_marks_added_branches() -> None:
     assert len(figs) == 2
     n8 = next(tr for tr in figs[1]["data"] if tr.get("name") == "nodes")
     assert sum(c == "#d100d1" for c in n8["marker"]["line"]["color"]) == 12
-    stage = next(d.value for d in at.dataframe if "added" in d.value.columns)
-    assert stage["added"].tolist() == ["0", "6", "0", "6"]
-    assert " → " in stage["cost 1x → 8x (tokens)"].tolist()[1]
+    stage = next(t for t in md_tables(at) if "added" in t[0])
+    assert [r["added"] for r in stage] == ["0", "6", "0", "6"]
+    assert " → " in str(stage[1]["cost 1x → 8x (tokens)"])
     # the pair's extra Trials lengthen C: the page says so in words, not only in a ratio
     slower = " ".join(w.value for w in at.warning)
     assert "The 8x row is slower" in slower and "C_8x / C_1x = 2.04×" in slower
     assert "an OR join of Trials included, waits for all of its branches" in " ".join(
         c.value for c in at.caption
     )
-    accepted = next(d.value for d in at.dataframe if "C as counted (tokens)" in d.value.columns)
-    assert accepted["row"].tolist() == ["sft-1x", "sft-8x"]
+    accepted = next(t for t in md_tables(at) if "C as counted (tokens)" in t[0])
+    assert [r["row"] for r in accepted] == ["sft-1x", "sft-8x"]
+    assert not at.dataframe  # small read-only tables: Markdown, no data grid
 
 
 def test_compare_all_pairs_view() -> None:
@@ -235,11 +237,15 @@ def test_compare_all_pairs_view() -> None:
     assert not _errors(at)
     caps = " ".join(c.value for c in at.caption)
     assert "303 questions have a row in both subsets" in caps
-    spreads = at.dataframe[0].value
-    assert spreads["quantity"].tolist() == ["ΔC = C_8x − C_1x", "C_8x / C_1x", "ΔT = T_8x − T_1x"]
-    assert spreads["n pairs"].tolist() == ["303", "303", "303"]
-    changes = at.dataframe[1].value
-    assert changes["correctness 1x → 8x"].tolist()[:3] == ["right → wrong", "wrong → right", "same"]
+    spreads, changes = md_tables(at, "quantity")[0], md_tables(at, "correctness 1x → 8x")[0]
+    assert [r["quantity"] for r in spreads] == [
+        "ΔC = C_8x − C_1x",
+        "C_8x / C_1x",
+        "ΔT = T_8x − T_1x",
+    ]
+    assert [r["n pairs"] for r in spreads] == ["303", "303", "303"]
+    correctness = [r["correctness 1x → 8x"] for r in changes]
+    assert correctness[:3] == ["right → wrong", "wrong → right", "same"]
     assert len(_figs(at)) == 1
 
 
@@ -390,13 +396,13 @@ def test_compare_table_is_rounded_and_says_when_nothing_was_added() -> None:
     at = _app({"view": "1x vs 8x", "uuid": "b8c7711c"})  # a pair without added branches
     assert not _errors(at)
     assert "No added branches in this pair." in " ".join(i.value for i in at.info)
-    frame = at.dataframe[0].value.set_index("metric")
-    tokens = frame.loc["tokens T (compute)"]
-    assert all(re.fullmatch(r"[\d,]+ tokens", v) for v in tokens[["sft-1x", "sft-8x"]])
-    assert re.fullmatch(r"[+-][\d,]+ tokens", tokens["8x vs 1x"])
-    assert frame.loc["critical path C (latency)", "8x vs 1x"] == "1.00× same"
-    assert frame.loc["speedup T / C (own row)", "sft-1x"].endswith("×")
-    assert frame.loc["parallel ratio", "sft-8x"].endswith("%")
+    frame = {r["metric"]: r for r in md_tables(at, "metric")[0]}
+    tokens = frame["tokens T (compute)"]
+    assert all(re.fullmatch(r"[\d,]+ tokens", str(tokens[c])) for c in ("sft-1x", "sft-8x"))
+    assert re.fullmatch(r"[+-][\d,]+ tokens", str(tokens["8x vs 1x"]))
+    assert frame["critical path C (latency)"]["8x vs 1x"] == "1.00× same"
+    assert str(frame["speedup T / C (own row)"]["sft-1x"]).endswith("×")
+    assert str(frame["parallel ratio"]["sft-8x"]).endswith("%")
 
 
 def test_compare_dag_controls_have_short_labels() -> None:
@@ -413,8 +419,9 @@ def test_collapsed_stage_is_explained_and_items_are_compact() -> None:
     nodes = next(tr for tr in _figs(at)[0]["data"] if tr.get("name") == "nodes")
     k = nodes["customdata"].index("b0:more")
     assert nodes["text"][k] == "+34" and nodes["textposition"][k] == "middle right"
-    stage = at.dataframe[-1].value
-    assert stage["items"].tolist() == ["45×S"]
+    stage = md_tables(at, "stage")[-1]
+    assert [r["items"] for r in stage] == ["45×S"]
+    assert re.fullmatch(r"\d+\.\d\d", str(stage[0]["block speedup"]))  # two decimals
 
 
 def test_dag_legend_names_every_marker_shape() -> None:
