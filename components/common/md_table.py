@@ -11,11 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import polars as pl
+import streamlit as st
 
 from components.common.formatting import DASH, fmt_num
 from components.common.safe_text import md_text
 
 NUMERIC = (int, float)
+# our own constant CSS (no data): a Markdown table wider than its column scrolls sideways, as a
+# data grid does, instead of running past the column's edge (a 1024 px window)
+TABLE_CSS = """<style>
+[data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
+</style>"""
 
 
 def _cell(value: object, limit: int, spec: str | None = None) -> str:
@@ -54,6 +60,11 @@ def md_table(
         for r in rows
     ]
     return "\n".join([head, rule, *body])
+
+
+def table_style() -> None:
+    """Draw `TABLE_CSS` (app.py, once per run: every view's Markdown tables)."""
+    st.html(TABLE_CSS)
 
 
 def md_frame(

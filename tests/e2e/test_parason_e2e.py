@@ -187,3 +187,27 @@ def test_node_click_in_1x_vs_8x_logs_no_stack_trace(app_url: str, cache_dir, pag
     # server's log handler writes each record as it is emitted
     added = log.read_text(errors="replace")[len(before) :]
     assert "Stack (most recent call last)" not in added and "Traceback" not in added, added[-2000:]
+
+
+# each Markdown table's right edge against its column's (px): > 0 where a table runs past it
+_TABLES_PAST_COLUMN = """() => [...document.querySelectorAll('[data-testid="stMain"] table')]
+  .filter((t) => t.offsetParent !== null)
+  .map((t) => {
+    const col = t.closest('[data-testid="stVerticalBlock"]').getBoundingClientRect();
+    const box = t.getBoundingClientRect();
+    return [Math.round(box.right - col.right), t.scrollWidth > t.clientWidth];
+  })"""
+
+
+def test_wide_tables_scroll_inside_their_column_at_1024(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """The 1x vs 8x tables are Markdown (components/common/md_table.py): at 1024x768 the stage
+    table is wider than the column, and it scrolls sideways inside it instead of running past."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{app_url}/parason?view=1x+vs+8x&uuid={FOUR[:8]}")
+    wait_for_app(page)
+    assert_no_exception(page)
+    expect(page.get_by_text("Accepted Trial").first).to_be_visible()
+    expect(page.locator('[data-testid="stMain"] table')).to_have_count(4)
+    edges = page.evaluate(_TABLES_PAST_COLUMN)
+    assert all(past <= 1 for past, _ in edges), edges
+    assert any(scrolls for _, scrolls in edges), edges  # the stage table: wider than 1024 allows
