@@ -35,19 +35,11 @@ STEP_FRESH_MS = 30_000  # a mark older than this is from a queue left long ago
 # when the mark says a queue's page is loading, the page keeps them from its first line, and the
 # listener applies them once attached (window.__rteEarlyKeys).
 EARLY_KEYS = (
-    "<script>(function () {"
-    "var mark; try { mark = JSON.parse(sessionStorage.getItem('" + TRIAGE_STEP + "')); }"
-    " catch (e) { return; }"
-    " if (!mark || !(Date.now() - mark.at < " + str(STEP_FRESH_MS) + ")) return;"
-    " var keys = window.__rteEarlyKeys = [];"
-    " document.addEventListener('keydown', function (ev) {"
-    " if (window.__rteTriageKeys || !window.__rteEarlyKeys) return;"
-    " if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;"
-    " var t = ev.target, tag = t && t.tagName;"
-    " if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || (t && t.isContentEditable))"
-    " return;"
-    " keys.push(ev.key); }, true);"
-    "})();</script>"
+    "<script>"
+    + (Path(__file__).with_name("early_keys.js").read_text(encoding="utf-8"))
+    .replace("__STEP__", TRIAGE_STEP)
+    .replace("__FRESH_MS__", str(STEP_FRESH_MS))
+    + "</script>"
 )
 HEAD = ROOT_HINT + "\n    " + EARLY_KEYS
 MARKER = '<script type="module"'  # the bundle's tag: the hint must run before it
@@ -55,8 +47,9 @@ MARKER = '<script type="module"'  # the bundle's tag: the hint must run before i
 
 @cache
 def shell() -> str | None:
-    """Streamlit's index.html with the root hint and the early keys before its bundle, or None when the installed
-    Streamlit's page has no bundle tag to anchor it (its own page is then served unchanged)."""
+    """Streamlit's index.html with the root hint and the early keys before its bundle, or None
+    when the installed Streamlit's page has no bundle tag to anchor it (its own page is then
+    served unchanged)."""
     html = INDEX.read_text(encoding="utf-8")
     at = html.find(MARKER)
     return None if at < 0 else html[:at] + HEAD + "\n    " + html[at:]

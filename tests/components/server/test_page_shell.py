@@ -36,7 +36,7 @@ def test_the_shell_is_streamlits_page_with_the_hint_before_its_bundle() -> None:
 def test_the_early_keys_mark_is_the_one_the_triage_keys_write() -> None:
     js = (REPO / "components/casebook/triage_keys.js").read_text(encoding="utf-8")
     assert f'const STEP = "{TRIAGE_STEP}";' in js
-    assert f"sessionStorage.getItem('{TRIAGE_STEP}')" in HEAD
+    assert f'sessionStorage.getItem("{TRIAGE_STEP}")' in HEAD and "__" + "STEP__" not in HEAD
 
 
 def test_one_route_per_view_and_nothing_else() -> None:
