@@ -243,7 +243,9 @@ def _journey(  # type: ignore[no-untyped-def]
 
 # one class per viewport: `--dist loadscope` sends each class to its own worker, so the two
 # longest journeys of the suite run side by side (each worker starts its own server and database)
-class TestAt1440x900:
+class _Demo:
+    size = (0, 0)
+
     def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
         self,
         demo_url: str,
@@ -253,17 +255,12 @@ class TestAt1440x900:
         browser,
         cache_dir: Path,
     ) -> None:
-        _journey(demo_url, sample_root, local_mars, db_url, browser, cache_dir, (1440, 900))
+        _journey(demo_url, sample_root, local_mars, db_url, browser, cache_dir, self.size)
 
 
-class TestAt1024x768:
-    def test_demo_capture_gather_reorder_present_share(  # type: ignore[no-untyped-def]
-        self,
-        demo_url: str,
-        sample_root: Path,
-        local_mars: Path,
-        db_url: str,
-        browser,
-        cache_dir: Path,
-    ) -> None:
-        _journey(demo_url, sample_root, local_mars, db_url, browser, cache_dir, (1024, 768))
+class TestAt1440x900(_Demo):
+    size = (1440, 900)
+
+
+class TestAt1024x768(_Demo):
+    size = (1024, 768)

@@ -67,6 +67,16 @@ def _open_queue(page: Page, server: str) -> int:
     return n
 
 
+def _open_signed(page: Page, url: str, author: str) -> None:
+    """Open a queue's item, wait for the key listener, and give the name a first save needs."""
+    open_url(page, url)
+    _keys_ready(page)
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill(author)
+    name.press("Enter")
+    expect(name).to_have_count(0)
+
+
 def _purge(store: CaseStore) -> None:
     for old in store.list_cases(include_deleted=True):  # another test's cases
         store.purge(old.id)
@@ -147,12 +157,7 @@ def test_j13_keys_right_after_a_step_apply_once(
     ]
     queue = store.create_queue("keys", "test", queue_items("sft-1x", rows, {}))
     page = new_page(browser, {"width": 1440, "height": 900})
-    open_url(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}")
-    _keys_ready(page)
-    name = page.get_by_placeholder("Your name (needed to save)")
-    name.fill("J13 keys")
-    name.press("Enter")
-    expect(name).to_have_count(0)
+    _open_signed(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}", "J13 keys")
     for key in ["j", *["2", "v", "Enter"] * 3]:
         page.keyboard.press(key)
     expect(_position(page)).to_have_text("5 of 5")
@@ -216,12 +221,7 @@ def test_j13_keys_while_a_step_loads_another_view_apply_there(
     items = _items_of_every_dataset(sample_root)
     queue = store.create_queue("across views", "test", [i for i, _ in items])
     page = new_page(browser, {"width": 1440, "height": 900})
-    open_url(page, f"{server}/{item_path(queue.id, items[0][0], 1)}")
-    _keys_ready(page)
-    name = page.get_by_placeholder("Your name (needed to save)")
-    name.fill("J13 across")
-    name.press("Enter")
-    expect(name).to_have_count(0)
+    _open_signed(page, f"{server}/{item_path(queue.id, items[0][0], 1)}", "J13 across")
     settled(page)
     page.keyboard.press("j")
     page.wait_for_url(re.compile(r"/fineproofs\?"), wait_until="domcontentloaded")
