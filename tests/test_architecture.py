@@ -98,6 +98,32 @@ def test_pages_are_thin_scripts_on_components() -> None:
             assert top not in {"analysis", "pages", "bench"}, f"{script.name} imports {name}"
 
 
+def test_no_script_relies_on_magic() -> None:
+    """`.streamlit/config.toml` turns Streamlit's magic off (`runner.magicEnabled`): a bare
+    expression in app.py or a page (other than a docstring or a call) would silently show nothing."""
+    assert "magicEnabled = false" in (REPO / ".streamlit/config.toml").read_text()
+    bare = []
+    for f in [REPO / "app.py", *sorted((REPO / "pages").glob("*.py"))]:
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0])
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+            and isinstance(n.body[0].value.value, str)
+        }
+        bare += [
+            f"{f.name}:{n.lineno}"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Expr)
+            and id(n) not in docstrings
+            and not isinstance(n.value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom))
+        ]
+    assert not bare, f"bare expressions magic would have written: {bare}"
+
+
 def test_no_file_level_import_cycle() -> None:
     graph = grimp.build_graph(*PACKAGES[:3])
     g = nx.DiGraph()
