@@ -62,7 +62,7 @@ def render_file_summary(
     s = mc.file_summary(rel, src, k)
     n_traces = store.features.height
     st.subheader("This file: every question", divider="gray")
-    with st.container(horizontal=True, gap="large"):
+    with st.container(horizontal=True, gap="medium"):
         st.metric("pass@1", fmt_quantity(s.pass_at_1.value, "%"), width="content")
         st.metric("majority@all", fmt_quantity(s.majority_all.value, "%"), width="content")
         st.metric(f"majority@{k}", fmt_quantity(s.majority_k.value, "%"), width="content")

@@ -221,7 +221,7 @@ def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConf
     gt = groups["ground_truth"][0] if groups.height else ""
     stats = question_stats(feats, groups)
     # a wrapping row of content-wide metrics: at 1024 px five equal columns cut the labels
-    with st.container(horizontal=True, gap="large"):
+    with st.container(horizontal=True, gap="medium"):
         st.metric("traces", stats.n_traces, width="content")
         st.metric("pass@1", f"{stats.pass_at_1:.0%}", width="content")
         st.metric("distinct final answers", stats.n_distinct, width="content")

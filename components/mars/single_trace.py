@@ -96,7 +96,7 @@ def render_single_trace(
     probes = probe_table(row.get("probes") or [], f, store.question_groups(qid))
     with evidence("mars_trace"):
         trace_chart(confs, groups, store.window, probes, int(smooth), bool(zoom))
-        with st.container(horizontal=True, gap="large"):  # wraps instead of cutting at 1024 px
+        with st.container(horizontal=True, gap="medium"):  # wraps instead of cutting at 1024 px
             for label, value in (
                 ("length", f"{f['length']:,}"),
                 ("mean conf", _num(f["mean_conf"])),
