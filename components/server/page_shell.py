@@ -18,6 +18,7 @@ import streamlit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
+from streamlit import config
 
 from components.common.links import views
 
@@ -64,9 +65,12 @@ async def _view_page(request: Request) -> Response:
     return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
 
-def view_routes() -> list[Route]:
-    """One GET route per view's URL path (the explorer's own list, nothing from a request)."""
+def view_routes(base_url_path: str | None = None) -> list[Route]:
+    """One GET route per view's URL path (the explorer's own list, nothing from a request),
+    under the server's `server.baseUrlPath` (read from Streamlit's config when not given)."""
+    base = config.get_option("server.baseUrlPath") if base_url_path is None else base_url_path
+    prefix = "/" + base.strip("/") if base and base.strip("/") else ""
     return [
-        Route(f"/{path}", _view_page, methods=["GET", "HEAD"], name=f"view-{path}")
+        Route(f"{prefix}/{path}", _view_page, methods=["GET", "HEAD"], name=f"view-{path}")
         for path in views()
     ]

@@ -40,7 +40,7 @@ def test_the_early_keys_mark_is_the_one_the_triage_keys_write() -> None:
 
 
 def test_one_route_per_view_and_nothing_else() -> None:
-    client = TestClient(Starlette(routes=view_routes()))
+    client = TestClient(Starlette(routes=view_routes("")))
     for path in views():
         r = client.get(f"/{path}")
         assert r.status_code == 200 and ROOT_HINT in r.text
@@ -49,6 +49,16 @@ def test_one_route_per_view_and_nothing_else() -> None:
     assert client.get("/not-a-view").status_code == 404
     assert client.get("/mars/_stcore/health").status_code == 404
     assert client.head("/mars").status_code == 200
+
+
+def test_the_routes_sit_under_the_servers_base_url_path() -> None:
+    """With `server.baseUrlPath` (e.g. "rte") a view is at /rte/mars: the shell answers there,
+    where the parent of the URL is the app's root, and not at /mars, which is not the app's."""
+    client = TestClient(Starlette(routes=view_routes("/rte/")))
+    r = client.get("/rte/mars")
+    assert r.status_code == 200 and ROOT_HINT in r.text
+    assert client.get("/mars").status_code == 404
+    assert [r.path for r in view_routes("")] == [f"/{p}" for p in views()]
 
 
 def test_without_a_bundle_tag_streamlits_page_is_served_unchanged(
@@ -60,7 +70,7 @@ def test_without_a_bundle_tag_streamlits_page_is_served_unchanged(
     shell.cache_clear()
     try:
         assert shell() is None
-        r = TestClient(Starlette(routes=view_routes())).get("/mars")
+        r = TestClient(Starlette(routes=view_routes(""))).get("/mars")
         assert r.status_code == 200 and r.text == index.read_text() and ROOT_HINT not in r.text
     finally:
         shell.cache_clear()
