@@ -1,6 +1,7 @@
 """Reasoning Trace Explorer: entry point and router.
 
-Run: `streamlit run components/server/entry.py` (which serves this file). Each view is a file in pages/; the sidebar holds the data sources.
+Run: `streamlit run components/server/entry.py` (which serves this file). Each view is a file in
+pages/; the sidebar holds the data sources.
 """
 
 from __future__ import annotations

@@ -57,11 +57,8 @@ def shell() -> str | None:
 
 
 async def _view_page(request: Request) -> Response:
-    html = shell()
-    if html is None:  # why: never a broken page; Streamlit's own route answers
-        return HTMLResponse(
-            INDEX.read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"}
-        )
+    # without an anchor for the scripts, Streamlit's own page: never a broken one
+    html = shell() or INDEX.read_text(encoding="utf-8")
     return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
 
@@ -69,7 +66,8 @@ def view_routes(base_url_path: str | None = None) -> list[Route]:
     """One GET route per view's URL path (the explorer's own list, nothing from a request),
     under the server's `server.baseUrlPath` (read from Streamlit's config when not given)."""
     base = config.get_option("server.baseUrlPath") if base_url_path is None else base_url_path
-    prefix = "/" + base.strip("/") if base and base.strip("/") else ""
+    base = (base or "").strip("/")
+    prefix = f"/{base}" if base else ""
     return [
         Route(f"{prefix}/{path}", _view_page, methods=["GET", "HEAD"], name=f"view-{path}")
         for path in views()
