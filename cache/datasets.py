@@ -73,6 +73,9 @@ class DatasetInfo:
     # "module:function" building its text table for the search (`cache.text_tables` schema):
     # `texts(source, progress) -> list[Path]`, the stored tables' files
     texts: str = ""
+    # "module:attribute": a `cache.text_tables.TextGrader`, correctness of text rows that
+    # another derived table holds (MARS: extracted answers graded by the feature build)
+    grades: str = ""
 
 
 PARASON = DatasetInfo(
@@ -205,6 +208,7 @@ MARS = DatasetInfo(
     warmer="analysis.mars.store:warm",
     lenses="analysis.mars.lenses:LENSES",
     texts="analysis.mars.texts:text_tables",
+    grades="analysis.mars.text_grades:GRADER",
 )
 
 FINEPROOFS = DatasetInfo(

@@ -8,11 +8,15 @@ a case captured on it names (`keys`), and how the results group it (`file`, `gro
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+
+from cache.progress import ProgressFn
+from cache.sources import SourceConfig
 
 _PAIRS = pa.list_(pa.struct([("k", pa.string()), ("v", pa.string())]))
 
@@ -62,3 +66,33 @@ def _pairs(values: Mapping[str, object]) -> list[dict[str, str]]:
 def pairs_of(values: Sequence[Mapping[str, str]] | None) -> tuple[tuple[str, str], ...]:
     """A `query`/`keys` cell back as (key, value) pairs."""
     return tuple((p["k"], p["v"]) for p in values or ())
+
+
+GRADE_SCHEMA = pa.schema(
+    [("file", pa.string()), ("item", pa.string()), ("field", pa.string()), ("correct", pa.bool_())]
+)
+
+
+@dataclass(frozen=True)
+class GradeState:
+    """Which of a source's files are graded (their grading table, built) and which are not yet.
+    Cheap to make (paths and file stats only), so it keys the search's caches."""
+
+    ready: tuple[tuple[str, Path], ...]  # (file, the built table its grades are read from)
+    pending: tuple[str, ...]  # files whose grades need a build first
+
+
+@dataclass(frozen=True)
+class TextGrader:
+    """Correctness that some text rows get from another derived table, not from their own file.
+
+    Why apart from the text table: the grade may need a costly build (MARS grades a trace's
+    extracted answer with math-verify in its feature build). The text table stays cheap; the
+    search fills `correct` from the grades of the files already graded, says how many texts
+    wait for a build, and builds them when asked (`DatasetInfo.grades`, "module:attribute")."""
+
+    fields: tuple[str, ...]  # the text fields it grades ("extracted answer")
+    how: str  # how the grade is made, for the page ("graded against ... by ...")
+    state: Callable[[SourceConfig], GradeState]
+    read: Callable[[GradeState], pa.Table]  # GRADE_SCHEMA rows of the ready files
+    build: Callable[[SourceConfig, ProgressFn | None], None]  # grade the pending files

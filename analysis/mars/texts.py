@@ -28,6 +28,7 @@ NAME = MARS_TEXTS.name
 VERSION = MARS_TEXTS.version
 VIEW = MARS.views[0].name
 TRACE_TAB = "Single trace"
+ANSWER_FIELD = "extracted answer"  # graded by `analysis.mars.text_grades`
 BATCH = 4096
 
 
@@ -143,7 +144,7 @@ def build(path: Path, rel: str, progress: ProgressFn | None = None) -> pa.Table:
                 rows.add(
                     item=f"q{qid} t{trace}",
                     label=f"{label} · question {qid} · trace {trace}",
-                    field="extracted answer",
+                    field=ANSWER_FIELD,
                     text=str(answer),
                     query={"file": rel, "qid": qid, "trace": trace, "view": TRACE_TAB},
                     keys={"qid": qid, "trace": trace},
@@ -172,13 +173,19 @@ def _builder(path: Path, rel: str) -> Callable[[ProgressFn | None], pa.Table]:
     return run
 
 
-def text_tables(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
-    """The stored text tables of the source's MARS files (those a local folder holds)."""
+def text_files(source: SourceConfig) -> list[str]:
+    """The MARS files the search reads from the source (those a local folder holds)."""
     files = list(MARS_FILES)
     if source.kind == "local":
         root = dataset_root(MARS.name, source)
         if root is not None:
             files = [rel for rel in files if (root / rel).is_file()] or files[:1]
+    return files
+
+
+def text_tables(source: SourceConfig, progress: ProgressFn | None = None) -> list[Path]:
+    """The stored text tables of the source's MARS files (those a local folder holds)."""
+    files = text_files(source)
     out = []
     for i, rel in enumerate(files):
         path = resolve_file(MARS.name, rel, source)

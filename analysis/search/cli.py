@@ -15,7 +15,7 @@ from dataclasses import asdict
 from analysis.search.corpus import builders, load_corpus
 from analysis.search.engine import TIME_LIMIT, Filters
 from analysis.search.query import Query, QueryError, compile_query
-from analysis.search.results import counts, page
+from analysis.search.results import counts, no_correctness, page
 from cache.casebook.store import open_store
 
 
@@ -30,8 +30,9 @@ def run(args: argparse.Namespace) -> int:
     cases = None
     if wanted is None or "casebook" in wanted:
         cases = open_store(readonly=True).list_cases()
-    corpus = load_corpus(cases=cases, datasets=wanted)
-    filters = Filters(datasets=tuple(wanted or ()))
+    corpus = load_corpus(cases=cases, datasets=wanted, grade=args.grade)
+    correct = None if args.correct is None else args.correct == "correct"
+    filters = Filters(datasets=tuple(wanted or ()), correct=correct)
     first = page(corpus, compiled, filters, size=args.limit)
     # a regex stopped on a row would stop there again: no second wait for the count
     total = counts(corpus, compiled, filters, time_limit=0.0 if first.stuck else TIME_LIMIT)
@@ -43,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         "timed_out": total.timed_out,
         "too_slow": stuck.message() if stuck else None,
         "unreadable": corpus.problems,
+        "left_out_no_correctness": {
+            name: asdict(out) for name, out in no_correctness(corpus, filters).items()
+        },
         "per_dataset": total.per_dataset.to_dicts(),
         "per_group": total.per_group.to_dicts(),
         "per_item": total.per_item.head(args.limit).to_dicts(),
@@ -69,6 +73,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         choices=[*builders(), "casebook"],
         help="search only this dataset (repeatable; default: all and the casebook)",
+    )
+    p.add_argument(
+        "--correct",
+        choices=("correct", "wrong"),
+        help="only texts the data marks so (texts without a correctness are left out and "
+        "counted in left_out_no_correctness)",
+    )
+    p.add_argument(
+        "--grade",
+        action="store_true",
+        help="grade what waits for a build first (MARS extracted answers: the feature build, "
+        "minutes per file at full size)",
     )
     p.add_argument("--limit", type=int, default=50, help="hits and items listed (default 50)")
     p.set_defaults(func=run)

@@ -1,6 +1,8 @@
 """Every searchable text, in one frame: each dataset's stored text table (found through its
 declaration, `DatasetInfo.texts`, "module:function", loaded when a search first needs it, the
-way `cache.warmers` loads the warm builders) and the casebook's titles, notes and tags.
+way `cache.warmers` loads the warm builders) and the casebook's titles, notes and tags. A
+dataset that declares a grader (`DatasetInfo.grades`) has the correctness of some texts filled
+from the files it has graded; the corpus says how many files wait for a grade.
 
 Why through the registry: this slice never names a dataset; a dataset added to
 `cache.datasets` with a `texts` builder is searched without an edit here.
@@ -8,6 +10,7 @@ Why through the registry: this slice never names a dataset; a dataset added to
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,12 +23,23 @@ from cache.datasets import DATASETS
 from cache.errors import DataError
 from cache.progress import ProgressFn, no_progress, scaled
 from cache.sources import SourceConfig, default_source
-from cache.text_tables import TEXT_SCHEMA, TextRows
+from cache.text_tables import TEXT_SCHEMA, GradeState, TextGrader, TextRows
 
 CASEBOOK = "casebook"  # the casebook's rows, after the datasets'
 CASEBOOK_TITLE = "Casebook"
 CASEBOOK_VIEW = "casebook"
 Builder = Callable[..., list[Path]]
+
+
+@dataclass(frozen=True)
+class Grading:
+    """Where a dataset's grader stands: which fields it grades, how, and the files it has not
+    graded yet (their texts of those fields have no correctness until it builds them)."""
+
+    fields: tuple[str, ...]
+    how: str
+    pending: tuple[str, ...]
+    files: int  # files it grades in all
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,9 @@ class Corpus:
     frame: pl.DataFrame
     titles: dict[str, str]  # dataset -> its title
     problems: dict[str, str]  # dataset -> why its texts are missing (a file it could not read)
+    grading: dict[str, Grading] = dataclasses.field(
+        default_factory=dict
+    )  # dataset -> its grader's state
 
     @property
     def height(self) -> int:
@@ -51,6 +68,37 @@ def builder(spec: str) -> Builder:
     module, _, attr = spec.partition(":")
     fn: Builder = getattr(importlib.import_module(module), attr)
     return fn
+
+
+def graders() -> dict[str, TextGrader]:
+    """dataset -> its grader, for those that declare one (`DatasetInfo.grades`)."""
+    out = {}
+    for name, d in DATASETS.items():
+        if d.grades:
+            module, _, attr = d.grades.partition(":")
+            out[name] = getattr(importlib.import_module(module), attr)
+    return out
+
+
+def grading(grader: TextGrader, state: GradeState) -> Grading:
+    return Grading(grader.fields, grader.how, state.pending, len(state.ready) + len(state.pending))
+
+
+def graded(frame: pl.DataFrame, grades: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with each missing `correct` filled from `grades` (file, item, field, correct),
+    row order kept; a text the grades do not name keeps no correctness."""
+    if not grades.height or not frame.height:
+        return frame
+    keys = ["file", "item", "field"]
+    grades = grades.unique(subset=keys, keep="first").rename({"correct": "_graded"})
+    joined = frame.join(grades, on=keys, how="left", maintain_order="left")
+    return joined.with_columns(pl.coalesce("correct", "_graded").alias("correct")).drop("_graded")
+
+
+def grade_frame(grader: TextGrader, state: GradeState) -> pl.DataFrame:
+    frame = pl.from_arrow(grader.read(state))
+    assert isinstance(frame, pl.DataFrame)  # a table converts to a frame, never a series
+    return frame
 
 
 def _empty() -> pl.DataFrame:
@@ -105,18 +153,28 @@ def load_corpus(
     cases: list[Case] | None = None,
     datasets: list[str] | None = None,
     progress: ProgressFn | None = None,
+    *,
+    grade: bool = False,
 ) -> Corpus:
     """The corpus of the given sources (each dataset's default when not given). A dataset
-    whose files cannot be read is left out, its problem kept for the page to say."""
+    whose files cannot be read is left out, its problem kept for the page to say. `grade`
+    has each grader grade its pending files first (a build: minutes per file at full size)."""
     hook = progress or no_progress
     names = [n for n in builders() if datasets is None or n in datasets]
-    frames, problems = [], {}
+    frames, problems, grades = [], {}, {}
+    found = graders()
     for i, name in enumerate(names):
         src = (sources or {}).get(name) or default_source(name)
+        mine = scaled(hook, i / len(names), (i + 1) / len(names))
         try:
-            frames.append(
-                dataset_frame(name, src, scaled(hook, i / len(names), (i + 1) / len(names)))
-            )
+            frame = dataset_frame(name, src, scaled(mine, 0.0, 0.5 if grade else 1.0))
+            if name in found:
+                if grade:
+                    found[name].build(src, scaled(mine, 0.5, 1.0))
+                state = found[name].state(src)
+                frame = graded(frame, grade_frame(found[name], state))
+                grades[name] = grading(found[name], state)
+            frames.append(frame)
         except DataError as exc:
             problems[name] = exc.message
     titles = {n: DATASETS[n].title for n in names}
@@ -124,4 +182,4 @@ def load_corpus(
         labels = {v.name: v.label for d in DATASETS.values() for v in d.views}
         frames.append(case_frame(cases, labels))
         titles[CASEBOOK] = CASEBOOK_TITLE
-    return Corpus(assemble(frames), titles, problems)
+    return Corpus(assemble(frames), titles, problems, grades)

@@ -248,6 +248,8 @@ class LeftOut:
     items: int  # items with at least one such text
     whole: int  # ... of which every text has none (the item is not searched at all)
     fields: tuple[str, ...]  # what those texts are (question, case note ...)
+    waiting: int = 0  # such texts that have a correctness once their files are graded
+    waiting_files: int = 0  # ... in this many files
 
 
 def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
@@ -269,5 +271,20 @@ def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
         fields = scope.filter((pl.col("dataset") == d) & unknown)["field"].unique(
             maintain_order=True
         )
-        out[d] = LeftOut(mine.height, int(mine["all"].sum()), tuple(fields.to_list()))
+        grading = corpus.grading.get(d)
+        waiting = pl.DataFrame()
+        if grading is not None and grading.pending:
+            waiting = scope.filter(
+                (pl.col("dataset") == d)
+                & unknown
+                & pl.col("field").is_in(grading.fields)
+                & pl.col("file").is_in(grading.pending)
+            )
+        out[d] = LeftOut(
+            mine.height,
+            int(mine["all"].sum()),
+            tuple(fields.to_list()),
+            waiting.height,
+            waiting["file"].n_unique() if waiting.height else 0,
+        )
     return out

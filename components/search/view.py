@@ -17,6 +17,7 @@ from analysis.search.queue import queue_items
 from analysis.search.results import (
     TRY_INSTEAD,
     Counts,
+    LeftOut,
     Page,
     Stuck,
     counts,
@@ -31,6 +32,7 @@ from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
 from components.common.url_state import bound, bound_kept
+from components.search.cached import grade
 from components.search.hits import item_html
 
 PAGE_SIZE = 25
@@ -38,9 +40,10 @@ CORRECTNESS = ("correct", "wrong")
 EXAMPLES = ("\\boxed{", "wait", "Therefore", "<here>")
 CORRECTNESS_HELP = (
     "Texts the data marks correct or wrong: a Parason trajectory's correctness, a MARS probe's "
-    "answer, a FineProofs trace by its endpoint grade (7/7 correct, less wrong). Texts without "
-    "one (RL prompts, ground truths, extracted answers, problem statements, case notes) are "
-    "left out, and the results say how many."
+    "answer, a MARS extracted answer once its file is graded (the grade the MARS views show), "
+    "a FineProofs trace by its endpoint grade (7/7 correct, less wrong). Texts without one (RL "
+    "prompts, ground truths, problem statements, case notes) are left out, and the results "
+    "say how many."
 )
 _COUNTS = "search_counts"  # session memo: the last full count (the same search reruns often)
 
@@ -142,7 +145,7 @@ def too_slow(stuck: Stuck) -> None:
 
 def left_out(corpus: Corpus, filters: Filters) -> None:
     """What the correctness filter leaves out for want of a correctness, per dataset."""
-    lines = []
+    lines, waiting = [], []
     for name, out in no_correctness(corpus, filters).items():
         title = md_text(corpus.titles.get(name, name))
         fields = ", ".join(md_text(f) for f in out.fields)
@@ -155,8 +158,33 @@ def left_out(corpus: Corpus, filters: Filters) -> None:
                 f"- {title}: {out.items:,} items have texts with no correctness ({fields}); "
                 "those texts are not shown"
             )
+        if out.waiting:
+            waiting.append((name, out))
     if lines:
         st.caption("Left out by the correctness filter:\n" + "\n".join(lines))
+    for name, out in waiting:
+        grade_offer(corpus, name, out)
+
+
+def grade_offer(corpus: Corpus, name: str, out: LeftOut) -> None:
+    """Texts that have a correctness once their files are graded: how many, how the grade is
+    made, and a button that grades them (a build: the page shows its progress)."""
+    grading = corpus.grading[name]
+    title = md_text(corpus.titles.get(name, name))
+    fields = ", ".join(md_text(f) for f in grading.fields)
+    with st.container(border=True, key=f"search_grade_{name}"):
+        st.markdown(
+            f"**{out.waiting:,} {title} texts ({fields}) wait for a grade**, in "
+            f"{out.waiting_files:,} of {grading.files:,} files. They are {md_text(grading.how)}: "
+            "seconds per file on the sample, minutes at full size."
+        )
+        if st.button(
+            f"Grade the {title} {fields}s",
+            key=f"search_grade_go_{name}",
+            icon=":material/grading:",
+        ):
+            grade(name, grading)
+            st.rerun()
 
 
 def counts_summary(corpus: Corpus, total: Counts) -> None:

@@ -9,8 +9,9 @@ step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 1024x76
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -19,6 +20,7 @@ from analysis.search.corpus import load_corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Query, compile_query
 from analysis.search.results import Hit, counts, page
+from cache.sources import SourceConfig
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
     new_page,
@@ -78,5 +80,49 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     expect(
         page_.get_by_text(re.compile(rf"Selected step · prefix {fq['prefix']} ·"))
     ).to_be_visible(timeout=SLOW)
+    no_exception(page_)
+    page_.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j8_wrong_extracted_answers_after_their_grade(
+    browser: Browser,
+    app_url: str,
+    sample_root: Path,
+    tmp_path: Path,
+    viewport: dict[str, int],
+) -> None:
+    """A MARS file nobody has opened yet: the wrong filter says its extracted answers wait for
+    a grade; one click grades them, the wrong ones are listed, and one opens its trace, wrong."""
+    rel = "Qwen3-32B/aime25.parquet"
+    folder = tmp_path / "mars"
+    (folder / rel).parent.mkdir(parents=True)
+    shutil.copy(sample_root / "mars" / rel, folder / rel)
+    source = {"src_mars_kind": "local", "src_mars_path": str(folder)}
+    page_ = new_page(browser, viewport)
+    url = f"{app_url}/search?{urlencode({'q': '9', 'ok': 'wrong', 'ds': 'MARS', **source})}"
+    open_url(page_, url, ready="hits in")
+    offer = page_.get_by_text(
+        re.compile(r"[\d,]+ MARS texts \(extracted answer\) wait for a grade")
+    )
+    expect(offer).to_be_visible()
+    expect(page_.locator("a.rte-search-hit", has_text="extracted answer")).to_have_count(0)
+    page_.get_by_role("button", name="Grade the MARS extracted answers").click()
+    expect(offer).to_have_count(0, timeout=SLOW)
+    settled(page_)
+    # the first wrong extracted answer, as the engine finds it on the graded file
+    corpus = load_corpus(
+        {"mars": SourceConfig(kind="local", local_path=str(folder))}, datasets=["mars"]
+    )
+    assert corpus.grading["mars"].pending == ()  # the click graded it
+    hits = page(corpus, compile_query(Query("9")), Filters(correct=False), size=10_000).hits
+    first = next(h for h in hits if h.field == "extracted answer")
+    link = page_.locator("a.rte-search-hit", has_text="extracted answer").first
+    expect(link).to_be_visible()
+    expect(page_.locator(".rte-search-item", has=link).first).to_contain_text(first.label)
+    link.click()
+    q = dict(first.query)
+    expect(page_).to_have_url(re.compile(rf"qid={q['qid']}&trace={q['trace']}"))
+    expect(page_.get_by_text("Final answer (wrong):")).to_be_visible(timeout=SLOW)
     no_exception(page_)
     page_.context.close()

@@ -3,9 +3,11 @@ Home's box, the correctness filter's left-out counts and a regex stopped on a ro
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from streamlit.testing.v1 import AppTest
 
 from cache.casebook.model import Case
@@ -188,3 +190,32 @@ def test_a_catastrophic_regex_is_stopped_with_a_message(
     assert "81 characters" in warning and "Try a pattern" in warning
     assert not at.get("html") or "<mark" not in _html(at)
     assert "No hit" not in _text(at)
+
+
+def test_extracted_answers_wait_for_a_grade_and_the_button_grades_them(
+    sample_root: Path, db: str, tmp_path: Path
+) -> None:
+    """A MARS file whose features are not built: the wrong filter says how many extracted
+    answers wait for a grade; the button builds it, and they are searched as graded."""
+    rel = "Qwen3-32B/aime25.parquet"
+    folder = tmp_path / "mars"
+    (folder / rel).parent.mkdir(parents=True)
+    shutil.copy(sample_root / "mars" / rel, folder / rel)
+    params = {"q": "9", "ok": "wrong", "ds": "MARS", "src_mars_kind": "local"}
+    at = run_page("pages/search.py", src_mars_path=str(folder), **params)
+    assert not at.exception and not at.error
+    n = sum(
+        1 for a in pq.read_table(folder / rel, columns=["extracted_answer"])[0].to_pylist() if a
+    )
+    offer = _text(at)
+    assert f"**{n:,} MARS texts (extracted answer) wait for a grade**, in 1 of 1 files." in offer
+    assert "feature build \\(math\\-verify\\)" in offer  # escaped Markdown
+    assert "extracted answer" not in _html(at)  # no answer hit before its grade
+    at.button(key="search_grade_go_mars").click().run()
+    assert not at.exception and not at.error
+    assert "wait for a grade" not in _text(at)
+    assert not [b for b in at.button if b.key == "search_grade_go_mars"]
+    html = _html(at)
+    assert "extracted answer" in html and "· wrong" in html and "· correct</span>" not in html
+    left = _text(at)
+    assert "ground truth" in left and "extracted answer)" not in left
