@@ -3,6 +3,7 @@ front of (savings, accuracy) points, and ours vs the published reference summari
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,8 @@ def per_question_comparison(run: RunResult, sc: RunResult) -> pd.DataFrame:
     rows = []
     for r in sorted(run.questions, key=lambda r: r.qid):
         s = question_summary(r)
-        reasons = pd.Series(r.stopped_by.astype(str)).value_counts()
+        # most common first, ties in order of first appearance (as pandas' value_counts)
+        reasons = dict(Counter(r.stopped_by.astype(str).tolist()).most_common())
         early = int(sum(v for k, v in reasons.items() if k != "budget"))
         rows.append(
             {

@@ -131,7 +131,8 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
 def _pick_qid(ov: pl.DataFrame, qids: list) -> int:
     """The question selector bound to `?qid=` (always explicit in the URL)."""
     raw = DL.asked(MarsKeys.QID.key)
-    qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: _q_label(ov, q))
+    labels = {r["qid"]: _q_label(r) for r in ov.iter_rows(named=True)}  # one pass, not per option
+    qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: labels.get(q, f"Q{q}"))
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
     DL.remember("qid", raw, raw is None or raw in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
@@ -207,10 +208,10 @@ def majority_mark(r: dict) -> str:
     return "✓" if r.get("majority_correct") else "✗"
 
 
-def _q_label(ov: pl.DataFrame, q: int) -> str:
-    r = ov.filter(pl.col("qid") == q).row(0, named=True)
+def _q_label(r: dict) -> str:
+    """A question's option in the selector, from its overview row."""
     acc = fmt_num(r["pass_at_1"], ".0%", inf="–")
-    return f"Q{q} · pass@1 {acc} · majority {majority_mark(r)} · {r['n_traces']} traces"
+    return f"Q{r['qid']} · pass@1 {acc} · majority {majority_mark(r)} · {r['n_traces']} traces"
 
 
 def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConfig) -> pl.DataFrame:
