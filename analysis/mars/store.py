@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import polars as pl
@@ -44,15 +45,25 @@ class MarsFeatureStore:
     notes: pl.DataFrame
     window: int = WINDOW
 
-    @property
+    @cached_property
     def qids(self) -> list[int]:
         return sorted(self.features["qid"].unique().to_list())
 
+    @cached_property
+    def _feature_spans(self) -> dict[int, tuple[int, int]] | None:
+        return question_spans(self.features)
+
+    @cached_property
+    def _group_spans(self) -> dict[int, tuple[int, int]] | None:
+        return question_spans(self.groups)
+
     def question(self, qid: int) -> pl.DataFrame:
-        return self.features.filter(pl.col("qid") == qid)
+        """The question's rows, in table order: a zero-copy slice (a view asks several times
+        per run, and a filter would copy the list columns each time)."""
+        return _rows_of(self.features, self._feature_spans, qid)
 
     def question_groups(self, qid: int) -> pl.DataFrame:
-        return self.groups.filter(pl.col("qid") == qid).sort("group_id")
+        return _rows_of(self.groups, self._group_spans, qid).sort("group_id")
 
     def question_notes(self, qid: int) -> pl.DataFrame:
         return self.notes.filter(pl.col("qid").is_in([qid, -1]))
@@ -61,6 +72,31 @@ class MarsFeatureStore:
         return pool_from_features(
             self.features, self.groups, qid, notes=self.notes, window=self.window
         )
+
+
+def question_spans(frame: pl.DataFrame) -> dict[int, tuple[int, int]] | None:
+    """qid -> (first row, rows) when each question's rows are contiguous (the build writes
+    them question by question), else None."""
+    if not frame.height:
+        return {}
+    runs = (
+        frame.select(pl.col("qid").rle_id().alias("run"), "qid")
+        .with_row_index("row")
+        .group_by("run", maintain_order=True)
+        .agg(pl.col("qid").first(), pl.col("row").first(), pl.len())
+    )
+    if runs["qid"].n_unique() != runs.height:  # a question in more than one run
+        return None
+    return {q: (r, n) for q, r, n in runs.select("qid", "row", "len").iter_rows()}
+
+
+def _rows_of(
+    frame: pl.DataFrame, spans: dict[int, tuple[int, int]] | None, qid: int
+) -> pl.DataFrame:
+    if spans is None:
+        return frame.filter(pl.col("qid") == qid)
+    first, n = spans.get(int(qid), (0, 0))
+    return frame.slice(first, n)
 
 
 def load_features(

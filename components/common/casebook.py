@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -168,12 +168,13 @@ def _save(
     dataset: str,
     view: str,
     item: dict[str, str],
-    snapshot: dict[str, Any],
+    snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
     source: dict[str, str],
     query: list[tuple[str, str]],
 ) -> None:
     """Form callback: store the case; on failure keep the form's values and say why."""
     s = st.session_state
+    figures = _plain(snapshot() if callable(snapshot) else snapshot)
     _remember_author(f"{key}_author")
     title = str(s.get(f"{key}_title", "")).strip()
     s.pop(f"{key}_dup", None)
@@ -192,7 +193,7 @@ def _save(
             verdict=s.get(f"{key}_verdict") or None,
             note=str(s.get(f"{key}_note", "")),
             author=author(),
-            snapshot=snapshot,
+            snapshot=figures,
         )
         twin = _identical(case)
         if twin is not None:
@@ -236,14 +237,16 @@ def capture(
     item: Mapping[str, object],
     *,
     title: str,
-    snapshot: Mapping[str, Any],
+    snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
     source: SourceConfig,
     file: str | None,
     key: str,
     label: str = "Add to casebook",
     verdicts: tuple[str, ...] = VERDICTS,
 ) -> None:
-    """The "Add to casebook" control for one item: a popover with title, tags, verdict, note."""
+    """The "Add to casebook" control for one item: a popover with title, tags, verdict, note.
+    `snapshot` may be a function: it is then made only when the case is saved (an evidence
+    picture costs a view's every run otherwise)."""
     if presenting():
         return
     item_s = {str(k): str(v) for k, v in item.items() if v is not None}
@@ -261,7 +264,7 @@ def capture(
         else:
             _capture_form(
                 key, dataset, item_s, title, verdicts,
-                args=(key, dataset, view, item_s, _plain(snapshot),
+                args=(key, dataset, view, item_s, snapshot,
                       source_identity(source, file), query_pairs()),
             )  # fmt: skip
     saved = st.session_state.pop(f"{key}_saved", None)

@@ -345,13 +345,17 @@ def _confs(ref: TraceRef) -> tuple[np.ndarray | None, int]:
 def capture_trace(ref: TraceRef, f: Mapping[str, Any], *, where: str) -> None:
     """The trace's "Add trace" control; `where` keeps the keys of two tabs apart. In the Single
     trace tab ("zoom") the evidence is the group confidence it draws; elsewhere the stored curve."""
-    confs, window = _confs(ref) if where == "zoom" else (None, WINDOW)
+
+    def snapshot() -> dict[str, Any]:  # made when the case is saved
+        confs, window = _confs(ref) if where == "zoom" else (None, WINDOW)
+        return trace_snapshot(f, confs, window)
+
     capture(
         DATASET,
         VIEW,
         trace_item(ref.rel, ref.qid, ref.trace),
         title=trace_title(ref.rel, ref.qid, f),
-        snapshot=trace_snapshot(f, confs, window),
+        snapshot=snapshot,
         source=ref.src,
         file=ref.rel,
         key=f"mars_{where}_trace_{ref.rel}_{ref.qid}_{ref.trace}",
@@ -369,15 +373,20 @@ def capture_probe(ref: TraceRef, r: Mapping[str, Any]) -> None:
     if r.get("position") is None:
         return
     pos = int(r["position"])
-    confs, window = _confs(ref)
-    feats = mc.store(ref.rel, ref.src).question(ref.qid).filter(pl.col("trace_idx") == ref.trace)
-    trace = feats.row(0, named=True) if feats.height else {"trace_idx": ref.trace}
+
+    def snapshot() -> dict[str, Any]:  # made when the case is saved
+        confs, window = _confs(ref)
+        store = mc.store(ref.rel, ref.src)
+        feats = store.question(ref.qid).filter(pl.col("trace_idx") == ref.trace)
+        trace = feats.row(0, named=True) if feats.height else {"trace_idx": ref.trace}
+        return probe_snapshot(r, trace, confs, window)
+
     capture(
         DATASET,
         VIEW,
         probe_item(ref.rel, ref.qid, ref.trace, pos),
         title=probe_title(ref.rel, ref.qid, ref.trace, r),
-        snapshot=probe_snapshot(r, trace, confs, window),
+        snapshot=snapshot,
         source=ref.src,
         file=ref.rel,
         key=f"mars_probe_{ref.rel}_{ref.qid}_{ref.trace}_{pos}",
