@@ -51,6 +51,29 @@ def _rows(path: str, mtime: int, model: str, _store: MarsFeatureStore) -> pl.Dat
     return mcmp.question_rows(model, _store.features, _store.groups)
 
 
+Stamps = tuple[tuple[str, str, int], ...]  # (model, file path, its stamp): a comparison's key
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _compared(
+    stamps: Stamps, _rows: dict[str, pl.DataFrame]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The side-by-side table and its disagreement ranking, once per set of files."""
+    table = mcmp.side_by_side(_rows)
+    return table, mcmp.disagreement(table)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _question_data(
+    stamps: Stamps, q: int, _stores: dict[str, MarsFeatureStore]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One question across the files: the answer distribution and the pooled curves."""
+    groups = {m: s.question_groups(q) for m, s in _stores.items()}
+    feats = {m: s.question(q) for m, s in _stores.items()}
+    n_null = {m: int((f["final_group"] < 0).sum()) for m, f in feats.items()}
+    return mcmp.answer_distribution(groups, n_null), mcmp.pooled_curves(feats)
+
+
 def _stem(bench: str, models: list[str], *what: str) -> str:
     """A comparison's file name: the benchmark, the models compared and what the table is."""
     return file_stem("mars", bench, "models", *models, *what)
@@ -114,12 +137,12 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
         st.info("No file of this benchmark is in the source: choose another benchmark or source.")
         return
     models = list(stores)
-    rows = {}
+    rows, stamps = {}, []
     for m, (r, s) in stores.items():
         path = mc.file_path(r, src)
         rows[m] = _rows(str(path), file_stamp(path), m, s)
-    table = mcmp.side_by_side(rows)
-    rank = mcmp.disagreement(table)
+        stamps.append((m, str(path), file_stamp(path)))
+    table, rank = _compared(tuple(stamps), rows)
     n_q = rank.height
     n_agree = int(rank["truth_agrees"].sum())
     st.caption(
@@ -313,15 +336,13 @@ def _question(
     ts = mcmp.truth_share(pools)
     with guard("the comparison's casebook control", dataset=DATASET):
         _capture(bench, q, rows, stores[next(iter(here))][0], ts, src)
-    groups = {m: s.question_groups(q) for m, (_, s) in here.items()}
-    feats = {m: s.question(q) for m, (_, s) in here.items()}
-    n_null = {m: int((f["final_group"] < 0).sum()) for m, f in feats.items()}
-    dist = mcmp.answer_distribution(groups, n_null)
+    paths = {m: mc.file_path(rel, src) for m, (rel, _) in here.items()}
+    stamps = tuple((m, str(p), file_stamp(p)) for m, p in paths.items())
+    dist, pc = _question_data(stamps, q, {m: s for m, (_, s) in here.items()})
     shown = [m for m in models if m in here]
     zoom = zoom_switch()
     chart(mfig.answers_by_model(dist, shown), key="models_answers", zoom=zoom)
     download_buttons(dist, _stem(bench, shown, f"q{q}", "answers"), "models_dist")
-    pc = mcmp.pooled_curves(feats)
     x_max = 1.02 * mcmp.axis_end(ts, pc) or None  # one token axis for every figure below
     with guard("the vote evolution per model", dataset=DATASET):
         chart(mfig.truth_share_figure(ts, shown, x_max), key="models_truth", zoom=zoom)
