@@ -4,6 +4,7 @@ their pages' components in `components/<dataset>_cached.py` and follow the same 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -60,15 +61,25 @@ def file_stamp(path: Path) -> int:
 
 
 class st_progress:  # noqa: N801 - used like a function in `with`
-    """`with st_progress("…") as hook:` gives a ProgressFn drawing an st.progress bar."""
+    """`with st_progress("…") as hook:` gives a ProgressFn drawing an st.progress bar.
+
+    The bar moves at most every `STEP_S`: each move is a message the browser must render, and
+    work served from a cache (a dozen steps in a few milliseconds) would send one per step."""
+
+    STEP_S = 0.1
 
     def __init__(self, label: str) -> None:
         self.label = label
 
     def __enter__(self) -> ProgressFn:
         self.bar = st.progress(0.0, text=self.label)
+        self.moved = time.monotonic()
 
         def hook(fraction: float, message: str = "") -> None:
+            now = time.monotonic()
+            if now - self.moved < self.STEP_S:
+                return
+            self.moved = now
             text = f"{self.label} {message}".strip()
             self.bar.progress(min(1.0, max(0.0, float(fraction))), text=text)
 

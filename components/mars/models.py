@@ -55,9 +55,7 @@ Stamps = tuple[tuple[str, str, int], ...]  # (model, file path, its stamp): a co
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _compared(
-    stamps: Stamps, _rows: dict[str, pl.DataFrame]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _compared(stamps: Stamps, _rows: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The side-by-side table and its disagreement ranking, once per set of files."""
     table = mcmp.side_by_side(_rows)
     return table, mcmp.disagreement(table)

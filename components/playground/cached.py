@@ -7,7 +7,10 @@ settings), all frozen dataclasses, so moving a slider back and forth is instant.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -109,14 +112,41 @@ def sweep_points(
         return []
     preps = prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
-    key, stamp = str(path), file_stamp(path)
-    return sweep(
-        preps,
-        policy,
-        settings=settings,
-        progress=progress,
-        run=lambda pol: _run(key, stamp, pol, settings),
-    )
+    key = (str(path), file_stamp(path), policy, settings)
+    memo = _sweeps()
+    with memo.lock:
+        pts = memo.done.get(key)
+    if pts is None:
+        pts = sweep(
+            preps,
+            policy,
+            settings=settings,
+            progress=progress,
+            run=lambda pol: _run(key[0], key[1], pol, settings),
+        )
+        with memo.lock:
+            memo.done[key] = pts
+            while len(memo.done) > SWEEPS_KEPT:
+                memo.done.popitem(last=False)
+    return pts
+
+
+SWEEPS_KEPT = 64
+
+
+@dataclass
+class _Sweeps:
+    """Whole sweeps' points by (file, stamp, policy, settings): a rerun that keeps a sweep reads
+    one entry instead of a cached run and its point per value. Not a Streamlit cache: the sweep
+    moves a progress bar, which a cached function may not touch."""
+
+    done: OrderedDict[tuple[object, ...], list[FrontierPoint]] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@st.cache_resource(show_spinner=False)
+def _sweeps() -> _Sweeps:
+    return _Sweeps()
 
 
 def run_with_progress(
