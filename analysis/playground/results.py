@@ -207,15 +207,24 @@ class RunResult:
             return _frame(RESULTS_COLUMNS, {c: [] for c in RESULTS_COLUMNS})
         return _frame(RESULTS_COLUMNS, self.results_columns())
 
+    @cached_property
+    def _question_rows(self) -> tuple[dict, ...]:
+        """Computed once per run (runs are cached; the summary and the cases ask every rerun)."""
+        return tuple(question_summary(r) for r in sorted(self.questions, key=lambda r: r.qid))
+
+    @cached_property
+    def _overall(self) -> dict:
+        return overall_summary(list(self._question_rows))
+
     def per_question_rows(self) -> list[dict]:
-        return [question_summary(r) for r in sorted(self.questions, key=lambda r: r.qid)]
+        return [dict(r) for r in self._question_rows]
 
     def per_question_frame(self) -> pd.DataFrame:
         return _frame(PER_QUESTION_COLUMNS, self.per_question_rows())
 
     def overall(self) -> dict:
         """The overall summary row (`summary_overall.csv`)."""
-        return overall_summary(self.per_question_rows())
+        return dict(self._overall)
 
     def overall_frame(self) -> pd.DataFrame:
         return _frame(OVERALL_COLUMNS, [self.overall()])
