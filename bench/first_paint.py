@@ -1,7 +1,9 @@
 """First paint of every view and of each of its URL-bound tabs opened in a new tab, in headless
 Chromium, against a warm server, each as a ratio to a bare Streamlit page (a title and six lines,
 `bench/bare_page.py`) served by its own `streamlit run` and timed the same way in the same run
-(target: <= 1.5x the bare page).
+(target: <= 1.5x the bare page). The bare page is opened right before each run of a view, and a
+view's ratio is the median of its runs' ratios to those openings: paired, because this machine's
+speed drifts over the minutes a run takes, and a baseline timed once at the start does not.
 
     python bench/first_paint.py                 # starts its own servers on the bundled sample
     python bench/first_paint.py --url URL       # an already running server (the bare page's
@@ -253,20 +255,34 @@ def tab_links(page: Any) -> list[tuple[str, str]]:
     return out
 
 
+Paired = dict[str, list[float]]  # view -> the bare page's time in the opening before each run
+
+
 def measure(
     base: str, views: dict[str, str], runs: int, cold: bool, tabs: bool, bare: str | None = None
-) -> dict[str, list[Opening]]:
-    """The bare page (when `bare` is its URL), then every view and, with `tabs`, each of its
-    URL-bound tabs, `runs` times; `cold`: each opening in a fresh profile (an empty HTTP cache)."""
+) -> tuple[dict[str, list[Opening]], Paired]:
+    """Every view and, with `tabs`, each of its URL-bound tabs, `runs` times, each run right
+    after an opening of the bare page (when `bare` is its URL), so each ratio pairs two
+    openings a second apart: the machine's speed drifts over a run of minutes, and a baseline
+    timed only at the start would not see it. `cold`: each opening in a fresh profile."""
     from playwright.sync_api import sync_playwright  # why: only the browser benchmarks need it
 
     out: dict[str, list[Opening]] = {}
+    paired: Paired = {}
+
+    def timed(label: str, url: str) -> None:
+        for _ in range(runs):
+            if bare is not None:
+                b = _open(browser, profile, bare)
+                out.setdefault(BARE, []).append(b)
+                paired.setdefault(label, []).append(b.total)
+            out.setdefault(label, []).append(_open(browser, profile, url))
+
     with sync_playwright() as p:
         browser = launch(p)
         profile = None if cold else new_context(browser)
         if bare is not None:
-            _open(browser, profile, bare)
-            out[BARE] = [_open(browser, profile, bare) for _ in range(runs)]
+            _open(browser, profile, bare)  # warm
         for name, path in views.items():
             _open(browser, profile, base + path)  # warm: builds what the view needs
             links = [(name, base + path)]
@@ -280,22 +296,25 @@ def measure(
                 if profile is None:
                     ctx.close()
             for label, url in links:
-                out[label] = [_open(browser, profile, url) for _ in range(runs)]
+                timed(label, url)
         browser.close()
-    return out
+    return out, paired
 
 
 def _med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
-def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: bool) -> float:
+def report(
+    results: dict[str, list[Opening]], paired: Paired, runs: int, detail: bool, cold: bool
+) -> float:
     """Print the table; return the largest ratio to the bare page (NaN without it)."""
     how = "a fresh browser profile (empty HTTP cache)" if cold else "a new tab (browser cache warm)"
     bare = _med([o.total for o in results[BARE]]) if BARE in results else float("nan")
     print(
-        f"first paint in {how}, warm server, {runs} runs each; ratio = median / the bare "
-        f"page's median (target <= {TARGET_RATIO}x)"
+        f"first paint in {how}, warm server, {runs} runs each; ratio = the median over the runs "
+        "of (the view's time / the bare page's, opened just before it) "
+        f"(target <= {TARGET_RATIO}x)"
     )
     w = max(len(k) for k in results) + 1
     head = (
@@ -306,7 +325,13 @@ def report(results: dict[str, list[Opening]], runs: int, detail: bool, cold: boo
     worst = float("nan") if BARE not in results else 0.0
     for name, ops in results.items():
         med = _med([o.total for o in ops])
-        ratio = med / bare if bare > 0 else float("nan")
+        before = paired.get(name)
+        if name == BARE:
+            ratio = 1.0 if bare > 0 else float("nan")
+        elif before:
+            ratio = _med([o.total / b for o, b in zip(ops, before, strict=True)])
+        else:
+            ratio = float("nan")
         parts = {
             "load": _med([o.load for o in ops]),
             "server": _med([o.server for o in ops]),
@@ -359,15 +384,15 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(tempfile.gettempdir()) / "rte-bench" / "first-paint-cache"
     with streamlit_server(cache, log_name="bare-page", script=BARE_SCRIPT) as bare:
         if args.url:
-            results = measure(
+            results, paired = measure(
                 args.url.rstrip("/"), views, args.runs, args.cold, not args.no_tabs, bare.url
             )
         else:
             with streamlit_server(cache) as server:
-                results = measure(
+                results, paired = measure(
                     server.url, views, args.runs, args.cold, not args.no_tabs, bare.url
                 )
-    report(results, args.runs, args.detail, args.cold)
+    report(results, paired, args.runs, args.detail, args.cold)
     return 0
 
 
