@@ -95,4 +95,5 @@ class TextGrader:
     how: str  # how the grade is made, for the page ("graded against ... by ...")
     state: Callable[[SourceConfig], GradeState]
     read: Callable[[GradeState], pa.Table]  # GRADE_SCHEMA rows of the ready files
-    build: Callable[[SourceConfig, ProgressFn | None], None]  # grade the pending files
+    # grade the pending files (only those named, when a sequence of files is given)
+    build: Callable[[SourceConfig, ProgressFn | None, Sequence[str] | None], None]

@@ -9,6 +9,8 @@ reads the grades of the files whose features are built, and builds the others on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -71,13 +73,16 @@ def read(graded: GradeState) -> pa.Table:
     return pa.concat_tables(parts) if parts else GRADE_SCHEMA.empty_table()
 
 
-def build(source: SourceConfig, progress: ProgressFn | None = None) -> None:
-    """Build the feature tables of the source's files not graded yet, one after another."""
+def build(
+    source: SourceConfig, progress: ProgressFn | None = None, files: Sequence[str] | None = None
+) -> None:
+    """Build the feature tables of the source's files not graded yet (of `files`, when given),
+    one after another."""
     # why here: the build's modules are needed only when asked to grade, not for the search
     from analysis.mars.feature_files import feature_paths
 
     hook = progress or no_progress
-    pending = state(source).pending
+    pending = [f for f in state(source).pending if files is None or f in files]
     for i, rel in enumerate(pending):
         sub = scaled(hook, i / len(pending), (i + 1) / len(pending))
         feature_paths(resolve_file(MARS.name, rel, source), window=WINDOW, progress=sub)

@@ -170,7 +170,7 @@ def load_corpus(
             frame = dataset_frame(name, src, scaled(mine, 0.0, 0.5 if grade else 1.0))
             if name in found:
                 if grade:
-                    found[name].build(src, scaled(mine, 0.5, 1.0))
+                    found[name].build(src, scaled(mine, 0.5, 1.0), None)
                 state = found[name].state(src)
                 frame = graded(frame, grade_frame(found[name], state))
                 grades[name] = grading(found[name], state)

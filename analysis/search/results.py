@@ -249,7 +249,11 @@ class LeftOut:
     whole: int  # ... of which every text has none (the item is not searched at all)
     fields: tuple[str, ...]  # what those texts are (question, case note ...)
     waiting: int = 0  # such texts that have a correctness once their files are graded
-    waiting_files: int = 0  # ... in this many files
+    waiting_in: tuple[str, ...] = ()  # ... in these files (those the filters leave in scope)
+
+    @property
+    def waiting_files(self) -> int:
+        return len(self.waiting_in)
 
 
 def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
@@ -285,6 +289,6 @@ def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
             int(mine["all"].sum()),
             tuple(fields.to_list()),
             waiting.height,
-            waiting["file"].n_unique() if waiting.height else 0,
+            tuple(waiting["file"].unique(maintain_order=True).to_list()) if waiting.height else (),
         )
     return out

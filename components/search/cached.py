@@ -12,7 +12,6 @@ from analysis.search.corpus import (
     CASEBOOK,
     CASEBOOK_TITLE,
     Corpus,
-    Grading,
     assemble,
     builders,
     case_frame,
@@ -100,10 +99,10 @@ def corpus() -> Corpus:
     return _corpus(sources, _states(sources), stamp, labels, cases)
 
 
-def grade(dataset: str, grading_now: Grading) -> None:
-    """Grade the dataset's pending files with a progress bar (the corpus then reads them)."""
+def grade(dataset: str, files: tuple[str, ...]) -> None:
+    """Grade these files of the dataset with a progress bar (the corpus then reads them)."""
     source = dict(_sources())[dataset]
-    files = len(grading_now.pending)
     title = DATASETS[dataset].title
-    with st_progress(f"Grading the {title} texts of {files:,} files…") as bar:
-        graders()[dataset].build(source, bar)
+    what = "1 file" if len(files) == 1 else f"{len(files):,} files"
+    with st_progress(f"Grading the {title} texts of {what}…") as bar:
+        graders()[dataset].build(source, bar, files)

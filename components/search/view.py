@@ -178,12 +178,13 @@ def grade_offer(corpus: Corpus, name: str, out: LeftOut) -> None:
             f"{out.waiting_files:,} of {grading.files:,} files. They are {md_text(grading.how)}: "
             "seconds per file on the sample, minutes at full size."
         )
+        files = "1 file" if out.waiting_files == 1 else f"{out.waiting_files:,} files"
         if st.button(
-            f"Grade the {title} {fields}s",
+            f"Grade the {title} {fields}s ({files})",
             key=f"search_grade_go_{name}",
             icon=":material/grading:",
         ):
-            grade(name, grading)
+            grade(name, out.waiting_in)
             st.rerun()
 
 

@@ -116,7 +116,7 @@ def test_the_correctness_filter_on_extracted_answers_matches_a_plain_scan(
     n_answers = sum(
         1 for a in pq.read_table(path, columns=["extracted_answer"])[0].to_pylist() if a
     )
-    assert out.waiting == n_answers and out.waiting_files == 1
+    assert out.waiting == n_answers and out.waiting_in == (REL,)
     assert "extracted answer" in out.fields
     assert _answers_only(ungraded, compiled, wrong) == (0, 0)  # no grade: none shown
     corpus = load_corpus({"mars": source}, datasets=["mars"], grade=True)
@@ -157,10 +157,28 @@ def test_cli_says_what_waits_for_a_grade_and_grades_it(sample_root: Path, tmp_pa
 
     before = run("--correct", "wrong")["left_out_no_correctness"]["mars"]
     answers = pq.read_table(path, columns=["extracted_answer"])[0].to_pylist()
-    assert before["waiting"] == sum(1 for a in answers if a) and before["waiting_files"] == 1
+    assert before["waiting"] == sum(1 for a in answers if a) and before["waiting_in"] == [REL]
     doc = run("--correct", "wrong", "--grade", "--limit", "10000")
     assert doc["left_out_no_correctness"]["mars"]["waiting"] == 0
     got = [h for h in doc["hits"] if h["field"] == "extracted answer"]
     hits, traces = _plain_scan(path, "9", wrong=True)
     assert len(got) == hits and len({h["item"] for h in got}) == traces
     assert all(h["correct"] is False for h in got)
+
+
+def test_grading_the_files_in_scope_leaves_the_others_waiting(
+    sample_root: Path, tmp_path: Path
+) -> None:
+    source, _ = _local(sample_root, tmp_path)
+    other = "DeepSeek-8B/aime25_deepseek.parquet"
+    (tmp_path / "mars" / other).parent.mkdir(parents=True)
+    shutil.copy(sample_root / "mars" / other, tmp_path / "mars" / other)
+    corpus = load_corpus({"mars": source}, datasets=["mars"])
+    wrong = Filters(datasets=("mars",), correct=False)
+    assert set(no_correctness(corpus, wrong)["mars"].waiting_in) == {REL, other}
+    scoped = no_correctness(corpus, Filters(datasets=("mars",), groups=(other,), correct=False))
+    assert scoped["mars"].waiting_in == (other,)
+    GRADER.build(source, None, scoped["mars"].waiting_in)
+    assert GRADER.state(source).pending == (REL,)
+    after = load_corpus({"mars": source}, datasets=["mars"])
+    assert no_correctness(after, wrong)["mars"].waiting_in == (REL,)
