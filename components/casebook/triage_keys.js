@@ -7,7 +7,8 @@
 // restarts that run with the click's widget state only, which drops the running one's button
 // press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
 // key before it has drawn the bar again (each run writes a new `data-run` token into the bar's
-// position) and no script runs. Keys still waiting when a step loads another page
+// position) and no script runs. A key whose button is not drawn yet, or that Streamlit has
+// disabled while it reconnects, waits for it (up to GIVE_UP_MS) instead of being dropped. Keys still waiting when a step loads another page
 // are kept in sessionStorage and applied on that page. Keys pressed while that page loads,
 // before this listener is attached there, are kept by the page itself (the view's page shell,
 // components/server/page_shell.py, listens from its first line when STEP says a queue is open)
@@ -16,7 +17,8 @@ const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
-const state = window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, qid: null });
+const state =
+  window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, blocked: null, qid: null });
 
 function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
@@ -29,6 +31,11 @@ function noteField() {
 function drawnRun() {
   const pos = document.querySelector(`${BAR} [data-testid="tq-position"]`);
   return pos ? pos.dataset.run : null;
+}
+
+function connected() {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testConnectionState === "CONNECTED";
 }
 
 function running() {
@@ -55,19 +62,24 @@ function actionOf(key) {
 }
 
 function apply(action) {
-  // true when a click went to the server (its run must end before the next key)
+  // true when a click went to the server (its run must end before the next key), false when
+  // done here (or not possible: `k` on the first item), null when its control is not there yet
+  // (the bar being redrawn) or the app is reconnecting (Streamlit disables every widget while
+  // its connection is down)
   if (action === "note") {
     const note = noteField();
-    if (note) note.focus();
+    if (!note) return null;
+    note.focus();
     return false;
   }
+  const name = action === "save" ? "tq_save" : action;
+  const btn = control(name, "button");
+  if (!btn || (btn.disabled && !connected())) return null;
+  if (btn.disabled) return false; // disabled by the bar itself: no previous item before the first
   if (action === "save") {
     const note = noteField();
     if (note) note.blur(); // the note's text reaches the server with the save
-    action = "tq_save";
   }
-  const btn = control(action, "button");
-  if (!btn || btn.disabled) return false;
   btn.click();
   return true;
 }
@@ -86,8 +98,18 @@ function pump() {
       requestAnimationFrame(pump);
       return;
     }
-    const action = state.queue.shift();
-    if (apply(action)) state.wait = { run: drawnRun(), since: Date.now() };
+    const done = apply(state.queue[0]);
+    if (done === null) {
+      // the key waits for its control, as long as a run may take; then it is dropped
+      state.blocked = state.blocked || Date.now();
+      if (Date.now() - state.blocked < GIVE_UP_MS) {
+        requestAnimationFrame(pump);
+        return;
+      }
+    }
+    state.blocked = null;
+    state.queue.shift();
+    if (done) state.wait = { run: drawnRun(), since: Date.now() };
   }
 }
 
