@@ -6,9 +6,11 @@ cards, the CLIs) read these declarations and never branch on a dataset's name. A
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from cache.schemas import (
     FINEPROOFS_PREFIX_FILE,
@@ -257,6 +259,13 @@ BUILT_IN: tuple[DatasetInfo, ...] = (PARASON, MARS, FINEPROOFS)  # their order o
 
 # name -> declaration, in registration order (read it at call time: tests register toys)
 DATASETS: dict[str, DatasetInfo] = {}
+
+
+def load_declared(spec: str) -> Any:
+    """The object a declaration names as "module:attribute" (a warmer, lenses, a text-table
+    builder, a grader), its module imported on first use."""
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def register(info: DatasetInfo) -> None:

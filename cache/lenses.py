@@ -10,7 +10,6 @@ above it. `queue_items` hands a lens's items to the triage queue (`cache.caseboo
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from cache.casebook.queue_items import QueueItem
-from cache.datasets import DATASETS
+from cache.datasets import DATASETS, load_declared
 from cache.progress import ProgressFn
 
 # every lens's items carry these, besides the columns its `query` and `item` name
@@ -79,8 +78,7 @@ def declared() -> dict[str, DatasetLenses]:
         spec = getattr(info, "lenses", "")
         if not spec:
             continue
-        module, _, attr = spec.partition(":")
-        kit = getattr(importlib.import_module(module), attr)
+        kit = load_declared(spec)
         if not isinstance(kit, DatasetLenses):
             raise TypeError(f"{spec} is not a DatasetLenses")
         out[name] = kit

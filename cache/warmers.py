@@ -8,11 +8,10 @@ nothing of ours above it, so each dataset's declaration names its builder as a s
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from cache.datasets import DATASETS
+from cache.datasets import DATASETS, load_declared
 from cache.errors import DataError
 
 Warmer = Callable[..., list[Path]]
@@ -41,6 +40,5 @@ def warmer(dataset: str) -> Warmer:
             f"no derived-table builder is declared for {dataset}",
             "declare one in its `cache.datasets.DatasetInfo` (`warmer`)",
         )
-    module, _, attr = spec.partition(":")
-    fn: Warmer = getattr(importlib.import_module(module), attr)
+    fn: Warmer = load_declared(spec)
     return fn

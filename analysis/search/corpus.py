@@ -11,7 +11,6 @@ Why through the registry: this slice never names a dataset; a dataset added to
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from cache.casebook.model import Case
-from cache.datasets import DATASETS
+from cache.datasets import DATASETS, load_declared
 from cache.errors import DataError
 from cache.progress import ProgressFn, no_progress, scaled
 from cache.sources import SourceConfig, default_source
@@ -50,9 +49,8 @@ class Corpus:
     frame: pl.DataFrame
     titles: dict[str, str]  # dataset -> its title
     problems: dict[str, str]  # dataset -> why its texts are missing (a file it could not read)
-    grading: dict[str, Grading] = dataclasses.field(
-        default_factory=dict
-    )  # dataset -> its grader's state
+    # dataset -> where its grader stands
+    grading: dict[str, Grading] = dataclasses.field(default_factory=dict)
 
     @property
     def height(self) -> int:
@@ -65,19 +63,13 @@ def builders() -> dict[str, str]:
 
 
 def builder(spec: str) -> Builder:
-    module, _, attr = spec.partition(":")
-    fn: Builder = getattr(importlib.import_module(module), attr)
+    fn: Builder = load_declared(spec)
     return fn
 
 
 def graders() -> dict[str, TextGrader]:
     """dataset -> its grader, for those that declare one (`DatasetInfo.grades`)."""
-    out = {}
-    for name, d in DATASETS.items():
-        if d.grades:
-            module, _, attr = d.grades.partition(":")
-            out[name] = getattr(importlib.import_module(module), attr)
-    return out
+    return {name: load_declared(d.grades) for name, d in DATASETS.items() if d.grades}
 
 
 def grading(grader: TextGrader, state: GradeState) -> Grading:

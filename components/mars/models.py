@@ -135,12 +135,12 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
         st.info("No file of this benchmark is in the source: choose another benchmark or source.")
         return
     models = list(stores)
-    rows, stamps = {}, []
+    rows, stamps = {}, {}
     for m, (r, s) in stores.items():
         path = mc.file_path(r, src)
-        rows[m] = _rows(str(path), file_stamp(path), m, s)
-        stamps.append((m, str(path), file_stamp(path)))
-    table, rank = _compared(tuple(stamps), rows)
+        stamps[m] = (m, str(path), file_stamp(path))
+        rows[m] = _rows(str(path), stamps[m][2], m, s)
+    table, rank = _compared(tuple(stamps.values()), rows)
     n_q = rank.height
     n_agree = int(rank["truth_agrees"].sum())
     st.caption(
@@ -169,7 +169,7 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
         )
     )
     with guard(f"question {q} across the models", dataset=DATASET):
-        _question(q, table, stores, bench, src)
+        _question(q, table, stores, bench, src, stamps)
 
 
 def _rank_label(r: dict) -> str:
@@ -259,6 +259,7 @@ def _question(
     stores: dict[str, tuple[str, MarsFeatureStore]],
     bench: str,
     src: SourceConfig,
+    stamps: dict[str, tuple[str, str, int]],
 ) -> None:
     st.subheader(f"Q{q} across the models", divider="gray")
     rows = table.filter(pl.col("qid") == q)
@@ -334,9 +335,8 @@ def _question(
     ts = mcmp.truth_share(pools)
     with guard("the comparison's casebook control", dataset=DATASET):
         _capture(bench, q, rows, stores[next(iter(here))][0], ts, src)
-    paths = {m: mc.file_path(rel, src) for m, (rel, _) in here.items()}
-    stamps = tuple((m, str(p), file_stamp(p)) for m, p in paths.items())
-    dist, pc = _question_data(stamps, q, {m: s for m, (_, s) in here.items()})
+    keys = tuple(stamps[m] for m in here)
+    dist, pc = _question_data(keys, q, {m: s for m, (_, s) in here.items()})
     shown = [m for m in models if m in here]
     zoom = zoom_switch()
     chart(mfig.answers_by_model(dist, shown), key="models_answers", zoom=zoom)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -98,6 +97,14 @@ def points(
     return _points(str(path), file_stamp(path), tuple(policies), settings)
 
 
+# Whole sweeps' points by (file, stamp, policy, settings), over every session of the process: a
+# rerun that keeps a sweep reads one entry instead of a cached run and its point per value. Not
+# a Streamlit cache: the sweep moves a progress bar, which a cached function may not touch.
+SWEEPS_KEPT = 64
+_SWEEPS: OrderedDict[tuple[object, ...], list[FrontierPoint]] = OrderedDict()
+_SWEEPS_LOCK = threading.Lock()
+
+
 def sweep_points(
     relpath: str,
     src: SourceConfig,
@@ -113,9 +120,8 @@ def sweep_points(
     preps = prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     key = (str(path), file_stamp(path), policy, settings)
-    memo = _sweeps()
-    with memo.lock:
-        pts = memo.done.get(key)
+    with _SWEEPS_LOCK:
+        pts = _SWEEPS.get(key)
     if pts is None:
         pts = sweep(
             preps,
@@ -124,29 +130,11 @@ def sweep_points(
             progress=progress,
             run=lambda pol: _run(key[0], key[1], pol, settings),
         )
-        with memo.lock:
-            memo.done[key] = pts
-            while len(memo.done) > SWEEPS_KEPT:
-                memo.done.popitem(last=False)
+        with _SWEEPS_LOCK:
+            _SWEEPS[key] = pts
+            while len(_SWEEPS) > SWEEPS_KEPT:
+                _SWEEPS.popitem(last=False)
     return pts
-
-
-SWEEPS_KEPT = 64
-
-
-@dataclass
-class _Sweeps:
-    """Whole sweeps' points by (file, stamp, policy, settings): a rerun that keeps a sweep reads
-    one entry instead of a cached run and its point per value. Not a Streamlit cache: the sweep
-    moves a progress bar, which a cached function may not touch."""
-
-    done: OrderedDict[tuple[object, ...], list[FrontierPoint]] = field(default_factory=OrderedDict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-@st.cache_resource(show_spinner=False)
-def _sweeps() -> _Sweeps:
-    return _Sweeps()
 
 
 def run_with_progress(
