@@ -13,6 +13,7 @@ Every piece of dataset text is escaped here; `click_text` renders the HTML as it
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 import numpy as np
 import polars as pl
@@ -51,15 +52,24 @@ def parse_pick(value: str) -> tuple[int, int] | None:
     return int(row), int(ordinal)
 
 
-def _scale(metric: str) -> tuple[list, float, float, str]:
+COLOUR_LEVELS = 256  # a cell's colour is one of this many steps of its scale (8-bit, as drawn)
+
+
+def _scale(metric: str) -> tuple[str, float, float, str]:
     if metric == "change":
-        return get_colorscale(CHANGE_SCALE), -CHANGE_RANGE, CHANGE_RANGE, "change"
-    return get_colorscale(VALUE_SCALE), 0.0, 1.0, "mean grade"
+        return CHANGE_SCALE, -CHANGE_RANGE, CHANGE_RANGE, "change"
+    return VALUE_SCALE, 0.0, 1.0, "mean grade"
 
 
-def _colour(scale: list, lo: float, hi: float, v: float) -> str:
+@lru_cache(maxsize=8 * COLOUR_LEVELS)
+def _swatch(scale: str, level: int) -> str:
+    """Why a memo: a page has hundreds of cells, and Plotly parses the scale on every sample."""
+    return str(sample_colorscale(get_colorscale(scale), [level / (COLOUR_LEVELS - 1)])[0])
+
+
+def _colour(scale: str, lo: float, hi: float, v: float) -> str:
     t = min(1.0, max(0.0, (v - lo) / (hi - lo)))
-    return str(sample_colorscale(scale, [t])[0])
+    return _swatch(scale, round(t * (COLOUR_LEVELS - 1)))
 
 
 def _tip(lines: list[str]) -> str:
@@ -172,7 +182,7 @@ def overview_grid_html(
             out.append("<td class='e'></td>")
         out.append("</tr>")
     stops = np.linspace(0.0, 1.0, LEGEND_STOPS)
-    gradient = ",".join(sample_colorscale(scale, list(stops)))
+    gradient = ",".join(sample_colorscale(get_colorscale(scale), list(stops)))
     out.append("</tbody></table></div>")
     out.append(
         f"<div class='fpk'><span>{esc(x_title)} · {esc(title)}:</span>{fmt_num(lo, '.1f')}"

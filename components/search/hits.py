@@ -65,7 +65,9 @@ def item_html(
         where = f"{h.field} · {h.locator}" if h.locator else h.field
         link = hit_link(h, extra)
         opener = (
-            f"<a href='{esc(link)}' target='_self' class='rte-search-hit'>{esc(where)} ↗</a>"
+            f"<a href='{esc(link)}' target='_self' class='rte-search-hit' "
+            # below the underscores of field names such as raw_text, which it would hide
+            f"style='text-underline-offset:0.25em'>{esc(where)} ↗</a>"
             if link
             else esc(where)
         )

@@ -69,3 +69,29 @@ def test_no_value_is_hatched_outside_the_scale_and_drops_are_marked() -> None:
     assert "<span class='nv'" in legend and "no value" in legend
     assert "'d'>▼</span>significant drop (z &lt; −2 and change ≤ −0.15, each test alone)" in legend
     assert "(Benjamini-Hochberg, q = 0.05)" in overview_grid_html(cells, traces, fdr=True)
+
+
+def _rgb(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in re.findall(r"[\d.]+", text)[:3])
+
+
+def test_cell_colours_are_the_scale_sampled_at_the_value() -> None:
+    """The memoised swatch stays within one 8-bit step of Plotly's own sample of the scale."""
+    from plotly.colors import get_colorscale, sample_colorscale
+
+    from components.common.theme import VALUE_SCALE
+
+    values = [0.0, 0.137, 0.5, 0.731, 0.999, 1.0]
+    cells = pl.DataFrame(
+        {"grid_row": [0] * 6, "problem_id": ["p"] * 6, "sample_index": [0] * 6,
+         "grid_col": list(range(1, 7)), "val": values, "step": list(range(1, 7)),
+         "rel_depth": [0.5] * 6, "se": [0.01] * 6, "flags": [""] * 6, "ordinal": list(range(1, 7))}
+    )  # fmt: skip
+    traces = pl.DataFrame({"problem_id": ["p"], "sample_index": [0], "endpoint": [None]})
+    out = overview_grid_html(cells, traces)
+    drawn = re.findall(r"style='background:([^']+)'", out)
+    assert len(drawn) == len(values)
+    scale = get_colorscale(VALUE_SCALE)
+    for colour, v in zip(drawn, values, strict=True):
+        exact = _rgb(sample_colorscale(scale, [v])[0])
+        assert max(abs(a - b) for a, b in zip(_rgb(colour), exact, strict=True)) <= 1.0, (v, colour)
