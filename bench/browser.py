@@ -61,6 +61,24 @@ SETTLED_JS = """() => {
 }"""
 
 
+SCRIPT_LOG_ENV = "RTE_BENCH_SCRIPT_LOG"  # bench/timed_streamlit.py writes each run there
+
+
+def read_runs(path: Path, offset: int = 0) -> tuple[list[tuple[float, float]], int]:
+    """The (start, seconds) of the runs written after byte `offset`, and the new offset."""
+    if not path.exists():
+        return [], offset
+    with open(path, "rb") as f:
+        f.seek(offset)
+        data = f.read()
+    complete = data[: data.rfind(b"\n") + 1]  # a line being written is read next time
+    runs = []
+    for line in complete.decode().splitlines():
+        start, _, seconds = line.partition(" ")
+        runs.append((float(start), float(seconds)))
+    return runs, offset + len(complete)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -72,6 +90,7 @@ class Server:
     url: str
     pid: int
     log: Path
+    script_log: Path | None = None  # each script run's own time (bench/timed_streamlit.py)
 
 
 @contextmanager
@@ -81,16 +100,22 @@ def streamlit_server(
     drop: tuple[str, ...] = (),
     log_name: str = "streamlit-bench",
     script: str = APP_ENTRY,
+    script_log: Path | None = None,
     **env: str,
 ) -> Iterator[Server]:
     """Start the app (or another `script` of the repository) on a free loopback port (offline),
     yield it, stop it after.
 
     `drop` removes variables of this process's environment (e.g. a locked profile) for the server;
-    the server's output goes to `log`, else to `cache_dir/<log_name>-<port>.log`.
+    the server's output goes to `log`, else to `cache_dir/<log_name>-<port>.log`. With
+    `script_log`, each script run's own time is written there (`bench/timed_streamlit.py`).
     """
     port = free_port()
     full_env = dict(os.environ, RTE_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", **env)
+    launcher = "streamlit"
+    if script_log is not None:
+        launcher = "bench.timed_streamlit"
+        full_env[SCRIPT_LOG_ENV] = str(script_log)
     for name in drop:
         full_env.pop(name, None)
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -100,7 +125,7 @@ def streamlit_server(
             [
                 sys.executable,
                 "-m",
-                "streamlit",
+                launcher,
                 "run",
                 script,
                 "--server.port",
@@ -120,7 +145,7 @@ def streamlit_server(
         url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(url, proc, log_path)
-            yield Server(url, proc.pid, log_path)
+            yield Server(url, proc.pid, log_path, script_log)
         finally:
             proc.terminate()
             try:

@@ -31,6 +31,9 @@ parts need not add up to the median total; per run they do):
 - `server`: websocket open to the `script_finished` message (the script run, figure building and
   the transfer; Streamlit streams elements while the script runs);
 - `render`: `script_finished` to settled (the browser laying out and drawing the elements);
+- `script`: the server's own time in the script runs the opening caused (measured in the
+  server, `bench/timed_streamlit.py`; nan for a server given with `--url`): what of `server`
+  is the script, and not the transfer or the browser drawing the elements as they stream in;
 - `cpu s`: the seconds the tab's main thread was busy until settled (CDP `TaskDuration`): the
   browser CPU, less disturbed than the wall times by other work on a shared machine.
 Bytes are the decoded payload of every websocket message (Streamlit's ForwardMsg protobufs; the
@@ -55,7 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import SETTLED_JS, launch, streamlit_server  # noqa: E402
+from bench.browser import SETTLED_JS, launch, read_runs, streamlit_server  # noqa: E402
 
 TARGET_RATIO = 1.5  # a view's median first paint / the bare page's
 BARE = "bare page"
@@ -101,6 +104,7 @@ class Opening:
     charts: int
     reruns: int  # script runs after the first
     cpu: float = 0.0  # seconds the tab's main thread was busy (CDP TaskDuration)
+    script: float = float("nan")  # seconds of the server's script runs (timed server only)
     figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
     largest: list[tuple[int, str]] = field(default_factory=list)  # (bytes, element) top 5
@@ -143,8 +147,9 @@ def new_context(browser: Any) -> Any:
     return context
 
 
-def _open(browser: Any, context: Any | None, url: str) -> Opening:
-    """One timed opening in a new tab of `context`, or of a fresh profile when it is None."""
+def _open(browser: Any, context: Any | None, url: str, script_log: Path | None = None) -> Opening:
+    """One timed opening in a new tab of `context`, or of a fresh profile when it is None; with
+    `script_log` (its server's, `bench/timed_streamlit.py`), the script runs it caused."""
     own = context is None
     context = new_context(browser) if own else context
     page = context.new_page()
@@ -159,6 +164,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
     page.on("websocket", on_ws)
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
+    offset = script_log.stat().st_size if script_log and script_log.exists() else 0
     page.goto(url)
     page.wait_for_function(
         f"() => window.__rteSettled.ok && performance.now() - window.__rteSettled.at >= {HOLD_MS}",
@@ -176,6 +182,8 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
     )
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     page.close()
+    # settled and held: every run this opening caused has ended and been written
+    script = sum(s for _, s in read_runs(script_log, offset)[0]) if script_log else float("nan")
     if own:
         context.close()
 
@@ -216,6 +224,7 @@ def _open(browser: Any, context: Any | None, url: str) -> Opening:
         largest=largest[:5],
         cpu=float(metrics.get("TaskDuration", 0.0)),
         figure_json=figure_json,
+        script=script,
     )
 
 
@@ -259,12 +268,20 @@ Paired = dict[str, list[float]]  # view -> the bare page's time in the opening b
 
 
 def measure(
-    base: str, views: dict[str, str], runs: int, cold: bool, tabs: bool, bare: str | None = None
+    base: str,
+    views: dict[str, str],
+    runs: int,
+    cold: bool,
+    tabs: bool,
+    bare: str | None = None,
+    logs: tuple[Path | None, Path | None] = (None, None),
 ) -> tuple[dict[str, list[Opening]], Paired]:
     """Every view and, with `tabs`, each of its URL-bound tabs, `runs` times, each run right
     after an opening of the bare page (when `bare` is its URL), so each ratio pairs two
     openings a second apart: the machine's speed drifts over a run of minutes, and a baseline
-    timed only at the start would not see it. `cold`: each opening in a fresh profile."""
+    timed only at the start would not see it. `cold`: each opening in a fresh profile. `logs`:
+    the script-time logs of the app's server and of the bare page's (None: not timed)."""
+    app_log, bare_log = logs
     from playwright.sync_api import sync_playwright  # why: only the browser benchmarks need it
 
     out: dict[str, list[Opening]] = {}
@@ -273,10 +290,10 @@ def measure(
     def timed(label: str, url: str) -> None:
         for _ in range(runs):
             if bare is not None:
-                b = _open(browser, profile, bare)
+                b = _open(browser, profile, bare, bare_log)
                 out.setdefault(BARE, []).append(b)
                 paired.setdefault(label, []).append(b.total)
-            out.setdefault(label, []).append(_open(browser, profile, url))
+            out.setdefault(label, []).append(_open(browser, profile, url, app_log))
 
     with sync_playwright() as p:
         browser = launch(p)
@@ -319,7 +336,7 @@ def report(
     w = max(len(k) for k in results) + 1
     head = (
         f"{'view':<{w}} {'median s':>8} {'ratio':>5} {'max s':>6} {'load':>5} {'server':>6} "
-        f"{'render':>6} {'cpu s':>5} {'MB':>6} {'plotly':>6} {'charts':>6}  dominated by / verdict"
+        f"{'render':>6} {'script':>6} {'cpu s':>5} {'MB':>6} {'plotly':>6} {'charts':>6}  dominated by / verdict"
     )
     print(head)
     worst = float("nan") if BARE not in results else 0.0
@@ -343,6 +360,7 @@ def report(
         print(
             f"{name:<{w}} {med:>8.2f} {ratio:>5.2f} {max(o.total for o in ops):>6.2f} "
             f"{parts['load']:>5.2f} {parts['server']:>6.2f} {parts['render']:>6.2f} "
+            f"{_med([o.script for o in ops]):>6.2f} "
             f"{_med([o.cpu for o in ops]):>5.2f} {_med([o.nbytes for o in ops]) / 1e6:>6.2f} "
             f"{_med([o.plotly_bytes for o in ops]) / 1e6:>6.2f} "
             f"{_med([o.charts for o in ops]):>6.0f}  {top} / {verdict}"
@@ -382,15 +400,32 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     views = {v: paths[v] for v in (args.view or list(paths))}
     cache = Path(tempfile.gettempdir()) / "rte-bench" / "first-paint-cache"
-    with streamlit_server(cache, log_name="bare-page", script=BARE_SCRIPT) as bare:
+    cache.mkdir(parents=True, exist_ok=True)
+    runs_dir = Path(tempfile.mkdtemp(prefix="script-runs-", dir=cache.parent))
+    bare_log = runs_dir / "bare.log"
+    with streamlit_server(
+        cache, log_name="bare-page", script=BARE_SCRIPT, script_log=bare_log
+    ) as bare:
         if args.url:
             results, paired = measure(
-                args.url.rstrip("/"), views, args.runs, args.cold, not args.no_tabs, bare.url
+                args.url.rstrip("/"),
+                views,
+                args.runs,
+                args.cold,
+                not args.no_tabs,
+                bare.url,
+                (None, bare_log),
             )
         else:
-            with streamlit_server(cache) as server:
+            with streamlit_server(cache, script_log=runs_dir / "app.log") as server:
                 results, paired = measure(
-                    server.url, views, args.runs, args.cold, not args.no_tabs, bare.url
+                    server.url,
+                    views,
+                    args.runs,
+                    args.cold,
+                    not args.no_tabs,
+                    bare.url,
+                    (server.script_log, bare_log),
                 )
     report(results, paired, args.runs, args.detail, args.cold)
     return 0
