@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,11 +37,19 @@ def parquet_info(path: Path) -> ParquetInfo:
         raise SourceNotFound(
             f"{_label(path)} does not exist", "check the source settings in the sidebar"
         )
-    size = path.stat().st_size
-    if size == 0:
+    stat = path.stat()
+    if stat.st_size == 0:
         raise CorruptFile(
             f"{_label(path)} is empty (0 bytes)", "re-download or regenerate the file"
         )
+    info = _footer(path, stat.st_mtime_ns, stat.st_size)
+    return ParquetInfo(info.path, info.rows, info.row_groups, info.size_bytes, dict(info.columns))
+
+
+@lru_cache(maxsize=1024)
+def _footer(path: Path, mtime_ns: int, size: int) -> ParquetInfo:
+    """The footer of one version of a file (its stamp is in the key): read once, since every
+    view and the home page ask for it on every run. A read that fails is not kept."""
     try:
         meta = pq.read_metadata(path)
         schema = pq.read_schema(path)

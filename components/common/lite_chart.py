@@ -11,6 +11,9 @@ the lite renderer cannot draw goes to `st.plotly_chart` (logged), so nothing is 
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,11 @@ _CSS = """
 STEPS_PX = 40  # the Play / slider bar under a chart with steps
 
 _COMPONENT: Any = None
+# the spec of a figure object a view keeps in a cache and draws again on every run: by the
+# figure's id, with a weak reference that tells a reused id from the same figure
+_SPECS: OrderedDict[int, tuple[weakref.ref, dict[str, Any]]] = OrderedDict()
+_SPECS_MAX = 256
+_SPECS_LOCK = threading.Lock()
 
 
 def component_js() -> str:
@@ -64,19 +72,37 @@ def _component() -> Any:
     return _COMPONENT
 
 
+def _spec(fig: go.Figure, steps: Mapping[str, Any] | None, kept: bool) -> dict[str, Any]:
+    if not kept or steps is not None:
+        return chart_spec(fig, steps)
+    with _SPECS_LOCK:
+        hit = _SPECS.get(id(fig))
+        if hit is not None and hit[0]() is fig:
+            _SPECS.move_to_end(id(fig))
+            return hit[1]
+    spec = chart_spec(fig)
+    with _SPECS_LOCK:
+        _SPECS[id(fig)] = (weakref.ref(fig), spec)
+        while len(_SPECS) > _SPECS_MAX:
+            _SPECS.popitem(last=False)
+    return spec
+
+
 def lite_chart(
     fig: go.Figure,
     *,
     key: str,
     on_select: Callable[[], None] | None = None,
     steps: Mapping[str, Any] | None = None,
+    kept: bool = False,
 ) -> Any:
     """Draw `fig` without Plotly; a figure it cannot draw is drawn by `st.plotly_chart`.
 
-    Returns the click of this run as `st.plotly_chart` would (read it with
-    `selection.selected_points`): a click reruns the script even without `on_select`."""
+    `kept`: the figure comes from a cache and is never changed, so its spec is made once and
+    reused while the figure lives. Returns the click of this run as `st.plotly_chart` would (read
+    it with `selection.selected_points`): a click reruns the script even without `on_select`."""
     try:
-        spec = chart_spec(fig, steps)
+        spec = _spec(fig, steps, kept)
     except LiteUnsupported as exc:
         LOG.warning("chart %s drawn with Plotly: the lite renderer cannot draw %s", key, exc)
         return st.plotly_chart(

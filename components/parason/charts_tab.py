@@ -4,6 +4,7 @@ Drawn as light SVG charts (no Plotly bundle at first paint), with Plotly on "zoo
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -40,19 +41,36 @@ def _on_chart_select(key: str) -> None:
         open_trajectory(uid)
 
 
+# each chart's builder, by its key; the scatters ring the open trajectory
+BUILDERS: dict[str, Callable[[pl.DataFrame, str | None], go.Figure]] = {
+    "pa_ch_speed": speedup_scatter,
+    "pa_ch_ratio": ratio_scatter,
+    "pa_ch_hist": lambda df, _uid: speedup_hist(df),
+    "pa_ch_branches": lambda df, _uid: branches_hist(df),
+    "pa_ch_correct": lambda df, _uid: by_correctness(df),
+}
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _figure(key: str, filtered: pl.DataFrame, uid: str | None, label: str) -> go.Figure:
+    """Why kept: every run of the tab (a new tab, a click, a filter) drew the same five figures
+    again from the same rows. Shared and never changed after it is built (`lite_chart(kept=)`)."""
+    return note_counter(BUILDERS[key](filtered, uid), label)
+
+
 def _clickable(fig: go.Figure, key: str, zoom: bool) -> None:
     on_select = functools.partial(_on_chart_select, key)
     if zoom:
         st.plotly_chart(fig, key=key, on_select=on_select, selection_mode="points", config=PLAIN)
     else:
-        lite_chart(fig, key=key, on_select=on_select)
+        lite_chart(fig, key=key, on_select=on_select, kept=True)
 
 
 def _plain(fig: go.Figure, key: str, zoom: bool) -> None:
     if zoom:
         st.plotly_chart(fig, key=key, config=PLAIN)
     else:
-        lite_chart(fig, key=key)
+        lite_chart(fig, key=key, kept=True)
 
 
 def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate") -> None:
@@ -71,12 +89,12 @@ def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate")
     # fixed-width charts side by side left half the page empty at 1440 px and cut titles at 1024
     c1, c2, c3, c4 = (st.container() for _ in range(4))
     with c1, guard("the speedup chart", dataset=DATASET):
-        _clickable(note_counter(speedup_scatter(filtered, uid), label), "pa_ch_speed", zoom)
+        _clickable(_figure("pa_ch_speed", filtered, uid, label), "pa_ch_speed", zoom)
     with c2, guard("the ratio chart", dataset=DATASET):
-        _clickable(note_counter(ratio_scatter(filtered, uid), label), "pa_ch_ratio", zoom)
+        _clickable(_figure("pa_ch_ratio", filtered, uid, label), "pa_ch_ratio", zoom)
     with c3, guard("the speedup histogram", dataset=DATASET):
-        _plain(note_counter(speedup_hist(filtered), label), "pa_ch_hist", zoom)
+        _plain(_figure("pa_ch_hist", filtered, None, label), "pa_ch_hist", zoom)
     with c4, guard("the branches histogram", dataset=DATASET):
-        _plain(note_counter(branches_hist(filtered), label), "pa_ch_branches", zoom)
+        _plain(_figure("pa_ch_branches", filtered, None, label), "pa_ch_branches", zoom)
     with guard("the correctness split", dataset=DATASET):
-        _plain(note_counter(by_correctness(filtered), label), "pa_ch_correct", zoom)
+        _plain(_figure("pa_ch_correct", filtered, None, label), "pa_ch_correct", zoom)

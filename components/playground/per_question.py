@@ -4,6 +4,8 @@ question in the MARS view; the cases column marks questions with casebook cases 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import streamlit as st
 
@@ -15,6 +17,10 @@ from components.common.lite_chart import lite_chart
 from components.common.selection import selected_points, selected_rows
 from components.playground.cases import case_mark, qid_case_counts
 from components.playground.figures import per_question_figure
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
 
 TABLE_COLUMNS = [
     "flag",
@@ -43,6 +49,13 @@ def _new_pick(source: str, value: int | None) -> int | None:
     return value if value is not None and value != prev else None
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _per_question_figure(cmp: pd.DataFrame) -> go.Figure:
+    """Why kept: every run of the Questions tab (a click on the chart or the table, a replay
+    step) drew the same chart again. Shared and never changed after it is built."""
+    return per_question_figure(cmp)
+
+
 def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     """Per-question table and chart; returns a newly selected question (for the replay)."""
     st.subheader("Per question, next to self-consistency")
@@ -58,7 +71,7 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
         )
     else:
         st.markdown("No question loses accuracy against SC.")
-    ev = lite_chart(per_question_figure(cmp), key="perq_chart")
+    ev = lite_chart(_per_question_figure(cmp), key="perq_chart", kept=True)
     pts = selected_points(ev)
     chart_q = int(pts[0]["x"]) if pts and pts[0].get("x") is not None else None
     table = cmp.assign(flag=np.where(cmp["lost"], "🔻 lost", ""))

@@ -1,0 +1,69 @@
+"""A figure kept in a cache is turned into its chart spec once while it lives; a new figure, or
+one drawn without `kept`, is converted on every call."""
+
+from __future__ import annotations
+
+import gc
+
+import plotly.graph_objects as go
+import pytest
+
+from components.common import lite_chart as lc
+
+
+@pytest.fixture
+def conversions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ids of the figures converted (ids: a reference here would keep a figure alive)."""
+    made: list[int] = []
+    real = lc.chart_spec
+
+    def counted(fig: go.Figure, steps: object = None) -> dict:
+        made.append(id(fig))
+        return real(fig, steps)  # type: ignore[arg-type]  # the real signature's Mapping
+
+    monkeypatch.setattr(lc, "chart_spec", counted)
+    monkeypatch.setattr(lc, "_SPECS", lc.OrderedDict())
+    return made
+
+
+def _fig(y: list[float]) -> go.Figure:
+    return go.Figure(go.Scatter(x=list(range(len(y))), y=y, mode="lines"))
+
+
+def test_a_kept_figure_is_converted_once(conversions: list[int]) -> None:
+    kept = _fig([1, 2, 3])
+    first = lc._spec(kept, None, kept=True)
+    assert lc._spec(kept, None, kept=True) is first
+    assert conversions == [id(kept)]
+    other = _fig([1, 2, 3])  # equal content, another object: converted on its own
+    assert lc._spec(other, None, kept=True) == first and len(conversions) == 2
+
+
+def test_without_kept_or_with_steps_every_call_converts(conversions: list[int]) -> None:
+    fig = _fig([3, 1, 2])
+    lc._spec(fig, None, kept=False)
+    lc._spec(fig, None, kept=False)
+    steps = {"counts": [1, 3], "labels": ["a", "b"], "prefix": "", "suffix": "", "active": 1}
+    lc._spec(fig, steps, kept=True)
+    assert len(conversions) == 3
+
+
+def test_a_reused_id_of_a_dead_figure_is_not_served(conversions: list[int]) -> None:
+    gone = _fig([1, 2])
+    lc._spec(gone, None, kept=True)
+    stale_id = id(gone)
+    del gone
+    gc.collect()  # a figure and its traces refer to each other
+    # whatever object takes that id later, the weak reference no longer points at it
+    assert lc._SPECS[stale_id][0]() is None
+    fresh = _fig([5, 6, 7])
+    lc._spec(fresh, None, kept=True)
+    assert conversions[-1] == id(fresh) and lc._SPECS[id(fresh)][0]() is fresh
+
+
+def test_the_memo_is_bounded(conversions: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lc, "_SPECS_MAX", 3)
+    figs = [_fig([i, i + 1]) for i in range(5)]
+    for f in figs:
+        lc._spec(f, None, kept=True)
+    assert list(lc._SPECS) == [id(f) for f in figs[2:]]
