@@ -77,11 +77,12 @@ def render_charts(filtered: pl.DataFrame, total: int, counter: str = "estimate")
     if filtered.height == 0:
         st.info("No trajectory matches the filters above.")
         return
-    c0, z = st.columns([6, 1], vertical_alignment="bottom")
-    c0.caption(
+    # a row, not columns: a fixed share of the width cut the switch's label to "z…" at 1024 px
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.caption(
         f"{filtered.height:,} of {total:,} trajectories (the filters above apply). Click a point to open its DAG."
     )
-    with z:
+    with row:
         zoom = zoom_box()
     uid = UUID.read()
     label = COUNTER_LABELS.get(counter, counter)
