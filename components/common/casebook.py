@@ -174,7 +174,6 @@ def _save(
 ) -> None:
     """Form callback: store the case; on failure keep the form's values and say why."""
     s = st.session_state
-    figures = _plain(snapshot() if callable(snapshot) else snapshot)
     _remember_author(f"{key}_author")
     title = str(s.get(f"{key}_title", "")).strip()
     s.pop(f"{key}_dup", None)
@@ -182,6 +181,9 @@ def _save(
         s[f"{key}_error"] = MissingAuthor()
         return
     try:
+        # a lazy snapshot is made here, once the case is about to be stored: a file that went
+        # away meanwhile is the form's message, like any other failure to save
+        figures = _plain(snapshot() if callable(snapshot) else snapshot)
         case = make_case(
             dataset,
             view,

@@ -280,3 +280,31 @@ def test_a_readonly_casebook_on_a_fresh_store_opens_empty_and_quiet(
     assert not any("Casebook" in c.value and "hidden" in c.value for c in mars.caption)
     assert not where.exists()
     cb.reset_store()
+
+
+def test_a_trace_whose_evidence_cannot_be_read_at_save_is_a_message(
+    db: str, sample_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Single trace tab's evidence is made when the case is saved: a file gone by then is
+    the form's message (nothing stored, the typed note kept), not a traceback."""
+    from cache.errors import SourceNotFound
+    from components.mars import cases as mars_cases
+
+    def gone(ref: object) -> None:
+        raise SourceNotFound("aime25_deepseek.parquet does not exist", "check the source")
+
+    at = run_page("pages/mars.py", qid="3", view="Single trace")
+    saves = [
+        b.key
+        for b in at.button
+        if b.key.startswith("cb_mars_zoom_trace_") and b.key.endswith("_save")
+    ]
+    assert len(saves) == 1, [b.key for b in at.button]
+    key = saves[0].removesuffix("_save")
+    monkeypatch.setattr(mars_cases, "_confs", gone)
+    at.text_area(key=f"{key}_note").set_value("the curve dips here")
+    at.button(key=f"{key}_save").click().run()
+    assert not at.exception
+    assert open_store(db).list_cases() == []
+    assert any("does not exist" in e.value for e in at.error)
+    assert at.text_area(key=f"{key}_note").value == "the curve dips here"
