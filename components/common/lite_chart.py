@@ -11,9 +11,7 @@ the lite renderer cannot draw goes to `st.plotly_chart` (logged), so nothing is 
 from __future__ import annotations
 
 import logging
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from cache.kept import Kept
 from components.common.lite_spec import LiteUnsupported, chart_spec
 
 LOG = logging.getLogger(__name__)
@@ -54,9 +53,7 @@ STEPS_PX = 40  # the Play / slider bar under a chart with steps
 _COMPONENT: Any = None
 # the spec of a figure object a view keeps in a cache and draws again on every run: by the
 # figure's id, with a weak reference that tells a reused id from the same figure
-_SPECS: OrderedDict[int, tuple[weakref.ref, dict[str, Any]]] = OrderedDict()
-_SPECS_MAX = 256
-_SPECS_LOCK = threading.Lock()
+_SPECS: Kept[int, tuple[weakref.ref, dict[str, Any]]] = Kept(256)
 
 
 def component_js() -> str:
@@ -75,16 +72,11 @@ def _component() -> Any:
 def _spec(fig: go.Figure, steps: Mapping[str, Any] | None, kept: bool) -> dict[str, Any]:
     if not kept or steps is not None:
         return chart_spec(fig, steps)
-    with _SPECS_LOCK:
-        hit = _SPECS.get(id(fig))
-        if hit is not None and hit[0]() is fig:
-            _SPECS.move_to_end(id(fig))
-            return hit[1]
+    hit = _SPECS.get(id(fig))
+    if hit is not None and hit[0]() is fig:
+        return hit[1]
     spec = chart_spec(fig)
-    with _SPECS_LOCK:
-        _SPECS[id(fig)] = (weakref.ref(fig), spec)
-        while len(_SPECS) > _SPECS_MAX:
-            _SPECS.popitem(last=False)
+    _SPECS.put(id(fig), (weakref.ref(fig), spec))
     return spec
 
 

@@ -7,19 +7,19 @@ the next ones in a background thread."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from pathlib import Path
 
 import polars as pl
 
 from analysis.mars.store import read_traces
+from cache.kept import Kept
 from cache.sources import SourceConfig
 from components.common.cached import file_stamp
 from components.mars import cached as mc
 
 MAX_TRACES = 96  # traces kept (tens of kB each), over every file and session of the process
-_LOCK = threading.Lock()
-_KEPT: OrderedDict[tuple[str, int, int, int], pl.DataFrame] = OrderedDict()
+_KEPT: Kept[tuple[str, int, int, int], pl.DataFrame] = Kept(MAX_TRACES)
+_LOCK = threading.Lock()  # guards _BUSY
 THREAD = "rte-read-ahead"
 _BUSY: set[tuple[str, int, int]] = set()  # questions with a background read running
 
@@ -27,12 +27,8 @@ _BUSY: set[tuple[str, int, int]] = set()  # questions with a background read run
 def _read(path: Path, base: tuple[str, int, int], want: list[int]) -> pl.DataFrame:
     """Read `want` in one pass and keep each."""
     raw = read_traces(path, base[2], want)
-    with _LOCK:
-        for t in want:
-            _KEPT[(*base, t)] = raw.filter(pl.col("trace_idx") == t)
-            _KEPT.move_to_end((*base, t))
-        while len(_KEPT) > MAX_TRACES:
-            _KEPT.popitem(last=False)
+    for t in want:
+        _KEPT.put((*base, t), raw.filter(pl.col("trace_idx") == t))
     return raw
 
 
@@ -56,15 +52,16 @@ def raw_trace(
     background instead."""
     path = mc.file_path(rel, src)
     base = (str(path), file_stamp(path), int(qid))
-    with _LOCK:
-        hit = _KEPT.get((*base, int(trace)))
-        missing = [int(t) for t in ahead if (*base, int(t)) not in _KEPT]
-        if hit is not None:
-            _KEPT.move_to_end((*base, int(trace)))
-            if missing and base not in _BUSY:
+    hit = _KEPT.get((*base, int(trace)))
+    missing = [int(t) for t in ahead if (*base, int(t)) not in _KEPT]
+    if hit is not None:
+        with _LOCK:
+            start = bool(missing) and base not in _BUSY
+            if start:
                 _BUSY.add(base)
-                args = (path, base, missing)
-                threading.Thread(target=_read_behind, args=args, name=THREAD, daemon=True).start()
-            return hit
+        if start:
+            args = (path, base, missing)
+            threading.Thread(target=_read_behind, args=args, name=THREAD, daemon=True).start()
+        return hit
     raw = _read(path, base, [int(trace), *missing])
     return raw.filter(pl.col("trace_idx") == int(trace))

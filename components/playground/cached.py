@@ -7,8 +7,6 @@ settings), all frozen dataclasses, so moving a slider back and forth is instant.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from analysis.playground import (
 from analysis.playground.ties import TieCheck, tie_check
 from cache.datasets import mars_reference_dir
 from cache.errors import DataError
+from cache.kept import Kept
 from cache.progress import ProgressFn, scaled
 from cache.sources import SourceConfig
 from components.common.cached import file_stamp, resolve, st_progress
@@ -100,9 +99,7 @@ def points(
 # Whole sweeps' points by (file, stamp, policy, settings), over every session of the process: a
 # rerun that keeps a sweep reads one entry instead of a cached run and its point per value. Not
 # a Streamlit cache: the sweep moves a progress bar, which a cached function may not touch.
-SWEEPS_KEPT = 64
-_SWEEPS: OrderedDict[tuple[object, ...], list[FrontierPoint]] = OrderedDict()
-_SWEEPS_LOCK = threading.Lock()
+_SWEEPS: Kept[tuple[object, ...], list[FrontierPoint]] = Kept(64)
 
 
 def sweep_points(
@@ -120,8 +117,7 @@ def sweep_points(
     preps = prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     key = (str(path), file_stamp(path), policy, settings)
-    with _SWEEPS_LOCK:
-        pts = _SWEEPS.get(key)
+    pts = _SWEEPS.get(key)
     if pts is None:
         pts = sweep(
             preps,
@@ -130,10 +126,7 @@ def sweep_points(
             progress=progress,
             run=lambda pol: _run(key[0], key[1], pol, settings),
         )
-        with _SWEEPS_LOCK:
-            _SWEEPS[key] = pts
-            while len(_SWEEPS) > SWEEPS_KEPT:
-                _SWEEPS.popitem(last=False)
+        _SWEEPS.put(key, pts)
     return pts
 
 

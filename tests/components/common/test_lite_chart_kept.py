@@ -8,6 +8,7 @@ import gc
 import plotly.graph_objects as go
 import pytest
 
+from cache.kept import Kept
 from components.common import lite_chart as lc
 
 
@@ -22,7 +23,7 @@ def conversions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return real(fig, steps)  # type: ignore[arg-type]  # the real signature's Mapping
 
     monkeypatch.setattr(lc, "chart_spec", counted)
-    monkeypatch.setattr(lc, "_SPECS", lc.OrderedDict())
+    monkeypatch.setattr(lc, "_SPECS", Kept(256))
     return made
 
 
@@ -55,15 +56,15 @@ def test_a_reused_id_of_a_dead_figure_is_not_served(conversions: list[int]) -> N
     del gone
     gc.collect()  # a figure and its traces refer to each other
     # whatever object takes that id later, the weak reference no longer points at it
-    assert lc._SPECS[stale_id][0]() is None
+    assert lc._SPECS.get(stale_id)[0]() is None  # type: ignore[index]  # kept above
     fresh = _fig([5, 6, 7])
     lc._spec(fresh, None, kept=True)
-    assert conversions[-1] == id(fresh) and lc._SPECS[id(fresh)][0]() is fresh
+    assert conversions[-1] == id(fresh) and lc._SPECS.get(id(fresh))[0]() is fresh  # type: ignore[index]  # kept above
 
 
 def test_the_memo_is_bounded(conversions: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lc, "_SPECS_MAX", 3)
+    monkeypatch.setattr(lc, "_SPECS", Kept(3))
     figs = [_fig([i, i + 1]) for i in range(5)]
     for f in figs:
         lc._spec(f, None, kept=True)
-    assert list(lc._SPECS) == [id(f) for f in figs[2:]]
+    assert lc._SPECS.keys() == [id(f) for f in figs[2:]]

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from cache.kept import Kept
 from components.mars import trace_reads
 
 
@@ -23,7 +24,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     monkeypatch.setattr(trace_reads, "read_traces", fake)
     monkeypatch.setattr(trace_reads.mc, "file_path", lambda rel, src: Path("/x") / rel)
     monkeypatch.setattr(trace_reads, "file_stamp", lambda path: 1)
-    monkeypatch.setattr(trace_reads, "_KEPT", type(trace_reads._KEPT)())
+    monkeypatch.setattr(trace_reads, "_KEPT", Kept(trace_reads.MAX_TRACES))
     return calls
 
 
