@@ -51,12 +51,12 @@ SETTLED_JS = """() => {
     const gd = el.querySelector('.js-plotly-plot');
     return gd && gd._fullLayout && !gd._fullLayout._replotting && el.querySelector('.main-svg');
   });
-  // our components (lite charts, clickable text) draw into their shadow root once their JS ran;
+  // our components (lite charts and tables, clickable text) draw into their shadow root once their JS ran;
   // a zero-height one (the browser bridge, components/common/browser.py) draws nothing
   const lite = Array.from(document.querySelectorAll('[data-testid="stBidiComponentIsolated"]'))
     .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height > 0)
     .every((el) => el.shadowRoot && el.shadowRoot.querySelector(
-      '.rte-click-root, svg[data-testid="lite-chart-svg"]'));
+      '.rte-click-root, .rte-lite-table table, svg[data-testid="lite-chart-svg"]'));
   return drawn && lite ? performance.now() : false;
 }"""
 

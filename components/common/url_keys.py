@@ -25,7 +25,7 @@ class ParasonKeys:
 
     UUID = Param("uuid", None, parse=safe_token(80))
     NODE = Param("node", None, parse=safe_token(120))
-    # the tabs (`view`), subset and counter; the filter bar; Browse's sort; RL's search
+    # the tabs (`view`), subset and counter; the filter bar; Browse's sort and grid switch; RL's search
     WIDGETS: tuple[str, ...] = (
         "subset",
         "counter",
@@ -38,6 +38,7 @@ class ParasonKeys:
         "sort",
         "desc",
         "grown",
+        "grid",
         "rlq",
         "rlsrc",
         "pairs",

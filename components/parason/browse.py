@@ -15,6 +15,7 @@ from cache.sources import SourceConfig
 from components.common.casebook import case_counts, source_identity
 from components.common.downloads import file_stem
 from components.common.formatting import DASH
+from components.common.lite_table import grid_switch, lite_table
 from components.common.selection import event_of, selected_rows
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
@@ -24,6 +25,7 @@ from components.parason.cases import badge, queue_items, sft_file
 from components.parason.shared import DATASET, open_trajectory, table_downloads
 
 TABLE_KEY = "pa_table"
+LITE_KEY = "pa_lite_table"
 # the URL keys of the filter bar and Browse's toggles, named in a queue's origin
 FILTER_KEYS = ("correct", "kinds", "speedup", "warn", "q", "grown", "counter")
 COLUMNS = {
@@ -66,6 +68,11 @@ def _on_table_select(uuids: list[str]) -> None:
         open_trajectory(uuids[rows[0]])
 
 
+def _on_row_pick(uuids: list[str], row: int) -> None:
+    if 0 <= row < len(uuids):
+        open_trajectory(uuids[row])
+
+
 def _with_added(table: pl.DataFrame, src: SourceConfig) -> tuple[pl.DataFrame, str]:
     """The table with its pairs' added-branch counts, or unchanged with the reason why not
     (a source that lacks one of the two SFT subsets still browses)."""
@@ -99,6 +106,7 @@ def render_browse(
         help="trajectories whose 8x row has at least one branch the 1x row does not",
         **bound_kept("grown"),
     )
+    grid = grid_switch("grid", container=row)
     table, why_not = _with_added(filtered, src)
     if grown and "added" in table.columns:
         table = only_changed(table)
@@ -121,14 +129,24 @@ def render_browse(
     shown = browse_frame(view).insert_column(
         0, pl.Series("cases", [badge(counts.get(u, 0)) for u in view["uuid"].to_list()])
     )
-    st.dataframe(
-        shown,
-        key=TABLE_KEY,
-        on_select=functools.partial(_on_table_select, view["uuid"].to_list()),
-        selection_mode="single-row",
-        hide_index=True,
-        height=min(480, 38 + 35 * shown.height),
-        column_config=COLUMNS,
-        placeholder=DASH,
-    )
+    uuids = view["uuid"].to_list()
+    if grid:
+        st.dataframe(
+            shown,
+            key=TABLE_KEY,
+            on_select=functools.partial(_on_table_select, uuids),
+            selection_mode="single-row",
+            hide_index=True,
+            height=min(480, 38 + 35 * shown.height),
+            column_config=COLUMNS,
+            placeholder=DASH,
+        )
+    else:
+        lite_table(
+            shown,
+            key=LITE_KEY,
+            columns=COLUMNS,
+            label=f"{subset} trajectories",
+            on_pick=functools.partial(_on_row_pick, uuids),
+        )
     table_downloads(view, file_stem("parason", subset, counter, "filtered"), "pa_browse")

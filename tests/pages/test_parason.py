@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -26,6 +27,7 @@ from components.parason.rl import rl_table_key
 from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
 from tests.pages.md_tables import md_tables
+from tests.pages.tables import lite_payloads, lite_tables
 
 PAGE = "pages/parason.py"
 WIDE = make_uuid("digit-sums-1-45")
@@ -49,6 +51,11 @@ def _html(at: AppTest) -> str:
     return "\n".join(h.proto.body for h in at.get("html"))
 
 
+def _browse(at: AppTest) -> pd.DataFrame:
+    """The Browse tab's table (a light table unless the URL asks for the data grid)."""
+    return lite_tables(at)[0]
+
+
 def _errors(at: AppTest) -> str:
     return "\n".join(e.value for e in at.error)
 
@@ -67,7 +74,7 @@ def test_browse_lists_the_subset(table: pl.DataFrame) -> None:
     at = _app()
     assert [t.label for t in at.tabs] == ["Browse", "Trajectory", "1x vs 8x", "Charts", "RL"]
     assert not _errors(at)
-    df = at.dataframe[0].value
+    df = _browse(at)
     assert len(df) == table.height
     assert {
         "uuid",
@@ -89,11 +96,11 @@ def test_filters_from_the_url(table: pl.DataFrame) -> None:
     at = _app({"correct": "incorrect", "warn": "without"})
     assert not at.error, _errors(at)
     expected = filter_table(table, correctness="incorrect", warnings="without")
-    assert 0 < len(at.dataframe[0].value) == expected.height
+    assert 0 < len(_browse(at)) == expected.height
     at = _app({"q": "mississippi"})
-    assert at.dataframe[0].value["uuid"].tolist() == [make_uuid("mississippi")[:8]]
+    assert _browse(at)["uuid"].tolist() == [make_uuid("mississippi")[:8]]
     at = _app({"kinds": "untyped"})
-    assert set(at.dataframe[0].value["kind_mix"]) == {"untyped"}
+    assert set(_browse(at)["kind_mix"]) == {"untyped"}
     at = _app({"q": "no such question anywhere"})
     assert "No trajectory matches" in " ".join(i.value for i in at.info)
 
@@ -101,7 +108,7 @@ def test_filters_from_the_url(table: pl.DataFrame) -> None:
 def test_sorting_widgets(table: pl.DataFrame) -> None:
     at = _app({"sort": "speedup T/C", "desc": "true"})
     assert not at.error, _errors(at)
-    sp = at.dataframe[0].value["speedup"].tolist()
+    sp = _browse(at)["speedup"].tolist()
     assert sp == sorted(sp, reverse=True)
 
 
@@ -282,7 +289,7 @@ def test_file_missing_optional_columns(sample_root: Path, tmp_path: Path) -> Non
     session = {"src_parason_kind": "local", "src_parason_path": str(root)}
     at = _app(session=session)
     assert not _errors(at)
-    df = at.dataframe[0].value
+    df = _browse(at)
     assert len(df) == 30 and df["uuid"].iloc[0] == "row-0"
     at = _app({"uuid": "row-1"}, session=session)
     assert not _errors(at) and len(_figs(at)) == 1
@@ -349,7 +356,7 @@ def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch
     assert not at.error, _errors(at)
     top = at.slider(key="speedup").max
     assert 1.0 < top < 1e6
-    assert len(at.dataframe[0].value) > 2  # the browsing table is still there
+    assert len(_browse(at)) > 2  # the browsing table is still there
 
 
 def test_node_facts_caption_is_markdown_safe() -> None:
@@ -449,7 +456,7 @@ def test_text_takes_full_width_until_a_node_is_picked() -> None:
 
 def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> None:
     at = _app()
-    df = at.dataframe[0].value
+    df = _browse(at)
     assert set(df["uuid"].str.len()) == {8}
     assert not df["question"].str.contains("$", regex=False).any()
     assert df.columns[0] == "cases"  # the casebook badge, then the key columns
@@ -546,11 +553,11 @@ def test_browse_badge_counts_cases(db: str) -> None:
     _case_on(db, {"subset": "sft-1x", "uuid": FOUR}, "one")
     _case_on(db, {"subset": "sft-1x", "uuid": FOUR, "node": "b0t1"}, "two")
     at = _app()
-    df = at.dataframe[0].value
+    df = _browse(at)
     marks = dict(zip(df["uuid"], df["cases"], strict=True))
     assert marks[FOUR[:8]] == "● 2"
     assert sum(bool(v) for v in marks.values()) == 1
-    assert at.dataframe[0].proto.selection_mode  # still row-selectable (a row opens its uuid)
+    assert lite_payloads(at)[0]["pickable"]  # a click on a row opens its uuid
 
 
 def test_inline_cases_on_the_open_trajectory(db: str) -> None:
@@ -588,7 +595,7 @@ def test_duplicate_rows_are_counted_once(sample_root: Path, tmp_path: Path) -> N
     df = pl.read_parquet(path)
     pl.concat([df, df.head(3)]).write_parquet(path)
     at = _app(session=session)
-    assert len(at.dataframe[0].value) == df.height  # browse: each row once
+    assert len(_browse(at)) == df.height  # browse: each row once
     assert any("3 exact duplicate rows in sft-1x dropped" in i.value for i in at.info)
     at = _app({"view": "Charts"}, session=session)
     scatter = _figs(at)[0]
@@ -666,8 +673,7 @@ def test_rendered_text_has_no_none_nan_or_negative_zero(params: dict[str, str]) 
     assert not _errors(at)
     texts = [e.value for kind in ("markdown", "caption", "info", "warning") for e in at.get(kind)]
     texts.append(_html(at))
-    for frame in at.dataframe:
-        df = frame.value
+    for df in [frame.value for frame in at.dataframe] + lite_tables(at):
         texts += [str(v) for c in df.columns if df[c].dtype == object for v in df[c]]
     bad = [t for t in texts if BAD_NUMBER.search(str(t))]
     assert not bad, bad[:3]
@@ -686,7 +692,7 @@ def test_browse_marks_and_filters_pairs_the_8x_expansion_changed(sample_root: Pa
         if u in texts["sft-1x"]
     }
     at = _app({"sort": "8x added branches", "desc": "true"})
-    df = at.dataframe[0].value
+    df = _browse(at)
     assert df["added"].tolist() == sorted(df["added"].tolist(), reverse=True)
     assert {u: a for u, a in zip(df["uuid"], df["added"], strict=True) if u in want} == want
     changed = sum(1 for a in want.values() if a > 0)
@@ -694,7 +700,7 @@ def test_browse_marks_and_filters_pairs_the_8x_expansion_changed(sample_root: Pa
     captions = " ".join(c.value for c in at.caption)
     assert f"{changed:,} changed by the 8x expansion" in captions
     at = _app({"grown": "true"})
-    shown = at.dataframe[0].value
+    shown = _browse(at)
     assert len(shown) == changed and (shown["added"] > 0).all()
     assert f"{changed:,} of {len(df):,} trajectories in sft-1x" in " ".join(
         c.value for c in at.caption
@@ -713,3 +719,18 @@ def test_dags_are_light_until_zoom_is_ticked() -> None:
     for a, b in zip(lite[0]["data"], plotly[0]["data"], strict=True):
         assert a["customdata"] == b.get("customdata")
         assert a["text"] == b.get("text")
+
+
+def test_browse_opens_on_a_light_table_and_the_grid_switch_shows_the_same_rows() -> None:
+    at = _app()
+    assert not at.dataframe  # a new tab draws no data grid
+    lite = _browse(at)
+    payload = lite_payloads(at)[0]
+    assert payload["pickable"] and payload["label"] == "sft-1x trajectories"
+    labels = {c["name"]: c["label"] for c in payload["cols"]}
+    assert labels["correctness"] == "correct" and labels["added"] == "8x added"
+    at = _app({"grid": "true"})
+    assert not lite_payloads(at)
+    grid = at.dataframe[0].value
+    assert grid["uuid"].tolist() == lite["uuid"].tolist()
+    assert at.dataframe[0].proto.selection_mode  # the grid's rows open their DAG as before

@@ -1,0 +1,139 @@
+// A light read-only table: a header and only the rows in sight (plus a margin), drawn as the
+// reader scrolls, so a table of thousands of rows costs what a screenful does. Every cell is
+// set with textContent: text from the data is never markup. A click on a row, or Enter on a
+// focused row, reports the row's index ("pick"); the arrow keys move between rows.
+
+const ROW_PX = 35;
+const MARGIN_ROWS = 12;
+
+function draw(root, state, force) {
+  const { rows, height } = state;
+  const top = root.scrollTop;
+  const view = (root.clientHeight || height) - ROW_PX;
+  const first = Math.max(0, Math.floor(top / ROW_PX) - MARGIN_ROWS);
+  const last = Math.min(rows.length, Math.ceil((top + view) / ROW_PX) + MARGIN_ROWS);
+  if (!force && first === state.first && last === state.last) return;
+  state.first = first;
+  state.last = last;
+  const body = document.createElement("tbody");
+  const spacer = (n) => {
+    const tr = document.createElement("tr");
+    tr.className = "rte-lt-spacer";
+    tr.setAttribute("aria-hidden", "true");
+    tr.style.height = `${n * ROW_PX}px`;
+    body.appendChild(tr);
+  };
+  if (first > 0) spacer(first);
+  for (let i = first; i < last; i += 1) {
+    const tr = document.createElement("tr");
+    tr.dataset.i = String(i);
+    tr.setAttribute("aria-rowindex", String(i + 2));
+    if (state.pickable) tr.tabIndex = 0;
+    rows[i].forEach((text, c) => {
+      const td = document.createElement("td");
+      td.setAttribute("role", "gridcell");
+      td.textContent = text;
+      if (state.right[c]) td.className = "rte-lt-num";
+      if (text.length > 12) td.title = text;
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+  }
+  if (last < rows.length) spacer(rows.length - last);
+  state.table.replaceChild(body, state.table.tBodies[0]);
+}
+
+function build(root, payload) {
+  const cols = payload.cols || [];
+  const table = document.createElement("table");
+  table.setAttribute("role", "grid");
+  table.setAttribute("aria-rowcount", String((payload.rows || []).length + 1));
+  if (payload.label) table.setAttribute("aria-label", payload.label);
+  const group = document.createElement("colgroup");
+  let total = 0;
+  cols.forEach((c) => {
+    const col = document.createElement("col");
+    col.style.width = `${c.width}px`;
+    total += c.width;
+    group.appendChild(col);
+  });
+  table.appendChild(group);
+  table.style.minWidth = `${total}px`;
+  const head = document.createElement("thead");
+  const tr = document.createElement("tr");
+  cols.forEach((c) => {
+    const th = document.createElement("th");
+    th.setAttribute("role", "columnheader");
+    th.textContent = c.label;
+    if (c.help) th.title = c.help;
+    if (c.right) th.className = "rte-lt-num";
+    tr.appendChild(th);
+  });
+  head.appendChild(tr);
+  table.appendChild(head);
+  table.appendChild(document.createElement("tbody"));
+  root.replaceChildren(table);
+  root.style.maxHeight = `${payload.height}px`;
+  return {
+    table,
+    rows: payload.rows || [],
+    height: payload.height,
+    right: cols.map((c) => Boolean(c.right)),
+    pickable: Boolean(payload.pickable),
+    first: -1,
+    last: -1,
+  };
+}
+
+function focusRow(root, state, i) {
+  const n = state.rows.length;
+  if (n === 0) return;
+  const at = Math.max(0, Math.min(n - 1, i));
+  const rowTop = (at + 1) * ROW_PX; // below the sticky header
+  if (rowTop < root.scrollTop + ROW_PX) root.scrollTop = rowTop - ROW_PX;
+  else if (rowTop + ROW_PX > root.scrollTop + root.clientHeight) {
+    root.scrollTop = rowTop + ROW_PX - root.clientHeight;
+  }
+  draw(root, state, false);
+  const el = root.querySelector(`tr[data-i="${at}"]`);
+  if (el) el.focus();
+}
+
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const payload = data || {};
+  let root = parentElement.querySelector(".rte-lite-table");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "rte-lite-table";
+    parentElement.appendChild(root);
+  }
+  if (root.dataset.version !== String(payload.version)) {
+    root.dataset.version = String(payload.version);
+    root.scrollTop = 0;
+    root.__rteState = build(root, payload);
+    draw(root, root.__rteState, true);
+  }
+  const state = root.__rteState;
+  root.onscroll = () => requestAnimationFrame(() => draw(root, state, false));
+  const rowOf = (event) => {
+    const tr = event.target.closest ? event.target.closest("tr[data-i]") : null;
+    return tr && root.contains(tr) ? Number(tr.dataset.i) : null;
+  };
+  root.onclick = (event) => {
+    const i = rowOf(event);
+    if (i === null || !state.pickable) return;
+    setTriggerValue("pick", String(i));
+  };
+  root.onkeydown = (event) => {
+    const i = rowOf(event);
+    if (i === null) return;
+    if ((event.key === "Enter" || event.key === " ") && state.pickable) {
+      event.preventDefault();
+      setTriggerValue("pick", String(i));
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      focusRow(root, state, i + (event.key === "ArrowDown" ? 1 : -1));
+    }
+  };
+}

@@ -1,0 +1,163 @@
+"""A light table for a view's first screen: a read-only HTML table in a small component.
+
+Streamlit's data grid is the heaviest element a view can draw in a new tab: its code and its
+canvas cost more browser time than the rest of a view's first screen, for any number of rows.
+The lite table draws the same columns (read from the same `st.column_config` declarations as the
+grid, so a column is declared once), with only the rows in sight in the page and the rest drawn
+as the reader scrolls. A click on a row (or Enter on it) is handed to `on_pick` with the row's
+index. A view offers the grid itself behind a switch, for sorting by a header, resizing and
+copying cells (`grid_switch`).
+
+Cells are formatted here, in Python, as text, and set as text in the browser: a value from the
+data is never markup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from components.common.formatting import DASH
+from components.common.selection import picked_value
+from components.common.url_state import bound_kept
+
+PICK_EVENT = "pick"
+_JS = Path(__file__).with_name("lite_table.js").read_text(encoding="utf-8")
+_CSS = """
+.rte-lite-table { overflow: auto; border: 1px solid rgba(49, 51, 63, 0.15); border-radius: 0.5rem;
+  font-family: var(--st-font, inherit); font-size: 14px; color: var(--st-text-color, inherit); }
+.rte-lite-table table { border-collapse: separate; border-spacing: 0; table-layout: fixed;
+  width: 100%; }
+.rte-lite-table th, .rte-lite-table td { height: 34px; padding: 0 6px; white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; text-align: left; box-sizing: border-box;
+  border-bottom: 1px solid rgba(49, 51, 63, 0.1); }
+.rte-lite-table th { position: sticky; top: 0; z-index: 1; font-weight: 400; font-size: 13px;
+  color: rgba(49, 51, 63, 0.7); background: var(--st-secondary-background-color, #f0f2f6); }
+.rte-lite-table .rte-lt-num { text-align: right; font-variant-numeric: tabular-nums; }
+.rte-lite-table tr[tabindex] { cursor: pointer; }
+.rte-lite-table tr[tabindex]:hover td { background: rgba(59, 111, 216, 0.06); }
+.rte-lite-table tr[tabindex]:focus-visible { outline: 2px solid var(--st-primary-color);
+  outline-offset: -2px; }
+.rte-lite-table tr.rte-lt-spacer td { border: 0; }
+"""
+ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
+DEFAULT_WIDTH = 100  # px, a column whose declaration gives none
+NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
+
+_COMPONENT: Any = None
+
+
+def _component() -> Any:
+    """Register the component once per process (a second registration only logs a warning)."""
+    global _COMPONENT
+    if _COMPONENT is None:
+        _COMPONENT = st.components.v2.component("rte_lite_table", js=_JS, css=_CSS)
+    return _COMPONENT
+
+
+def cell_text(value: object, fmt: str | None = None) -> str:
+    """A cell as the grid would show it: missing and NaN as a dash, booleans as yes/no, numbers
+    by the column's printf format (`"%.2f"`) or with thousands separators, text unchanged (an
+    empty string stays empty, as in the grid)."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and math.isnan(value):
+            return DASH
+        if isinstance(value, float) and math.isinf(value):
+            return "∞" if value > 0 else "-∞"
+        if fmt and "%" in fmt:
+            try:
+                return fmt % value
+            except (TypeError, ValueError):
+                pass
+        return f"{value:,}" if isinstance(value, int) else f"{value:,.6g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(cell_text(v) for v in value)
+    return str(value)
+
+
+def _width(declared: object) -> int:
+    if isinstance(declared, str):
+        return NAMED_WIDTHS.get(declared, DEFAULT_WIDTH)
+    return int(declared) if isinstance(declared, int | float) and declared > 0 else DEFAULT_WIDTH
+
+
+def table_payload(frame: pl.DataFrame, columns: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What the component draws: each shown column's label, width, help and alignment (from its
+    `st.column_config` declaration, when it has one), and every row's cells as text."""
+    columns = columns or {}
+    cols: list[dict[str, Any]] = []
+    formats: list[str | None] = []
+    for name, dtype in frame.schema.items():
+        spec = columns.get(name, {})
+        if spec is None:  # a column hidden in the grid is hidden here too
+            continue
+        config = spec.get("type_config") or {}
+        numeric = dtype.is_numeric() or config.get("type") == "number"
+        cols.append(
+            {
+                "name": name,
+                "label": str(spec.get("label") or name),
+                "width": _width(spec.get("width")),
+                "help": str(spec.get("help") or ""),
+                "right": bool(numeric),
+            }
+        )
+        formats.append(config.get("format") if isinstance(config.get("format"), str) else None)
+    names = [n for n in frame.columns if columns.get(n, {}) is not None]
+    rows = [
+        [cell_text(v, f) for v, f in zip(row, formats, strict=True)]
+        for row in frame.select(names).iter_rows()
+    ]
+    return {"cols": cols, "rows": rows}
+
+
+def lite_table(
+    frame: pl.DataFrame,
+    *,
+    key: str,
+    columns: Mapping[str, Any] | None = None,
+    height: int | None = None,
+    label: str = "",
+    on_pick: Callable[[int], None] | None = None,
+) -> None:
+    """Draw `frame` as a light table at most `height` px high (default: its rows, up to 480);
+    with `on_pick`, a click on a row calls it with the row's index before the script reruns."""
+    payload = table_payload(frame, columns)
+    shown = height if height is not None else min(480, ROW_PX * (frame.height + 1) + 2)
+
+    def _callback() -> None:
+        value = picked_value(key, PICK_EVENT)
+        if value is not None and value.isdigit() and on_pick is not None:
+            on_pick(int(value))
+
+    payload.update(
+        height=shown,
+        label=label,
+        pickable=on_pick is not None,
+        version=hash((repr(payload["cols"]), repr(payload["rows"]))),
+    )
+    _component()(key=key, data=payload, height=shown, on_pick_change=_callback)
+
+
+def grid_switch(key: str, *, container: Any = None) -> bool:
+    """A "Data grid" switch beside a lite table (bound to the URL as `key`): on, the view draws
+    Streamlit's grid, to sort by a header, resize columns or copy cells."""
+    host = container if container is not None else st
+    return bool(
+        host.toggle(
+            "Data grid",
+            value=False,
+            help="Show the table as a data grid: sort by a column's header, resize columns, "
+            "copy cells. The light table opens faster.",
+            **bound_kept(key),
+        )
+    )

@@ -1,0 +1,71 @@
+"""The light table's cells and columns: what the browser is sent (`components.common.lite_table`)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from components.common.formatting import DASH
+from components.common.lite_table import cell_text, table_payload
+from tests.pages.tables import lite_payloads, lite_tables
+
+
+def test_cells_read_as_the_grid_shows_them() -> None:
+    assert cell_text(None) == DASH
+    assert cell_text(math.nan) == DASH
+    assert cell_text(math.inf) == "∞" and cell_text(-math.inf) == "-∞"
+    assert cell_text("") == ""  # an empty badge stays empty
+    assert cell_text(True) == "yes" and cell_text(False) == "no"
+    assert cell_text(1234567) == "1,234,567"
+    assert cell_text(1.23456, "%.2f") == "1.23"
+    assert cell_text(-3.0, "%+.0f") == "-3"
+    assert cell_text(12345.678) == "12,345.7"
+    assert cell_text(["a", None]) == f"a, {DASH}"
+    assert cell_text("<b>x</b>") == "<b>x</b>"  # text is sent as is and set as text
+
+
+def test_columns_come_from_their_grid_declaration() -> None:
+    frame = pl.DataFrame(
+        {"uuid": ["a"], "speedup": [1.5], "n": [3], "hidden": ["x"], "plain": ["p"]}
+    )
+    columns = {
+        "uuid": st.column_config.TextColumn("id", width=80, help="first 8"),
+        "speedup": st.column_config.NumberColumn("speedup", format="%.2f", width=70),
+        "n": st.column_config.NumberColumn("n", width="small"),
+        "hidden": None,
+    }
+    payload = table_payload(frame, columns)
+    cols = {c["name"]: c for c in payload["cols"]}
+    assert list(cols) == ["uuid", "speedup", "n", "plain"]  # a hidden column is not sent
+    assert cols["uuid"] == {
+        "name": "uuid",
+        "label": "id",
+        "width": 80,
+        "help": "first 8",
+        "right": False,
+    }
+    assert cols["speedup"]["right"] and cols["speedup"]["width"] == 70
+    assert cols["n"]["width"] == 75  # the grid's "small"
+    assert cols["plain"]["width"] == 100  # no declaration: the default
+    assert cols["plain"]["label"] == "plain"
+    assert payload["rows"] == [["a", "1.50", "3", "p"]]
+
+
+def test_a_light_table_mounts_with_its_rows() -> None:
+    def script() -> None:
+        import polars as pl
+
+        from components.common.lite_table import lite_table
+
+        lite_table(pl.DataFrame({"a": [1, 2], "b": ["x", None]}), key="t", label="two rows")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    payload = lite_payloads(at)[0]
+    assert payload["label"] == "two rows" and not payload["pickable"]
+    assert payload["height"] == 35 * 3 + 2  # a header and two rows, no empty space below
+    frame = lite_tables(at)[0]
+    assert frame["a"].tolist() == [1, 2] and frame["b"].tolist() == ["x", DASH]

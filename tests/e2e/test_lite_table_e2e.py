@@ -1,0 +1,94 @@
+"""The light table (`components.common.lite_table`) in a real browser, on a throwaway one-page
+app: text from the data stays text, only the rows in sight are in the page and the rest come as
+the reader scrolls, and a click or the keyboard picks a row."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from bench.browser import streamlit_server
+from tests.e2e.journey_helpers import VIEWPORTS, new_page
+
+pytestmark = pytest.mark.e2e
+
+ROWS = 2000
+HOSTILE = "<b>bold</b> <img src=x onerror=window.__pwned=1>"
+APP = f"""
+import polars as pl
+import streamlit as st
+
+from components.common.lite_table import lite_table
+
+frame = pl.DataFrame(
+    {{
+        "name": [{HOSTILE!r}] + [f"row {{i}}" for i in range(1, {ROWS})],
+        "value": [i * 1.5 for i in range({ROWS})],
+        "count": list(range({ROWS})),
+    }}
+)
+columns = {{"value": st.column_config.NumberColumn("value", format="%.1f", width=90, help="half")}}
+
+
+def picked(i):
+    st.session_state["picked"] = i
+
+
+lite_table(frame, key="t", columns=columns, label="test rows", on_pick=picked)
+st.container(key="out").write(f"picked {{st.session_state.get('picked')}}")
+"""
+
+
+@pytest.fixture(scope="module")
+def table_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("lite_table_app")
+    script = Path(root / "page.py")
+    script.write_text(APP)
+    with streamlit_server(root / "cache", script=str(script)) as server:
+        yield server.url
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_light_table_keeps_text_as_text_and_picks_rows(
+    browser: Browser, table_app: str, viewport: dict[str, int]
+) -> None:
+    page = new_page(browser, viewport)
+    page.goto(table_app)
+    table = page.locator(".rte-lite-table")
+    expect(table.locator("table")).to_have_attribute("aria-label", "test rows")
+    # the header reads the column's declaration: its label, its help as a tip
+    expect(table.locator("th").nth(1)).to_have_text("value")
+    expect(table.locator("th").nth(1)).to_have_attribute("title", "half")
+    # text from the data is text: no bold, no image, nothing ran
+    first = table.locator('tr[data-i="0"] td').first
+    expect(first).to_have_text(HOSTILE)
+    expect(table.locator("b, img")).to_have_count(0)
+    assert page.evaluate("() => window.__pwned") is None
+    # numbers by the column's format, with thousands separators where it has none
+    expect(table.locator('tr[data-i="5"] td')).to_have_text(["row 5", "7.5", "5"])
+    # only the rows in sight (and a margin) are in the page; the rest come on scrolling
+    rows = table.locator("tr[data-i]")
+    expect(rows.first).to_be_visible()
+    assert rows.count() < 80
+    table.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
+    last = table.locator(f'tr[data-i="{ROWS - 1}"] td').first
+    expect(last).to_have_text(f"row {ROWS - 1}")
+    expect(last).to_be_visible()
+    assert table.locator("tr[data-i]").count() < 80
+    # a click picks a row; the keyboard moves to the next row and Enter picks it
+    table.evaluate("(el) => { el.scrollTop = 0; }")
+    row5 = table.locator('tr[data-i="5"]')
+    row5.click()
+    out = page.locator(".st-key-out")
+    expect(out).to_have_text("picked 5")
+    expect(table.locator('tr[data-i="5"]')).to_be_visible()
+    table.locator('tr[data-i="5"]').focus()
+    page.keyboard.press("ArrowDown")
+    expect(table.locator('tr[data-i="6"]')).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(out).to_have_text(re.compile(r"^picked 6$"))
+    page.context.close()
