@@ -15,7 +15,7 @@ data is never markup.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,12 @@ _CSS = """
 .rte-lite-table tr.rte-lt-spacer td { border: 0; }
 """
 ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
-DEFAULT_WIDTH = 100  # px, a column whose declaration gives none
+# a column without a declared width is sized to its content: characters of the label and of the
+# longest cell in the first rows, at the table's font's average character width, plus padding
+AUTO_ROWS = 200
+CHAR_PX = 7.4
+PAD_PX = 6
+MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
 
 _COMPONENT: Any = None
@@ -84,39 +89,47 @@ def cell_text(value: object, fmt: str | None = None) -> str:
     return str(value)
 
 
-def _width(declared: object) -> int:
-    if isinstance(declared, str):
-        return NAMED_WIDTHS.get(declared, DEFAULT_WIDTH)
-    return int(declared) if isinstance(declared, int | float) and declared > 0 else DEFAULT_WIDTH
+def _width(declared: object, label: str, cells: list[str]) -> int:
+    """A column's width in px: its declaration's, else what its label and its longest cell
+    among the first rows need (as the grid sizes a column to its content), within bounds."""
+    if isinstance(declared, str) and declared in NAMED_WIDTHS:
+        return NAMED_WIDTHS[declared]
+    if isinstance(declared, int | float) and declared > 0:
+        return int(declared)
+    longest = max([len(label), *(len(c) for c in cells[:AUTO_ROWS])])
+    return max(MIN_WIDTH, min(MAX_WIDTH, round(longest * CHAR_PX) + 2 * PAD_PX))
 
 
-def table_payload(frame: pl.DataFrame, columns: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def table_payload(
+    frame: pl.DataFrame,
+    columns: Mapping[str, Any] | None = None,
+    right: Collection[str] = (),
+) -> dict[str, Any]:
     """What the component draws: each shown column's label, width, help and alignment (from its
-    `st.column_config` declaration, when it has one), and every row's cells as text."""
+    `st.column_config` declaration, when it has one), and every row's cells as text. Numbers are
+    right-aligned, and so are the columns named in `right` (numbers a view formatted as text)."""
     columns = columns or {}
-    cols: list[dict[str, Any]] = []
-    formats: list[str | None] = []
-    for name, dtype in frame.schema.items():
-        spec = columns.get(name, {})
-        if spec is None:  # a column hidden in the grid is hidden here too
-            continue
-        config = spec.get("type_config") or {}
-        numeric = dtype.is_numeric() or config.get("type") == "number"
-        cols.append(
-            {
-                "name": name,
-                "label": str(spec.get("label") or name),
-                "width": _width(spec.get("width")),
-                "help": str(spec.get("help") or ""),
-                "right": bool(numeric),
-            }
-        )
-        formats.append(config.get("format") if isinstance(config.get("format"), str) else None)
-    names = [n for n in frame.columns if columns.get(n, {}) is not None]
+    names = [n for n in frame.columns if columns.get(n, {}) is not None]  # None: hidden
+    specs = [columns.get(n) or {} for n in names]
+    configs = [spec.get("type_config") or {} for spec in specs]
+    formats = [c.get("format") if isinstance(c.get("format"), str) else None for c in configs]
     rows = [
         [cell_text(v, f) for v, f in zip(row, formats, strict=True)]
         for row in frame.select(names).iter_rows()
     ]
+    cols: list[dict[str, Any]] = []
+    for i, (name, spec, config) in enumerate(zip(names, specs, configs, strict=True)):
+        label = str(spec.get("label") or name)
+        numeric = frame.schema[name].is_numeric() or config.get("type") == "number" or name in right
+        cols.append(
+            {
+                "name": name,
+                "label": label,
+                "width": _width(spec.get("width"), label, [r[i] for r in rows[:AUTO_ROWS]]),
+                "help": str(spec.get("help") or ""),
+                "right": bool(numeric),
+            }
+        )
     return {"cols": cols, "rows": rows}
 
 
@@ -128,10 +141,12 @@ def lite_table(
     height: int | None = None,
     label: str = "",
     on_pick: Callable[[int], None] | None = None,
+    right: Collection[str] = (),
 ) -> None:
     """Draw `frame` as a light table at most `height` px high (default: its rows, up to 480);
-    with `on_pick`, a click on a row calls it with the row's index before the script reruns."""
-    payload = table_payload(frame, columns)
+    with `on_pick`, a click on a row calls it with the row's index before the script reruns.
+    `label` names the table for assistive technology."""
+    payload = table_payload(frame, columns, right)
     shown = height if height is not None else min(480, ROW_PX * (frame.height + 1) + 2)
 
     def _callback() -> None:

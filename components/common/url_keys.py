@@ -114,11 +114,11 @@ class FineproofsKeys:
     PROBLEM = Param("problem", None, parse=safe_token(64))
     SAMPLE = Param("sample", None, parse=int_in(0, 10_000_000))
     PREFIX = Param("prefix", None, parse=int_in(1, 100_000))
-    # tabs; Overview: sort, order, sources, grade range, columns, colour, rows, page; Trace:
-    # curve x axis, text colour; the page's Benjamini-Hochberg switch for the drop flags
+    # tabs; Overview: sort, order, sources, grade range, columns, colour, rows, page, data grid;
+    # Trace: curve x axis, text colour; the page's Benjamini-Hochberg switch for the drop flags
     WIDGETS: tuple[str, ...] = (
-        "view", "sort", "desc", "src", "grade", "axis", "color", "rows", "page", "tx", "tcolor",
-        "fdr",
+        "view", "sort", "desc", "src", "grade", "axis", "color", "rows", "page", "grid", "tx",
+        "tcolor", "fdr",
     )  # fmt: skip
 
 

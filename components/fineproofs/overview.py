@@ -19,6 +19,7 @@ from analysis.fineproofs.values import KEYS
 from cache.sources import SourceConfig
 from components.common.click_text import click_text
 from components.common.formatting import DASH
+from components.common.lite_table import grid_switch, lite_table
 from components.common.selection import event_of, selected_rows
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
@@ -26,7 +27,7 @@ from components.fineproofs import cached as fc
 from components.fineproofs.cases import trace_case_counts
 from components.fineproofs.grid import overview_grid_html, parse_pick
 from components.fineproofs.shared import correction, open_trace
-from components.fineproofs.tables import TRACE_FORMATS, styled
+from components.fineproofs.tables import TRACE_FORMATS, formatted, styled
 
 SORTS = {
     "largest_drop": "largest drop",
@@ -37,6 +38,7 @@ SORTS = {
 PAGE_SIZES = (25, 50, 100)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
+LITE_KEY = "fp_page_lite_table"
 CASES_COLUMN = "cases"
 TABLE_COLUMNS = (
     "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
@@ -60,6 +62,11 @@ def _on_table_select(page_rows: list[tuple[str, int]]) -> None:
     if rows and rows[0] < len(page_rows):
         pid, sample = page_rows[rows[0]]
         open_trace(pid, sample)
+
+
+def _on_row_pick(page_rows: list[tuple[str, int]], row: int) -> None:
+    if 0 <= row < len(page_rows):
+        open_trace(*page_rows[row])
 
 
 def render_overview(src: SourceConfig) -> None:
@@ -163,21 +170,35 @@ def render_overview(src: SourceConfig) -> None:
     view = page_traces.select(*TABLE_COLUMNS).insert_column(
         2, pl.Series(CASES_COLUMN, badges, dtype=pl.String)
     )
-    st.caption(
+    above = st.container(horizontal=True, vertical_alignment="center")
+    above.caption(
         "Or pick a row to open its trace"
         + (" (● = cases in the casebook on that trace):" if marked else ":")
     )
-    st.dataframe(
-        styled(view, TRACE_FORMATS),
-        key=TABLE_KEY,
-        column_config={
-            CASES_COLUMN: st.column_config.TextColumn(
-                CASES_COLUMN, help="cases in the casebook on this trace or its steps"
-            )
-        },
-        on_select=functools.partial(_on_table_select, page_rows),
-        selection_mode="single-row",
-        hide_index=True,
-        height=min(400, 36 + 35 * view.height),
-        placeholder=DASH,
-    )
+    grid = grid_switch("grid", container=above)
+    cases_column = {
+        CASES_COLUMN: st.column_config.TextColumn(
+            CASES_COLUMN, help="cases in the casebook on this trace or its steps"
+        )
+    }
+    if grid:
+        st.dataframe(
+            styled(view, TRACE_FORMATS),
+            key=TABLE_KEY,
+            column_config=cases_column,
+            on_select=functools.partial(_on_table_select, page_rows),
+            selection_mode="single-row",
+            hide_index=True,
+            height=min(400, 36 + 35 * view.height),
+            placeholder=DASH,
+        )
+    else:
+        lite_table(
+            formatted(view, TRACE_FORMATS),
+            key=LITE_KEY,
+            columns=cases_column,
+            label="traces on this page",
+            height=min(400, 36 + 35 * view.height),
+            on_pick=functools.partial(_on_row_pick, page_rows),
+            right=[c for c, t in view.schema.items() if t.is_numeric()],
+        )

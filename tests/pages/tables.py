@@ -4,6 +4,7 @@ pandas frame of the cells the browser shows, by column name, numeric columns par
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pandas as pd
@@ -29,7 +30,25 @@ def lite_tables(at: Any) -> list[pd.DataFrame]:
         frame = pd.DataFrame(payload["rows"], columns=names, dtype=object)
         for col in payload["cols"]:
             if col["right"]:
-                text = frame[col["name"]].astype(str).str.replace(",", "", regex=False)
-                frame[col["name"]] = pd.to_numeric(text, errors="coerce")
+                frame[col["name"]] = [_number(str(v)) for v in frame[col["name"]]]
         out.append(frame)
     return out
+
+
+def _number(text: str) -> float:
+    """A right-aligned cell as a number: thousands separators dropped, a percentage as a
+    fraction, a dash (missing) as NaN."""
+    text = text.replace(",", "").replace("−", "-")
+    scale = 1.0
+    if text.endswith("%"):
+        text, scale = text[:-1], 0.01
+    try:
+        return float(text) * scale
+    except ValueError:
+        return math.nan
+
+
+def shown_tables(at: Any) -> list[pd.DataFrame]:
+    """Every table on the page, data grids first, then light tables (a view draws a table one
+    way or the other)."""
+    return [grid.value for grid in at.dataframe] + lite_tables(at)

@@ -24,6 +24,7 @@ from cache.sample.fineproofs import write_sample
 from components.common import casebook as cb
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
+from tests.pages.tables import shown_tables
 
 PAGE = "pages/fineproofs.py"
 
@@ -116,11 +117,11 @@ def test_sort_and_source_filter(sample_fp: Path) -> None:
     n_aops = df.filter(pl.col("source") == "aops").select("problem_id", "sample_index").n_unique()
     caps = " ".join(c.value for c in at.caption)
     assert f"{n_aops} of " in caps
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert set(table["source"]) == {"aops"}
     at.selectbox(key="sort").set_value("endpoint").run()
     assert not at.exception and not at.error, _errors(at)
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     ends = [e for e in table["endpoint"].tolist() if e == e]
     assert ends == sorted(ends, reverse=True)
 
@@ -133,7 +134,7 @@ def test_deep_link_restores_sort_filters_columns_and_page(sample_fp: Path) -> No
     assert at.multiselect(key="src").value == ["aops", "putnam"]
     assert at.slider(key="grade").value == (0.25, 1.0)
     assert {b.key: b.value for b in at.get("button_group")} == {"axis": "depth", "color": "change"}
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert set(table["source"]) <= {"aops", "putnam"}
     ends = table["endpoint"].tolist()
     assert all(e >= 0.25 - 1e-9 for e in ends) and ends == sorted(ends)
@@ -160,7 +161,7 @@ def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
     assert 'data-pick="2" data-picked' in text_view and "outline: 3px" in text_view
     assert len(at.get("plotly_chart")) == 2  # value curve + histogram heatmap
     assert len(at.get("download_button")) == 2
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert list(table["ordinal"]) == list(range(1, len(rec.steps) + 1))
     assert "branch_id" in table.columns  # unknown extra column shown as stored
 
@@ -255,7 +256,9 @@ def test_missing_shard_and_missing_trace_keep_the_rest(bad_copy: dict) -> None:
     s = str(bad_copy["sample"])
     at = _app({"problem": bad_copy["no_shard"], "sample": s})
     assert "is missing" in _errors(at) and "Traceback" not in _errors(at)
-    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1  # curve + table still there
+    assert (
+        len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
+    )  # curve + table still there
     at = _app({"problem": bad_copy["not_in_shard"], "sample": s})
     assert "is not in the export" in _errors(at)
     assert len(at.get("download_button")) == 2
@@ -274,7 +277,7 @@ def test_bad_histograms_nan_grades_and_extra_columns(bad_copy: dict) -> None:
     assert not _errors(at), _errors(at)
     caps = " ".join(c.value for c in at.caption)
     assert "no usable histogram" in caps
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert "judge_notes" in table.columns and table["judge_notes"][0] == "<b>not html</b>"
     assert "<b>not html</b>" not in _html(at)
     assert any("no-grade" in str(f) for f in table["flags"])
@@ -342,7 +345,7 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
     at = _app(link)
     assert not _errors(at), _errors(at)
     heads = [m.value for m in at.markdown if m.value.startswith("**Selected step")]
-    row = at.dataframe[0].value.set_index("ordinal").loc[3]
+    row = shown_tables(at)[0].set_index("ordinal").loc[3]
     assert heads == [f"**Selected step · prefix 3 · step {row['step']} of {row['num_steps']}**"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["value"] == f"{row['value']:.3f}"
@@ -355,7 +358,7 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
     assert 'id="fp-step-3"' in body and "outline: 3px" in body
     # every step is a data-pick span with its own prefix: a click selects it in place
     picks = re.findall(r'class="fp-step"[^>]* data-pick="(\d+)"', _text_view(at))
-    assert picks == [str(k) for k in range(1, at.dataframe[0].value.shape[0] + 1)]
+    assert picks == [str(k) for k in range(1, shown_tables(at)[0].shape[0] + 1)]
     assert "href=" not in _text_view(at)  # no reload links
     # no prefix in the link: no panel
     at = _app({"view": "Trace", "problem": pid, "sample": str(sample)})
@@ -432,7 +435,7 @@ def test_label_a_prefix_step_becomes_a_prm_label(sample_fp: Path, db: str) -> No
     at.button(key=f"{key}_save").click().run()
     assert not at.exception and not _errors(at), _errors(at)
     (case,) = _stored(db)
-    row = at.dataframe[0].value.set_index("ordinal").loc[3]
+    row = shown_tables(at)[0].set_index("ordinal").loc[3]
     # the item names the source row's step_idx, so a label joins back to prefix_values.parquet
     assert case.item == {
         "problem": pid, "sample": str(sample), "prefix": "3", "step": str(int(row["step"]))
@@ -452,15 +455,15 @@ def test_label_a_prefix_step_becomes_a_prm_label(sample_fp: Path, db: str) -> No
 
 def test_overview_marks_traces_with_cases(sample_fp: Path, db: str) -> None:
     at = _app()
-    first = at.dataframe[0].value.iloc[0]
+    first = shown_tables(at)[0].iloc[0]
     pid, sample = str(first["problem_id"]), int(first["sample_index"])
-    assert "cases" in at.dataframe[0].value.columns
+    assert "cases" in shown_tables(at)[0].columns
     assert "●" not in _grid(at)
     _add_case(db, {"problem": pid, "sample": str(sample)})
     _add_case(db, {"problem": pid, "sample": str(sample), "prefix": "2"})
     at = _app()
     assert not _errors(at), _errors(at)
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert table["cases"].iloc[0] == "● 2" and set(table["cases"].iloc[1:]) == {""}
     rows = _grid(at).split("<tbody>")[1].split("</tr>")
     assert "● 2</b>" in rows[0] and not any("● " in r for r in rows[1:])

@@ -27,6 +27,7 @@ from tests.analysis.fineproofs.crafted import (
     push_end_past_text,
 )
 from tests.pages.conftest import new_app
+from tests.pages.tables import shown_tables
 
 PAGE = "pages/fineproofs.py"
 
@@ -94,7 +95,7 @@ def test_lone_surrogate_renders_with_exact_offsets_and_a_note(copy: Path) -> Non
         assert f'id="fp-step-{k}"' in body
         assert html.escape(want, quote=True) in body  # every step still holds exactly its text
     assert html.escape(f"{REPLACEMENT}", quote=True) in body
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert REPLACEMENT in table.set_index("ordinal").loc[2, "step_text"]
     assert (table["span_issue"] == "–").all()  # no issue: shown as "–"
 
@@ -105,7 +106,7 @@ def test_lone_surrogate_csv_download(copy: Path) -> None:
     inject_lone_surrogate(copy, pid, sample, step=2)
     rec = load_trace(copy, pid, sample)
     at = _app({"problem": pid, "sample": str(sample)})
-    shown = pl.from_pandas(at.dataframe[0].value)
+    shown = pl.from_pandas(shown_tables(at)[0])
     series = shown.drop("py_start", "py_end", "step_text", "span_issue", "issue_kinds")
     out = export_frame(attach_step_text(series, rec.text, rec.step_spans()).frame)
     text = csv_bytes(out).decode("utf-8")
@@ -154,7 +155,7 @@ def test_missing_shard_keeps_values_curve_and_step_panel(copy: Path) -> None:
     err = _errors(at)
     assert "Trace shard missing" in err and f"{shard_relpath(pid)} is missing in folder" in err
     assert "laid out like" not in err  # the folder layout is fine
-    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1
+    assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
     assert any(m.value.startswith("**Selected step · prefix 2") for m in at.markdown)
     assert {m.label for m in at.metric} >= {"value", "± 2 SE", "change"}
     # the way back keeps the user's source: no switch to the sample
@@ -165,7 +166,7 @@ def test_missing_shard_keeps_values_curve_and_step_panel(copy: Path) -> None:
     assert "problem" not in at.query_params
     assert at.session_state["src_fineproofs_kind"] == "local"
     assert not _errors(at), _errors(at)
-    assert "shape" in at.dataframe[0].value.columns  # the Overview table, same local source
+    assert "shape" in shown_tables(at)[0].columns  # the Overview table, same local source
 
 
 def test_trace_not_in_the_export_says_what_the_manifest_says(copy: Path) -> None:
@@ -243,5 +244,5 @@ def test_a_shard_the_hub_cannot_give_keeps_values_curve_and_step_panel(
     err = _errors(at)
     assert "Trace text unavailable" in err and missing in err and "HF_HUB_OFFLINE" in err
     assert "shown without the text" in err
-    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) == 1
+    assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
     assert {m.label for m in at.metric} >= {"value", "± 2 SE", "change"}

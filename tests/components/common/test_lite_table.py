@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from components.common.formatting import DASH
-from components.common.lite_table import cell_text, table_payload
+from components.common.lite_table import CHAR_PX, MAX_WIDTH, PAD_PX, cell_text, table_payload
 from tests.pages.tables import lite_payloads, lite_tables
 
 
@@ -49,9 +49,16 @@ def test_columns_come_from_their_grid_declaration() -> None:
     }
     assert cols["speedup"]["right"] and cols["speedup"]["width"] == 70
     assert cols["n"]["width"] == 75  # the grid's "small"
-    assert cols["plain"]["width"] == 100  # no declaration: the default
+    assert cols["plain"]["width"] == round(5 * CHAR_PX) + 2 * PAD_PX  # its label, "plain"
     assert cols["plain"]["label"] == "plain"
     assert payload["rows"] == [["a", "1.50", "3", "p"]]
+
+
+def test_an_undeclared_column_is_as_wide_as_its_content_within_bounds() -> None:
+    frame = pl.DataFrame({"problem_id": ["a" * 20, "b"], "long": ["x" * 500, "y"]})
+    widths = {c["name"]: c["width"] for c in table_payload(frame)["cols"]}
+    assert widths["problem_id"] == round(20 * CHAR_PX) + 2 * PAD_PX
+    assert widths["long"] == MAX_WIDTH  # the cell's tip shows the rest
 
 
 def test_a_light_table_mounts_with_its_rows() -> None:
