@@ -38,6 +38,9 @@ CHROMIUM_ARGS = [
 # fades out for 200 ms after the run), the websocket is connected, no skeleton or stale element is
 # left, and every visible chart has drawn (Plotly's layout exists and is not mid-redraw); returns
 # the page-clock time (ms since navigation start) when all of that first held
+# what each of our components puts in its shadow root once its script has drawn (lite charts,
+# light tables, clickable text); the page-ready checks of the bench and the browser tests
+COMPONENT_DRAWN = '.rte-click-root, .rte-lite-table table, svg[data-testid="lite-chart-svg"]'
 SETTLED_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.dataset.testScriptState !== 'notRunning') return false;
@@ -56,9 +59,9 @@ SETTLED_JS = """() => {
   const lite = Array.from(document.querySelectorAll('[data-testid="stBidiComponentIsolated"]'))
     .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height > 0)
     .every((el) => el.shadowRoot && el.shadowRoot.querySelector(
-      '.rte-click-root, .rte-lite-table table, svg[data-testid="lite-chart-svg"]'));
+      '__DRAWN__'));
   return drawn && lite ? performance.now() : false;
-}"""
+}""".replace("__DRAWN__", COMPONENT_DRAWN)
 
 
 SCRIPT_LOG_ENV = "RTE_BENCH_SCRIPT_LOG"  # bench/timed_streamlit.py writes each run there

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, REPO, free_port
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, COMPONENT_DRAWN, REPO, free_port
 from bench.browser import streamlit_server as _server
 from tests.e2e.journey_helpers import expect_timeout
 
@@ -27,8 +27,8 @@ _DRAWN = """() => {
     return gd && gd._fullLayout && !gd._fullLayout._replotting && el.querySelector('.main-svg');
   });
   return charts && shown('[data-testid="stBidiComponentIsolated"]').every((el) => el.shadowRoot
-    && el.shadowRoot.querySelector('.rte-click-root, svg[data-testid="lite-chart-svg"]'));
-}"""
+    && el.shadowRoot.querySelector('__DRAWN__'));
+}""".replace("__DRAWN__", COMPONENT_DRAWN)
 # resolves after the browser has laid out and painted two more frames (fonts loaded): a layout
 # measured after it is the one the visitor sees, without guessing a delay
 _NEXT_PAINT = """() => document.fonts.ready.then(() => new Promise((done) =>
