@@ -28,7 +28,13 @@ def lazy_expander(
     asked = any(k in st.query_params for k in url_keys)
     # `expanded` stays what it was on the session's first run: a changed one would make it a
     # new expander, closing it under the user's hands as a value is set or cleared
-    first = st.session_state.setdefault(f"_{key}_first", asked if expanded is None else expanded)
+    first_key, label_key = f"_{key}_first", f"_{key}_label"
+    first = st.session_state.setdefault(first_key, asked if expanded is None else expanded)
+    # a new label makes a new expander too (a source box's title names the source chosen in
+    # it): the new one starts as the old one was, open or closed
+    if st.session_state.get(label_key, label) != label:
+        first = st.session_state[first_key] = bool(st.session_state.get(key, first))
+    st.session_state[label_key] = label
     box = st.expander(label, expanded=first, key=key, on_change="rerun", **kw)  # type: ignore[arg-type]  # the expander's own keyword options
     with box:
         yield bool(box.open) or asked

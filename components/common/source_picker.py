@@ -14,6 +14,7 @@ import streamlit as st
 from cache.access import locked
 from cache.datasets import DATASETS
 from cache.sources import SOURCE_KINDS, SOURCE_LABELS, SourceConfig, default_source
+from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_state import bound, query_pairs
 
@@ -84,47 +85,61 @@ def render_source_sidebar() -> None:
         return
     with st.sidebar:
         st.caption("DATA SOURCES")
-        for name, info in DATASETS.items():
-            preset = default_source(name)
+        for name in DATASETS:
             asked = _seed_kind(name)
-            with st.expander(header(name), expanded=asked is not None):
-                if asked is not None:
-                    st.warning(
-                        f"The link asks for source “{md_text(asked, 60)}”, which is not one of "
-                        f"{', '.join(SOURCE_LABELS.values())}: showing "
-                        f"{SOURCE_LABELS[preset.kind]} instead.",
-                        icon=":material/link_off:",
-                    )
-                seeded = _k(name, "kind") in st.session_state
-                st.radio(
-                    "Source",
-                    SOURCE_KINDS,
-                    index=None if seeded else SOURCE_KINDS.index(preset.kind),
-                    format_func=SOURCE_LABELS.get,
-                    **bound(_k(name, "kind")),
-                )
-                kind = current_source(name).kind
-                if kind == "hub":
-                    st.text_input(
-                        "Repo id",
-                        value=preset.repo_id,
-                        help=info.repo_note or None,
-                        **bound(_k(name, "repo")),
-                    )
-                    st.text_input(
-                        "Revision",
-                        value=preset.revision,
-                        help="branch, tag or commit",
-                        **bound(_k(name, "rev")),
-                    )
-                elif kind == "local":
-                    st.text_input(
-                        "Folder laid out like the Hub repo",
-                        value=preset.local_path,
-                        placeholder="/data/" + name,
-                        help="e.g. " + ", ".join(info.files[:3]),
-                        **bound(_k(name, "path")),
-                    )
+            # the controls are drawn while the box is open (or the link sets a source): three
+            # closed boxes of radios cost every view's first paint
+            with lazy_expander(
+                header(name),
+                url_keys=[_k(name, f) for f in FIELDS],
+                key=f"src_{name}_box",
+                expanded=asked is not None,
+            ) as draw:
+                if draw:
+                    _source_fields(name, asked)
+
+
+def _source_fields(name: str, asked: str | None) -> None:
+    """A dataset's source controls: the kind, then the repo and revision or the folder."""
+    info = DATASETS[name]
+    preset = default_source(name)
+    if asked is not None:
+        st.warning(
+            f"The link asks for source “{md_text(asked, 60)}”, which is not one of "
+            f"{', '.join(SOURCE_LABELS.values())}: showing "
+            f"{SOURCE_LABELS[preset.kind]} instead.",
+            icon=":material/link_off:",
+        )
+    seeded = _k(name, "kind") in st.session_state
+    st.radio(
+        "Source",
+        SOURCE_KINDS,
+        index=None if seeded else SOURCE_KINDS.index(preset.kind),
+        format_func=SOURCE_LABELS.get,
+        **bound(_k(name, "kind")),
+    )
+    kind = current_source(name).kind
+    if kind == "hub":
+        st.text_input(
+            "Repo id",
+            value=preset.repo_id,
+            help=info.repo_note or None,
+            **bound(_k(name, "repo")),
+        )
+        st.text_input(
+            "Revision",
+            value=preset.revision,
+            help="branch, tag or commit",
+            **bound(_k(name, "rev")),
+        )
+    elif kind == "local":
+        st.text_input(
+            "Folder laid out like the Hub repo",
+            value=preset.local_path,
+            placeholder="/data/" + name,
+            help="e.g. " + ", ".join(info.files[:3]),
+            **bound(_k(name, "path")),
+        )
 
 
 def _seed_kind(dataset: str) -> str | None:

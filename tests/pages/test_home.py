@@ -177,3 +177,28 @@ def test_derived_tables_are_listed_by_table_not_by_hashed_file() -> None:
         ]
     )
     assert got == {"mars-features": (2, 150), "mars-texts": (1, 7), "odd.parquet": (1, 3)}
+
+
+def test_source_boxes_draw_their_controls_only_when_open_or_linked(sample_root: Path) -> None:
+    """Closed and not named by the link, a dataset's source box draws no control (three boxes
+    of radios cost every view's first paint); opened, or named by the link, it does."""
+    at = new_app().run()  # home, through the router (a rerun keeps the sidebar)
+    assert not at.exception
+    labels = [e.label for e in at.sidebar.expander]
+    assert labels == [
+        "Parason · Bundled sample",
+        "MARS · Bundled sample",
+        "FineProofs · Bundled sample",
+    ]
+    assert not at.sidebar.radio
+    at.session_state["src_mars_box"] = True  # the reader opens the MARS box
+    at.run()
+    assert [r.key for r in at.sidebar.radio] == ["src_mars_kind"]
+    assert at.radio(key="src_mars_kind").value == "sample"
+    # choosing a kind in the box: tests/e2e/test_source_sidebar_e2e.py (AppTest loses the
+    # sidebar on the rerun a lazy box's widget starts)
+    linked = new_app()
+    linked.query_params["src_parason_kind"] = "hub"
+    linked.run()
+    assert [r.key for r in linked.sidebar.radio] == ["src_parason_kind"]
+    assert linked.radio(key="src_parason_kind").value == "hub"
