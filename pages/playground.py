@@ -63,7 +63,8 @@ def lab() -> None:
             elif name == "Questions":
                 picked = None
                 with guard("the per-question table", dataset="mars"):
-                    picked = pv.show_per_question(rel, cur, sc)
+                    replayed = st.session_state.get("replay_q")  # marked in the table
+                    picked = pv.show_per_question(rel, cur, sc, replayed)
                 with guard("the replay", dataset="mars"):
                     pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
             elif name == "Compare":

@@ -4,12 +4,15 @@
 // focused row, reports the row's index ("pick"); the arrow keys move between rows.
 
 const ROW_PX = 35;
+// a view's relative URL: its path (one plain segment) and an optional query
+const VIEW_HREF = /^[a-z][a-z0-9_-]*(\?[^\s"'<>]*)?$/;
 const MARGIN_ROWS = 12;
 
 function draw(root, state, force) {
   const { rows, height } = state;
   const top = root.scrollTop;
-  const view = (root.clientHeight || height) - ROW_PX;
+  // before the first layout the box may measure nothing: draw for its full height then
+  const view = Math.max(root.clientHeight, height) - ROW_PX;
   const first = Math.max(0, Math.floor(top / ROW_PX) - MARGIN_ROWS);
   const last = Math.min(rows.length, Math.ceil((top + view) / ROW_PX) + MARGIN_ROWS);
   if (!force && first === state.first && last === state.last) return;
@@ -29,10 +32,22 @@ function draw(root, state, force) {
     tr.dataset.i = String(i);
     tr.setAttribute("aria-rowindex", String(i + 2));
     if (state.pickable) tr.tabIndex = 0;
+    if (i === state.selected) tr.setAttribute("aria-selected", "true");
     rows[i].forEach((text, c) => {
       const td = document.createElement("td");
       td.setAttribute("role", "gridcell");
-      td.textContent = text;
+      const link = state.links[c];
+      if (link && VIEW_HREF.test(text)) {
+        // a link to one of the explorer's own views, checked on the server (and here again)
+        const a = document.createElement("a");
+        a.href = text;
+        a.target = "_blank";
+        a.rel = "noopener noreferrer";
+        a.textContent = link;
+        td.appendChild(a);
+      } else {
+        td.textContent = link ? "" : text;
+      }
       if (state.right[c]) td.className = "rte-lt-num";
       if (text.length > 12) td.title = text;
       tr.appendChild(td);
@@ -79,6 +94,8 @@ function build(root, payload) {
     rows: payload.rows || [],
     height: payload.height,
     right: cols.map((c) => Boolean(c.right)),
+    links: cols.map((c) => c.link || ""),
+    selected: Number.isInteger(payload.selected) ? payload.selected : -1,
     pickable: Boolean(payload.pickable),
     first: -1,
     last: -1,
@@ -121,6 +138,7 @@ export default function (component) {
     return tr && root.contains(tr) ? Number(tr.dataset.i) : null;
   };
   root.onclick = (event) => {
+    if (event.target.closest && event.target.closest("a")) return; // a link opens its view
     const i = rowOf(event);
     if (i === null || !state.pickable) return;
     setTriggerValue("pick", String(i));
@@ -128,6 +146,7 @@ export default function (component) {
   root.onkeydown = (event) => {
     const i = rowOf(event);
     if (i === null) return;
+    if (event.target.closest && event.target.closest("a")) return;
     if ((event.key === "Enter" || event.key === " ") && state.pickable) {
       event.preventDefault();
       setTriggerValue("pick", String(i));

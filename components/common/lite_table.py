@@ -23,6 +23,7 @@ import polars as pl
 import streamlit as st
 
 from components.common.formatting import DASH
+from components.common.links import views
 from components.common.selection import picked_value
 from components.common.url_state import bound_kept
 
@@ -33,7 +34,7 @@ _CSS = """
   font-family: var(--st-font, inherit); font-size: 14px; color: var(--st-text-color, inherit); }
 .rte-lite-table table { border-collapse: separate; border-spacing: 0; table-layout: fixed;
   width: 100%; }
-.rte-lite-table th, .rte-lite-table td { height: 34px; padding: 0 6px; white-space: nowrap;
+.rte-lite-table th, .rte-lite-table td { height: 35px; padding: 0 6px; white-space: nowrap;
   overflow: hidden; text-overflow: ellipsis; text-align: left; box-sizing: border-box;
   border-bottom: 1px solid rgba(49, 51, 63, 0.1); }
 .rte-lite-table th { position: sticky; top: 0; z-index: 1; font-weight: 400; font-size: 13px;
@@ -44,16 +45,19 @@ _CSS = """
 .rte-lite-table tr[tabindex]:focus-visible { outline: 2px solid var(--st-primary-color);
   outline-offset: -2px; }
 .rte-lite-table tr.rte-lt-spacer td { border: 0; }
+.rte-lite-table tr[aria-selected="true"] td { background: rgba(59, 111, 216, 0.12); }
+.rte-lite-table a { color: var(--st-primary-color, #3b6fd8); }
 """
 ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
 # a column without a declared width is sized to its content: characters of the label and of the
 # longest cell in the first rows, at the table's font's average character width, plus padding
 AUTO_ROWS = 200
-CHAR_PX = 7.4
+CHAR_PX = 8.0
 PAD_PX = 6
 MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
 
+_VIEW_PATHS = frozenset(v.url_path for v in views().values())
 _COMPONENT: Any = None
 
 
@@ -100,6 +104,13 @@ def _width(declared: object, label: str, cells: list[str]) -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, round(longest * CHAR_PX) + 2 * PAD_PX))
 
 
+def is_view_href(href: str) -> bool:
+    """Whether `href` is a relative link to one of the explorer's views (`mars?qid=3`), as
+    `components.common.links.view_href` builds them: a link column shows nothing else."""
+    path, _, query = href.partition("?")
+    return path in _VIEW_PATHS and not any(c in query for c in " \"<>'\n")
+
+
 def table_payload(
     frame: pl.DataFrame,
     columns: Mapping[str, Any] | None = None,
@@ -121,15 +132,19 @@ def table_payload(
     for i, (name, spec, config) in enumerate(zip(names, specs, configs, strict=True)):
         label = str(spec.get("label") or name)
         numeric = frame.schema[name].is_numeric() or config.get("type") == "number" or name in right
-        cols.append(
-            {
-                "name": name,
-                "label": label,
-                "width": _width(spec.get("width"), label, [r[i] for r in rows[:AUTO_ROWS]]),
-                "help": str(spec.get("help") or ""),
-                "right": bool(numeric),
-            }
-        )
+        col = {
+            "name": name,
+            "label": label,
+            "width": _width(spec.get("width"), label, [r[i] for r in rows[:AUTO_ROWS]]),
+            "help": str(spec.get("help") or ""),
+            "right": bool(numeric),
+        }
+        if config.get("type") == "link":  # the explorer's own view links only
+            col["link"] = str(config.get("display_text") or "open")
+            col["width"] = _width(spec.get("width"), label, [col["link"]])
+            for row in rows:
+                row[i] = row[i] if is_view_href(row[i]) else ""
+        cols.append(col)
     return {"cols": cols, "rows": rows}
 
 
@@ -142,10 +157,13 @@ def lite_table(
     label: str = "",
     on_pick: Callable[[int], None] | None = None,
     right: Collection[str] = (),
-) -> None:
+    pickable: bool = False,
+    selected: int | None = None,
+) -> int | None:
     """Draw `frame` as a light table at most `height` px high (default: its rows, up to 480);
     with `on_pick`, a click on a row calls it with the row's index before the script reruns.
-    `label` names the table for assistive technology."""
+    `label` names the table for assistive technology. With `pickable` (or `on_pick`), returns
+    the row picked on this rerun, else None; `selected` marks a row as the one in use."""
     payload = table_payload(frame, columns, right)
     shown = height if height is not None else min(480, ROW_PX * (frame.height + 1) + 2)
 
@@ -157,10 +175,13 @@ def lite_table(
     payload.update(
         height=shown,
         label=label,
-        pickable=on_pick is not None,
-        version=hash((repr(payload["cols"]), repr(payload["rows"]))),
+        pickable=on_pick is not None or pickable,
+        selected=selected,
+        version=hash((repr(payload["cols"]), repr(payload["rows"]), selected)),
     )
-    _component()(key=key, data=payload, height=shown, on_pick_change=_callback)
+    result = _component()(key=key, data=payload, height=shown, on_pick_change=_callback)
+    value = getattr(result, PICK_EVENT, None)
+    return int(value) if isinstance(value, str) and value.isdigit() else None
 
 
 def grid_switch(key: str, *, container: Any = None) -> bool:

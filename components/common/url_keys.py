@@ -99,6 +99,7 @@ class PlaygroundKeys:
         "it",
         "view",
         "vs",  # the Compare tab's policy B
+        "perq_grid",  # the Questions tab's table as a data grid
     )
 
     @staticmethod

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import polars as pl
 import streamlit as st
 
 from analysis.playground import RunResult
@@ -14,6 +15,8 @@ from analysis.playground.compare import per_question_comparison
 from components.common.formatting import DASH
 from components.common.links import view_href
 from components.common.lite_chart import lite_chart
+from components.common.lite_table import grid_switch, lite_table
+from components.common.url_keys import PlaygroundKeys
 from components.common.selection import selected_points, selected_rows
 from components.playground.cases import case_mark, qid_case_counts
 from components.playground.figures import per_question_figure
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
+QID = PlaygroundKeys.QID
 TABLE_COLUMNS = [
     "flag",
     "qid",
@@ -56,8 +60,19 @@ def _per_question_figure(cmp: pd.DataFrame) -> go.Figure:
     return per_question_figure(cmp)
 
 
-def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
-    """Per-question table and chart; returns a newly selected question (for the replay)."""
+def _row_of(table: pd.DataFrame, qid: int | None) -> int | None:
+    """The table row of question `qid` (the one the replay shows), if it is there."""
+    qids = [int(q) for q in table["qid"].tolist()]
+    if qid not in qids:  # the replay's first run: the URL's question, else the first
+        qid = QID.read() if QID.read() in qids else (qids[0] if qids else None)
+    return qids.index(qid) if qid in qids else None
+
+
+def show_per_question(
+    rel: str, cur: RunResult, sc: RunResult, replayed: int | None = None
+) -> int | None:
+    """Per-question table and chart; returns a newly selected question (for the replay).
+    `replayed`: the question the replay shows, marked in the table."""
     st.subheader("Per question, next to self-consistency")
     cmp = per_question_comparison(cur, sc)
     if cmp.empty:
@@ -82,36 +97,48 @@ def show_per_question(rel: str, cur: RunResult, sc: RunResult) -> int | None:
     table["mean_position"] = table["mean_position"].round().astype("Int64")  # whole tokens
     # a policy without gamma would show a column of empty cells ("None" in the grid)
     cols = [c for c in TABLE_COLUMNS if c != "gamma" or table["gamma"].notna().any()]
-    sel = st.dataframe(
-        table[cols],
-        hide_index=True,
-        width="stretch",
-        key="perq_table",
-        on_select="rerun",
-        selection_mode="single-row",
-        column_config={
-            "cases": st.column_config.TextColumn(
-                "cases", help="casebook cases on this question of the file", width="small"
-            ),
-            "accuracy_pct": st.column_config.NumberColumn("accuracy %", format="%.1f"),
-            "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
-            "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),
-            "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
-            "mean_position": st.column_config.NumberColumn(
-                "mean stop position (tokens)", format="localized"
-            ),
-            "stop_reasons": st.column_config.TextColumn("stop reasons (iterations)"),
-            "n_pool": st.column_config.NumberColumn("pool (traces)"),
-            "gamma": st.column_config.NumberColumn("gamma", format="%.2f"),
-            "ground_truth": st.column_config.TextColumn("ground truth"),
-            "open": st.column_config.LinkColumn("MARS view", display_text="open ↗"),
-        },
-        placeholder=DASH,
-    )
-    rows = selected_rows(sel)
-    row_q = int(table.iloc[rows[0]]["qid"]) if rows and rows[0] < len(table) else None
+    columns = {
+        "cases": st.column_config.TextColumn(
+            "cases", help="casebook cases on this question of the file", width="small"
+        ),
+        "accuracy_pct": st.column_config.NumberColumn("accuracy %", format="%.1f"),
+        "sc_accuracy_pct": st.column_config.NumberColumn("SC %", format="%.1f"),
+        "delta_pct": st.column_config.NumberColumn("Δ pp", format="%+.1f"),
+        "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
+        "mean_position": st.column_config.NumberColumn(
+            "mean stop position (tokens)", format="localized"
+        ),
+        "stop_reasons": st.column_config.TextColumn("stop reasons (iterations)"),
+        "n_pool": st.column_config.NumberColumn("pool (traces)"),
+        "gamma": st.column_config.NumberColumn("gamma", format="%.2f"),
+        "ground_truth": st.column_config.TextColumn("ground truth"),
+        "open": st.column_config.LinkColumn("MARS view", display_text="open ↗"),
+    }
+    if grid_switch("perq_grid"):
+        sel = st.dataframe(
+            table[cols],
+            hide_index=True,
+            width="stretch",
+            key="perq_table",
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config=columns,
+            placeholder=DASH,
+        )
+        rows = selected_rows(sel)
+        picked = rows[0] if rows else None
+    else:
+        picked = lite_table(
+            pl.from_pandas(table[cols]),
+            key="perq_lite_table",
+            columns=columns,
+            label="questions",
+            pickable=True,
+            selected=_row_of(table, replayed),
+        )
+    row_q = int(table.iloc[picked]["qid"]) if picked is not None and picked < len(table) else None
     st.caption(
-        "Select a row (or click the chart) to replay that question; “open ↗” shows it in the MARS view."
+        "Pick a row (or click the chart) to replay that question; “open ↗” shows it in the MARS view."
     )
     new_row, new_chart = _new_pick("table", row_q), _new_pick("chart", chart_q)
     return new_row if new_row is not None else new_chart

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 from google.protobuf.message import DecodeError
+from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
@@ -75,9 +76,11 @@ def _open_tab(page, name: str) -> None:  # type: ignore[no-untyped-def]
     wait_for_app(page)
 
 
+PERQ_CELLS = '.rte-lite-table td[role="gridcell"]'  # the per-question light table's cells
+
+
 def _cells(page) -> str:  # type: ignore[no-untyped-def]
-    cells = page.locator('[data-testid="stDataFrame"] [role="gridcell"]')
-    return "|".join(c.inner_text() for c in cells.all())
+    return "|".join(c.inner_text() for c in page.locator(PERQ_CELLS).all())
 
 
 def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
@@ -86,10 +89,7 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     _results(page)
     assert_no_exception(page)
     # on a cold cache the per-question table arrives after the first paint: wait for its cells
-    page.wait_for_function(
-        """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
-        timeout=120_000,
-    )
+    page.locator(PERQ_CELLS).first.wait_for(state="attached", timeout=120_000)
     table0 = _cells(page)
     _open_tab(page, "Frontier")  # a tab opens by a fragment run: the page around it stays
     page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
@@ -116,10 +116,7 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     log.wait_for(page, lambda: log.fragment_runs > frags0)
     assert log.full_runs == runs0
     _open_tab(page, "Questions")
-    page.wait_for_function(
-        """() => document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]').length""",
-        timeout=60_000,
-    )
+    page.locator(PERQ_CELLS).first.wait_for(state="attached", timeout=60_000)
     assert _cells(page) != table0  # per-question savings / stop positions changed
     assert log.full_runs == runs0
 
@@ -174,11 +171,7 @@ def test_deep_link_opens_policy_and_replay(app_url: str, page) -> None:  # type:
 
 
 def _perq_table(page):  # type: ignore[no-untyped-def]
-    return (
-        page.locator('[data-testid="stDataFrame"]')
-        .filter(has=page.locator('[role="gridcell"]', has_text="mars?file"))
-        .first
-    )
+    return page.locator('.rte-lite-table:has(table[aria-label="questions"])')
 
 
 def _replay_line(page) -> str:  # type: ignore[no-untyped-def]
@@ -193,9 +186,8 @@ def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # 
     assert_no_exception(page)
     assert _replay_line(page).startswith("Q0,")
     table = _perq_table(page)
-    table.scroll_into_view_if_needed()
-    box = table.bounding_box()
-    page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # row selector of Q1
+    expect(table.locator('tr[data-i="0"]')).to_have_attribute("aria-selected", "true")  # Q0
+    table.locator('tr[data-i="1"]').click()  # Q1's row
     page.wait_for_function(
         """() => document.querySelector('[data-testid="stMain"]').innerText
              .includes('Q1, iteration 0')""",
@@ -207,7 +199,9 @@ def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # 
     picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="question").first
     assert picker.locator("input").first.input_value() == "1"  # the question picker moved too
     # the picker stays free: choosing another question is not pulled back to the selected row
-    picker.locator("input").first.click()
+    combo = picker.get_by_role("combobox")
+    combo.click()
+    combo.fill("2")  # the combobox lists the matching questions as one types
     page.get_by_role("option", name="2", exact=True).click()
     page.wait_for_function(
         """() => document.querySelector('[data-testid="stMain"]').innerText
@@ -217,6 +211,8 @@ def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # 
     wait_for_app(page)
     assert_no_exception(page)
     assert _replay_line(page).startswith("Q2,") and "qid=2" in page.url
+    # the table marks the replayed question's row
+    expect(table.locator('tr[data-i="2"]')).to_have_attribute("aria-selected", "true")
 
 
 def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
@@ -227,10 +223,11 @@ def test_link_column_points_at_the_mars_view(app_url: str, page) -> None:  # typ
     # elements below the fold mount once scrolled to (with warm caches the page is short-lived
     # at the top and the table is not mounted yet)
     page.get_by_text("Per question, next to self-consistency").scroll_into_view_if_needed()
-    cells = _perq_table(page).locator('[role="gridcell"]', has_text="mars?file")
-    cells.first.wait_for(state="attached", timeout=60_000)
-    hrefs = [c.inner_text().strip() for c in cells.all()]
+    links = _perq_table(page).locator('td[role="gridcell"] a', has_text="open ↗")
+    links.first.wait_for(state="attached", timeout=60_000)
+    hrefs = [str(a.get_attribute("href")) for a in links.all()]
     assert hrefs
+    expect(links.first).to_have_attribute("target", "_blank")
     target = urlparse(urljoin(page.url, hrefs[1]))
     assert target.path == "/mars"
     assert parse_qs(target.query) == {"file": ["Qwen3-32B/aime25.parquet"], "qid": ["1"]}

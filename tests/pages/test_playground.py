@@ -29,6 +29,7 @@ from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.tables import shown_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 
@@ -76,7 +77,7 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     # a new tab opens on the frontier; the closed tabs are neither built nor sent
     assert [t.label for t in app.tabs] == list(pv.TABS)
     assert [h.value for h in app.subheader] == ["Accuracy against token savings"]
-    assert not [d for d in app.dataframe if "savings_pct" in getattr(d.value, "columns", [])]
+    assert not [d for d in shown_tables(app) if "savings_pct" in d.columns]
     assert not app.get("download_button") and len(lite_specs(app)) == 1
     before = _metric(app, "mean token savings")
     tau = next(s for s in app.slider if s.key == "tau")
@@ -347,7 +348,7 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
 
 
 def _perq(app):  # type: ignore[no-untyped-def]
-    return next(d.value for d in app.dataframe if "savings_pct" in getattr(d.value, "columns", []))
+    return next(d for d in shown_tables(app) if "savings_pct" in d.columns)
 
 
 def _frontier(app) -> dict:  # type: ignore[no-untyped-def]

@@ -9,7 +9,14 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from components.common.formatting import DASH
-from components.common.lite_table import CHAR_PX, MAX_WIDTH, PAD_PX, cell_text, table_payload
+from components.common.lite_table import (
+    CHAR_PX,
+    MAX_WIDTH,
+    PAD_PX,
+    cell_text,
+    is_view_href,
+    table_payload,
+)
 from tests.pages.tables import lite_payloads, lite_tables
 
 
@@ -76,3 +83,23 @@ def test_a_light_table_mounts_with_its_rows() -> None:
     assert payload["height"] == 35 * 3 + 2  # a header and two rows, no empty space below
     frame = lite_tables(at)[0]
     assert frame["a"].tolist() == [1, 2] and frame["b"].tolist() == ["x", DASH]
+
+
+def test_a_link_column_carries_only_links_to_the_explorer_s_views() -> None:
+    frame = pl.DataFrame(
+        {
+            "open": [
+                "mars?file=a.parquet&qid=1",
+                "javascript:alert(1)",
+                "https://evil.example/x",
+                "//evil.example",
+                "nosuchview?x=1",
+                'mars?q="><img src=x>',
+            ]
+        }
+    )
+    columns = {"open": st.column_config.LinkColumn("MARS view", display_text="open ↗")}
+    payload = table_payload(frame, columns)
+    assert payload["cols"][0]["link"] == "open ↗"
+    assert [r[0] for r in payload["rows"]] == ["mars?file=a.parquet&qid=1", "", "", "", "", ""]
+    assert is_view_href("playground") and not is_view_href("mars/../x")
