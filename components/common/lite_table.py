@@ -15,6 +15,7 @@ data is never markup.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -69,9 +70,29 @@ def _component() -> Any:
     return _COMPONENT
 
 
+_PRINTF = re.compile(r"^%([+,]*)(\.\d+)?([dfeEgG])$")
+_NAMED_FORMATS = {"percent": ".2%", "localized": ",", "plain": ""}
+
+
+def _spec(fmt: str | None) -> str | None:
+    """A grid number format as a Python format spec: printf style (`"%.2f"`, `"%,.0f"`,
+    `"%+.1f"`) or one of the grid's names (percent, localized, plain); None for others."""
+    if not fmt:
+        return None
+    if fmt in _NAMED_FORMATS:
+        return _NAMED_FORMATS[fmt]
+    m = _PRINTF.match(fmt)
+    if m is None:
+        return None
+    flags, precision, kind = m.groups()
+    sign = "+" if "+" in flags else ""
+    comma = "," if "," in flags else ""
+    return f"{sign}{comma}{precision or ''}{kind}"
+
+
 def cell_text(value: object, fmt: str | None = None) -> str:
     """A cell as the grid would show it: missing and NaN as a dash, booleans as yes/no, numbers
-    by the column's printf format (`"%.2f"`) or with thousands separators, text unchanged (an
+    by the column's format (printf style or the grid's named ones) or with thousands separators, text unchanged (an
     empty string stays empty, as in the grid)."""
     if value is None:
         return DASH
@@ -82,9 +103,10 @@ def cell_text(value: object, fmt: str | None = None) -> str:
             return DASH
         if isinstance(value, float) and math.isinf(value):
             return "∞" if value > 0 else "-∞"
-        if fmt and "%" in fmt:
+        spec = _spec(fmt)
+        if spec is not None:
             try:
-                return fmt % value
+                return format(int(value) if spec.endswith("d") else value, spec)
             except (TypeError, ValueError):
                 pass
         return f"{value:,}" if isinstance(value, int) else f"{value:,.6g}"
@@ -104,6 +126,13 @@ def _width(declared: object, label: str, cells: list[str]) -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, round(longest * CHAR_PX) + 2 * PAD_PX))
 
 
+def _as_spec(declared: object) -> Mapping[str, Any]:
+    """A column's declaration as the grid takes it: a config, a label alone, or nothing."""
+    if isinstance(declared, str):
+        return {"label": declared}
+    return declared if isinstance(declared, Mapping) else {}
+
+
 def is_view_href(href: str) -> bool:
     """Whether `href` is a relative link to one of the explorer's views (`mars?qid=3`), as
     `components.common.links.view_href` builds them: a link column shows nothing else."""
@@ -121,7 +150,7 @@ def table_payload(
     right-aligned, and so are the columns named in `right` (numbers a view formatted as text)."""
     columns = columns or {}
     names = [n for n in frame.columns if columns.get(n, {}) is not None]  # None: hidden
-    specs = [columns.get(n) or {} for n in names]
+    specs = [_as_spec(columns.get(n)) for n in names]
     configs = [spec.get("type_config") or {} for spec in specs]
     formats = [c.get("format") if isinstance(c.get("format"), str) else None for c in configs]
     rows = [
@@ -197,3 +226,28 @@ def grid_switch(key: str, *, container: Any = None) -> bool:
             **bound_kept(key),
         )
     )
+
+
+def table_or_grid(
+    frame: pl.DataFrame,
+    *,
+    key: str,
+    grid: bool,
+    columns: Mapping[str, Any] | None = None,
+    height: int | None = None,
+    label: str = "",
+) -> None:
+    """A read-only table: light, or with `grid` Streamlit's data grid of the same frame and
+    column declarations (the view's `grid_switch`)."""
+    if grid:
+        st.dataframe(
+            frame,
+            key=key,
+            column_config=dict(columns or {}),
+            hide_index=True,
+            width="stretch",
+            height=height if height is not None else "auto",
+            placeholder=DASH,
+        )
+    else:
+        lite_table(frame, key=f"{key}_lite", columns=columns, height=height, label=label)

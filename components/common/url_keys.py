@@ -76,6 +76,7 @@ class MarsKeys:
         "length",
         "conf_by",
         "conf",
+        "models_grid",  # Compare models' tables as data grids
     )
 
 

@@ -28,6 +28,7 @@ from components.common.formatting import DASH, fmt_interval, fmt_num
 from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.links import view_href
+from components.common.lite_table import grid_switch, table_or_grid
 from components.common.safe_text import md_text
 from components.common.url_keys import MarsKeys
 from components.common.url_state import url_selectbox
@@ -152,10 +153,11 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
             "not hold the same problem under the same qid. Those rows are marked in the tables.",
             icon=":material/rule:",
         )
+    grid = grid_switch("models_grid")
     with guard("the per-question table", dataset=DATASET):
-        _side_by_side(table, models, bench)
+        _side_by_side(table, models, bench, grid)
     with guard("the disagreement ranking", dataset=DATASET):
-        _ranking(rank, models, bench)
+        _ranking(rank, models, bench, grid)
     qids = rank["qid"].to_list()
     fallback = page_qid if page_qid in qids else qids[0]
     labels = {r["qid"]: _rank_label(r) for r in rank.iter_rows(named=True)}
@@ -169,7 +171,7 @@ def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
         )
     )
     with guard(f"question {q} across the models", dataset=DATASET):
-        _question(q, table, stores, bench, src, stamps)
+        _question(q, table, stores, bench, src, stamps, grid)
 
 
 def _rank_label(r: dict) -> str:
@@ -178,7 +180,7 @@ def _rank_label(r: dict) -> str:
     return f"#{r['rank']} · Q{r['qid']}{split}{gap}"
 
 
-def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
+def _side_by_side(table: pl.DataFrame, models: list[str], bench: str, grid: bool) -> None:
     st.subheader("Per question, side by side", divider="gray")
     w = mcmp.wide(table, models)
     config: dict[str, Any] = {
@@ -192,8 +194,8 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
         config[f"{m} median tokens"] = st.column_config.NumberColumn(
             f"{m} median tokens", format="%,.0f"
         )
-    st.dataframe(
-        w, hide_index=True, width="stretch", height=320, placeholder=DASH, column_config=config
+    table_or_grid(
+        w, key="models_wide", grid=grid, columns=config, height=320, label="models per question"
     )
     st.caption(
         "pass@1: share of the model's traces whose final answer is right (n = traces); majority: "
@@ -204,7 +206,7 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str) -> None:
     download_buttons(table, _stem(bench, models, "per-question"), "models_table")
 
 
-def _ranking(rank: pl.DataFrame, models: list[str], bench: str) -> None:
+def _ranking(rank: pl.DataFrame, models: list[str], bench: str, grid: bool) -> None:
     st.subheader("Where the models disagree", divider="gray")
     st.caption(
         "First the questions where one model's majority answer is right and another's wrong, then "
@@ -228,13 +230,13 @@ def _ranking(rank: pl.DataFrame, models: list[str], bench: str) -> None:
         "rank", "qid", "majority_split", "right_models", "wrong_models", "best_model",
         "worst_model", "gap_pp", "interval", "missing_models", "truth_agrees",
     )  # fmt: skip
-    st.dataframe(
+    table_or_grid(
         shown,
-        hide_index=True,
-        width="stretch",
+        key="models_rank_table",
+        grid=grid,
         height=280,
-        placeholder=DASH,
-        column_config={
+        label="questions by disagreement",
+        columns={
             "rank": st.column_config.NumberColumn("#", pinned=True, width=40),
             "qid": st.column_config.NumberColumn("qid", pinned=True, width=48),
             "majority_split": st.column_config.CheckboxColumn(
@@ -260,6 +262,7 @@ def _question(
     bench: str,
     src: SourceConfig,
     stamps: dict[str, tuple[str, str, int]],
+    grid: bool,
 ) -> None:
     st.subheader(f"Q{q} across the models", divider="gray")
     rows = table.filter(pl.col("qid") == q)
@@ -299,7 +302,7 @@ def _question(
                 "open": view_href("mars", file=rel, qid=q),
             }
         )
-    st.dataframe(
+    table_or_grid(
         pl.DataFrame(
             lines,
             schema={
@@ -312,14 +315,13 @@ def _question(
                 "open": pl.String,
             },
         ),
-        hide_index=True,
-        width="stretch",
-        placeholder=DASH,
-        column_config={
+        key="models_rows",
+        grid=grid,
+        label=f"Q{q} per model",
+        columns={
             "median tokens": st.column_config.NumberColumn(format="%,.0f"),
             "open": st.column_config.LinkColumn("view", display_text="open ↗"),
         },
-        key="models_rows",
     )
     links = [
         f"[{md_text(m)}\u00a0↗]({view_href('mars', file=stores[m][0], qid=q)})"

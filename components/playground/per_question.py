@@ -16,8 +16,8 @@ from components.common.formatting import DASH
 from components.common.links import view_href
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import grid_switch, lite_table
-from components.common.url_keys import PlaygroundKeys
 from components.common.selection import selected_points, selected_rows
+from components.common.url_keys import PlaygroundKeys
 from components.playground.cases import case_mark, qid_case_counts
 from components.playground.figures import per_question_figure
 

@@ -72,11 +72,10 @@ def no_exception(page: Page) -> None:
 
 
 def grid_cell(page: Page, text: str) -> Any:
-    """The case list's cells holding exactly `text` (st.dataframe draws on a canvas; its
-    accessible table carries the visible cells' text)."""
-    return page.locator('[data-testid="stDataFrame"] td[role="gridcell"]').filter(
-        has_text=re.compile(rf"^{re.escape(text)}$")
-    )
+    """A table's cells holding exactly `text`: a data grid's (st.dataframe draws on a canvas;
+    its accessible table carries the visible cells' text) or a light table's."""
+    cells = '[data-testid="stDataFrame"] td[role="gridcell"], .rte-lite-table td[role="gridcell"]'
+    return page.locator(cells).filter(has_text=re.compile(rf"^{re.escape(text)}$"))
 
 
 def mars_case(store: CaseStore, title: str, qid: int = 3, **fields: Any) -> Case:

@@ -17,6 +17,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from cache.sample.mars import write_file
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import run_page
+from tests.pages.tables import lite_payloads, lite_tables, shown_tables
 
 PAGE = "pages/mars.py"
 DS = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -39,7 +40,8 @@ def open_page(two_models: Path, monkeypatch):
 
 
 def _table(at, first_column: str):  # type: ignore[no-untyped-def]
-    return next(d.value for d in at.dataframe if d.value.columns[0] == first_column)
+    """A table of the tab (light tables as shown, numbers parsed; or the data grids)."""
+    return next(d for d in shown_tables(at) if d.columns[0] == first_column)
 
 
 def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> None:
@@ -81,7 +83,7 @@ def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:
     assert not at.exception, at.exception
     rows = _table(at, "model")
     qw = rows[rows["model"] == "qwen3-32b"].iloc[0]
-    assert qw["pass@1"] == "missing" and not isinstance(qw["open"], str)
+    assert qw["pass@1"] == "missing" and not qw["open"]  # no link: the file lacks Q3
 
 
 def test_capture_the_comparison(open_page, db: str) -> None:
@@ -136,7 +138,9 @@ def downloads(monkeypatch) -> dict[str, Callable[[], bytes]]:
 
 
 def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downloads) -> None:
-    at = open_page(file=DS, qid="0", view="models", cq="3")
+    # the data grids hold the exact numbers (tests/pages/test_mars_models.py's light-table test:
+    # the light tables show the same rows)
+    at = open_page(file=DS, qid="0", view="models", cq="3", models_grid="true")
     assert not at.exception, at.exception
     stem = "mars_aime-2025_models_deepseek-8b_qwen3-32b"
     for what in ("per-question", "disagreement"):
@@ -144,6 +148,7 @@ def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downlo
     assert "mars_aime-2025_models_deepseek-8b_q3_answers.csv" in downloads  # Q3: one model has it
     # the per-question table as drawn: a block of columns per model
     shown = next(d.value for d in at.dataframe if "truth_agrees" in d.value.columns[:2])
+    assert not lite_payloads(at)  # the grid switch is on
     csv = pl.read_csv(io.BytesIO(downloads[f"{stem}_per-question.csv"]()))
     parquet = pl.from_arrow(pq.read_table(io.BytesIO(downloads[f"{stem}_per-question.parquet"]())))
     assert isinstance(parquet, pl.DataFrame)
@@ -176,3 +181,20 @@ def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downlo
 def _cells(column: pd.Series) -> list:
     """A shown column's cells, an empty one as None."""
     return [None if pd.isna(x) else x for x in column.tolist()]
+
+
+def test_the_light_tables_show_the_grids_rows_as_text(open_page) -> None:
+    """A new tab draws the comparison's tables light; the grid switch draws the same rows."""
+    light = open_page(file=DS, qid="0", view="models", cq="3")
+    grids = open_page(file=DS, qid="0", view="models", cq="3", models_grid="true")
+    assert not light.dataframe and len(grids.dataframe) == 3
+    labels = [p["label"] for p in lite_payloads(light)]
+    assert labels == ["models per question", "questions by disagreement", "Q3 per model"]
+    for lite, grid in zip(lite_tables(light), (d.value for d in grids.dataframe), strict=True):
+        assert list(lite.columns) == list(grid.columns)
+        assert len(lite) == len(grid)
+    wide = lite_payloads(light)[0]
+    pass_cols = [i for i, c in enumerate(wide["cols"]) if c["name"].endswith("pass@1")]
+    assert pass_cols and all(
+        row[i] == "–" or row[i].endswith("%") for row in wide["rows"] for i in pass_cols
+    )  # pass@1 as a percentage, as the grid's progress bars label it

@@ -29,6 +29,9 @@ def test_cells_read_as_the_grid_shows_them() -> None:
     assert cell_text(1234567) == "1,234,567"
     assert cell_text(1.23456, "%.2f") == "1.23"
     assert cell_text(-3.0, "%+.0f") == "-3"
+    assert cell_text(12345.6, "%,.0f") == "12,346" and cell_text(7, "%d") == "7"
+    assert cell_text(0.8333, "percent") == "83.33%" and cell_text(12345, "localized") == "12,345"
+    assert cell_text(2.5, "%q") == "2.5"  # a format the table does not know: plain
     assert cell_text(12345.678) == "12,345.7"
     assert cell_text(["a", None]) == f"a, {DASH}"
     assert cell_text("<b>x</b>") == "<b>x</b>"  # text is sent as is and set as text
