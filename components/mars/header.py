@@ -6,6 +6,8 @@ Why one module: these sections run before any tab, and the question picker is th
 
 from __future__ import annotations
 
+import functools
+
 import polars as pl
 import streamlit as st
 from plotly.colors import get_colorscale
@@ -22,8 +24,8 @@ from components.common.formatting import DASH, fmt_kilo, fmt_num, fmt_quantity
 from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
+from components.common.lite_table import ROW_PX, lite_table
 from components.common.maths import maybe_maths
-from components.common.md_table import md_table
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
@@ -36,6 +38,7 @@ DL = LinkNotes("mars")  # this view's deep-link notes
 
 DATASET = "mars"
 GRID_KEY = "mars_grid"
+TABLE_KEY = "mars_overview_table"
 MAX_NOTES = 12
 
 
@@ -96,7 +99,9 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     if not qids:
         st.info("This file holds no questions.")
         return None
-    current = MarsKeys.QID.read()
+    # the question picked on this run (a square, a row or the selector) before the URL says it
+    picked = st.session_state.get(f"_sel_{MarsKeys.QID.key}")
+    current = picked if picked in qids else MarsKeys.QID.read()
     with lazy_expander(  # open when the page opens with no question chosen
         "Questions overview: click a square to open it",
         (),
@@ -124,7 +129,16 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
                     "answer, ✓ when it is the ground truth. Answers: distinct final answers (traces "
                     "with none)."
                 )
-            st.markdown(md_table(overview_rows(ov), limit=40))
+            rows = pl.DataFrame(overview_rows(ov), strict=False)
+            lite_table(  # every question in sight: no inner scrolling for 30 rows
+                rows,
+                key=TABLE_KEY,
+                label="questions",
+                height=min(ROW_PX * (rows.height + 1) + 2, 40 * ROW_PX),
+                on_pick=functools.partial(_on_table_pick, qids),
+                selected=qids.index(current) if current in qids else None,
+                right=("pass@1",),
+            )
     return _pick_qid(ov, qids)
 
 
@@ -141,8 +155,9 @@ def _pick_qid(ov: pl.DataFrame, qids: list) -> int:
 
 
 def overview_rows(ov: pl.DataFrame) -> list[dict[str, object]]:
-    """The overview table, one row per question, narrow enough for a 1024 px screen (a Markdown
-    table: a data grid of 30 rows costs more to draw in a new tab than the rest of the view).
+    """The overview table, one row per question, narrow enough for a 1024 px screen (a light
+    table, every row in sight: a data grid of 30 rows costs more to draw in a new tab than the
+    rest of the view).
     The trace count is a column only when the questions' counts differ."""
     rows = []
     same_n = ov["n_traces"].n_unique() == 1
@@ -185,6 +200,12 @@ def colour_bar_html(ticks: tuple[float, ...] = (0, 0.25, 0.5, 0.75, 1)) -> str:
         f"background:linear-gradient(to right, {stops})'></div>"
         f"<div style='position:relative;height:1.2em'>{labels}</div></div>"
     )
+
+
+def _on_table_pick(qids: list[int], row: int) -> None:
+    """A picked row of the questions table opens its question, as a square of the grid does."""
+    if 0 <= row < len(qids):
+        st.session_state[f"_sel_{MarsKeys.QID.key}"] = qids[row]
 
 
 def _on_grid_select() -> None:

@@ -1,5 +1,6 @@
 """MARS in a real browser: a deep link opens a question whose confidence curves and probe
-markers render without Plotly (lite SVG charts), the grid and the probes answer clicks, "zoom"
+markers render without Plotly (lite SVG charts), the grid, the questions table and the probes
+answer clicks, "zoom"
 switches the curves to Plotly, and the vote-evolution tab draws its stacked areas."""
 
 from __future__ import annotations
@@ -7,8 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, wait_for_app
+from tests.e2e.journey_helpers import VIEWPORTS, new_page
 
 pytestmark = pytest.mark.e2e
 
@@ -83,6 +86,29 @@ def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:
         + " ".join(page.locator('[data-testid="stSelectbox"]').all_inner_texts())
     )
     assert "Q13 · pass@1" in shown, shown
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_the_questions_table_opens_a_question_by_click_or_keyboard(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}")
+    table = page.locator('.rte-lite-table:has(table[aria-label="questions"])')
+    expect(table.locator("tr[data-i]")).to_have_count(30)  # every question, nothing to scroll
+    table.locator('tr[data-i="7"]').click()
+    expect(page).to_have_url(re.compile(r"qid=7"))
+    expect(table.locator('tr[data-i="7"]')).to_have_attribute("aria-selected", "true")
+    question = page.locator('[data-testid="stSelectbox"]').filter(has_text="Question")
+    expect(question.get_by_role("combobox")).to_have_value(re.compile(r"^Q7 · pass@1"))
+    # the keyboard: the next row, Enter
+    table.locator('tr[data-i="7"]').focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"qid=8"))
+    expect(question.get_by_role("combobox")).to_have_value(re.compile(r"^Q8 · pass@1"))
+    assert_no_exception(page)
+    page.context.close()
 
 
 def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.md_tables import md_tables
+from tests.pages.tables import lite_payloads
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 PAGE = "pages/mars.py"
@@ -339,12 +339,15 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
 
 def test_overview_table_shows_every_question(open_page) -> None:
     """The questions table lists every question, its majority marked right or wrong, and the
-    ground truth, in full (a Markdown table: no grid to scroll)."""
+    ground truth, in full (a light table as high as its rows: nothing to scroll), and a row
+    opens its question."""
     at = open_page()
     assert not at.exception, at.exception
-    tables = md_tables(at, "Q")
-    assert tables, "no overview table"
-    rows = tables[-1]
+    payload = next(p for p in lite_payloads(at) if p["label"] == "questions")
+    assert payload["pickable"] and payload["height"] == 35 * 5 + 2  # a header and 4 rows
+    rows = [
+        dict(zip([c["name"] for c in payload["cols"]], r, strict=True)) for r in payload["rows"]
+    ]
     assert [r["Q"] for r in rows] == ["0", "1", "2", "3"]
     assert all(
         str(r["majority"]).endswith(("✓", "✗")) or str(r["majority"]).startswith("tie")
@@ -547,14 +550,18 @@ def test_probe_markers_by_agreement_name_their_three_classes(open_page) -> None:
     )
 
 
+def _overview_table(at) -> bool:  # type: ignore[no-untyped-def]
+    return any(p["label"] == "questions" for p in lite_payloads(at))
+
+
 def test_the_overview_is_drawn_while_open_only(open_page) -> None:
     """Opened without a question, the overview is open and stays open on the next run (when
     the URL names the question); a link that names one opens with it closed and undrawn."""
     at = open_page()
     assert not at.exception, at.exception
-    assert md_tables(at, "Q")
+    assert _overview_table(at)
     at.run()
-    assert md_tables(at, "Q"), "the open overview closed itself on the next run"
+    assert _overview_table(at), "the open overview closed itself on the next run"
     linked = open_page(qid="1")
     assert not linked.exception, linked.exception
-    assert not md_tables(linked, "Q")
+    assert not _overview_table(linked)
