@@ -3,6 +3,8 @@ numbers, data flags and every probe with its full (escaped) text."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import polars as pl
 import streamlit as st
@@ -16,11 +18,11 @@ from cache.sources import SourceConfig
 from components.common import theme
 from components.common.casebook import evidence
 from components.common.click_text import text_block
-from components.common.formatting import DASH, fmt_num
+from components.common.formatting import fmt_num
 from components.common.guards import guard
+from components.common.lite_table import lite_table
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc
-from components.common.selection import selected_rows
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cases as mcs
@@ -30,6 +32,8 @@ from components.mars.trace_chart import trace_chart
 ZOOM_SMOOTHING = (1, 16, 64, 256)
 DEFAULT_ZOOM_SMOOTHING = 64
 PROBES_KEY = "mars_probe_rows"
+# the row picked in the probe table: ((file, qid, trace), the clicked probe then, position)
+PROBE_ROW_KEY = "_mars_probe_row"
 PROBE_KEY = "_mars_picked_probe"  # set by a probe click in the Curves tab: (trace, position)
 PICKED_KEY = "_mars_picked"  # the trace that click picked (components/mars/curves.py)
 ZOOM_HELP = (
@@ -125,6 +129,12 @@ def render_single_trace(
     show_probe_texts(probes, ref, at=at)
 
 
+def _on_probe_pick(context: tuple[object, int | None], positions: list[int], row: int) -> None:
+    """Keep the picked row's probe (before the run that shows its text)."""
+    if 0 <= row < len(positions):
+        st.session_state[PROBE_ROW_KEY] = (*context, positions[row])
+
+
 def show_probe_texts(
     probes: pl.DataFrame, ref: mcs.TraceRef | None = None, at: int | None = None
 ) -> None:
@@ -134,23 +144,28 @@ def show_probe_texts(
     if not probes.height:
         st.info("This trace has no probes.")
         return
-    event = st.dataframe(
-        probes,
-        hide_index=True,
-        width="stretch",
-        on_select="rerun",
-        selection_mode="single-row",
-        key=PROBES_KEY,
-        column_config={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
-        placeholder=DASH,
-    )
-    rows = selected_rows(event)
     positions = probes["position"].to_list()
-    start = positions.index(at) if at in positions else 0  # the clicked probe, else the first
-    i = rows[0] if rows and 0 <= rows[0] < probes.height else start
+    whose = (ref.rel, ref.qid, ref.trace) if ref is not None else None
+    # the row picked in this table (for this trace, since the same clicked probe), else the
+    # clicked probe, else the first
+    kept = st.session_state.get(PROBE_ROW_KEY)
+    mine = kept[2] if isinstance(kept, tuple) and kept[:2] == (whose, at) else None
+    start = positions.index(at) if at in positions else 0
+    i = positions.index(mine) if mine in positions else start
+    lite_table(
+        probes,
+        key=PROBES_KEY,
+        label="probes",
+        height=min(400, 36 + 35 * probes.height),
+        columns={"raw_text": st.column_config.TextColumn("raw_text", width="large")},
+        on_pick=functools.partial(_on_probe_pick, (whose, at), positions),
+        selected=i,
+    )
     r = probes.row(i, named=True)
-    opened = " (the probe the link names)" if not rows and at in positions else ""
-    st.caption("Select a row to read its probe text in full.")
+    opened = (
+        " (the probe the link names)" if mine is None and i == start and at in positions else ""
+    )
+    st.caption("Pick a row (a click, or Enter) to read its probe text in full.")
     answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
     text = maybe_maths(r["raw_text"]) or "(no text)"
     with st.container(horizontal=True, vertical_alignment="center"):

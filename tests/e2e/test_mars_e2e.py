@@ -111,6 +111,23 @@ def test_the_questions_table_opens_a_question_by_click_or_keyboard(
     page.context.close()
 
 
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_picked_probe_row_shows_its_text(app_url: str, browser, viewport: dict[str, int]) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=3&view=Single+trace&trace=2")
+    table = page.locator('.rte-lite-table:has(table[aria-label="probes"])')
+    first = table.locator('tr[data-i="0"]')
+    expect(first).to_have_attribute("aria-selected", "true")  # the first probe until a pick
+    second = table.locator('tr[data-i="1"]')
+    position = second.locator("td").first.inner_text().replace(",", "")
+    second.click()
+    expect(second).to_have_attribute("aria-selected", "true")
+    expect(first).not_to_have_attribute("aria-selected", "true")
+    expect(page.get_by_text(f"Probe at token {position},")).to_be_visible()
+    assert_no_exception(page)
+    page.context.close()
+
+
 def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.goto(f"{app_url}/mars?file={FILE}&qid=3&n=1&win=2048")

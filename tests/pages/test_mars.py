@@ -19,7 +19,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.tables import lite_payloads
+from tests.pages.tables import lite_payloads, shown_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 PAGE = "pages/mars.py"
@@ -111,7 +111,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
     elif view == "Single trace":
         trace = next(s for s in at.selectbox if s.label == "Trace")
         assert trace.value == 3
-        probes = at.dataframe[-1].value
+        probes = shown_tables(at)[-1]
         assert {"position", "answer", "raw_text", "avg_conf"} <= set(probes.columns)
         assert len(probes) >= 1
     else:
@@ -238,7 +238,7 @@ def test_probe_without_avg_conf_opens_in_the_single_trace_zoom(
     at = _open(tmp_path, monkeypatch, qid="1", view="Single trace", trace="3")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    probes = at.dataframe[-1].value
+    probes = shown_tables(at)[-1]
     assert len(probes) == len(target["probes"])
     assert probes["avg_conf"].isna().all()
 
@@ -408,7 +408,7 @@ def test_capture_a_question(open_page, db: str, local_mars: Path) -> None:
 def test_capture_a_trace_and_a_probe(open_page, db: str) -> None:
     at = open_page(qid="1", view="Single trace", trace="3")
     _save_case(at, f"mars_zoom_trace_{REL}_1_3", "drops late")
-    probes = at.dataframe[-1].value
+    probes = shown_tables(at)[-1]
     pos = int(probes["position"].iloc[0])  # the first probe until a row is picked
     _save_case(at, f"mars_probe_{REL}_1_3_{pos}", "settles early")
     trace, probe = open_store(db).cases_for_item("mars", file=REL, qid=1)
