@@ -10,6 +10,7 @@ and seed, so iteration i draws the same traces under both); its choice lives in 
 from __future__ import annotations
 
 import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analysis.playground import Policy, RunResult, SimSettings
@@ -18,8 +19,9 @@ from analysis.playground.policy_pair import PolicyPair, a_loses, compare_policie
 from cache.sources import SourceConfig
 from components.common.cached import st_progress
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import DASH, fmt_interval, fmt_num
+from components.common.formatting import fmt_interval, fmt_num
 from components.common.links import view_href
+from components.common.lite_table import lite_table
 from components.common.safe_text import md_text
 from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import bound, query_pairs
@@ -107,22 +109,24 @@ def _losses_table(pair: PolicyPair) -> None:
         ],
         tokens_diff_k=lost["tokens_diff"] / 1000.0,
     )
-    st.dataframe(
-        shown[
-            [
-                "qid",
-                "replay",
-                "first_differing_iteration",
-                "accuracy_a_pct",
-                "accuracy_b_pct",
-                "accuracy_diff_pp",
-                "b_only",
-                "tokens_diff_k",
+    lite_table(
+        pl.from_pandas(
+            shown[
+                [
+                    "qid",
+                    "replay",
+                    "first_differing_iteration",
+                    "accuracy_a_pct",
+                    "accuracy_b_pct",
+                    "accuracy_diff_pp",
+                    "b_only",
+                    "tokens_diff_k",
+                ]
             ]
-        ],
-        hide_index=True,
-        placeholder=DASH,
-        column_config={
+        ),
+        key="pg_losses",
+        label="questions where A loses to B",
+        columns={
             "qid": st.column_config.NumberColumn("question"),
             "accuracy_a_pct": st.column_config.NumberColumn("A accuracy %", format="%.1f"),
             "accuracy_b_pct": st.column_config.NumberColumn("B accuracy %", format="%.1f"),

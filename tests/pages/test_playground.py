@@ -789,7 +789,7 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     acc = next(m for m in app.metric if m.label.startswith("accuracy A − B"))
     assert acc.value == f"{want.accuracy.estimate:+.1f} pp"
     lost = a_loses(want)
-    table = next(df.value for df in app.dataframe if "replay" in df.value.columns)
+    table = next(df for df in shown_tables(app) if "replay" in df.columns)
     assert table["qid"].tolist() == lost["qid"].tolist()
     for link, qid, it in zip(
         table["replay"], lost["qid"], lost["first_differing_iteration"], strict=True
