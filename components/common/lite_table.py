@@ -14,6 +14,7 @@ data is never markup.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -25,7 +26,7 @@ import streamlit as st
 
 from components.common.formatting import DASH
 from components.common.links import views
-from components.common.selection import picked_value
+from components.common.selection import event_of, picked_value, selected_rows
 from components.common.url_state import bound_kept
 
 PICK_EVENT = "pick"
@@ -236,18 +237,44 @@ def table_or_grid(
     columns: Mapping[str, Any] | None = None,
     height: int | None = None,
     label: str = "",
+    on_pick: Callable[[int], None] | None = None,
+    right: Collection[str] = (),
+    grid_data: Any = None,
 ) -> None:
-    """A read-only table: light, or with `grid` Streamlit's data grid of the same frame and
-    column declarations (the view's `grid_switch`)."""
-    if grid:
-        st.dataframe(
+    """A table: light, or with `grid` (the view's `grid_switch`) Streamlit's data grid of the
+    same rows and column declarations (`grid_data`, e.g. a pandas Styler, when the grid shows
+    them otherwise). With `on_pick`, a picked row (or the grid's selected row) calls it with
+    the row's index before the script reruns."""
+    if not grid:
+        lite_table(
             frame,
-            key=key,
-            column_config=dict(columns or {}),
-            hide_index=True,
-            width="stretch",
-            height=height if height is not None else "auto",
-            placeholder=DASH,
+            key=f"{key}_lite",
+            columns=columns,
+            height=height,
+            label=label,
+            on_pick=on_pick,
+            right=right,
         )
-    else:
-        lite_table(frame, key=f"{key}_lite", columns=columns, height=height, label=label)
+        return
+    select: dict[str, Any] = {}
+    if on_pick is not None:
+        select = {
+            "on_select": functools.partial(_grid_pick, key, on_pick),
+            "selection_mode": "single-row",
+        }
+    st.dataframe(
+        grid_data if grid_data is not None else frame,
+        key=key,
+        column_config=dict(columns or {}),
+        hide_index=True,
+        width="stretch",
+        height=height if height is not None else "auto",
+        placeholder=DASH,
+        **select,
+    )
+
+
+def _grid_pick(key: str, on_pick: Callable[[int], None]) -> None:
+    rows = selected_rows(event_of(key))
+    if rows:
+        on_pick(rows[0])

@@ -18,9 +18,7 @@ from analysis.fineproofs.overview import overview_cells, select_traces
 from analysis.fineproofs.values import KEYS
 from cache.sources import SourceConfig
 from components.common.click_text import click_text
-from components.common.formatting import DASH
-from components.common.lite_table import grid_switch, lite_table
-from components.common.selection import event_of, selected_rows
+from components.common.lite_table import grid_switch, table_or_grid
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
@@ -38,7 +36,6 @@ SORTS = {
 PAGE_SIZES = (25, 50, 100)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
-LITE_KEY = "fp_page_lite_table"
 CASES_COLUMN = "cases"
 TABLE_COLUMNS = (
     "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
@@ -55,13 +52,6 @@ def _on_grid_pick(page_rows: list[tuple[str, int]], value: str) -> None:
         return
     pid, sample = page_rows[hit[0]]
     open_trace(str(pid), int(sample), hit[1] or None)
-
-
-def _on_table_select(page_rows: list[tuple[str, int]]) -> None:
-    rows = selected_rows(event_of(TABLE_KEY))
-    if rows and rows[0] < len(page_rows):
-        pid, sample = page_rows[rows[0]]
-        open_trace(pid, sample)
 
 
 def _on_row_pick(page_rows: list[tuple[str, int]], row: int) -> None:
@@ -181,24 +171,14 @@ def render_overview(src: SourceConfig) -> None:
             CASES_COLUMN, help="cases in the casebook on this trace or its steps"
         )
     }
-    if grid:
-        st.dataframe(
-            styled(view, TRACE_FORMATS),
-            key=TABLE_KEY,
-            column_config=cases_column,
-            on_select=functools.partial(_on_table_select, page_rows),
-            selection_mode="single-row",
-            hide_index=True,
-            height=min(400, 36 + 35 * view.height),
-            placeholder=DASH,
-        )
-    else:
-        lite_table(
-            formatted(view, TRACE_FORMATS),
-            key=LITE_KEY,
-            columns=cases_column,
-            label="traces on this page",
-            height=min(400, 36 + 35 * view.height),
-            on_pick=functools.partial(_on_row_pick, page_rows),
-            right=[c for c, t in view.schema.items() if t.is_numeric()],
-        )
+    table_or_grid(
+        formatted(view, TRACE_FORMATS),
+        key=TABLE_KEY,
+        grid=grid,
+        columns=cases_column,
+        height=min(400, 36 + 35 * view.height),
+        label="traces on this page",
+        on_pick=functools.partial(_on_row_pick, page_rows),
+        right=[c for c, t in view.schema.items() if t.is_numeric()],
+        grid_data=styled(view, TRACE_FORMATS),
+    )

@@ -14,9 +14,7 @@ from cache.errors import DataError
 from cache.sources import SourceConfig
 from components.common.casebook import case_counts, source_identity
 from components.common.downloads import file_stem
-from components.common.formatting import DASH
-from components.common.lite_table import grid_switch, lite_table
-from components.common.selection import event_of, selected_rows
+from components.common.lite_table import grid_switch, table_or_grid
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_state import bound_kept, query_pairs
@@ -25,7 +23,6 @@ from components.parason.cases import badge, queue_items, sft_file
 from components.parason.shared import DATASET, open_trajectory, table_downloads
 
 TABLE_KEY = "pa_table"
-LITE_KEY = "pa_lite_table"
 # the URL keys of the filter bar and Browse's toggles, named in a queue's origin
 FILTER_KEYS = ("correct", "kinds", "speedup", "warn", "q", "grown", "counter")
 COLUMNS = {
@@ -60,12 +57,6 @@ COLUMNS = {
         "counts the whole chat template): a difference, not a verdict",
     ),
 }
-
-
-def _on_table_select(uuids: list[str]) -> None:
-    rows = selected_rows(event_of(TABLE_KEY))
-    if rows and rows[0] < len(uuids):
-        open_trajectory(uuids[rows[0]])
 
 
 def _on_row_pick(uuids: list[str], row: int) -> None:
@@ -130,23 +121,13 @@ def render_browse(
         0, pl.Series("cases", [badge(counts.get(u, 0)) for u in view["uuid"].to_list()])
     )
     uuids = view["uuid"].to_list()
-    if grid:
-        st.dataframe(
-            shown,
-            key=TABLE_KEY,
-            on_select=functools.partial(_on_table_select, uuids),
-            selection_mode="single-row",
-            hide_index=True,
-            height=min(480, 38 + 35 * shown.height),
-            column_config=COLUMNS,
-            placeholder=DASH,
-        )
-    else:
-        lite_table(
-            shown,
-            key=LITE_KEY,
-            columns=COLUMNS,
-            label=f"{subset} trajectories",
-            on_pick=functools.partial(_on_row_pick, uuids),
-        )
+    table_or_grid(
+        shown,
+        key=TABLE_KEY,
+        grid=grid,
+        columns=COLUMNS,
+        height=min(480, 38 + 35 * shown.height),
+        label=f"{subset} trajectories",
+        on_pick=functools.partial(_on_row_pick, uuids),
+    )
     table_downloads(view, file_stem("parason", subset, counter, "filtered"), "pa_browse")

@@ -22,7 +22,7 @@ APP = f"""
 import polars as pl
 import streamlit as st
 
-from components.common.lite_table import lite_table
+from components.common.lite_table import lite_table, table_or_grid
 
 frame = pl.DataFrame(
     {{
@@ -40,6 +40,14 @@ def picked(i):
 
 lite_table(frame, key="t", columns=columns, label="test rows", on_pick=picked)
 st.container(key="out").write(f"picked {{st.session_state.get('picked')}}")
+
+
+def grid_picked(i):
+    st.session_state["grid_picked"] = i
+
+
+table_or_grid(frame.head(3), key="g", grid=True, columns=columns, on_pick=grid_picked)
+st.container(key="grid_out").write(f"grid picked {{st.session_state.get('grid_picked')}}")
 """
 
 
@@ -91,4 +99,19 @@ def test_a_light_table_keeps_text_as_text_and_picks_rows(
     expect(table.locator('tr[data-i="6"]')).to_be_focused()
     page.keyboard.press("Enter")
     expect(out).to_have_text(re.compile(r"^picked 6$"))
+    page.context.close()
+
+
+def test_the_grid_of_table_or_grid_picks_a_row_by_its_selection_box(
+    browser: Browser, table_app: str
+) -> None:
+    page = new_page(browser, {"width": 1440, "height": 900})
+    page.goto(table_app)
+    grid = page.locator('[data-testid="stDataFrame"]')
+    expect(grid).to_be_visible()
+    expect(page.locator(".st-key-grid_out")).to_have_text("grid picked None")
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 + 17)  # the second row's selection box
+    expect(page.locator(".st-key-grid_out")).to_have_text("grid picked 1")
     page.context.close()
