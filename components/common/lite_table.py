@@ -55,6 +55,7 @@ ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
 # longest cell in the first rows, at the table's font's average character width, plus padding
 AUTO_ROWS = 200
 CHAR_PX = 8.0
+HEADER_CHAR_PX = 7.2  # the header's smaller font
 PAD_PX = 6
 MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
@@ -117,12 +118,14 @@ def cell_text(value: object, fmt: str | None = None) -> str:
 
 
 def _width(declared: object, label: str, cells: list[str]) -> int:
-    """A column's width in px: its declaration's, else what its label and its longest cell
-    among the first rows need (as the grid sizes a column to its content), within bounds."""
+    """A column's width in px: its declaration's (widened to fit its label), else what its
+    label and its longest cell among the first rows need (as the grid sizes a column to its
+    content), within bounds."""
+    header = round(len(label) * HEADER_CHAR_PX) + 2 * PAD_PX  # a header is never cut
     if isinstance(declared, str) and declared in NAMED_WIDTHS:
-        return NAMED_WIDTHS[declared]
+        return max(NAMED_WIDTHS[declared], header)
     if isinstance(declared, int | float) and declared > 0:
-        return int(declared)
+        return max(int(declared), header)
     longest = max([len(label), *(len(c) for c in cells[:AUTO_ROWS])])
     return max(MIN_WIDTH, min(MAX_WIDTH, round(longest * CHAR_PX) + 2 * PAD_PX))
 

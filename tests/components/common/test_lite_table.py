@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from components.common.formatting import DASH
 from components.common.lite_table import (
     CHAR_PX,
+    HEADER_CHAR_PX,
     MAX_WIDTH,
     PAD_PX,
     cell_text,
@@ -62,6 +63,13 @@ def test_columns_come_from_their_grid_declaration() -> None:
     assert cols["plain"]["width"] == round(5 * CHAR_PX) + 2 * PAD_PX  # its label, "plain"
     assert cols["plain"]["label"] == "plain"
     assert payload["rows"] == [["a", "1.50", "3", "p"]]
+
+
+def test_a_declared_width_is_widened_to_fit_its_label() -> None:
+    frame = pl.DataFrame({"added": [1]})
+    columns = {"added": st.column_config.NumberColumn("8x added", width=40)}
+    [col] = table_payload(frame, columns)["cols"]
+    assert col["width"] == round(len("8x added") * HEADER_CHAR_PX) + 2 * PAD_PX > 40
 
 
 def test_an_undeclared_column_is_as_wide_as_its_content_within_bounds() -> None:
