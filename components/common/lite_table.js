@@ -95,7 +95,7 @@ function build(root, payload) {
     height: payload.height,
     right: cols.map((c) => Boolean(c.right)),
     links: cols.map((c) => c.link || ""),
-    selected: Number.isInteger(payload.selected) ? payload.selected : -1,
+    selected: Number.isInteger(payload.selected) ? payload.selected : -1, // the row in use
     pickable: Boolean(payload.pickable),
     first: -1,
     last: -1,
@@ -125,11 +125,23 @@ export default function (component) {
     root.className = "rte-lite-table";
     parentElement.appendChild(root);
   }
+  const selected = Number.isInteger(payload.selected) ? payload.selected : -1;
   if (root.dataset.version !== String(payload.version)) {
+    // new rows: a new table, from the top
     root.dataset.version = String(payload.version);
     root.scrollTop = 0;
     root.__rteState = build(root, payload);
     draw(root, root.__rteState, true);
+  } else if (root.__rteState.selected !== selected) {
+    // the same rows, another one in use (the run a pick started): redraw in place, where the
+    // reader scrolled to, with the focus kept on the row it was on
+    const focused = root.querySelector("tr[data-i]:focus");
+    root.__rteState.selected = selected;
+    draw(root, root.__rteState, true);
+    if (focused) {
+      const again = root.querySelector(`tr[data-i="${focused.dataset.i}"]`);
+      if (again) again.focus();
+    }
   }
   const state = root.__rteState;
   root.onscroll = () => requestAnimationFrame(() => draw(root, state, false));

@@ -210,7 +210,9 @@ def lite_table(
         label=label,
         pickable=on_pick is not None or pickable,
         selected=selected,
-        version=hash((repr(payload["cols"]), repr(payload["rows"]), selected)),
+        # the rows' identity: a new one redraws the table from the top; a new `selected` alone
+        # only moves the mark, where the reader scrolled to
+        version=hash((repr(payload["cols"]), repr(payload["rows"]))),
     )
     result = _component()(key=key, data=payload, height=shown, on_pick_change=_callback)
     value = getattr(result, PICK_EVENT, None)

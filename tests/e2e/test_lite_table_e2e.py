@@ -38,7 +38,14 @@ def picked(i):
     st.session_state["picked"] = i
 
 
-lite_table(frame, key="t", columns=columns, label="test rows", on_pick=picked)
+lite_table(
+    frame,
+    key="t",
+    columns=columns,
+    label="test rows",
+    on_pick=picked,
+    selected=st.session_state.get("picked"),
+)
 st.container(key="out").write(f"picked {{st.session_state.get('picked')}}")
 
 
@@ -99,6 +106,17 @@ def test_a_light_table_keeps_text_as_text_and_picks_rows(
     expect(table.locator('tr[data-i="6"]')).to_be_focused()
     page.keyboard.press("Enter")
     expect(out).to_have_text(re.compile(r"^picked 6$"))
+    expect(table.locator('tr[data-i="6"]')).to_have_attribute("aria-selected", "true")
+    expect(table.locator('tr[data-i="6"]')).to_be_focused()  # the keyboard path goes on
+    # a pick far down: the run it starts marks the row where the reader scrolled to
+    table.evaluate("(el) => { el.scrollTop = 60 * 35; }")
+    far = table.locator('tr[data-i="65"]')
+    far.click()
+    expect(out).to_have_text("picked 65")
+    expect(far).to_have_attribute("aria-selected", "true")
+    expect(table.locator('tr[aria-selected="true"]')).to_have_count(1)
+    assert table.evaluate("(el) => el.scrollTop") >= 50 * 35
+    expect(far).to_be_in_viewport()
     page.context.close()
 
 
