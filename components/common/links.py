@@ -68,6 +68,14 @@ def view_params(view: str, /, **params: object) -> dict[str, str]:
     return {k: str(v) for k, v in params.items() if v is not None}
 
 
+def is_view_href(href: str) -> bool:
+    """Whether `href` is a relative link to one of the explorer's views, as `view_href` builds
+    them (`mars?qid=3`): what a table's link column may show."""
+    path, _, query = href.partition("?")
+    known = {v.url_path for v in views().values()}
+    return path in known and not any(c in query for c in " \"<>'\n")
+
+
 def view_href(view: str, /, **params: object) -> str:
     """A relative link to another view (`mars?file=…&qid=3`), for link columns and anchors."""
     query = urlencode(view_params(view, **params), safe="/")

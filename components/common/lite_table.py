@@ -15,7 +15,6 @@ data is never markup.
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
@@ -24,8 +23,8 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from components.common.formatting import DASH
-from components.common.links import views
+from components.common.formatting import DASH, fmt_num
+from components.common.links import is_view_href
 from components.common.selection import event_of, picked_value, selected_rows
 from components.common.url_state import bound_kept
 
@@ -60,7 +59,6 @@ PAD_PX = 6
 MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
 
-_VIEW_PATHS = frozenset(v.url_path for v in views().values())
 _COMPONENT: Any = None
 
 
@@ -93,25 +91,20 @@ def _spec(fmt: str | None) -> str | None:
 
 
 def cell_text(value: object, fmt: str | None = None) -> str:
-    """A cell as the grid would show it: missing and NaN as a dash, booleans as yes/no, numbers
-    by the column's format (printf style or the grid's named ones) or with thousands separators, text unchanged (an
-    empty string stays empty, as in the grid)."""
+    """A cell as the grid would show it: missing as a dash, booleans as yes/no, numbers through
+    `fmt_num` by the column's format (printf style or the grid's named ones) or with thousands
+    separators, text unchanged (an empty string stays empty, as in the grid)."""
     if value is None:
         return DASH
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float):
-        if isinstance(value, float) and math.isnan(value):
-            return DASH
-        if isinstance(value, float) and math.isinf(value):
-            return "∞" if value > 0 else "-∞"
         spec = _spec(fmt)
-        if spec is not None:
-            try:
-                return format(int(value) if spec.endswith("d") else value, spec)
-            except (TypeError, ValueError):
-                pass
-        return f"{value:,}" if isinstance(value, int) else f"{value:,.6g}"
+        if isinstance(value, int) and (not spec or spec[-1] not in "feEgG%"):
+            return format(value, spec or ",")  # a whole number stays whole
+        if spec is None or spec.endswith("d"):  # a float without a format, or shown whole
+            spec = spec[:-1] + ".0f" if spec else ",.6g"
+        return fmt_num(value, spec)  # missing and NaN as a dash, infinities as ∞ / −∞
     if isinstance(value, list | tuple):
         return ", ".join(cell_text(v) for v in value)
     return str(value)
@@ -135,13 +128,6 @@ def _as_spec(declared: object) -> Mapping[str, Any]:
     if isinstance(declared, str):
         return {"label": declared}
     return declared if isinstance(declared, Mapping) else {}
-
-
-def is_view_href(href: str) -> bool:
-    """Whether `href` is a relative link to one of the explorer's views (`mars?qid=3`), as
-    `components.common.links.view_href` builds them: a link column shows nothing else."""
-    path, _, query = href.partition("?")
-    return path in _VIEW_PATHS and not any(c in query for c in " \"<>'\n")
 
 
 def table_payload(

@@ -75,6 +75,12 @@ def safe_token(max_len: int = 200) -> Callable[[str], str]:
     return parse
 
 
+def selector_key(param: Param) -> str:
+    """The session-state key of `url_selectbox`'s widget for `param`: a callback that sets it
+    moves the selector before the run draws it."""
+    return f"_sel_{param.key}"
+
+
 def url_selectbox(
     label: str,
     options: Sequence[Any],
@@ -88,7 +94,8 @@ def url_selectbox(
     label into the URL, and Streamlit drops a page's bound keys when navigating away. The URL
     wins when it changed since we last wrote it (a deep link, a clicked grid square); otherwise
     the widget's own state does."""
-    key, seen = f"_sel_{param.key}", f"_sel_{param.key}_url"
+    key = selector_key(param)
+    seen = f"{key}_url"
     opts = list(options)
     want = param.read()
     if want not in opts:

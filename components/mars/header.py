@@ -29,7 +29,7 @@ from components.common.maths import maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
-from components.common.url_state import url_selectbox
+from components.common.url_state import selector_key, url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import figures as mf
@@ -57,7 +57,7 @@ def pick_file(src: SourceConfig) -> str:
     opens the first file it has; files it lacks say so in the list."""
     present = present_files("mars", src)
     raw = DL.asked(MarsKeys.FILE.key)
-    first_run = f"_sel_{MarsKeys.FILE.key}" not in st.session_state
+    first_run = selector_key(MarsKeys.FILE) not in st.session_state
     if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:
         st.query_params[MarsKeys.FILE.key] = present[0]  # the first file the folder has
 
@@ -100,7 +100,7 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         st.info("This file holds no questions.")
         return None
     # the question picked on this run (a square, a row or the selector) before the URL says it
-    picked = st.session_state.get(f"_sel_{MarsKeys.QID.key}")
+    picked = st.session_state.get(selector_key(MarsKeys.QID))
     current = picked if picked in qids else MarsKeys.QID.read()
     with lazy_expander(  # open when the page opens with no question chosen
         "Questions overview: click a square to open it",
@@ -202,10 +202,16 @@ def colour_bar_html(ticks: tuple[float, ...] = (0, 0.25, 0.5, 0.75, 1)) -> str:
     )
 
 
+def _choose(qid: int) -> None:
+    """Move the question selector (its own state, allowed in a callback); the run then writes
+    the URL, which the browser only picks up from a script run, not from a callback."""
+    st.session_state[selector_key(MarsKeys.QID)] = qid
+
+
 def _on_table_pick(qids: list[int], row: int) -> None:
     """A picked row of the questions table opens its question, as a square of the grid does."""
     if 0 <= row < len(qids):
-        st.session_state[f"_sel_{MarsKeys.QID.key}"] = qids[row]
+        _choose(qids[row])
 
 
 def _on_grid_select() -> None:
@@ -216,9 +222,7 @@ def _on_grid_select() -> None:
     except (TypeError, ValueError):
         qid = None
     if qid is not None:
-        # the selector's own state (allowed in a callback); the run then writes the URL, which
-        # the browser only picks up from a script run, not from a callback
-        st.session_state[f"_sel_{MarsKeys.QID.key}"] = qid
+        _choose(qid)
 
 
 def majority_mark(r: dict) -> str:

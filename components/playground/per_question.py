@@ -17,15 +17,14 @@ from components.common.links import view_href
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import grid_switch, lite_table
 from components.common.selection import selected_points, selected_rows
-from components.common.url_keys import PlaygroundKeys
 from components.playground.cases import case_mark, qid_case_counts
 from components.playground.figures import per_question_figure
+from components.playground.replay import default_question
 
 if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-QID = PlaygroundKeys.QID
 TABLE_COLUMNS = [
     "flag",
     "qid",
@@ -64,7 +63,7 @@ def _row_of(table: pd.DataFrame, qid: int | None) -> int | None:
     """The table row of question `qid` (the one the replay shows), if it is there."""
     qids = [int(q) for q in table["qid"].tolist()]
     if qid not in qids:  # the replay's first run: the URL's question, else the first
-        qid = QID.read() if QID.read() in qids else (qids[0] if qids else None)
+        qid = default_question(qids)
     return qids.index(qid) if qid in qids else None
 
 

@@ -33,6 +33,11 @@ IT_NOTE = (
 )
 
 
+def default_question(qids: list[int]) -> int | None:
+    """The question the replay opens on before anything is picked: the URL's, else the first."""
+    return QID.read() if QID.read() in qids else (qids[0] if qids else None)
+
+
 def show_replay(
     rel: str,
     src: SourceConfig,
@@ -53,7 +58,7 @@ def show_replay(
     if picked in qids:  # a new table/chart selection moves the picker
         st.session_state["replay_q"] = picked
     elif st.session_state.get("replay_q") not in qids:  # first run, or another file: URL first
-        st.session_state["replay_q"] = QID.read() if QID.read() in qids else qids[0]
+        st.session_state["replay_q"] = default_question(qids)
     last = max(settings.iterations - 1, 0)
     if raw_it is not None and not (raw_it.isdigit() and int(raw_it) <= last):
         del st.query_params[ITERATION_KEY]  # out of range: the slider starts at 0 (note below)
