@@ -31,6 +31,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -142,13 +143,29 @@ def _connect(path: Path) -> sqlite3.Connection:
     another writer. Autocommit: each save is one explicit transaction."""
     con = sqlite3.connect(str(path), timeout=LOCK_WAIT_S, isolation_level=None)
     try:
-        con.execute("PRAGMA journal_mode=WAL")
+        _to_wal(con, time.monotonic() + LOCK_WAIT_S)
         for stmt in _SCHEMA:
             con.execute(stmt)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _to_wal(con: sqlite3.Connection, deadline: float) -> None:
+    """Switch a new file to WAL. Two processes creating the file at once can get "database is
+    locked" here at once, without SQLite's busy wait (a journal-mode change cannot wait on a
+    reader), so the switch is tried again until `deadline`."""
+    pause = 0.005
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 def _read_db(con: sqlite3.Connection, key: str) -> VerdictMemo:

@@ -5,9 +5,12 @@ read once into the database."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from analysis.mars import verdict_memo
 from analysis.mars.verdict_memo import VerdictMemo
@@ -104,3 +107,78 @@ def test_a_json_memo_of_other_versions_is_dropped(tmp_path: Path) -> None:
     legacy = path.with_suffix(verdict_memo.LEGACY_SUFFIX)
     legacy.write_text(json.dumps({"key": "rte0", "parses": {"a": True}}))
     assert verdict_memo.load(path).size() == 0
+
+
+class _LockedAtFirst:
+    """A connection whose first `n` journal-mode switches fail as SQLite's do when another
+    process is creating the same file (no busy wait is possible there)."""
+
+    def __init__(self, con, n: int) -> None:
+        self.con, self.left, self.tries = con, n, 0
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("PRAGMA journal_mode"):
+            self.tries += 1
+            if self.left:
+                self.left -= 1
+                raise sqlite3.OperationalError("database is locked")
+        return self.con.execute(sql, *args)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def test_opening_waits_out_a_locked_journal_switch(tmp_path: Path, monkeypatch) -> None:
+    real = sqlite3.connect
+    made: list[_LockedAtFirst] = []
+    monkeypatch.setattr(
+        verdict_memo.sqlite3,
+        "connect",
+        lambda *a, **k: made.append(_LockedAtFirst(real(*a, **k), 3)) or made[-1],
+    )
+    con = verdict_memo._connect(tmp_path / "memo.sqlite")
+    assert made[0].tries == 4  # three refusals, then the switch
+    assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    con.close()
+
+
+def test_opening_gives_up_on_a_lock_that_stays(tmp_path: Path, monkeypatch) -> None:
+    real = sqlite3.connect
+    monkeypatch.setattr(verdict_memo, "LOCK_WAIT_S", 0.05)
+    monkeypatch.setattr(
+        verdict_memo.sqlite3, "connect", lambda *a, **k: _LockedAtFirst(real(*a, **k), 10**6)
+    )
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        verdict_memo._connect(tmp_path / "memo.sqlite")
+
+
+_OPENER = """
+import sys
+from contextlib import closing
+from pathlib import Path
+from analysis.mars import verdict_memo
+path, start = Path(sys.argv[1]), Path(sys.argv[2])
+while not start.exists():
+    pass
+for _ in range(5):
+    with closing(verdict_memo._connect(path)) as con:
+        con.execute("SELECT count(*) FROM parses").fetchone()
+"""
+
+
+def test_processes_creating_the_memo_at_once_all_open_it(tmp_path: Path) -> None:
+    for round_ in range(15):  # the clash is a race: several rounds of four new openers
+        path, start = tmp_path / f"memo{round_}.sqlite", tmp_path / f"go{round_}"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _OPENER, str(path), str(start)],
+                cwd=ROOT,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        start.touch()
+        for p in procs:
+            _, err = p.communicate(timeout=60)
+            assert p.returncode == 0, err[-2000:]
