@@ -7,6 +7,8 @@ const ROW_PX = 35;
 // a view's relative URL: its path (one plain segment) and an optional query
 const VIEW_HREF = /^[a-z][a-z0-9_-]*(\?[^\s"'<>]*)?$/;
 const MARGIN_ROWS = 12;
+// a cell's tone: one of the names the server's stylesheet defines (lite_table.py TONES)
+const TONE = /^[a-z]+$/;
 
 function draw(root, state, force) {
   const { rows, height } = state;
@@ -48,7 +50,9 @@ function draw(root, state, force) {
       } else {
         td.textContent = link ? "" : text;
       }
-      if (state.right[c]) td.className = "rte-lt-num";
+      if (state.right[c]) td.classList.add("rte-lt-num");
+      const tone = state.tones && state.tones[i] ? state.tones[i][c] : "";
+      if (tone && TONE.test(tone)) td.classList.add(`rte-lt-tone-${tone}`);
       if (text.length > 12) td.title = text;
       tr.appendChild(td);
     });
@@ -94,6 +98,7 @@ function build(root, payload) {
     rows: payload.rows || [],
     height: payload.height,
     right: cols.map((c) => Boolean(c.right)),
+    tones: Array.isArray(payload.tones) ? payload.tones : null,
     links: cols.map((c) => c.link || ""),
     selected: Number.isInteger(payload.selected) ? payload.selected : -1, // the row in use
     pickable: Boolean(payload.pickable),

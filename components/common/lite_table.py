@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
+from components.common import theme
 from components.common.formatting import DASH, fmt_num
 from components.common.links import is_view_href
 from components.common.selection import event_of, picked_value, selected_rows
@@ -49,6 +50,12 @@ _CSS = """
 .rte-lite-table tr[aria-selected="true"] td { background: rgba(59, 111, 216, 0.12); }
 .rte-lite-table a { color: var(--st-primary-color, #3b6fd8); }
 """
+# a cell's tone, by what it means (a view names the tone, never a colour)
+TONES = {"diff": theme.DIFF_BG, "info": theme.INFO_BG}
+_CSS += "".join(
+    f".rte-lite-table td.rte-lt-tone-{n} {{ background: {c}; }}\n" for n, c in TONES.items()
+)
+LITE_MAX_ROWS = 1000  # `table_or_grid`: more rows than this are the grid's (see `capped`)
 ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
 # a column without a declared width is sized to its content: characters of the label and of the
 # longest cell in the first rows, at the table's font's average character width, plus padding
@@ -134,10 +141,12 @@ def table_payload(
     frame: pl.DataFrame,
     columns: Mapping[str, Any] | None = None,
     right: Collection[str] = (),
+    tones: Mapping[str, Sequence[str | None]] | None = None,
 ) -> dict[str, Any]:
     """What the component draws: each shown column's label, width, help and alignment (from its
     `st.column_config` declaration, when it has one), and every row's cells as text. Numbers are
-    right-aligned, and so are the columns named in `right` (numbers a view formatted as text)."""
+    right-aligned, and so are the columns named in `right` (numbers a view formatted as text).
+    `tones` paints cells: per column, each row's tone (a name of `TONES`, or None)."""
     columns = columns or {}
     names = [n for n in frame.columns if columns.get(n, {}) is not None]  # None: hidden
     specs = [_as_spec(columns.get(n)) for n in names]
@@ -164,7 +173,30 @@ def table_payload(
             for row in rows:
                 row[i] = row[i] if is_view_href(row[i]) else ""
         cols.append(col)
-    return {"cols": cols, "rows": rows}
+    payload: dict[str, Any] = {"cols": cols, "rows": rows}
+    if tones:
+        payload["tones"] = _tone_rows(names, frame.height, tones)
+    return payload
+
+
+def _tone_rows(
+    names: list[str], height: int, tones: Mapping[str, Sequence[str | None]]
+) -> list[list[str]]:
+    """Per row, each shown column's tone name ("" for none); a name outside `TONES` is a
+    programming error, not data."""
+    out = [[""] * len(names) for _ in range(height)]
+    for c, name in enumerate(names):
+        column = tones.get(name)
+        if column is None:
+            continue
+        if len(column) != height:
+            raise ValueError(f"tones of {name!r}: {len(column)} for {height} rows")
+        for r, tone in enumerate(column):
+            if tone:
+                if tone not in TONES:
+                    raise ValueError(f"unknown tone {tone!r}; known: {sorted(TONES)}")
+                out[r][c] = tone
+    return out
 
 
 def lite_table(
@@ -178,12 +210,14 @@ def lite_table(
     right: Collection[str] = (),
     pickable: bool = False,
     selected: int | None = None,
+    tones: Mapping[str, Sequence[str | None]] | None = None,
 ) -> int | None:
     """Draw `frame` as a light table at most `height` px high (default: its rows, up to 480);
     with `on_pick`, a click on a row calls it with the row's index before the script reruns.
     `label` names the table for assistive technology. With `pickable` (or `on_pick`), returns
-    the row picked on this rerun, else None; `selected` marks a row as the one in use."""
-    payload = table_payload(frame, columns, right)
+    the row picked on this rerun, else None; `selected` marks a row as the one in use; `tones`
+    paints cells (`table_payload`)."""
+    payload = table_payload(frame, columns, right, tones)
     shown = height if height is not None else min(480, ROW_PX * (frame.height + 1) + 2)
 
     def _callback() -> None:
@@ -198,7 +232,7 @@ def lite_table(
         selected=selected,
         # the rows' identity: a new one redraws the table from the top; a new `selected` alone
         # only moves the mark, where the reader scrolled to
-        version=hash((repr(payload["cols"]), repr(payload["rows"]))),
+        version=hash((repr(payload["cols"]), repr(payload["rows"]), repr(payload.get("tones")))),
     )
     result = _component()(key=key, data=payload, height=shown, on_pick_change=_callback)
     value = getattr(result, PICK_EVENT, None)
@@ -231,21 +265,31 @@ def table_or_grid(
     on_pick: Callable[[int], None] | None = None,
     right: Collection[str] = (),
     grid_data: Any = None,
+    tones: Mapping[str, Sequence[str | None]] | None = None,
+    max_rows: int = LITE_MAX_ROWS,
+    selected: int | None = None,
 ) -> None:
     """A table: light, or with `grid` (the view's `grid_switch`) Streamlit's data grid of the
     same rows and column declarations (`grid_data`, e.g. a pandas Styler, when the grid shows
     them otherwise). With `on_pick`, a picked row (or the grid's selected row) calls it with
-    the row's index before the script reruns."""
+    the row's index before the script reruns; the light table marks the `selected` row. It
+    shows the first `max_rows` rows and says so (the grid, and the view's download, hold them
+    all)."""
     if not grid:
+        shown = frame.head(max_rows)
         lite_table(
-            frame,
+            shown,
             key=f"{key}_lite",
             columns=columns,
             height=height,
             label=label,
             on_pick=on_pick,
             right=right,
+            tones={c: list(v)[:max_rows] for c, v in tones.items()} if tones else None,
+            selected=selected,
         )
+        if frame.height > shown.height:
+            st.caption(capped(shown.height, frame.height))
         return
     select: dict[str, Any] = {}
     if on_pick is not None:
@@ -262,6 +306,14 @@ def table_or_grid(
         height=height if height is not None else "auto",
         placeholder=DASH,
         **select,
+    )
+
+
+def capped(shown: int, total: int) -> str:
+    """The line under a light table that shows only its first rows."""
+    return (
+        f"The first {shown:,} of {total:,} rows. Narrow the filters, or turn on **Data grid** "
+        "to scroll, sort and copy them all."
     )
 
 

@@ -6,19 +6,22 @@ import polars as pl
 import streamlit as st
 
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import DASH
+from components.common.lite_table import grid_switch, table_or_grid
 
 DOWNLOAD_KEY = "mars_features_download"
+GRID_KEY = "data_grid"  # the URL key of the table's "Data grid" switch
 
 
 def render_data(feats: pl.DataFrame, qid: int, rel: str) -> None:
     scalar = [c for c, t in feats.schema.items() if not isinstance(t, pl.List)]
-    st.dataframe(
-        feats.select(scalar), hide_index=True, width="stretch", height=360, placeholder=DASH
-    )
-    row = st.container(horizontal=True)  # content-wide buttons: narrow columns cut the labels
+    # the switch and content-wide buttons in one row (narrow columns cut the labels)
+    row = st.container(horizontal=True, vertical_alignment="center")
+    grid = grid_switch(GRID_KEY, container=row)
     download_buttons(
         feats, file_stem("mars", rel, f"q{qid}", "features"), key=DOWNLOAD_KEY, columns=[row, row]
+    )
+    table_or_grid(
+        feats.select(scalar), key="mars_data", grid=grid, height=360, label="The question's traces"
     )
     st.caption(
         "One row per trace: final answer group and correctness, confidence features "

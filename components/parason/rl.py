@@ -10,19 +10,21 @@ from analysis.parason.tables import filter_rl, rl_frame, rl_sources
 from cache.sources import SourceConfig
 from components.common.click_text import text_block
 from components.common.downloads import file_stem
-from components.common.formatting import DASH
+from components.common.lite_table import grid_switch, table_or_grid
 from components.common.maths import maths_on
 from components.common.safe_text import esc
-from components.common.selection import selected_rows
 from components.common.url_state import bound_kept
 from components.parason import cached as pc
 from components.parason.shared import table_downloads
 from components.parason.text import node_text_html
 
+GRID_KEY = "rl_grid"  # the URL key of the table's "Data grid" switch
+
 
 def rl_table_key(query: str | None, sources: list[str] | None) -> str:
-    """The RL table's widget key. Why per filter state: its selection is a row *position*, which
-    names another prompt (or none) once the filters change; a new key starts with no selection."""
+    """The RL table's widget key (its picked row is kept under `<key>_row`). Why per filter
+    state: a pick is a row *position*, which names another prompt (or none) once the filters
+    change; a new key starts with no pick."""
     filters = repr(((query or "").strip().lower(), sorted(sources or [])))
     return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
 
@@ -42,7 +44,7 @@ def messages_html(messages: list[dict], maths: bool = False) -> str:
 
 def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
-    c1, c2 = st.columns([3, 2])
+    c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
     q = c1.text_input(
         "Search prompts",
         placeholder="words in the problem or the ground truth",
@@ -58,19 +60,24 @@ def render_rl(src: SourceConfig) -> None:
     if view.height == 0:
         st.info("No prompt matches; clear the search.")
         return
-    shown = rl_frame(view)
-    state = st.dataframe(
-        shown,
-        key=rl_table_key(q, chosen),
-        on_select="rerun",
-        selection_mode="single-row",
-        hide_index=True,
-        height=min(420, 38 + 35 * shown.height),
-        placeholder=DASH,
+    key = rl_table_key(q, chosen)
+    row_key = f"{key}_row"  # the picked row of this filter state (a position in `view`)
+
+    def _pick(i: int) -> None:
+        st.session_state[row_key] = i
+
+    picked = st.session_state.get(row_key)
+    table_or_grid(
+        rl_frame(view),
+        key=key,
+        grid=grid_switch(GRID_KEY, container=c3),
+        label="RL prompts",
+        on_pick=_pick,
+        height=min(420, 38 + 35 * view.height),
+        selected=picked,
     )
-    rows = selected_rows(state)
-    if rows and 0 <= rows[0] < view.height:
-        r = view.row(rows[0], named=True)
+    if isinstance(picked, int) and 0 <= picked < view.height:
+        r = view.row(picked, named=True)
         st.html(
             f'<div style="font-size:0.85rem"><b>Prompt {esc(r["index"])}</b> · {esc(r["data_source"] or "–")} · '
             f"ground truth <code>{esc(r['ground_truth'] or '–')}</code></div>"

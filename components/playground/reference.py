@@ -4,6 +4,7 @@ them) and the downloads of the current run, named after the run."""
 from __future__ import annotations
 
 import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analysis.playground import Policy, RunResult
@@ -19,12 +20,14 @@ from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import DASH, fmt_num
+from components.common.formatting import fmt_num
+from components.common.lite_table import grid_switch, table_or_grid
 from components.common.safe_text import md_text
 from components.playground import cached as pc
 
 REFERENCE_TITLE = "Against the published reference"
 REFERENCE_ITERATIONS = DEFAULT_SETTINGS.iterations
+GRID_KEY = "ref_grid"  # the URL key of the tables' "Data grid" switch
 
 
 STATUS_TEXT = {
@@ -99,27 +102,69 @@ def _formats(columns: list[str]) -> dict[str, object]:
     return out
 
 
-def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
-    """Red: a difference no tie explains. Blue: a difference a tie explains (expected). Nothing
-    in the quick preview (every difference there is expected)."""
-    status = table["status"]
-
-    def row_style(row: pd.Series) -> list[str]:
-        bg = {"differs": theme.DIFF_BG, "tie": theme.INFO_BG}.get(str(status.loc[row.name]))
-        g, g_ref = row.get("gamma"), row.get("gamma_ref")
-        gamma_off = bool(pd.notna(g) and pd.notna(g_ref) and abs(g - g_ref) > 1e-9)
-        out = []
-        for c, v in row.items():
+def cell_tones(table: pd.DataFrame, dcols: list[str]) -> dict[str, list[str | None]]:
+    """Per column, each row's mark: "diff" (red) on a difference no tie explains, "info"
+    (blue) on one a tie explains (expected); none in the quick preview (every difference
+    there is expected). A reference gamma that differs from ours is marked like the row."""
+    status = [str(s) for s in table["status"]]
+    tone_of = [{"differs": "diff", "tie": "info"}.get(s) for s in status]
+    out: dict[str, list[str | None]] = {}
+    for c in table.columns:
+        marks: list[str | None] = []
+        for r, (tone, v) in enumerate(zip(tone_of, table[c], strict=True)):
             off = c in dcols and isinstance(v, float) and (pd.isna(v) or abs(v) > DIFF_TOLERANCE)
-            off = off or (c == "gamma_ref" and gamma_off)
-            out.append(f"background-color: {bg}" if bg and off else "")
-        return out
+            if c == "gamma_ref" and "gamma" in table.columns:
+                g = table["gamma"].iloc[r]
+                off = bool(pd.notna(g) and pd.notna(v) and abs(g - v) > 1e-9)
+            marks.append(tone if tone and off else None)
+        if any(marks):
+            out[c] = marks
+    return out
+
+
+_TONE_BG = {"diff": theme.DIFF_BG, "info": theme.INFO_BG}
+
+
+def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
+    """The grid's version of the marks (`cell_tones`), with the numbers formatted."""
+    tones = cell_tones(table, dcols)
+
+    def column_style(col: pd.Series) -> list[str]:
+        marks = tones.get(str(col.name)) or [None] * len(col)
+        return [f"background-color: {_TONE_BG[m]}" if m else "" for m in marks]
 
     return (
         table.style.format(precision=2, na_rep="–")
         .format(_formats(list(table.columns)))
-        .apply(row_style, axis=1)
+        .apply(column_style, axis=0)
     )
+
+
+def _as_text(table: pd.DataFrame, formats: dict[str, object]) -> tuple[pl.DataFrame, list[str]]:
+    """The table as the light table shows it: each column formatted (`formats`, else numbers
+    to 2 decimals), and the names of its numeric columns (right-aligned)."""
+    cols: dict[str, list[str]] = {}
+    numeric = []
+    for c in table.columns:
+        f = formats.get(c)
+        if f is None and pd.api.types.is_integer_dtype(table[c]):
+            f = _whole
+        elif f is None and pd.api.types.is_numeric_dtype(table[c]):
+            f = _two_decimals
+        if f is not None:
+            numeric.append(c)
+            cols[c] = [str(f(v)) for v in table[c]]  # type: ignore[operator]
+        else:
+            cols[c] = ["" if v is None or v is pd.NA else str(v) for v in table[c]]
+    return pl.DataFrame(cols, schema=dict.fromkeys(cols, pl.String)), numeric
+
+
+def _two_decimals(v: object) -> str:
+    return fmt_num(v, ".2f")
+
+
+def _whole(v: object) -> str:
+    return fmt_num(v, ".0f")
 
 
 def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> None:
@@ -131,7 +176,9 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
             "sample has them for the 7 published methods on DeepSeek-8B · AIME 2025 only)."
         )
         return
-    st.subheader(REFERENCE_TITLE)
+    head, switch = st.columns([4, 1], vertical_alignment="bottom")
+    head.subheader(REFERENCE_TITLE)
+    grid = grid_switch(GRID_KEY, container=switch)
     per_q, overall = ref
     if src.kind == "sample":
         st.caption(
@@ -162,39 +209,52 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
     shown = table.drop(columns=["differs", "tie_explains"])
     shown["status"] = shown["status"].map(STATUS_TEXT).fillna(shown["status"])
     dcols = [c for c in shown.columns if c.startswith("d_")]
-    st.dataframe(
-        _paint(shown, dcols),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **{c: st.column_config.Column(label) for c, label in DIFF_LABELS.items()},
-            "question_id": st.column_config.NumberColumn("qid", width="small"),
-            "tied_iterations": st.column_config.NumberColumn(
-                "tied iterations",
-                help="iterations whose answer, cost or stop changes when ties for first place "
-                "are broken the other way",
-            ),
-            "gamma": st.column_config.NumberColumn("gamma (ours)", format="%.2f"),
-            "gamma_ref": st.column_config.NumberColumn(
-                "gamma (reference)",
-                format="%.2f",
-                help="the reference's calibrated gamma: its own column when the CSV has one, "
-                "else inferred (our run with ties broken the other way, when that run "
-                "reproduces the reference); blank when unknown",
-            ),
-            "why": st.column_config.TextColumn("why", width="large"),
-        },
-        placeholder=DASH,
+    config = {
+        **{c: st.column_config.Column(label) for c, label in DIFF_LABELS.items()},
+        "question_id": st.column_config.NumberColumn("qid", width="small"),
+        "tied_iterations": st.column_config.NumberColumn(
+            "tied iterations",
+            help="iterations whose answer, cost or stop changes when ties for first place "
+            "are broken the other way",
+        ),
+        "gamma": st.column_config.NumberColumn("gamma (ours)", format="%.2f"),
+        "gamma_ref": st.column_config.NumberColumn(
+            "gamma (reference)",
+            format="%.2f",
+            help="the reference's calibrated gamma: its own column when the CSV has one, "
+            "else inferred (our run with ties broken the other way, when that run "
+            "reproduces the reference); blank when unknown",
+        ),
+        "why": st.column_config.TextColumn("why", width="large"),
+    }
+    text, numeric = _as_text(shown, _formats(list(shown.columns)))
+    table_or_grid(
+        text,
+        key="ref_diff",
+        grid=grid,
+        columns=config,
+        label="Ours against the reference, per question",
+        right=numeric,
+        grid_data=_paint(shown, dcols),
+        tones=cell_tones(shown, dcols),
     )
     if not overall.empty:
         st.markdown("**Overall, ours against the reference**")
         table = overall_comparison(cur.overall(), overall)
         specs = (".2f", ".2f", ".2f", ".2f", ".0f", ",.0f", ".2f", ".0f", ".0f", ".0f")
-        fmts = {
+        fmts: dict[str, object] = {
             label: (lambda v, f=f: fmt_num(v, f))
             for label, f in zip(OVERALL_SHOWN.values(), specs, strict=True)
         }
-        st.dataframe(table.style.format(fmts), hide_index=True, placeholder=DASH)
+        text, numeric = _as_text(table, fmts)
+        table_or_grid(
+            text,
+            key="ref_overall",
+            grid=grid,
+            label="Overall, ours against the reference",
+            right=numeric,
+            grid_data=table.style.format(fmts),
+        )
         st.caption(
             "SE of accuracy: the standard deviation of the per-question accuracies (the CSVs' "
             "`accuracy_std`, not itself an uncertainty) divided by √(questions), in percentage "

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from bench.browser import streamlit_server
+from components.common import theme
 from tests.e2e.journey_helpers import VIEWPORTS, new_page
 
 pytestmark = pytest.mark.e2e
@@ -55,6 +56,15 @@ def grid_picked(i):
 
 table_or_grid(frame.head(3), key="g", grid=True, columns=columns, on_pick=grid_picked)
 st.container(key="grid_out").write(f"grid picked {{st.session_state.get('grid_picked')}}")
+
+with st.container(key="capped"):
+    table_or_grid(
+        frame.head(5),
+        key="c",
+        grid=False,
+        tones={{"value": ["diff", None, "info", None, "diff"]}},
+        max_rows=3,
+    )
 """
 
 
@@ -73,7 +83,7 @@ def test_a_light_table_keeps_text_as_text_and_picks_rows(
 ) -> None:
     page = new_page(browser, viewport)
     page.goto(table_app)
-    table = page.locator(".rte-lite-table")
+    table = page.locator(".rte-lite-table").first  # the app's first table, of 2,000 rows
     expect(table.locator("table")).to_have_attribute("aria-label", "test rows")
     # the header reads the column's declaration: its label, its help as a tip
     expect(table.locator("th").nth(1)).to_have_text("value")
@@ -132,4 +142,26 @@ def test_the_grid_of_table_or_grid_picks_a_row_by_its_selection_box(
     assert box is not None
     page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 + 17)  # the second row's selection box
     expect(page.locator(".st-key-grid_out")).to_have_text("grid picked 1")
+    page.context.close()
+
+
+def _rgb(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_marked_cells_and_a_capped_table(browser: Browser, table_app: str) -> None:
+    page = new_page(browser, {"width": 1024, "height": 768})
+    page.goto(table_app)
+    box = page.locator(".st-key-capped")
+    table = box.locator(".rte-lite-table")
+    expect(table.locator("tr[data-i]")).to_have_count(3)  # the first rows only, and a line
+    expect(box.get_by_text("The first 3 of 5 rows")).to_be_visible()
+    value = table.locator("tr[data-i] td:nth-child(2)")
+    expect(value.nth(0)).to_have_css("background-color", _rgb(theme.DIFF_BG))
+    expect(value.nth(2)).to_have_css("background-color", _rgb(theme.INFO_BG))
+    expect(value.nth(1)).to_have_css("background-color", "rgba(0, 0, 0, 0)")
+    expect(table.locator("tr[data-i] td:nth-child(1)").nth(0)).to_have_css(
+        "background-color", "rgba(0, 0, 0, 0)"
+    )
     page.context.close()

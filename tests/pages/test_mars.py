@@ -116,6 +116,17 @@ def test_every_tab_renders(open_page, view: str) -> None:
         assert len(probes) >= 1
     else:
         assert len(at.get("download_button")) == 2
+        # the question's traces in a light table, one row per trace, the scalar columns only
+        assert not at.dataframe
+        data = next(t for t in shown_tables(at) if "trace_idx" in t.columns)
+        traces = next(m for m in at.metric if m.label == "traces").value
+        assert len(data) == int(str(traces).replace(",", ""))
+        assert "curve" not in data.columns and "flags" in data.columns  # lists: download only
+        at = open_page(qid="1", view="Data", data_grid="true")  # the switch: the same rows
+        assert not at.exception, at.exception
+        (grid,) = at.dataframe
+        assert list(grid.value.columns) == list(data.columns)
+        assert grid.value["trace_idx"].tolist() == data["trace_idx"].tolist()
 
 
 def test_controls_and_quantile_bands(open_page) -> None:

@@ -272,10 +272,10 @@ def test_charts_and_point_selection(table: pl.DataFrame) -> None:
 
 def test_rl_tab_search() -> None:
     at = _app({"view": "RL"})
-    assert len(at.dataframe[0].value) == 60
+    assert len(lite_tables(at)[0]) == 60
     at = _app({"view": "RL", "rlq": "MISSISSIPPI"})
     assert not at.error, _errors(at)
-    df = at.dataframe[0].value
+    df = lite_tables(at)[0]
     assert len(df) == 1 and df["ground_truth"].tolist() == ["34650"]
 
 
@@ -327,15 +327,38 @@ def test_more_node_still_shown_while_collapsed() -> None:
 
 def test_rl_selection_resets_when_the_filter_changes() -> None:
     at = _app({"view": "RL"})
-    at.session_state[rl_table_key("", [])] = {"selection": {"rows": [50], "columns": []}}
+    at.session_state[rl_table_key("", []) + "_row"] = 50  # what a pick in the table stores
     at.run()
     assert not at.exception and not at.error, _errors(at)
-    picked = at.dataframe[0].value["index"].tolist()[50]
+    assert not at.dataframe  # a light table until the "Data grid" switch
+    (table,) = lite_tables(at)
+    picked = int(table["index"].tolist()[50])
     assert f"<b>Prompt {picked}</b>" in _html(at)
+    (payload,) = lite_payloads(at)
+    assert payload["selected"] == 50 and payload["pickable"]
     at.text_input(key="rlq").input("MISSISSIPPI").run()
     assert not at.exception and not at.error, _errors(at)
-    assert len(at.dataframe[0].value) == 1
+    assert len(lite_tables(at)[0]) == 1
     assert f"<b>Prompt {picked}</b>" not in _html(at)
+
+
+def test_rl_grid_switch_shows_every_prompt_in_a_selectable_grid() -> None:
+    at = _app({"view": "RL", "rl_grid": "true"})
+    assert not at.exception and not at.error, _errors(at)
+    assert not lite_tables(at)
+    grid = at.dataframe[0]
+    assert list(grid.value.columns) == [
+        "index",
+        "data_source",
+        "ability",
+        "ground_truth",
+        "prompt (start)",
+    ]
+    total = re.search(r"of ([\d,]+) RL prompts", " ".join(c.value for c in at.caption))
+    assert total and len(grid.value) == int(total.group(1).replace(",", ""))
+    # a row selected in the grid opens its prompt through the same callback as a pick in the
+    # light table (tests/e2e/test_lite_table_e2e.py, in a browser)
+    assert grid.proto.selection_mode == [0]  # single row
 
 
 def test_infinite_and_nan_speedups_keep_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -584,7 +607,7 @@ def test_broken_sft_1x_keeps_the_rl_tab(sample_root: Path, tmp_path: Path) -> No
     err = _errors(at).replace("\\", "")  # markdown escapes
     assert "sft-1x/train.parquet is not a readable Parquet file" in err
     assert "replace" in err  # names the file and says what to do
-    assert len(at.dataframe[0].value) == 60  # the RL prompts are still there
+    assert len(lite_tables(at)[0]) == 60  # the RL prompts are still there
     at = _app({"view": "Browse"}, session=session)
     assert any("needs sft-1x/train.parquet" in i.value for i in at.info)
 
@@ -616,9 +639,8 @@ def test_rl_prompt_shows_each_message_with_its_role(sample_root: Path, tmp_path:
     )
     df.write_parquet(path)
     at = _app({"view": "RL"}, session=session)
-    at.dataframe[0].proto  # noqa: B018 - the table exists
-    key = rl_table_key(None, None)
-    at.session_state[key] = {"selection": {"rows": [0], "columns": []}}
+    assert lite_tables(at)[0].shape[0] == df.height
+    at.session_state[rl_table_key(None, None) + "_row"] = 0
     at.run()
     body = _html(at)
     assert body.count('class="rte-rl-message"') == 2

@@ -29,7 +29,7 @@ from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.tables import shown_tables
+from tests.pages.tables import lite_payloads, shown_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 
@@ -215,9 +215,8 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("turn off the quick preview" in i.value for i in at.info)
-    frames = [d.value for d in at.dataframe]
-    diff = next(f for f in frames if "d_accuracy_pct" in getattr(f, "columns", []))
-    diff = getattr(diff, "data", diff)
+    assert not at.dataframe  # light tables until the "Data grid" switch
+    diff = next(f for f in shown_tables(at) if "d_accuracy_pct" in f.columns)
     assert list(diff["question_id"]) == [0, 1, 2]
     assert list(diff["accuracy_pct_ref"]) == [50.0, 100.0, 0.0]
     # the preview runs 8 iterations, the reference 64: a difference is expected, never an error
@@ -226,6 +225,8 @@ def test_reference_csvs_are_diffed(local_mars: Path, tmp_path: Path, monkeypatch
     assert all(
         "quick preview: 8 iterations" in w for w in diff.loc[diff["status"] != "same", "why"]
     )
+    payload = next(p for p in lite_payloads(at) if p["cols"][0]["name"] == "question_id")
+    assert "tones" not in payload  # every difference of the preview is expected: none marked
 
 
 def test_file_caption_is_markdown_safe(open_app) -> None:
@@ -320,6 +321,7 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     at = new_app(timeout=300)
     at.query_params["policy"] = "sc-mars-cal"
     at.query_params["view"] = "Reference"
+    at.query_params["ref_grid"] = "true"  # the grids hold the exact numbers
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import polars as pl
+import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -15,6 +16,7 @@ from components.common.lite_table import (
     HEADER_CHAR_PX,
     MAX_WIDTH,
     PAD_PX,
+    capped,
     cell_text,
     table_payload,
 )
@@ -114,3 +116,29 @@ def test_a_link_column_carries_only_links_to_the_explorer_s_views() -> None:
     assert payload["cols"][0]["link"] == "open ↗"
     assert [r[0] for r in payload["rows"]] == ["mars?file=a.parquet&qid=1", "", "", "", "", ""]
     assert is_view_href("playground") and not is_view_href("mars/../x")
+
+
+def test_tones_mark_cells_by_name_only() -> None:
+    frame = pl.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    payload = table_payload(frame, tones={"b": [None, "diff"]})
+    assert payload["tones"] == [["", ""], ["", "diff"]]
+    assert "tones" not in table_payload(frame)
+    with pytest.raises(ValueError, match="unknown tone"):
+        table_payload(frame, tones={"a": ["red; background:url(x)", None]})
+    with pytest.raises(ValueError, match="2 rows"):
+        table_payload(frame, tones={"a": ["diff"]})
+
+
+def test_a_capped_light_table_says_how_many_rows_it_leaves_to_the_grid() -> None:
+    def page() -> None:
+        import polars as pl
+
+        from components.common.lite_table import table_or_grid
+
+        table_or_grid(pl.DataFrame({"n": list(range(30))}), key="t", grid=False, max_rows=10)
+
+    at = AppTest.from_function(page).run()
+    (table,) = lite_tables(at)
+    assert list(table["n"]) == list(range(10))
+    assert [c.value for c in at.caption] == [capped(10, 30)]
+    assert "first 10 of 30 rows" in capped(10, 30)
