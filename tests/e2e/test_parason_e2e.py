@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, vp_id
 
 pytestmark = pytest.mark.e2e
 
@@ -211,3 +212,30 @@ def test_wide_tables_scroll_inside_their_column_at_1024(app_url: str, page) -> N
     edges = page.evaluate(_TABLES_PAST_COLUMN)
     assert all(past <= 1 for past, _ in edges), edges
     assert any(scrolls for _, scrolls in edges), edges  # the stage table: wider than 1024 allows
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  # type: ignore[no-untyped-def]
+    """The RL prompts open on a light table: a click on a row shows that prompt and marks the
+    row; the search narrows the table and forgets the pick."""
+    pg = new_page(browser, viewport)
+    try:
+        pg.goto(f"{app_url}/parason?view=RL")
+        drawn(pg)
+        assert_no_exception(pg)
+        expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(0)
+        table = pg.locator(".rte-lite-table").first
+        row = table.locator('tr[data-i="4"]')
+        index = (row.locator("td").first.text_content() or "").strip()
+        assert index
+        row.click()
+        expect(pg.get_by_text(f"Prompt {index}", exact=False).first).to_be_visible()
+        expect(table.locator('tr[data-i="4"]')).to_have_attribute("aria-selected", "true")
+        search = pg.get_by_label("Search prompts")
+        search.fill("MISSISSIPPI")
+        search.press("Enter")
+        expect(table.locator("tr[data-i]")).to_have_count(1)
+        expect(pg.get_by_text(f"Prompt {index}", exact=False)).to_have_count(0)
+        assert "rlq=MISSISSIPPI" in pg.url
+    finally:
+        pg.context.close()

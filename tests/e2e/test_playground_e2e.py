@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, vp_id
 
 pytestmark = pytest.mark.e2e
 
@@ -267,3 +268,26 @@ def test_dco_explains_zero_savings_and_replays_votes(app_url: str, page) -> None
         timeout=60_000,
     )
     assert play.inner_text() == "Play"  # the animation ended on the last checkpoint
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+def test_the_reference_diff_opens_on_light_tables(app_url: str, browser, viewport) -> None:  # type: ignore[no-untyped-def]
+    """The Reference tab draws ours against the reference per question (30 rows) and overall in
+    light tables; its "Data grid" switch shows both as grids and goes into the URL."""
+    pg = new_page(browser, viewport)
+    try:
+        pg.goto(f"{app_url}/playground?policy=sc-mars-cal&view=Reference")
+        wait_for_app(pg)
+        assert_no_exception(pg)
+        tables = pg.locator(".rte-lite-table")
+        expect(tables).to_have_count(2)
+        per_q = tables.first
+        expect(per_q.locator("th").first).to_have_text("qid")
+        expect(per_q.locator("table")).to_have_attribute("aria-rowcount", "31")  # 30 + header
+        expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(0)
+        pg.get_by_text("Data grid", exact=True).click()
+        expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(2)
+        expect(tables).to_have_count(0)
+        pg.wait_for_function("() => window.location.search.includes('ref_grid=true')")
+    finally:
+        pg.context.close()
