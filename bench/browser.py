@@ -40,7 +40,7 @@ CHROMIUM_ARGS = [
 # the page-clock time (ms since navigation start) when all of that first held
 # what each of our components puts in its shadow root once its script has drawn (lite charts,
 # light tables, clickable text); the page-ready checks of the bench and the browser tests
-COMPONENT_DRAWN = '.rte-click-root, .rte-lite-table table, svg[data-testid="lite-chart-svg"]'
+COMPONENT_DRAWN = '.rte-click-root, .rte-lite-table table, .rte-stats, svg[data-testid="lite-chart-svg"]'
 SETTLED_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.dataset.testScriptState !== 'notRunning') return false;

@@ -44,14 +44,20 @@ def no_autolink(markdown: str) -> str:
     return _AUTOLINK_TRIGGERS.sub(WORD_JOINER, markdown)
 
 
+def line_text(text: object, limit: int = 200) -> str:
+    """Dataset text on one line, length bounded: for places that set it as text in the browser
+    (light tables, stat rows), where nothing is escaped because nothing is interpreted."""
+    s = "" if text is None else str(text)
+    s = s if len(s) <= limit else s[:limit] + "…"
+    return s.replace("\r", " ").replace("\n", " ")
+
+
 def md_text(text: object, limit: int = 200) -> str:
     """Dataset text inside Streamlit markdown (st.markdown, st.error, st.metric, captions): every
     markdown, maths and HTML character backslash-escaped, newlines folded, length bounded, and
     bare URLs, `www.` names and e-mail addresses broken by an invisible word joiner, so a value
     can never become a link, an image, LaTeX or markup."""
-    s = "" if text is None else str(text)
-    s = s if len(s) <= limit else s[:limit] + "…"
-    return no_autolink(_MD_SPECIAL.sub(r"\\\1", s.replace("\r", " ").replace("\n", " ")))
+    return no_autolink(_MD_SPECIAL.sub(r"\\\1", line_text(text, limit)))
 
 
 def md_label(text: object) -> str:

@@ -23,8 +23,9 @@ from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard, show_error
 from components.common.maths import maths_on, maybe_maths
-from components.common.safe_text import md_label, md_text
+from components.common.safe_text import line_text, md_label, md_text
 from components.common.selection import event_of, first_point_value
+from components.common.stat_row import stat_row
 from components.common.url_keys import FineproofsKeys
 from components.common.url_state import bound_kept
 from components.fineproofs import cached as fc
@@ -96,33 +97,21 @@ def _trace_picker() -> None:
         c3.form_submit_button("Open trace", on_click=_open_from_form)
 
 
-def metric_row() -> Any:
-    """A wrapping flex row for metrics: each keeps its full label and value (at 1024 px five
-    equal columns cut "endpoint grade" and a source name to "oly…"), moving to a new line when
-    the row is full."""
-    return st.container(horizontal=True, wrap=True, gap="medium")
-
-
 def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     """Headline metrics and the one-line shape description of the trace."""
-    m = metric_row()
-    m.metric("source", md_text(info.get("source") or "–", 60), width="content")
-    m.metric("prefixes", n_prefixes, width="content")
-    m.metric(
-        "endpoint grade",
-        fmt_num(info.get("endpoint"), ".3f"),
-        help="base grading log",
-        width="content",
-    )
-    ld = info.get("largest_drop")
-    ldd = info.get("largest_drop_depth")
-    m.metric(
-        "largest drop" + (f" (depth {ldd:.2f})" if ld and ldd is not None else ""),
-        "–" if not ld else fmt_num(ld, ".3f"),
-        help="largest fall between consecutive prefixes; depth = relative depth of the prefix after it",
-        width="content",
-    )
-    m.metric("first-error depth", fmt_num(info.get("first_error_depth"), ".2f"), width="content")
+    with stat_row("fp_trace_stats", label="The trace's figures") as m:
+        m.metric("source", line_text(info.get("source") or "–", 60))
+        m.metric("prefixes", n_prefixes)
+        m.metric("endpoint grade", fmt_num(info.get("endpoint"), ".3f"), help="base grading log")
+        ld = info.get("largest_drop")
+        ldd = info.get("largest_drop_depth")
+        m.metric(
+            "largest drop" + (f" (depth {ldd:.2f})" if ld and ldd is not None else ""),
+            "–" if not ld else fmt_num(ld, ".3f"),
+            help="largest fall between consecutive prefixes; depth = relative depth of the "
+            "prefix after it",
+        )
+        m.metric("first-error depth", fmt_num(info.get("first_error_depth"), ".2f"))
     share = info.get("drop_share")
     facts = [f"Shape: **{md_label(info.get('shape') or '–')}**"]
     if info.get("total_decline") is not None:
@@ -291,28 +280,25 @@ def step_stats_panel(
             )
             if src is not None and trace is not None:
                 capture_step(src, trace[0], trace[1], r)
-        m = metric_row()
         se = r.get("se")
-        m.metric(
-            "value",
-            fmt_num(r.get("value"), ".3f"),
-            help="mean grade of the continuations from this prefix",
-            width="content",
-        )
-        m.metric(
-            "± 2 SE",
-            fmt_num(2 * se if se is not None else None, ".3f"),
-            help="SE = std/√n of the continuation grades",
-            width="content",
-        )
-        m.metric(
-            "change",
-            fmt_num(r.get("change"), "+.3f"),
-            help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.2f')}",
-            width="content",
-        )
-        m.metric("n graded", fmt_num(r.get("n"), ".0f"), width="content")
-        m.metric("flags", md_text(r.get("flags") or "none", 60), width="content")
+        with stat_row("fp_step_figures", label="The selected step's figures") as m:
+            m.metric(
+                "value",
+                fmt_num(r.get("value"), ".3f"),
+                help="mean grade of the continuations from this prefix",
+            )
+            m.metric(
+                "± 2 SE",
+                fmt_num(2 * se if se is not None else None, ".3f"),
+                help="SE = std/√n of the continuation grades",
+            )
+            m.metric(
+                "change",
+                fmt_num(r.get("change"), "+.3f"),
+                help=f"from the previous prefix with a value; z = {fmt_num(r.get('z'), '+.2f')}",
+            )
+            m.metric("n graded", fmt_num(r.get("n"), ".0f"))
+            m.metric("flags", line_text(r.get("flags") or "none", 60))
         spark = hist_sparkline(r.get("hist"))
         bits = [
             f"z {fmt_num(r.get('z'), '+.2f')}",

@@ -18,6 +18,7 @@ from analysis.mars.file_stats import (
 from analysis.mars.store import MarsFeatureStore
 from cache.sources import SourceConfig
 from components.common.formatting import fmt_num, fmt_quantity
+from components.common.stat_row import stat_row
 from components.mars import cached as mc
 from components.mars import figures as mf
 from components.mars.charts import chart
@@ -62,10 +63,10 @@ def render_file_summary(
     s = mc.file_summary(rel, src, k)
     n_traces = store.features.height
     st.subheader("This file: every question", divider="gray")
-    with st.container(horizontal=True, gap="medium"):
-        st.metric("pass@1", fmt_quantity(s.pass_at_1.value, "%"), width="content")
-        st.metric("majority@all", fmt_quantity(s.majority_all.value, "%"), width="content")
-        st.metric(f"majority@{k}", fmt_quantity(s.majority_k.value, "%"), width="content")
+    with stat_row("mars_file_stats", label="This file") as row:
+        row.metric("pass@1", fmt_quantity(s.pass_at_1.value, "%"))
+        row.metric("majority@all", fmt_quantity(s.majority_all.value, "%"))
+        row.metric(f"majority@{k}", fmt_quantity(s.majority_k.value, "%"))
     st.caption(
         f"Over {s.pass_at_1.n:,} questions and {n_traces:,} traces. **pass@1** "
         f"({estimate_text(s.pass_at_1)}): the mean over questions of the share of traces whose "

@@ -28,6 +28,7 @@ from components.common.lite_table import ROW_PX, lite_table
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
+from components.common.stat_row import stat_row
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
 from components.common.url_state import selector_key, url_selectbox
 from components.mars import cached as mc
@@ -246,13 +247,13 @@ def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConf
     groups = store.question_groups(qid)
     gt = groups["ground_truth"][0] if groups.height else ""
     stats = question_stats(feats, groups)
-    # a wrapping row of content-wide metrics: at 1024 px five equal columns cut the labels
-    with st.container(horizontal=True, gap="medium"):
-        st.metric("traces", stats.n_traces, width="content")
-        st.metric("pass@1", f"{stats.pass_at_1:.0%}", width="content")
-        st.metric("distinct final answers", stats.n_distinct, width="content")
-        st.metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k", width="content")
-        st.metric("no final answer", stats.n_no_answer, width="content")
+    # a wrapping row of content-wide figures: at 1024 px five equal columns cut the labels
+    with stat_row("mars_question_stats", label=f"Question {qid}") as row:
+        row.metric("traces", stats.n_traces)
+        row.metric("pass@1", f"{stats.pass_at_1:.0%}")
+        row.metric("distinct final answers", stats.n_distinct)
+        row.metric("median length (tokens)", f"{stats.median_length / 1000:.1f}k")
+        row.metric("no final answer", stats.n_no_answer)
     with st.container(horizontal=True, vertical_alignment="center"):
         text_block(
             f"<div style='margin:0'>Ground truth: <code>{maybe_maths(gt, bare_tex=True)}</code></div>",

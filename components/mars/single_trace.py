@@ -23,6 +23,7 @@ from components.common.guards import guard
 from components.common.lite_table import lite_table
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc
+from components.common.stat_row import stat_row
 from components.common.url_keys import MarsKeys
 from components.common.url_state import bound
 from components.mars import cases as mcs
@@ -100,7 +101,7 @@ def render_single_trace(
     probes = probe_table(row.get("probes") or [], f, store.question_groups(qid))
     with evidence("mars_trace"):
         trace_chart(confs, groups, store.window, probes, int(smooth), bool(zoom))
-        with st.container(horizontal=True, gap="medium"):  # wraps instead of cutting at 1024 px
+        with stat_row("mars_trace_stats", label=f"Trace {trace}") as stats:
             for label, value in (
                 ("length", f"{f['length']:,}"),
                 ("mean conf", _num(f["mean_conf"])),
@@ -108,7 +109,7 @@ def render_single_trace(
                 ("lowest group", _num(f["min_group"])),
                 ("bottom 10%", _num(f["bottom_10"])),
             ):
-                st.metric(label, value, width="content")
+                stats.metric(label, value)
     verdict = "right" if f["final_correct"] else ("no answer" if f["final_group"] < 0 else "wrong")
     ref = mcs.TraceRef(rel, src, qid, int(trace))
     with st.container(horizontal=True, vertical_alignment="center"):

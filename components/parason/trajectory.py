@@ -34,6 +34,7 @@ from components.common.lazy_expander import lazy_expander
 from components.common.maths import maths_on, maybe_maths
 from components.common.md_table import md_frame
 from components.common.safe_text import esc, md_text
+from components.common.stat_row import stat_row
 from components.common.theme import (
     CAPTION_FG,
     CORRECTNESS_COLOURS,
@@ -60,7 +61,6 @@ from components.parason.text import highlighted_html, legend_html, node_text_htm
 DAG_KEY = "pa_dag"
 TEXT_KEY = "pa_text"
 NODE_TEXT_KEY = "pa_node_text"
-METRIC_WIDTH = 150  # px: fits "stages · widest" and "100.0%"
 VIEW = "Trajectory"
 # the stage table's ratios, as the metric cards show them (token sums keep thousands separators)
 STAGE_FORMATS = {"block speedup": ".2f", "imbalance": ".2f"}
@@ -128,31 +128,30 @@ def question_html(row: dict, m: Metrics, traj: Trajectory, uid: str) -> str:
     )
 
 
-def metric_row(m: Metrics, prefix: str = "") -> None:
-    # a wrapping row of fixed-width metrics: six columns cut the values ("78.…") at 1024 px
-    row = st.container(horizontal=True)
-    c = [row.container(width=METRIC_WIDTH) for _ in range(6)]
-    c[0].metric(f"{prefix}tokens T", fmt_quantity(m.T, "n"))
-    c[1].metric(f"{prefix}critical path C", fmt_quantity(m.C, "n"))
-    undefined = "undefined (T = 0)"
-    c[2].metric(
-        f"{prefix}speedup T/C",
-        fmt_quantity(m.speedup, "x") if m.speedup is not None else "–",
-        help="T / C" if m.speedup is not None else undefined,
-    )
-    c[3].metric(
-        f"{prefix}1 − C/T",
-        f"{m.acceleration_ratio:.1%}" if m.acceleration_ratio is not None else "–",
-        help="acceleration ratio (the reference code's acceleration_ratio)"
-        if m.acceleration_ratio is not None
-        else undefined,
-    )
-    c[4].metric(
-        f"{prefix}parallel ratio",
-        f"{m.parallel_ratio:.1%}",
-        help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}",
-    )
-    c[5].metric(f"{prefix}stages · widest", f"{m.stages} · {m.branches_max}")
+def metric_row(m: Metrics, prefix: str = "", key: str = "pa_metrics") -> None:
+    """The trajectory's headline figures, in a row that wraps at 1024 px."""
+    with stat_row(key, label=f"{prefix}trajectory figures") as c:
+        c.metric(f"{prefix}tokens T", fmt_quantity(m.T, "n"))
+        c.metric(f"{prefix}critical path C", fmt_quantity(m.C, "n"))
+        undefined = "undefined (T = 0)"
+        c.metric(
+            f"{prefix}speedup T/C",
+            fmt_quantity(m.speedup, "x") if m.speedup is not None else "–",
+            help="T / C" if m.speedup is not None else undefined,
+        )
+        c.metric(
+            f"{prefix}1 − C/T",
+            f"{m.acceleration_ratio:.1%}" if m.acceleration_ratio is not None else "–",
+            help="acceleration ratio (the reference code's acceleration_ratio)"
+            if m.acceleration_ratio is not None
+            else undefined,
+        )
+        c.metric(
+            f"{prefix}parallel ratio",
+            f"{m.parallel_ratio:.1%}",
+            help=f"subtask {m.subtask_ratio:.1%} · trial {m.trial_ratio:.1%}",
+        )
+        c.metric(f"{prefix}stages · widest", f"{m.stages} · {m.branches_max}")
 
 
 def added_vs_1x(src: SourceConfig, counter: str, uid: str, traj8: Trajectory) -> set[str]:

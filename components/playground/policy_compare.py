@@ -23,6 +23,7 @@ from components.common.formatting import fmt_interval, fmt_num
 from components.common.links import view_href
 from components.common.lite_table import lite_table
 from components.common.safe_text import md_text
+from components.common.stat_row import stat_row
 from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import bound, query_pairs
 from components.playground import cached as pc
@@ -59,34 +60,30 @@ def _replay_link(qid: int, iteration: object) -> str | None:
 
 def _headline(pair: PolicyPair, a: str, b: str) -> None:
     acc, tok, mc = pair.accuracy, pair.tokens, pair.mcnemar
-    m = st.container(horizontal=True, wrap=True, gap="medium")
-    m.metric(
-        f"accuracy A − B · 95 % CI {fmt_interval(acc.lo, acc.hi, '+.1f')} pp",
-        f"{fmt_num(acc.estimate, '+.1f')} pp",
-        help="mean over questions of the per-iteration difference (A right = 100, wrong = 0); "
-        "paired two-level bootstrap over questions and iterations",
-        width="content",
-    )
-    k = 1000.0
-    m.metric(
-        f"tokens A − B per iteration · 95 % CI {fmt_interval(tok.lo / k, tok.hi / k, '+.0f')}k",
-        f"{fmt_num(tok.estimate / k, '+,.0f')}k",
-        help="thousands of tokens generated per bootstrap iteration (all traces of the "
-        "question); negative: A spends fewer tokens than B on the same traces",
-        width="content",
-    )
-    m.metric(
-        "McNemar exact p (two-sided)",
-        fmt_num(mc.p_value, ".3g"),
-        help=f"iterations A right and B wrong: {mc.a_only:,}; B right and A wrong: "
-        f"{mc.b_only:,}; the test uses only these",
-        width="content",
-    )
-    m.metric(
-        "questions A better / worse / same",
-        f"{pair.a_wins} / {pair.b_wins} / {pair.ties}",
-        width="content",
-    )
+    with stat_row("pg_pair_stats", label="A against B") as m:
+        m.metric(
+            f"accuracy A − B · 95 % CI {fmt_interval(acc.lo, acc.hi, '+.1f')} pp",
+            f"{fmt_num(acc.estimate, '+.1f')} pp",
+            help="mean over questions of the per-iteration difference (A right = 100, wrong = 0); "
+            "paired two-level bootstrap over questions and iterations",
+        )
+        k = 1000.0
+        m.metric(
+            f"tokens A − B per iteration · 95 % CI {fmt_interval(tok.lo / k, tok.hi / k, '+.0f')}k",
+            f"{fmt_num(tok.estimate / k, '+,.0f')}k",
+            help="thousands of tokens generated per bootstrap iteration (all traces of the "
+            "question); negative: A spends fewer tokens than B on the same traces",
+        )
+        m.metric(
+            "McNemar exact p (two-sided)",
+            fmt_num(mc.p_value, ".3g"),
+            help=f"iterations A right and B wrong: {mc.a_only:,}; B right and A wrong: "
+            f"{mc.b_only:,}; the test uses only these",
+        )
+        m.metric(
+            "questions A better / worse / same",
+            f"{pair.a_wins} / {pair.b_wins} / {pair.ties}",
+        )
     st.caption(
         f"A = {md_text(a)}, B = {md_text(b)}, on the same bootstrap samples (iteration i draws "
         f"the same traces under both). Discordant iterations: A right and B wrong {mc.a_only:,}, "

@@ -18,6 +18,7 @@ from analysis.playground.uncertainty import Interval, bootstrap_interval
 from components.common.formatting import DASH, fmt_interval, fmt_num
 from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import esc
+from components.common.stat_row import StatRow
 
 # per-question explanations of data problems, in the order the list shows them
 WARN_TEXT: dict[NoteCode, str] = {
@@ -159,7 +160,7 @@ def show_summary(cur: RunResult, sc: RunResult, preview: bool = False) -> None:
     acc, sav = cur.accuracy_interval, cur.savings_interval
     cmp = cur.paired_with(sc)
     d = cmp.diff
-    row = st.container(horizontal=True, gap="medium")  # wraps instead of cutting at 1024 px
+    row = StatRow()  # wraps instead of cutting at 1024 px
     row.metric(
         f"accuracy · 95 % CI {fmt_interval(acc.lo, acc.hi, unit=' %')}",
         f"{fmt_num(acc.estimate, '.1f')}%",
@@ -168,19 +169,16 @@ def show_summary(cur: RunResult, sc: RunResult, preview: bool = False) -> None:
         delta_arrow="off" if d.covers_zero else "auto",
         help="mean over questions of each question's accuracy over the bootstrap iterations; "
         "the difference with SC is grey when its interval covers 0 (no clear win or loss)",
-        width="content",
     )
     row.metric(
         f"mean token savings · 95 % CI {fmt_interval(sav.lo, sav.hi, unit=' %')}",
         f"{fmt_num(sav.estimate, '.1f')}%",
-        width="content",
     )
     row.metric(
         "questions vs SC: better / worse / same",
         f"{cmp.wins} / {cmp.losses} / {cmp.ties}",
         help="per question, the policy's accuracy over the iterations against SC's on the same "
         "iterations: higher, lower or equal",
-        width="content",
     )
     n, total = stopped_early(cur)
     row.metric(
@@ -190,13 +188,9 @@ def show_summary(cur: RunResult, sc: RunResult, preview: bool = False) -> None:
         delta_color="off",
         delta_arrow="off",
         help="bootstrap iterations (all questions) that a rule stopped before the full budget",
-        width="content",
     )
-    row.metric(
-        "iterations × questions",
-        f"{cur.settings.iterations} × {len(cur.questions)}",
-        width="content",
-    )
+    row.metric("iterations × questions", f"{cur.settings.iterations} × {len(cur.questions)}")
+    row.draw("pg_summary", label="The run's headline figures")
     st.caption(
         CI_METHOD.format(n_q=acc.n_questions, n_i=acc.n_iterations, b=acc.b, seed=acc.seed)
         + (

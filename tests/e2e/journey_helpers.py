@@ -109,3 +109,25 @@ def off_app_hrefs(page: Page, base: str) -> list[str]:
         }"""
     )
     return [h for h in hrefs if not h.startswith(base + "/") and h != base]
+
+
+# a headline figure (components.common.stat_row) cut or pushed out of its row: its value wider
+# than its box, or its box past the row's right edge; the rows live in their components' shadow
+# roots, which document.querySelectorAll does not enter
+STATS_CUT = """() => {
+  const out = [];
+  for (const host of document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')) {
+    const root = host.shadowRoot || host;
+    for (const row of root.querySelectorAll('.rte-stats')) {
+      const edge = row.getBoundingClientRect().right;
+      for (const stat of row.querySelectorAll('.rte-stat')) {
+        const value = stat.querySelector('.rte-stat-value');
+        if (stat.getBoundingClientRect().right > edge + 1
+            || (value && value.scrollWidth > value.clientWidth + 1)) {
+          out.push((stat.innerText || '').slice(0, 60));
+        }
+      }
+    }
+  }
+  return out;
+}"""

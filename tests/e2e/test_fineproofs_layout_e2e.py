@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import assert_no_exception, drawn
+from tests.e2e.journey_helpers import STATS_CUT
 
 pytestmark = pytest.mark.e2e
 
@@ -41,7 +42,8 @@ def test_nothing_is_cut_at_1024x768(app_url: str, page, query: str) -> None:  # 
     drawn(page)
     assert_no_exception(page)
     if "prefix" in query:
-        page.locator(".st-key-fp_step_stats").wait_for(timeout=30_000)
+        page.locator(".st-key-fp_step_stats .rte-stat").first.wait_for(timeout=30_000)
         # the download buttons are at the bottom: bring them into the layout's view
         page.get_by_text("Download series CSV").scroll_into_view_if_needed()
     assert page.evaluate(_CUT) == []
+    assert page.evaluate(STATS_CUT) == []

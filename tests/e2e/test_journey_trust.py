@@ -37,7 +37,8 @@ def _number(page: Page, pattern: str) -> re.Match[str]:
 
 
 def _metric(page: Page, label: str) -> Any:
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    """A headline figure (components.common.stat_row) by its label."""
+    return page.locator(".rte-stat").filter(has_text=label).first
 
 
 def _over_100_trace(sample_root: Path) -> tuple[str, int, float]:
@@ -60,17 +61,15 @@ def test_j5_weigh_a_result(
     expect(acc).to_contain_text(re.compile(interval))
     bounds = re.search(interval, acc.inner_text())
     assert bounds is not None
-    value = re.search(PCT, acc.locator('[data-testid="stMetricValue"]').inner_text())
+    value = re.search(PCT, acc.locator(".rte-stat-value").inner_text())
     assert value is not None
     assert float(bounds[1]) <= float(value[1]) <= float(bounds[2]), acc.inner_text()
     expect(acc).to_contain_text(re.compile(r"pp vs SC, 95 % CI \["))
     expect(_metric(page, "mean token savings · 95 % CI")).to_be_visible()
     counts = _metric(page, "questions vs SC: better / worse / same")
-    grid = _metric(page, "iterations × questions").locator('[data-testid="stMetricValue"]')
+    grid = _metric(page, "iterations × questions").locator(".rte-stat-value")
     n_q = int(grid.inner_text().split("×")[1])
-    better, worse, same = map(
-        int, counts.locator('[data-testid="stMetricValue"]').inner_text().split("/")
-    )
+    better, worse, same = map(int, counts.locator(".rte-stat-value").inner_text().split("/"))
     assert better + worse + same == n_q
     no_exception(page)
 
@@ -79,15 +78,10 @@ def test_j5_weigh_a_result(
     for name in ("pass@1", "majority@all", r"majority@\d+"):
         m = _number(page, rf"{name} \(95% CI {PCT}–{PCT}, n = (\d+) questions\)")
         assert float(m[1]) <= float(m[2]) and int(m[3]) > 0
-    # the file's pass@1: the first pass@1 metric after the file summary's heading (the open
-    # question has a pass@1 of its own above the tabs)
-    heading = page.get_by_text("This file: every question")
-    file_p1 = (
-        heading.locator('xpath=following::*[@data-testid="stMetric"]')
-        .filter(has_text="pass@1")
-        .first
-    )
-    p1 = re.search(PCT, file_p1.locator('[data-testid="stMetricValue"]').inner_text())
+    # the file's pass@1: in the file summary's row of figures (the open question has a pass@1
+    # of its own above the tabs)
+    file_p1 = page.locator('.rte-stats[aria-label="This file"] .rte-stat').filter(has_text="pass@1")
+    p1 = re.search(PCT, file_p1.locator(".rte-stat-value").inner_text())
     assert p1 is not None
     m = _number(page, rf"pass@1 \(95% CI {PCT}–{PCT}")
     assert float(m[1]) <= float(p1[1]) <= float(m[2])

@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.journey_helpers import STATS_CUT
 
 pytestmark = pytest.mark.e2e
 
@@ -37,9 +38,10 @@ def test_nothing_is_cut_at_1024x768(app_url: str, page, path: str) -> None:  # t
     page.goto(f"{app_url}/{path}")
     _settled(page)
     assert_no_exception(page)
-    expect(page.locator('[data-testid="stMetric"]').first).to_be_visible(timeout=60_000)
+    expect(page.locator(".rte-stat").first).to_be_visible(timeout=60_000)
     # retried until the layout has settled (a late rerun may still move things)
     page.wait_for_function(f"() => ({_CUT})().length === 0", timeout=30_000)
+    page.wait_for_function(f"() => ({STATS_CUT})().length === 0", timeout=30_000)
 
 
 def _iteration(page):  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, vp_id
+from tests.e2e.journey_helpers import STATS_CUT, VIEWPORTS, new_page, vp_id
 
 pytestmark = pytest.mark.e2e
 
@@ -147,6 +147,7 @@ def test_nothing_is_cut_at_1024x768(app_url: str, browser, query: str) -> None: 
         drawn(pg)
         assert_no_exception(pg)
         assert pg.evaluate(OVERFLOWING) == []
+        assert pg.evaluate(STATS_CUT) == []
     finally:
         ctx.close()
 

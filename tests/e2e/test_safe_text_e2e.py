@@ -20,6 +20,7 @@ HOSTILE = (
     "view (https://evil.example/x) lacks it; see www.evil.example, mail a@evil.example,"
     " HTTP://EVIL.example/Y and http://e"
 )
+MARKUP = "<img src=x onerror=window.__pwned=1> <b>b</b> [x](http://e)"
 NOTE = textwrap.dedent(
     """\
     **bold** ![pic](https://evil.example/a.png) [ok](https://ok.example/page)
@@ -40,13 +41,17 @@ NOTE = textwrap.dedent(
 APP = f"""
 import streamlit as st
 from components.common.safe_text import md_html, md_label, md_text
+from components.common.stat_row import stat_row
 
 HOSTILE = {HOSTILE!r}
+MARKUP = {MARKUP!r}
 with st.container(key="texts"):
     st.markdown(md_text(HOSTILE))
     st.caption(md_text(HOSTILE))
     st.warning(md_text(HOSTILE))
     st.metric(md_label("https://evil.example/k www.evil.example"), md_text(HOSTILE))
+with stat_row("figures", label=MARKUP) as row:  # set as text: nothing escaped, nothing run
+    row.metric(MARKUP, HOSTILE, "-" + MARKUP, help=MARKUP)
 with st.container(key="note"):
     st.markdown("<div class='note'>" + md_html({NOTE!r}) + "</div>", unsafe_allow_html=True)
 st.container(key="done").write("done")
@@ -93,6 +98,15 @@ def test_escaped_text_is_never_a_link_and_notes_load_nothing(text_app: str, page
     shown = texts.locator('[data-testid="stMarkdownContainer"]').first.inner_text()
     assert shown.replace(WORD_JOINER, "") == HOSTILE
 
+    # a stat row: every part is the text itself, no markup, no link, nothing ran
+    figure = page.locator(".rte-stat")
+    expect(figure.locator(".rte-stat-value")).to_have_text(HOSTILE)
+    expect(figure.locator(".rte-stat-label span").first).to_have_text(MARKUP)
+    expect(figure.locator(".rte-stat-delta")).to_have_text(f"↓ -{MARKUP}")
+    expect(figure.locator(".rte-stat-help")).to_have_attribute("title", MARKUP)
+    expect(page.locator(".rte-stats img, .rte-stats b, .rte-stats a")).to_have_count(0)
+    assert page.evaluate("() => window.__pwned") is None
+
     note = page.locator(".st-key-note .note")
     expect(note.locator("strong")).to_have_text("bold")
     expect(note.locator("img")).to_have_count(0)
@@ -114,4 +128,5 @@ def test_escaped_text_is_never_a_link_and_notes_load_nothing(text_app: str, page
     expect(note).to_contain_text("[rel](//evil.example/p)")
     # the code block keeps its blank line and stays code (no image, no link after the blank line)
     expect(note.locator("pre code")).to_contain_text("code\n\n![i](https://evil.example/b.png)")
-    assert not [u for u in requests if not u.startswith(text_app)], requests
+    # nothing but the app's own server (a component's script is a blob of this page's origin)
+    assert not [u for u in requests if not u.startswith((text_app, f"blob:{text_app}"))], requests

@@ -24,6 +24,7 @@ from cache.sample.fineproofs import write_sample
 from components.common import casebook as cb
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import shown_tables
 
 PAGE = "pages/fineproofs.py"
@@ -307,7 +308,7 @@ def test_missing_required_column_and_corrupt_table(tmp_path: Path, monkeypatch) 
 
 
 # ---------------------------------------------------------------- review fixes
-def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_source_figure_is_sent_as_plain_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "fp"
     write_sample(root)
     table = root / "data/prefix_values.parquet"
@@ -318,9 +319,10 @@ def test_source_metric_is_markdown_escaped(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("RTE_FINEPROOFS_PATH", str(root))
     at = _app({"problem": pid, "sample": str(sample)})
     assert not at.error, _errors(at)
-    metric = next(m for m in at.metric if m.label == "source")
-    # escaped, and a word joiner after "http:" so remark-gfm auto-links nothing
-    assert metric.value == "\\[x\\]\\(http:\u2060//e\\)"
+    metric = next(m for m in shown_metrics(at) if m.label == "source")
+    # the stat row sets it as text in the browser (no Markdown): the characters as they are
+    # (tests/e2e/test_safe_text_e2e.py: a hostile value shows as text and runs nothing)
+    assert metric.value == "[x](http://e)"
     at = _app({"view": "Collection"})
     assert not at.error, _errors(at)
 
@@ -347,7 +349,7 @@ def test_prefix_link_shows_the_step_statistics_panel(sample_fp: Path) -> None:
     heads = [m.value for m in at.markdown if m.value.startswith("**Selected step")]
     row = shown_tables(at)[0].set_index("ordinal").loc[3]
     assert heads == [f"**Selected step · prefix 3 · step {row['step']} of {row['num_steps']}**"]
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in shown_metrics(at)}
     assert metrics["value"] == f"{row['value']:.3f}"
     assert metrics["± 2 SE"] == f"{2 * row['se']:.3f}"
     assert metrics["change"] == row["change"]  # a column with gaps is shown as text: "+0.123"
@@ -419,7 +421,7 @@ def test_capture_a_trace_from_the_trace_tab(sample_fp: Path, db: str) -> None:
         "first_error_step",
         "total_decline",
     } <= set(snap)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in shown_metrics(at)}
     assert metrics["endpoint grade"] == f"{snap['endpoint_grade']:.3f}"
     # the new case is shown inline on the trace
     assert any(e.label.endswith("1 case(s) on this item") for e in at.main.expander)

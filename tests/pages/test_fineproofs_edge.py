@@ -27,6 +27,7 @@ from tests.analysis.fineproofs.crafted import (
     push_end_past_text,
 )
 from tests.pages.conftest import new_app
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import shown_tables
 
 PAGE = "pages/fineproofs.py"
@@ -157,7 +158,7 @@ def test_missing_shard_keeps_values_curve_and_step_panel(copy: Path) -> None:
     assert "laid out like" not in err  # the folder layout is fine
     assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
     assert any(m.value.startswith("**Selected step · prefix 2") for m in at.markdown)
-    assert {m.label for m in at.metric} >= {"value", "± 2 SE", "change"}
+    assert {m.label for m in shown_metrics(at)} >= {"value", "± 2 SE", "change"}
     # the way back keeps the user's source: no switch to the sample
     labels = [b.label for b in at.button]
     assert "Use the bundled sample instead" not in labels
@@ -247,4 +248,4 @@ def test_a_shard_the_hub_cannot_give_keeps_values_curve_and_step_panel(
     assert "Trace text unavailable" in err and missing in err and "HF_HUB_OFFLINE" in err
     assert "shown without the text" in err
     assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
-    assert {m.label for m in at.metric} >= {"value", "± 2 SE", "change"}
+    assert {m.label for m in shown_metrics(at)} >= {"value", "± 2 SE", "change"}

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import new_app
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
 PAGE = "pages/fineproofs.py"
@@ -49,7 +50,7 @@ def _chrome(at: AppTest) -> list[str]:
     """The page's own text: captions, markdown, metrics, info/warnings, st.html and the grid
     (not the trace text, which is the dataset's)."""
     out = [c.value for c in at.caption] + [m.value for m in at.markdown]
-    out += [f"{m.label} {m.value}" for m in at.metric]
+    out += [f"{m.label} {m.value}" for m in shown_metrics(at)]
     out += [e.value for e in [*at.info, *at.warning, *at.error]]
     out += [h.proto.body for h in at.get("html")] + [_grid(at)]
     return out

@@ -19,6 +19,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -60,7 +61,7 @@ def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None
     assert at.title[0].value == "MARS pools"
     q = next(s for s in at.selectbox if s.label == "Question")
     assert q.value == 2
-    assert next(m for m in at.metric if m.label == "traces").value == "20"
+    assert next(m for m in shown_metrics(at) if m.label == "traces").value == "20"
     assert not at.get("plotly_chart")  # nothing loads Plotly's bundle at first paint
     specs = _lite(at)
     curves = specs[-1]  # the grid comes first, the curves figure last
@@ -119,7 +120,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
         # the question's traces in a light table, one row per trace, the scalar columns only
         assert not at.dataframe
         data = next(t for t in shown_tables(at) if "trace_idx" in t.columns)
-        traces = next(m for m in at.metric if m.label == "traces").value
+        traces = next(m for m in shown_metrics(at) if m.label == "traces").value
         assert len(data) == int(str(traces).replace(",", ""))
         assert "curve" not in data.columns and "flags" in data.columns  # lists: download only
         at = open_page(qid="1", view="Data", data_grid="true")  # the switch: the same rows
@@ -300,7 +301,7 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     assert not at.exception, at.exception
     assert at.error and "odd notes row" in " ".join(e.value for e in at.error)
     assert next(s for s in at.selectbox if s.label == "Question").value == 2
-    assert next(m for m in at.metric if m.label == "traces").value == "20"
+    assert next(m for m in shown_metrics(at) if m.label == "traces").value == "20"
     assert len(_lite(at)) >= 1  # the curves still drawn (the link names a question: no grid)
 
 
@@ -403,7 +404,10 @@ def test_capture_a_question(open_page, db: str, local_mars: Path) -> None:
     assert case.source["local_path"] == str(local_mars)
     snap = case.snapshot
     assert snap["n_traces"] == 20
-    assert f"{snap['pass_at_1']:.0%}" == next(m for m in at.metric if m.label == "pass@1").value
+    assert (
+        f"{snap['pass_at_1']:.0%}"
+        == next(m for m in shown_metrics(at) if m.label == "pass@1").value
+    )
     assert {
         "majority_answer",
         "majority_correct",
@@ -429,7 +433,7 @@ def test_capture_a_trace_and_a_probe(open_page, db: str) -> None:
         trace.snapshot
     )
     assert trace.snapshot["lowest_group_conf"] is not None
-    length = next(m for m in at.metric if m.label == "length").value
+    length = next(m for m in shown_metrics(at) if m.label == "length").value
     assert f"{trace.snapshot['length']:,}" == length
     assert probe.item == {"file": REL, "qid": "1", "trace": "3", "probe": str(pos)}
     assert probe.snapshot["position"] == pos
@@ -521,7 +525,7 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     assert pick.value == rel
     assert at.query_params["file"] in (rel, [rel])
     assert "not in this folder" in pick.format_func(REL)
-    assert next(m for m in at.metric if m.label == "traces").value == "6"
+    assert next(m for m in shown_metrics(at) if m.label == "traces").value == "6"
 
 
 def test_a_deepconf_policy_draws_its_threshold_across_the_curves(

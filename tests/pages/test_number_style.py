@@ -11,6 +11,7 @@ import pytest
 
 from components.common.formatting import DASH
 from tests.pages.conftest import run_page
+from tests.pages.stats import shown_metrics
 
 pytestmark = pytest.mark.usefixtures("sample_root", "db")
 
@@ -49,7 +50,7 @@ def _texts(at: Any) -> list[str]:
         "subheader",
     ):
         out += [str(e.value) for e in getattr(at, kind)]
-    for m in at.metric:
+    for m in shown_metrics(at):
         out += [str(m.label), str(m.value), str(m.delta or "")]
     for df in at.dataframe:
         frame = df.value

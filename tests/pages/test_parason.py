@@ -27,6 +27,7 @@ from components.parason.rl import rl_table_key
 from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
 from tests.pages.md_tables import md_tables
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, lite_tables
 
 PAGE = "pages/parason.py"
@@ -143,7 +144,7 @@ def test_deep_link_restores_trajectory_and_node() -> None:
     html = _html(at)
     assert "floor(999/77) = 12" in html  # the node's text panel
     assert "rte-node-text" in html and "rte-parason-text" in _text_view(at)
-    labels = [m.label for m in at.metric]
+    labels = [m.label for m in shown_metrics(at)]
     assert "tokens T" in labels and "speedup T/C" in labels
     fig = _figs(at)[0]
     nodes = next(tr for tr in fig["data"] if tr.get("name") == "nodes")
@@ -526,7 +527,7 @@ def test_capture_a_trajectory(db: str) -> None:
     assert {"T", "C", "speedup", "acceleration", "blocks", "branches", "correctness"} <= set(snap)
     assert snap["blocks"] == 4 and snap["speedup"] > 1 and snap["counter"]
     assert snap["n_warnings"] == 0 and snap["warning_codes"] == ""
-    assert at.metric[2].value == f"{snap['speedup']:.2f}×"
+    assert shown_metrics(at)[2].value == f"{snap['speedup']:.2f}×"
 
 
 def test_capture_a_node_and_a_stage(db: str) -> None:
@@ -662,7 +663,7 @@ def test_empty_reasoning_is_flagged_and_speedup_undefined(
     uid = df["uuid"][0]
     at = _app({"uuid": uid}, session=session)
     assert not _errors(at)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in shown_metrics(at)}
     assert metrics["speedup T/C"] == "–" and metrics["tokens T"] == "0"
     assert any("reasoning is empty" in w.value for w in at.warning)
     assert "empty_reasoning" in _html(at)

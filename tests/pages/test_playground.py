@@ -29,6 +29,7 @@ from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
@@ -54,7 +55,7 @@ def open_app(local_mars: Path, monkeypatch):
 
 def _metric(at, label: str) -> str:
     """A headline metric's value by its name (the label goes on with its 95 % interval)."""
-    return next(m.value for m in at.metric if m.label.split(" · ")[0] == label)
+    return next(m.value for m in shown_metrics(at) if m.label.split(" · ")[0] == label)
 
 
 def open_tab(app, name: str):  # type: ignore[no-untyped-def]
@@ -515,11 +516,11 @@ def test_empty_replay_is_an_info_box_not_an_empty_chart(tmp_path: Path, monkeypa
 def test_stopped_early_shows_its_total(open_app) -> None:
     app = open_app(policy="sc-consensus", budget="16", tau="0.5")
     assert not app.exception, app.exception
-    metric = next(m for m in app.metric if m.label == "stopped early")
+    metric = next(m for m in shown_metrics(app) if m.label == "stopped early")
     n, total = (int(v) for v in metric.value.split(" / "))
     assert total == 8 * 3  # preview iterations x questions
     assert 0 < n <= total
-    assert metric.proto.delta == f"{100 * n / total:.0f}% of iterations"
+    assert metric.delta == f"{100 * n / total:.0f}% of iterations"
 
 
 def _marker(app, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
@@ -783,12 +784,12 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
     assert next(s for s in app.selectbox if s.key == "vs").value == "dco"
-    p = next(m for m in app.metric if m.label == "McNemar exact p (two-sided)")
+    p = next(m for m in shown_metrics(app) if m.label == "McNemar exact p (two-sided)")
     assert float(p.value) == pytest.approx(want.mcnemar.p_value, rel=1e-2)
     captions = " ".join(c.value for c in app.caption)
     assert f"A right and B wrong {want.mcnemar.a_only:,}" in captions
     assert f"B right and A wrong {want.mcnemar.b_only:,}" in captions
-    acc = next(m for m in app.metric if m.label.startswith("accuracy A − B"))
+    acc = next(m for m in shown_metrics(app) if m.label.startswith("accuracy A − B"))
     assert acc.value == f"{want.accuracy.estimate:+.1f} pp"
     lost = a_loses(want)
     table = next(df for df in shown_tables(app) if "replay" in df.columns)

@@ -11,6 +11,7 @@ import pytest
 from cache.sample.mars import write_file
 from components.playground import view as pv
 from tests.pages.conftest import run_page
+from tests.pages.stats import shown_metrics
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 BAD = re.compile(r"\bNone\b|\bnan\b|(?<![\w.])[-−]0(?:\.0+)?(?![\d.])", re.IGNORECASE)
@@ -25,8 +26,8 @@ def local_mars(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
 def _texts(at) -> list[str]:  # type: ignore[no-untyped-def]
     out = []
-    for m in at.metric:
-        out += [m.label, m.value, str(m.proto.delta or "")]
+    for m in shown_metrics(at):
+        out += [m.label, m.value, str(m.delta or "")]
     for kind in (at.caption, at.markdown, at.info, at.warning, at.subheader):
         out += [e.value for e in kind]
     out += [str(h.proto.body) for h in at.get("html")]
@@ -45,9 +46,9 @@ def test_no_none_nan_or_negative_zero_in_any_tab(
         texts = _texts(at)
         bad = [t for t in texts if BAD.search(t)]
         assert not bad, (tab, bad)
-        labels = [m.label for m in at.metric]
+        labels = [m.label for m in shown_metrics(at)]
         assert any(x.startswith("accuracy · 95 % CI [") for x in labels), labels
         assert any(x.startswith("mean token savings · 95 % CI [") for x in labels), labels
-        assert any("vs SC, 95 % CI [" in str(m.proto.delta) for m in at.metric)
+        assert any("vs SC, 95 % CI [" in str(m.delta) for m in shown_metrics(at))
         assert any("so the intervals carry the extra noise" in c.value for c in at.caption)
         assert pv.TABS[0] == "Frontier"
