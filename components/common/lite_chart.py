@@ -52,8 +52,8 @@ STEPS_PX = 40  # the Play / slider bar under a chart with steps
 
 _COMPONENT: Any = None
 # the spec of a figure object a view keeps in a cache and draws again on every run: by the
-# figure's id, with a weak reference that tells a reused id from the same figure
-_SPECS: Kept[int, tuple[weakref.ref, dict[str, Any]]] = Kept(256)
+# figure's id and its steps, with a weak reference that tells a reused id from the same figure
+_SPECS: Kept[tuple[int, str], tuple[weakref.ref, dict[str, Any]]] = Kept(256)
 
 
 def component_js() -> str:
@@ -70,13 +70,14 @@ def _component() -> Any:
 
 
 def _spec(fig: go.Figure, steps: Mapping[str, Any] | None, kept: bool) -> dict[str, Any]:
-    if not kept or steps is not None:
+    if not kept:
         return chart_spec(fig, steps)
-    hit = _SPECS.get(id(fig))
+    memo = (id(fig), repr(sorted(steps.items())) if steps else "")
+    hit = _SPECS.get(memo)
     if hit is not None and hit[0]() is fig:
         return hit[1]
-    spec = chart_spec(fig)
-    _SPECS.put(id(fig), (weakref.ref(fig), spec))
+    spec = chart_spec(fig, steps)
+    _SPECS.put(memo, (weakref.ref(fig), spec))
     return spec
 
 

@@ -15,13 +15,16 @@ import streamlit as st
 
 from analysis.mars.for_playground import feature_paths, load_features
 from analysis.playground import (
+    Diagnostics,
     FrontierPoint,
     Policy,
     PreparedQuestion,
+    QuestionResult,
     RunResult,
     SimSettings,
     point_of,
     prepare,
+    replay,
     simulate,
     sweep,
 )
@@ -74,6 +77,29 @@ def run(relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings) 
     prepared(relpath, src, settings.window)
     path = resolve("mars", relpath, src)
     return _run(str(path), file_stamp(path), policy, settings)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _replayed(
+    path: str, mtime: int, policy: Policy, settings: SimSettings, qid: int, iteration: int
+) -> tuple[QuestionResult, Diagnostics | None]:
+    prep = next(p for p in _prepared(path, mtime, settings.window) if p.qid == qid)
+    res, diag = replay(prep, policy, settings, iteration)
+    proxy = policy.replay_proxy()
+    if proxy is not None:  # same sample, same votes per checkpoint; `res` stays the policy's own
+        _res, diag = replay(prep, proxy, settings, iteration)
+    return res, diag
+
+
+def replayed(
+    relpath: str, src: SourceConfig, policy: Policy, settings: SimSettings, qid: int, it: int
+) -> tuple[QuestionResult, Diagnostics | None]:
+    """One bootstrap iteration of one question with its per-checkpoint internals (a policy that
+    never stops shows its proxy's votes), cached like the runs: stepping back and forth through
+    iterations, or opening a shared replay link again, recomputes nothing. Never mutated."""
+    prepared(relpath, src, settings.window)
+    path = resolve("mars", relpath, src)
+    return _replayed(str(path), file_stamp(path), policy, settings, int(qid), int(it))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

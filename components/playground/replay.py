@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.playground import Policy, QuestionResult, SimSettings, replay
+from analysis.playground import Diagnostics, Policy, QuestionResult, SimSettings
 from analysis.playground.explain import ThresholdParts, threshold_parts
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
@@ -72,11 +73,8 @@ def show_replay(
     DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     DL.remember("it", raw_it, raw_it is None or (raw_it.isdigit() and int(raw_it) <= last), f"{it}")
     DL.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
-    preps = {p.qid: p for p in pc.prepared(rel, src, settings.window)}
-    res, diag = replay(preps[qid], policy, settings, it)
+    res, diag = pc.replayed(rel, src, policy, settings, qid, it)
     proxy = policy.replay_proxy()
-    if proxy is not None:  # same sample, same votes per checkpoint; `res` stays the policy's own
-        _res, diag = replay(preps[qid], proxy, settings, it)
     ans = res.answer_text(0)
     ok = "correct" if res.correct[0] else "wrong"
     how = (
@@ -105,16 +103,32 @@ def show_replay(
             "This policy never stops early; the chart shows how its vote stood at each checkpoint "
             "(the snapshot vote it would take if it stopped there)."
         )
-    unit = "confidence-weighted votes" if policy.voting.weighted else "votes"
-    fig = replay_figure(diag, res, policy.replay_signal, policy.share_threshold(), vote_unit=unit)
+    unit = vote_unit(policy)
+    fig = _chart((rel, src, policy, settings, qid, it), res, diag, policy)
     with evidence("replay"):
-        lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid))
+        lite_chart(fig, key="replay_fig", steps=replay_steps(diag.grid), kept=True)
     stop = int(res.stop_index[0])
     k = stop if stop >= 0 else int(diag.grid.shape[0]) - 1
     parts = threshold_parts(diag, k)
     if parts is not None:
         calibrated = bool(getattr(policy, "calibrate", False))
         st.html(threshold_html(parts, res, int(diag.grid[k]), stop >= 0, unit, calibrated))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _chart(
+    key: tuple[object, ...], _res: QuestionResult, _diag: Diagnostics, policy: Policy
+) -> go.Figure:
+    """The replay's figure, once per replayed iteration (`key`: what `pc.replayed` was asked,
+    which names `_res` and `_diag`, not hashed). Kept and never changed: `lite_chart` makes its
+    spec once."""
+    return replay_figure(
+        _diag, _res, policy.replay_signal, policy.share_threshold(), vote_unit=vote_unit(policy)
+    )
+
+
+def vote_unit(policy: Policy) -> str:
+    return "confidence-weighted votes" if policy.voting.weighted else "votes"
 
 
 def _name(res: QuestionResult, gid: int | None) -> str:

@@ -799,3 +799,31 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     ):
         assert link.startswith("playground?") and f"qid={qid}" in link and f"it={int(it)}" in link
         assert "policy=offline" in link and "view=Questions" in link and "vs=" not in link
+
+
+def test_a_replayed_iteration_is_computed_and_drawn_once(open_app, monkeypatch) -> None:
+    """The replay is cached like the runs: opening the same iteration again builds no figure;
+    another iteration is its own replay (never the cached one of the first)."""
+    from components.playground import replay as replay_view
+
+    built: list[int] = []
+    real = replay_view.replay_figure
+
+    def counted(diag, res, *args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(int(res.stop_index[0]))
+        return real(diag, res, *args, **kwargs)
+
+    monkeypatch.setattr(replay_view, "replay_figure", counted)
+    # a budget no other test opens: nothing of it is in the process's caches yet
+    params = {"policy": "sc-pp", "budget": "13", "qid": "1", "view": "Questions"}
+    first = open_app(**params, it="6")
+    assert not first.exception, first.exception
+    assert not _link_notes(first)
+    again = open_app(**params, it="6")
+    assert len(built) == 1  # the second opening reuses the first's figure
+    assert _chart(again, "vote share per answer") == _chart(first, "vote share per answer")
+    html = " ".join(h.proto.body for h in again.get("html"))
+    assert "iteration 6" in html
+    other = open_app(**params, it="2")
+    assert "iteration 2" in " ".join(h.proto.body for h in other.get("html"))
+    assert len(built) == 2  # another iteration: its own replay

@@ -40,12 +40,23 @@ def test_a_kept_figure_is_converted_once(conversions: list[int]) -> None:
     assert lc._spec(other, None, kept=True) == first and len(conversions) == 2
 
 
-def test_without_kept_or_with_steps_every_call_converts(conversions: list[int]) -> None:
+def test_without_kept_every_call_converts(conversions: list[int]) -> None:
     fig = _fig([3, 1, 2])
     lc._spec(fig, None, kept=False)
     lc._spec(fig, None, kept=False)
+    assert len(conversions) == 2
+
+
+def test_a_kept_figure_is_converted_once_per_steps(conversions: list[int]) -> None:
+    """The playground's replay keeps its figure and draws it with its Play steps."""
+    fig = _fig([3, 1, 2])
     steps = {"counts": [1, 3], "labels": ["a", "b"], "prefix": "", "suffix": "", "active": 1}
-    lc._spec(fig, steps, kept=True)
+    first = lc._spec(fig, steps, kept=True)
+    assert lc._spec(fig, dict(steps), kept=True) is first  # equal steps: the same spec
+    assert first["steps"] and len(conversions) == 1
+    other = lc._spec(fig, {**steps, "active": 0}, kept=True)  # other steps: converted again
+    assert other is not first and len(conversions) == 2
+    assert lc._spec(fig, None, kept=True)["steps"] != first["steps"]
     assert len(conversions) == 3
 
 
@@ -56,10 +67,10 @@ def test_a_reused_id_of_a_dead_figure_is_not_served(conversions: list[int]) -> N
     del gone
     gc.collect()  # a figure and its traces refer to each other
     # whatever object takes that id later, the weak reference no longer points at it
-    assert lc._SPECS.get(stale_id)[0]() is None  # type: ignore[index]  # kept above
+    assert lc._SPECS.get((stale_id, ""))[0]() is None  # type: ignore[index]  # kept above
     fresh = _fig([5, 6, 7])
     lc._spec(fresh, None, kept=True)
-    assert conversions[-1] == id(fresh) and lc._SPECS.get(id(fresh))[0]() is fresh  # type: ignore[index]  # kept above
+    assert conversions[-1] == id(fresh) and lc._SPECS.get((id(fresh), ""))[0]() is fresh  # type: ignore[index]  # kept above
 
 
 def test_the_memo_is_bounded(conversions: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,4 +78,4 @@ def test_the_memo_is_bounded(conversions: list[int], monkeypatch: pytest.MonkeyP
     figs = [_fig([i, i + 1]) for i in range(5)]
     for f in figs:
         lc._spec(f, None, kept=True)
-    assert lc._SPECS.keys() == [id(f) for f in figs[2:]]
+    assert lc._SPECS.keys() == [(id(f), "") for f in figs[2:]]
