@@ -3,6 +3,8 @@ them) and the downloads of the current run, named after the run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import pandas as pd
 import polars as pl
 import streamlit as st
@@ -86,10 +88,10 @@ def _diff_cell(v: object) -> str:
     return "0" if abs(float(x)) <= DIFF_TOLERANCE else fmt_num(x, "+.3g")
 
 
-def _formats(columns: list[str]) -> dict[str, object]:
+def _formats(columns: list[str]) -> dict[str, Callable[[object], str]]:
     """Per column: percentages to 2 decimals, positions as whole tokens with thousands
     separators ("6,144"), differences signed, gamma to 2 decimals; missing as "–"."""
-    out: dict[str, object] = {}
+    out: dict[str, Callable[[object], str]] = {}
     for c in columns:
         if c.startswith("d_"):
             out[c] = _diff_cell
@@ -140,7 +142,9 @@ def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
     )
 
 
-def _as_text(table: pd.DataFrame, formats: dict[str, object]) -> tuple[pl.DataFrame, list[str]]:
+def _as_text(
+    table: pd.DataFrame, formats: Mapping[str, Callable[[object], str]]
+) -> tuple[pl.DataFrame, list[str]]:
     """The table as the light table shows it: each column formatted (`formats`, else numbers
     to 2 decimals), and the names of its numeric columns (right-aligned)."""
     cols: dict[str, list[str]] = {}
@@ -153,7 +157,7 @@ def _as_text(table: pd.DataFrame, formats: dict[str, object]) -> tuple[pl.DataFr
             f = _two_decimals
         if f is not None:
             numeric.append(c)
-            cols[c] = [str(f(v)) for v in table[c]]  # type: ignore[operator]
+            cols[c] = [f(v) for v in table[c]]
         else:
             cols[c] = ["" if v is None or v is pd.NA else str(v) for v in table[c]]
     return pl.DataFrame(cols, schema=dict.fromkeys(cols, pl.String)), numeric
@@ -242,7 +246,7 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
         st.markdown("**Overall, ours against the reference**")
         table = overall_comparison(cur.overall(), overall)
         specs = (".2f", ".2f", ".2f", ".2f", ".0f", ",.0f", ".2f", ".0f", ".0f", ".0f")
-        fmts: dict[str, object] = {
+        fmts: dict[str, Callable[[object], str]] = {
             label: (lambda v, f=f: fmt_num(v, f))
             for label, f in zip(OVERALL_SHOWN.values(), specs, strict=True)
         }

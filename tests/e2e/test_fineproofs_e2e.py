@@ -8,12 +8,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from playwright.sync_api import expect
 
 from analysis.fineproofs.utf16 import Utf16Index
 from cache.fineproofs_io import load_trace
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
 def _pick_trace(root: Path) -> tuple[str, int]:
@@ -127,8 +128,10 @@ def test_clicking_a_step_selects_it_in_place_without_a_reload(
     stats.filter(has_text="prefix 4 ·").wait_for(timeout=30_000)
     wait_for_app(page)
     assert page.evaluate("() => window.__fpNoReload") == 1  # same page: no reload
-    text = stats.inner_text()
-    assert "Selected step · prefix 4 · step" in text and "± 2 SE" in text and "n graded" in text
+    assert "Selected step · prefix 4 · step" in stats.inner_text()
+    # the step's figures (a stat row, in its component's shadow root)
+    for label in ("± 2 SE", "n graded"):
+        expect(stats.locator(".rte-stat").filter(has_text=label)).to_be_visible()
     q = page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
     assert q["problem"] == pid and q["sample"] == str(sample) and q["tcolor"] == "change"
     page.wait_for_function(

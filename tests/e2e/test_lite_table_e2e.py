@@ -15,7 +15,7 @@ from bench.browser import streamlit_server
 from components.common import theme
 from tests.e2e.journey_helpers import VIEWPORTS, new_page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 ROWS = 2000
 HOSTILE = "<b>bold</b> <img src=x onerror=window.__pwned=1>"

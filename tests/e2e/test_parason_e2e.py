@@ -10,7 +10,7 @@ from cache.sample.parason import make_uuid
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
 from tests.e2e.journey_helpers import STATS_CUT, VIEWPORTS, new_page, vp_id
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 FOUR = make_uuid("not-div-7-11")
 HTML_ROW = make_uuid("malformed-html-script")

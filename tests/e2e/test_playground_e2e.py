@@ -20,7 +20,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
 from tests.e2e.journey_helpers import VIEWPORTS, new_page, vp_id
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 CURRENT_X = f"""() => {{ const p = ({LITE_POINTS})('current setting');
   return p && p.length ? p[0][0] : null; }}"""

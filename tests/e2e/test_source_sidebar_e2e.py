@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)

@@ -308,7 +308,9 @@ def test_missing_required_column_and_corrupt_table(tmp_path: Path, monkeypatch) 
 
 
 # ---------------------------------------------------------------- review fixes
-def test_source_figure_is_sent_as_plain_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_source_figure_is_sent_as_plain_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "fp"
     write_sample(root)
     table = root / "data/prefix_values.parquet"
