@@ -49,13 +49,13 @@ from components.common.casebook import (
 )
 from components.common.guards import show_error
 from components.common.links import view_href
+from components.common.registered import registered
 from components.common.safe_text import esc
 from components.common.theme import CASE_ACCENT
 from components.common.triage import TPOS, TRIAGE, open_position
 
 BAR_KEY = "tq_bar"
 _JS_FILE = Path(__file__).with_name("triage_keys.js")
-_COMPONENT: Any = None
 
 # our own constant CSS (no user text): a compact bar pinned above the view
 _CSS = f"""<style>
@@ -80,13 +80,9 @@ _CSS = f"""<style>
 
 def _keys(queue_id: str) -> None:
     """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component(
-            "rte_triage_keys", js=_JS_FILE.read_text(encoding="utf-8")
-        )
+    mount = registered("rte_triage_keys", lambda: _JS_FILE.read_text(encoding="utf-8"))
     with st.sidebar:
-        _COMPONENT(key="rte_triage_keys", data={"qid": queue_id}, height=0)
+        mount(key="rte_triage_keys", data={"qid": queue_id}, height=0)
 
 
 def verdict_choices(current: str | None) -> list[str | None]:

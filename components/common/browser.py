@@ -16,17 +16,15 @@ from urllib.parse import unquote
 
 import streamlit as st
 
+from components.common.registered import registered
+
 COMPONENT = "rte_browser"
 AUTHOR_COOKIE = "rte_author"
 _JS_FILE = Path(__file__).with_name("browser.js")
-_COMPONENT: Any = None
 
 
 def _component() -> Any:
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component(COMPONENT, js=_JS_FILE.read_text(encoding="utf-8"))
-    return _COMPONENT
+    return registered(COMPONENT, lambda: _JS_FILE.read_text(encoding="utf-8"))
 
 
 def _mount(key: str, **data: object) -> None:

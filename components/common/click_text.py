@@ -20,6 +20,7 @@ import streamlit as st
 
 from cache.maths_spans import MATHS_CLASS
 from components.common.maths import TYPESET_JS, component_css, katex_payload
+from components.common.registered import registered
 from components.common.selection import picked_value
 
 PICK_EVENT = "pick"
@@ -102,17 +103,9 @@ _CSS = """
 .rte-click-root [data-pick]:focus-visible { outline: 2px solid var(--st-primary-color); }
 """
 
-_COMPONENT: Any = None
-
 
 def _component() -> Any:
-    """Register the component once per process (a second registration only logs a warning)."""
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component(
-            "rte_click_text", js=_JS, css=_CSS + component_css()
-        )
-    return _COMPONENT
+    return registered("rte_click_text", _JS, _CSS + component_css())
 
 
 def click_text(

@@ -21,6 +21,7 @@ import streamlit as st
 
 from cache.kept import Kept
 from components.common.lite_spec import LiteUnsupported, chart_spec
+from components.common.registered import registered
 
 LOG = logging.getLogger(__name__)
 COMPONENT = "rte_lite_chart"
@@ -50,7 +51,6 @@ _CSS = """
 """
 STEPS_PX = 40  # the Play / slider bar under a chart with steps
 
-_COMPONENT: Any = None
 # the spec of a figure object a view keeps in a cache and draws again on every run: by the
 # figure's id and its steps, with a weak reference that tells a reused id from the same figure
 _SPECS: Kept[tuple[int, str], tuple[weakref.ref, dict[str, Any]]] = Kept(256)
@@ -62,11 +62,7 @@ def component_js() -> str:
 
 
 def _component() -> Any:
-    """Register the component once per process (a second registration only logs a warning)."""
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component(COMPONENT, js=component_js(), css=_CSS)
-    return _COMPONENT
+    return registered(COMPONENT, component_js, _CSS)
 
 
 def _spec(fig: go.Figure, steps: Mapping[str, Any] | None, kept: bool) -> dict[str, Any]:

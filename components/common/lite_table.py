@@ -26,6 +26,7 @@ import streamlit as st
 from components.common import theme
 from components.common.formatting import DASH, fmt_num
 from components.common.links import is_view_href
+from components.common.registered import registered
 from components.common.selection import event_of, picked_value, selected_rows
 from components.common.url_state import bound_kept
 
@@ -66,15 +67,9 @@ PAD_PX = 6
 MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
 
-_COMPONENT: Any = None
-
 
 def _component() -> Any:
-    """Register the component once per process (a second registration only logs a warning)."""
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component("rte_lite_table", js=_JS, css=_CSS)
-    return _COMPONENT
+    return registered("rte_lite_table", _JS, _CSS)
 
 
 _PRINTF = re.compile(r"^%([+,]*)(\.\d+)?([dfeEgG])$")

@@ -19,9 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import streamlit as st
-
 from components.common import theme
+from components.common.registered import registered
 
 DeltaColor = Literal["normal", "inverse", "off"]
 _JS = Path(__file__).with_name("stat_row.js").read_text(encoding="utf-8")
@@ -41,15 +40,9 @@ _CSS = f"""
 .rte-stat-delta.off {{ color: {theme.NO_ANSWER}; }}
 """
 
-_COMPONENT: Any = None
-
 
 def _component() -> Any:
-    """Register the component once per process (a second registration only logs a warning)."""
-    global _COMPONENT
-    if _COMPONENT is None:
-        _COMPONENT = st.components.v2.component("rte_stat_row", js=_JS, css=_CSS)
-    return _COMPONENT
+    return registered("rte_stat_row", _JS, _CSS)
 
 
 @dataclass(frozen=True)
