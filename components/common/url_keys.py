@@ -25,6 +25,7 @@ class ParasonKeys:
 
     UUID = Param("uuid", None, parse=safe_token(80))
     NODE = Param("node", None, parse=safe_token(120))
+    RL_PROMPT = Param("rlp", None, parse=int_in(0, 10**12))  # the RL prompt open, by its index
     # the tabs (`view`), subset and counter; the filter bar; Browse's sort and grid switch; RL's search
     WIDGETS: tuple[str, ...] = (
         "subset",
@@ -41,6 +42,7 @@ class ParasonKeys:
         "grid",
         "rlq",
         "rlsrc",
+        "rl_grid",  # the RL prompts as a data grid
         "pairs",
         "zoom",  # the DAGs (Trajectory, 1x vs 8x) with Plotly
     )
@@ -77,6 +79,7 @@ class MarsKeys:
         "conf_by",
         "conf",
         "models_grid",  # Compare models' tables as data grids
+        "data_grid",  # the Data tab's traces as a data grid
     )
 
 
@@ -101,6 +104,7 @@ class PlaygroundKeys:
         "view",
         "vs",  # the Compare tab's policy B
         "perq_grid",  # the Questions tab's table as a data grid
+        "ref_grid",  # the Reference tab's tables as data grids
     )
 
     @staticmethod

@@ -9,14 +9,13 @@ from components.common.downloads import download_buttons, file_stem
 from components.common.lite_table import grid_switch, table_or_grid
 
 DOWNLOAD_KEY = "mars_features_download"
-GRID_KEY = "data_grid"  # the URL key of the table's "Data grid" switch
 
 
 def render_data(feats: pl.DataFrame, qid: int, rel: str) -> None:
     scalar = [c for c, t in feats.schema.items() if not isinstance(t, pl.List)]
     # the switch and content-wide buttons in one row (narrow columns cut the labels)
     row = st.container(horizontal=True, vertical_alignment="center")
-    grid = grid_switch(GRID_KEY, container=row)
+    grid = grid_switch("data_grid", container=row)
     download_buttons(
         feats, file_stem("mars", rel, f"q{qid}", "features"), key=DOWNLOAD_KEY, columns=[row, row]
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import polars as pl
 import streamlit as st
 
 from analysis.parason.tables import filter_rl, rl_frame, rl_sources
@@ -13,12 +14,11 @@ from components.common.downloads import file_stem
 from components.common.lite_table import grid_switch, table_or_grid
 from components.common.maths import maths_on
 from components.common.safe_text import esc
+from components.common.url_keys import ParasonKeys
 from components.common.url_state import bound_kept
 from components.parason import cached as pc
 from components.parason.shared import table_downloads
 from components.parason.text import node_text_html
-
-GRID_KEY = "rl_grid"  # the URL key of the table's "Data grid" switch
 
 
 def rl_table_key(query: str | None, sources: list[str] | None) -> str:
@@ -27,6 +27,14 @@ def rl_table_key(query: str | None, sources: list[str] | None) -> str:
     change; a new key starts with no pick."""
     filters = repr(((query or "").strip().lower(), sorted(sources or [])))
     return "pa_rl_table_" + hashlib.sha1(filters.encode()).hexdigest()[:12]
+
+
+def _row_of(view: pl.DataFrame, index: int | None) -> int | None:
+    """The position in `view` of the first prompt whose index is `index` (None if none)."""
+    if index is None:
+        return None
+    rows = view.with_row_index("_pos").filter(pl.col("index") == index)["_pos"]
+    return int(rows[0]) if rows.len() else None
 
 
 def messages_html(messages: list[dict], maths: bool = False) -> str:
@@ -65,12 +73,15 @@ def render_rl(src: SourceConfig) -> None:
 
     def _pick(i: int) -> None:
         st.session_state[row_key] = i
+        ParasonKeys.RL_PROMPT.write(int(view["index"][i]))  # a link opens the same prompt
 
     picked = st.session_state.get(row_key)
+    if picked is None:  # a link names the prompt: its first row in this filter state, if any
+        picked = _row_of(view, ParasonKeys.RL_PROMPT.read())
     table_or_grid(
         rl_frame(view),
         key=key,
-        grid=grid_switch(GRID_KEY, container=c3),
+        grid=grid_switch("rl_grid", container=c3),
         label="RL prompts",
         on_pick=_pick,
         height=min(420, 38 + 35 * view.height),

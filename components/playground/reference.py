@@ -29,7 +29,6 @@ from components.playground import cached as pc
 
 REFERENCE_TITLE = "Against the published reference"
 REFERENCE_ITERATIONS = DEFAULT_SETTINGS.iterations
-GRID_KEY = "ref_grid"  # the URL key of the tables' "Data grid" switch
 
 
 STATUS_TEXT = {
@@ -182,7 +181,7 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
         return
     head, switch = st.columns([4, 1], vertical_alignment="bottom")
     head.subheader(REFERENCE_TITLE)
-    grid = grid_switch(GRID_KEY, container=switch)
+    grid = grid_switch("ref_grid", container=switch)
     per_q, overall = ref
     if src.kind == "sample":
         st.caption(

@@ -217,8 +217,8 @@ def test_wide_tables_scroll_inside_their_column_at_1024(app_url: str, page) -> N
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
 def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  # type: ignore[no-untyped-def]
-    """The RL prompts open on a light table: a click on a row shows that prompt and marks the
-    row; the search narrows the table and forgets the pick."""
+    """The RL prompts open on a light table: a click on a row shows that prompt, marks the row
+    and names it in the URL; a search that leaves it out hides it; the link opens it again."""
     pg = new_page(browser, viewport)
     try:
         pg.goto(f"{app_url}/parason?view=RL")
@@ -226,17 +226,22 @@ def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  #
         assert_no_exception(pg)
         expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(0)
         table = pg.locator(".rte-lite-table").first
-        row = table.locator('tr[data-i="4"]')
+        row = table.locator('tr[data-i="2"]')
         index = (row.locator("td").first.text_content() or "").strip()
         assert index
         row.click()
         expect(pg.get_by_text(f"Prompt {index}", exact=False).first).to_be_visible()
-        expect(table.locator('tr[data-i="4"]')).to_have_attribute("aria-selected", "true")
+        expect(table.locator('tr[data-i="2"]')).to_have_attribute("aria-selected", "true")
+        pg.wait_for_function(f"() => location.search.includes('rlp={index}')")
+        link = pg.url
         search = pg.get_by_label("Search prompts")
-        search.fill("MISSISSIPPI")
+        search.fill("MISSISSIPPI")  # another prompt: the table narrows to it, the pick is hidden
         search.press("Enter")
         expect(table.locator("tr[data-i]")).to_have_count(1)
         expect(pg.get_by_text(f"Prompt {index}", exact=False)).to_have_count(0)
         assert "rlq=MISSISSIPPI" in pg.url
+        pg.goto(link)  # the link names the prompt: it opens with its row marked
+        expect(pg.get_by_text(f"Prompt {index}", exact=False).first).to_be_visible()
+        expect(table.locator('tr[data-i="2"]')).to_have_attribute("aria-selected", "true")
     finally:
         pg.context.close()

@@ -343,6 +343,24 @@ def test_rl_selection_resets_when_the_filter_changes() -> None:
     assert f"<b>Prompt {picked}</b>" not in _html(at)
 
 
+def test_an_rl_link_opens_its_prompt_while_the_search_keeps_it() -> None:
+    at = _app({"view": "RL"})
+    (table,) = lite_tables(at)
+    index = int(table["index"].tolist()[7])
+    at = _app({"view": "RL", "rlp": str(index)})
+    assert not at.exception and not at.error, _errors(at)
+    assert f"<b>Prompt {index}</b>" in _html(at)
+    (payload,) = lite_payloads(at)
+    assert payload["selected"] == 7
+    start = str(table["prompt (start)"].tolist()[7])[:20]
+    at = _app({"view": "RL", "rlp": str(index), "rlq": start})  # the search keeps it: shown
+    (payload,) = lite_payloads(at)
+    assert f"<b>Prompt {index}</b>" in _html(at) and payload["selected"] is not None
+    at = _app({"view": "RL", "rlp": "999999999"})  # a prompt the file lacks: nothing opens
+    assert not at.exception and not at.error, _errors(at)
+    assert "<b>Prompt " not in _html(at) and lite_payloads(at)[0]["selected"] is None
+
+
 def test_rl_grid_switch_shows_every_prompt_in_a_selectable_grid() -> None:
     at = _app({"view": "RL", "rl_grid": "true"})
     assert not at.exception and not at.error, _errors(at)

@@ -63,3 +63,23 @@ def test_hover_text_keeps_quotes_readable_in_plotly() -> None:
 
     out = esc_hover('say "hi" <b>')
     assert "&quot;" not in out and "&#34;hi&#34;" in out and "&lt;b&gt;" in out
+
+
+def test_every_url_bound_widget_key_is_registered_for_its_view() -> None:
+    """A widget bound to the URL by a literal key (`bound`, `bound_kept`, `grid_switch`) in a
+    view's slice is a key of that view in `url_keys.REGISTRY` (links and captured cases carry
+    only registered keys)."""
+    import re
+    from pathlib import Path
+
+    from components.common.url_keys import keys_of
+
+    root = Path(__file__).resolve().parents[3] / "components"
+    literal = re.compile(r"\b(?:bound|bound_kept|grid_switch)\(\s*\"([A-Za-z0-9_]+)\"")
+    missing = []
+    for view in ("parason", "mars", "playground", "fineproofs", "casebook", "search", "lenses"):
+        for path in sorted((root / view).glob("*.py")):
+            for key in literal.findall(path.read_text(encoding="utf-8")):
+                if key not in keys_of(view):
+                    missing.append(f"{path.relative_to(root)}: {key}")
+    assert missing == []
