@@ -180,6 +180,6 @@ def filter_bar(table: pl.DataFrame) -> pl.DataFrame:
 def table_downloads(df: pl.DataFrame, stem: str, key: str) -> None:
     """CSV (list columns joined with ';', as the CLI and earlier downloads wrote them) and
     Parquet (lists kept) of what a table shows, side by side."""
-    c1, c2, _ = st.columns([1, 1, 3])
-    download_buttons(lambda: export_table(df), stem, key, formats=("csv",), columns=[c1])
-    download_buttons(df, stem, key, formats=("parquet",), columns=[c2])
+    row = st.container(horizontal=True)  # content-wide buttons: narrow columns cut the labels
+    download_buttons(lambda: export_table(df), stem, key, formats=("csv",), columns=[row])
+    download_buttons(df, stem, key, formats=("parquet",), columns=[row])
