@@ -125,11 +125,12 @@ FINEPROOFS_DEPTH = DerivedTable(
 _TEXTS_HISTORY = "1: every text of the dataset, one row per piece a search hit opens at"
 PARASON_TEXTS = DerivedTable(
     name="parason-texts",
-    version=1,
+    version=2,
     dataset=PARASON.name,
     inputs=PARASON.files,
     built_by="analysis.parason.texts.text_tables",
-    history=_TEXTS_HISTORY + " (a DAG node, the question, an RL prompt)",
+    history=_TEXTS_HISTORY + " (a DAG node, the question, an RL prompt); "
+    "2: an RL hit's link opens its prompt (`rlp`)",
 )
 MARS_TEXTS = DerivedTable(
     name="mars-texts",

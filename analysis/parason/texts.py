@@ -80,12 +80,17 @@ def sft_rows(rows: TextRows, path: Path, subset: str, hook: ProgressFn) -> None:
 
 
 def rl_rows(rows: TextRows, path: Path) -> None:
-    """Each RL prompt (user text) and its ground truth; a hit opens the RL tab filtered to it."""
+    """Each RL prompt (user text) and its ground truth; a hit opens the RL tab filtered to it,
+    with the prompt open (`rlp`, its index)."""
     rl = rl_table(path)
     for r in rl.iter_rows(named=True):
         prompt = r["prompt"] or ""
         item = f"prompt {r['index']}"
-        query = {"view": RL_TAB, "rlq": prompt.strip()[:RL_QUERY_CHARS].strip() or None}
+        query = {
+            "view": RL_TAB,
+            "rlq": prompt.strip()[:RL_QUERY_CHARS].strip() or None,
+            "rlp": str(r["index"]),
+        }
         common = {
             "file": RL_FILE,
             "group": "rl",

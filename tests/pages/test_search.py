@@ -219,3 +219,19 @@ def test_extracted_answers_wait_for_a_grade_and_the_button_grades_them(
     assert "extracted answer" in html and "· wrong" in html and "· correct</span>" not in html
     left = _text(at)
     assert "ground truth" in left and "extracted answer)" not in left
+
+
+def test_an_rl_prompt_hit_opens_the_prompt_itself(sample_root: Path, db: str) -> None:
+    import html as html_lib
+    import re
+    from urllib.parse import parse_qsl, urlsplit
+
+    at = run_page("pages/search.py", q="MISSISSIPPI", ds="Parason")
+    assert not at.exception and not at.error
+    hrefs = re.findall(r"href='(parason\?[^']*view=RL[^']*)'", _html(at))
+    assert hrefs, _html(at)[:2000]
+    params = dict(parse_qsl(urlsplit(html_lib.unescape(hrefs[0])).query))
+    assert params["view"] == "RL" and params["rlp"].isdigit() and params["rlq"]
+    at = run_page("pages/parason.py", **params)  # the link, followed
+    assert not at.exception and not at.error
+    assert f"<b>Prompt {params['rlp']}</b>" in _html(at)

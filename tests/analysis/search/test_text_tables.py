@@ -83,6 +83,8 @@ def test_parason_rows_open_at_their_node(sample_root: Path) -> None:
         assert q["subset"] == r["group"] and q["uuid"] == r["item"]
     rl = [r for r in rows if r["field"] == "RL prompt"]
     assert rl and all(dict(pairs_of(r["query"]))["view"] == "RL" for r in rl)
+    # the link opens the prompt itself: its index, the item the hit names
+    assert all(r["item"] == f"prompt {dict(pairs_of(r['query']))['rlp']}" for r in rl)
     assert {"question", "answer", "ground truth"} <= {r["field"] for r in rows}
 
 
