@@ -117,7 +117,7 @@ VERSIONS = {
     "fineproofs-prefixes": 3,
     "fineproofs-traces": 3,
     "fineproofs-depth": 3,
-    "parason-texts": 1,
+    "parason-texts": 2,
     "mars-texts": 1,
     "fineproofs-texts": 2,  # 2: a trace step's correctness from its endpoint grade
 }
