@@ -52,14 +52,22 @@ def messages_html(messages: list[dict], maths: bool = False) -> str:
 
 def render_rl(src: SourceConfig) -> None:
     rl = pc.rl(src)
-    c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
-    q = c1.text_input(
+    # one row: the search takes what the source filter and the switch (each as wide as its
+    # content) leave, so the switch's label is never cut (three columns cut it at 1024 px)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    q = row.text_input(
         "Search prompts",
-        placeholder="words in the problem or the ground truth",
+        placeholder="problem words or a ground truth",
+        width="stretch",
         **bound_kept("rlq"),
     )
-    chosen = c2.multiselect(
-        "Data source", rl_sources(rl), default=[], placeholder="all sources", **bound_kept("rlsrc")
+    chosen = row.multiselect(
+        "Data source",
+        rl_sources(rl),
+        default=[],
+        placeholder="all sources",
+        width=220,
+        **bound_kept("rlsrc"),
     )
     view = filter_rl(rl, q, chosen)
     st.caption(
@@ -81,7 +89,7 @@ def render_rl(src: SourceConfig) -> None:
     table_or_grid(
         rl_frame(view),
         key=key,
-        grid=grid_switch("rl_grid", container=c3),
+        grid=grid_switch("rl_grid", container=row),
         label="RL prompts",
         on_pick=_pick,
         height=min(420, 38 + 35 * view.height),

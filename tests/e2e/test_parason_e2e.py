@@ -113,7 +113,7 @@ OVERFLOWING = """() => {
   const out = [];
   const sel = '[data-testid="stMetricValue"] div, [data-testid="stMetricLabel"] p,'
     + ' [data-testid="stWidgetLabel"] p, [data-baseweb="select"] div[value],'
-    + ' [data-testid="stDownloadButton"] .stMarkdownEllipsis,'
+    + ' [data-testid="stDownloadButton"] .stMarkdownEllipsis, [data-testid="stCheckbox"] .stMarkdownEllipsis,'
     + ' [data-baseweb="select"] div, [data-testid="stButtonGroup"] button p, [role="tab"] p,'
     + ' .gtitle';
   for (const el of document.querySelectorAll(sel)) {
