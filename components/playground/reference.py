@@ -20,10 +20,9 @@ from analysis.playground.compare import (
 from analysis.playground.params import DEFAULT_SETTINGS
 from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
-from components.common import theme
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import fmt_num
-from components.common.lite_table import grid_switch, table_or_grid
+from components.common.lite_table import TONES, grid_switch, table_or_grid
 from components.common.safe_text import md_text
 from components.playground import cached as pc
 
@@ -123,16 +122,13 @@ def cell_tones(table: pd.DataFrame, dcols: list[str]) -> dict[str, list[str | No
     return out
 
 
-_TONE_BG = {"diff": theme.DIFF_BG, "info": theme.INFO_BG}
-
-
 def _paint(table: pd.DataFrame, dcols: list[str]) -> pd.io.formats.style.Styler:
     """The grid's version of the marks (`cell_tones`), with the numbers formatted."""
     tones = cell_tones(table, dcols)
 
     def column_style(col: pd.Series) -> list[str]:
         marks = tones.get(str(col.name)) or [None] * len(col)
-        return [f"background-color: {_TONE_BG[m]}" if m else "" for m in marks]
+        return [f"background-color: {TONES[m]}" if m else "" for m in marks]
 
     return (
         table.style.format(precision=2, na_rep="–")
@@ -179,9 +175,11 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
             "sample has them for the 7 published methods on DeepSeek-8B · AIME 2025 only)."
         )
         return
-    head, switch = st.columns([4, 1], vertical_alignment="bottom")
+    # the title takes what the switch (as wide as its label) leaves: a fifth-wide column cut
+    # "Data grid" at 1024 px
+    head = st.container(horizontal=True, vertical_alignment="center")
     head.subheader(REFERENCE_TITLE)
-    grid = grid_switch("ref_grid", container=switch)
+    grid = grid_switch("ref_grid", container=head)
     per_q, overall = ref
     if src.kind == "sample":
         st.caption(
