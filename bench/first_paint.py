@@ -331,11 +331,11 @@ def report(
     print(
         f"first paint in {how}, warm server, {runs} runs each; ratio = the median over the runs "
         "of (the view's time / the bare page's, opened just before it) "
-        f"(target <= {TARGET_RATIO}x)"
+        f"(target <= {TARGET_RATIO}x); runs = the lowest and highest of those ratios"
     )
     w = max(len(k) for k in results) + 1
     head = (
-        f"{'view':<{w}} {'median s':>8} {'ratio':>5} {'max s':>6} {'load':>5} {'server':>6} "
+        f"{'view':<{w}} {'median s':>8} {'ratio':>5} {'runs':>9} {'max s':>6} {'load':>5} {'server':>6} "
         f"{'render':>6} {'script':>6} {'cpu s':>5} {'MB':>6} {'plotly':>6} {'charts':>6}  dominated by / verdict"
     )
     print(head)
@@ -343,12 +343,12 @@ def report(
     for name, ops in results.items():
         med = _med([o.total for o in ops])
         before = paired.get(name)
+        ratios = [o.total / b for o, b in zip(ops, before, strict=True)] if before else []
         if name == BARE:
             ratio = 1.0 if bare > 0 else float("nan")
-        elif before:
-            ratio = _med([o.total / b for o, b in zip(ops, before, strict=True)])
         else:
-            ratio = float("nan")
+            ratio = _med(ratios) if ratios else float("nan")
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
         parts = {
             "load": _med([o.load for o in ops]),
             "server": _med([o.server for o in ops]),
@@ -358,7 +358,7 @@ def report(
         verdict = "ok" if ratio <= TARGET_RATIO else ("over" if ratio == ratio else "-")
         reruns = max(o.reruns for o in ops)
         print(
-            f"{name:<{w}} {med:>8.2f} {ratio:>5.2f} {max(o.total for o in ops):>6.2f} "
+            f"{name:<{w}} {med:>8.2f} {ratio:>5.2f} {spread:>9} {max(o.total for o in ops):>6.2f} "
             f"{parts['load']:>5.2f} {parts['server']:>6.2f} {parts['render']:>6.2f} "
             f"{_med([o.script for o in ops]):>6.2f} "
             f"{_med([o.cpu for o in ops]):>5.2f} {_med([o.nbytes for o in ops]) / 1e6:>6.2f} "
