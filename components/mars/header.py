@@ -103,6 +103,9 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     # the question picked on this run (a square, a row or the selector) before the URL says it
     picked = st.session_state.get(selector_key(MarsKeys.QID))
     current = picked if picked in qids else MarsKeys.QID.read()
+    # the question the page shows: the selector's default (the first) until one is chosen, so
+    # the grid and the table mark it from the first opening on
+    shown = current if current in qids else qids[0]
     with lazy_expander(  # open when the page opens with no question chosen
         "Questions overview: click a square to open it",
         (),
@@ -119,7 +122,7 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
             )
             marked = mcs.qid_case_counts(rel)
             lite_chart(
-                mf.overview_grid(ov, selected=current if current in qids else None, marked=marked),
+                mf.overview_grid(ov, selected=shown, marked=marked),
                 key=GRID_KEY,
                 on_select=_on_grid_select,
             )
@@ -137,7 +140,7 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
                 label="questions",
                 height=min(ROW_PX * (rows.height + 1) + 2, 40 * ROW_PX),
                 on_pick=functools.partial(_on_table_pick, qids),
-                selected=qids.index(current) if current in qids else None,
+                selected=qids.index(shown),
                 right=("pass@1",),
             )
     return _pick_qid(ov, qids)

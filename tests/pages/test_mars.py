@@ -368,6 +368,30 @@ def test_overview_table_shows_every_question(open_page) -> None:
     assert all(r["truth"] for r in rows)
 
 
+def test_the_question_shown_is_marked_from_the_first_opening(open_page) -> None:
+    """Opened with no question in the URL, the page shows the first one, and the grid (its
+    blue frame) and the table (the marked row) say so before any click."""
+    at = open_page()
+    assert not at.exception, at.exception
+    assert next(s for s in at.selectbox if s.label == "Question").value == 0
+    table = next(p for p in lite_payloads(at) if p["label"] == "questions")
+    assert table["selected"] == 0
+    assert _framed(at) == 0
+    # a question chosen in the selector is the one marked
+    next(s for s in at.selectbox if s.label == "Question").select(2).run()
+    assert next(p for p in lite_payloads(at) if p["label"] == "questions")["selected"] == 2
+    assert _framed(at) == 2
+
+
+def _framed(at) -> int:  # type: ignore[no-untyped-def]
+    """The index of the grid's square that its one blue frame sits on."""
+    grid = _lite(at)[0]
+    (frame,) = [t for t in grid["traces"] if t.get("name") == "selected"]
+    squares = next(t for t in grid["traces"] if t.get("name") == "questions")
+    at_xy = list(zip(squares["x"], squares["y"], strict=True))
+    return at_xy.index((frame["x"][0], frame["y"][0]))
+
+
 def test_a_single_long_answer_note_reads_in_the_singular(tmp_path: Path, monkeypatch) -> None:
     _bad_file(tmp_path / REL)
     at = _open(tmp_path, monkeypatch, qid="0")
