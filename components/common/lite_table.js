@@ -98,6 +98,7 @@ function build(root, payload) {
     rows: payload.rows || [],
     height: payload.height,
     right: cols.map((c) => Boolean(c.right)),
+    widths: cols.map((c) => Number(c.width) || 0),
     tones: Array.isArray(payload.tones) ? payload.tones : null,
     links: cols.map((c) => c.link || ""),
     selected: Number.isInteger(payload.selected) ? payload.selected : -1, // the row in use
@@ -121,14 +122,50 @@ function focusRow(root, state, i) {
   if (el) el.focus();
 }
 
+// Columns wider than the box scroll sideways; nothing on screen shows that by itself (overlay
+// scrollbars appear only on a scroll), so a shade marks the cut edge and a tag in the header's
+// corner says how many columns are out of sight.
+function hint(root) {
+  const state = root.__rteState;
+  const frame = root.parentElement;
+  if (!state || !frame) return;
+  const seen = root.scrollLeft + root.clientWidth;
+  let edge = 0;
+  let right = 0;
+  let left = 0;
+  state.widths.forEach((w) => {
+    if (edge + w > seen + 1) right += 1;
+    if (edge < root.scrollLeft - 1) left += 1;
+    edge += w;
+  });
+  // a table narrower than its box fills it: nothing is out of sight
+  if (root.scrollWidth <= root.clientWidth + 1) right = left = 0;
+  frame.classList.toggle("rte-lt-cut-right", right > 0);
+  frame.classList.toggle("rte-lt-cut-left", left > 0);
+  const note = frame.querySelector(".rte-lt-more");
+  if (!note) return;
+  const text = right ? `${right} more column${right > 1 ? "s" : ""}: scroll sideways` : "";
+  if (note.textContent !== text) note.textContent = text;
+  note.hidden = !right;
+}
+
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
   let root = parentElement.querySelector(".rte-lite-table");
   if (!root) {
+    const frame = document.createElement("div");
+    frame.className = "rte-lt-frame";
     root = document.createElement("div");
     root.className = "rte-lite-table";
-    parentElement.appendChild(root);
+    const note = document.createElement("div");
+    note.className = "rte-lt-more";
+    note.hidden = true;
+    frame.append(root, note);
+    parentElement.appendChild(frame);
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(() => hint(root)).observe(root);
+    }
   }
   const selected = Number.isInteger(payload.selected) ? payload.selected : -1;
   if (root.dataset.version !== String(payload.version)) {
@@ -149,7 +186,12 @@ export default function (component) {
     }
   }
   const state = root.__rteState;
-  root.onscroll = () => requestAnimationFrame(() => draw(root, state, false));
+  root.onscroll = () =>
+    requestAnimationFrame(() => {
+      draw(root, state, false);
+      hint(root);
+    });
+  hint(root);
   const rowOf = (event) => {
     const tr = event.target.closest ? event.target.closest("tr[data-i]") : null;
     return tr && root.contains(tr) ? Number(tr.dataset.i) : null;

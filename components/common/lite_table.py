@@ -50,6 +50,20 @@ _CSS = """
 .rte-lite-table tr.rte-lt-spacer td { border: 0; }
 .rte-lite-table tr[aria-selected="true"] td { background: rgba(59, 111, 216, 0.12); }
 .rte-lite-table a { color: var(--st-primary-color, #3b6fd8); }
+.rte-lt-frame { position: relative; }
+.rte-lt-frame::before, .rte-lt-frame::after { content: ""; position: absolute; top: 1px;
+  bottom: 1px; width: 28px; pointer-events: none; z-index: 2; opacity: 0;
+  transition: opacity 0.15s; }
+.rte-lt-frame::after { right: 1px; border-radius: 0 0.5rem 0.5rem 0;
+  background: linear-gradient(to right, rgba(49, 51, 63, 0), rgba(49, 51, 63, 0.16)); }
+.rte-lt-frame::before { left: 1px; border-radius: 0.5rem 0 0 0.5rem;
+  background: linear-gradient(to left, rgba(49, 51, 63, 0), rgba(49, 51, 63, 0.16)); }
+.rte-lt-frame.rte-lt-cut-right::after, .rte-lt-frame.rte-lt-cut-left::before { opacity: 1; }
+.rte-lt-more { position: absolute; top: 6px; right: 10px; z-index: 3; pointer-events: none;
+  font-family: var(--st-font, inherit); font-size: 12px; line-height: 20px; padding: 0 8px;
+  border-radius: 10px; border: 1px solid rgba(49, 51, 63, 0.2); color: rgba(49, 51, 63, 0.75);
+  background: var(--st-background-color, #fff); }
+.rte-lt-more::after { content: " →"; }
 """
 # a cell's tone, by what it means (a view names the tone, never a colour)
 TONES = {"diff": theme.DIFF_BG, "info": theme.INFO_BG}

@@ -57,6 +57,14 @@ def grid_picked(i):
 table_or_grid(frame.head(3), key="g", grid=True, columns=columns, on_pick=grid_picked)
 st.container(key="grid_out").write(f"grid picked {{st.session_state.get('grid_picked')}}")
 
+wide = pl.DataFrame({{f"column {{c}}": [f"cell {{c}}.{{r}}" for r in range(4)] for c in range(8)}})
+with st.container(key="wide", width=320):
+    lite_table(
+        wide,
+        key="w",
+        columns={{n: st.column_config.TextColumn(n, width=100) for n in wide.columns}},
+    )
+
 with st.container(key="capped"):
     table_or_grid(
         frame.head(5),
@@ -164,4 +172,36 @@ def test_marked_cells_and_a_capped_table(browser: Browser, table_app: str) -> No
     expect(table.locator("tr[data-i] td:nth-child(1)").nth(0)).to_have_css(
         "background-color", "rgba(0, 0, 0, 0)"
     )
+    page.context.close()
+
+
+# the columns whose right edge is past the box's, as the reader sees them
+HIDDEN_JS = """(root) => {
+  const edge = root.getBoundingClientRect().right;
+  return Array.from(root.querySelectorAll('th')).filter(
+    (th) => th.getBoundingClientRect().right > edge + 1).length;
+}"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_table_wider_than_its_box_says_how_many_columns_are_out_of_sight(
+    browser: Browser, table_app: str, viewport: dict[str, int]
+) -> None:
+    page = new_page(browser, viewport)
+    page.goto(table_app)
+    box = page.locator(".st-key-wide")
+    table = box.locator(".rte-lite-table")
+    tag = box.locator(".rte-lt-more")
+    expect(tag).to_have_text(re.compile(r"^\d+ more columns: scroll sideways$"))
+    hidden = table.evaluate(HIDDEN_JS)
+    assert 4 <= hidden <= 6  # 8 columns of 100 px in 320 px
+    expect(tag).to_have_text(f"{hidden} more columns: scroll sideways")
+    expect(box.locator(".rte-lt-frame")).to_have_class(re.compile("rte-lt-cut-right"))
+    # scrolled to its end, nothing is out of sight on the right, and the left edge is cut
+    table.evaluate("(root) => { root.scrollLeft = root.scrollWidth; }")
+    expect(tag).to_be_hidden()
+    expect(box.locator(".rte-lt-frame")).to_have_class(re.compile("rte-lt-cut-left"))
+    assert table.evaluate(HIDDEN_JS) == 0
+    # a table as wide as its box says nothing
+    expect(page.locator(".st-key-capped .rte-lt-more")).to_be_hidden()
     page.context.close()
