@@ -15,7 +15,8 @@ function drawAxis(layer, key, a, ctx) {
   const lenPx = isX ? (a.domain[1] - a.domain[0]) * pw : (a.domain[1] - a.domain[0]) * ph;
   let vals = a.tickvals;
   let texts = a.ticktext;
-  const auto = niceTicks(lo, hi, Math.max(2, Math.floor(lenPx / (isX ? 90 : 45))));
+  // at least three asked for: on a narrow axis two "nice" steps can both fall outside the range
+  const auto = niceTicks(lo, hi, Math.max(3, Math.floor(lenPx / (isX ? 90 : 45))));
   const step = auto.length > 1 ? auto[1] - auto[0] : 1;
   if (!vals) vals = auto;
   vals.forEach((v, k) => {
@@ -47,6 +48,20 @@ function drawAxis(layer, key, a, ctx) {
   if (a.title) axisTitle(layer, a, isX, od, ctx.box);
 }
 
+// a title longer than its room is cut to fit with "…", the whole of it kept as its tip
+function fitted(node, text, room, size) {
+  if (textWidth(text, size) <= room) {
+    node.textContent = text;
+    return;
+  }
+  let n = text.length;
+  while (n > 1 && textWidth(`${text.slice(0, n)}…`, size) > room) n -= 1;
+  node.textContent = `${text.slice(0, n)}…`;
+  const group = el("g", {}, node.parentNode); // the tip, beside the text and not in it
+  group.appendChild(node);
+  el("title", {}, group).textContent = text;
+}
+
 function axisTitle(layer, a, isX, od, box) {
   const { left, top, pw, ph } = box;
   if (isX) {
@@ -56,7 +71,7 @@ function axisTitle(layer, a, isX, od, box) {
       "text-anchor": "middle",
       "font-size": 13,
     }, layer);
-    t.textContent = a.title;
+    fitted(t, String(a.title), (a.domain[1] - a.domain[0]) * pw, 13);
   } else {
     const cy = top + (1 - (a.domain[0] + a.domain[1]) / 2) * ph;
     const cx = left + od[0] * pw - (a.showticklabels !== false ? Math.max(48, (a.labelwidth || 0) + 14) : 12);
@@ -84,7 +99,7 @@ function drawAxes(svg, ctx) {
   }
   if (ctx.spec.title) {
     const t = el("text", { x: ctx.box.left, y: ctx.spec.margin.t + 16, "font-size": 15 }, svg);
-    t.textContent = ctx.spec.title;
+    fitted(t, String(ctx.spec.title), ctx.box.pw + (ctx.spec.margin.r || 0) - 4, 15);
   }
 }
 

@@ -1,0 +1,66 @@
+"""The light chart (`components.common.lite_chart`) in a real browser, on a throwaway one-page
+app in a narrow column: a title longer than the chart is cut to fit with "…" and keeps the whole
+text as its tip, and a narrow numeric x axis still has tick labels."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from bench.browser import streamlit_server
+from tests.e2e.journey_helpers import VIEWPORTS, new_page
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
+
+TITLE = "final answers (green = ground truth, hatched = no answer) of every trace in the pool"
+AXIS = "mean confidence of the last 2,048 tokens, over every trace of the question"
+APP = f"""
+import plotly.graph_objects as go
+import streamlit as st
+
+from components.common.lite_chart import lite_chart
+
+fig = go.Figure(go.Bar(x=[1200 * i for i in range(1, 40)], y=[i % 7 for i in range(1, 40)]))
+fig.update_layout(title={TITLE!r}, xaxis_title={AXIS!r}, height=300)
+with st.container(key="narrow", width=260):
+    lite_chart(fig, key="c")
+"""
+
+
+@pytest.fixture(scope="module")
+def chart_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("lite_chart_app")
+    script = Path(root / "page.py")
+    script.write_text(APP)
+    with streamlit_server(root / "cache", script=str(script)) as server:
+        yield server.url
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_long_titles_are_cut_to_fit_and_keep_their_whole_text(
+    browser: Browser, chart_app: str, viewport: dict[str, int]
+) -> None:
+    page = new_page(browser, viewport)
+    page.goto(chart_app)
+    svg = page.locator('.st-key-narrow svg[data-testid="lite-chart-svg"]')
+    cut = svg.locator("g > text", has_text=re.compile("…$"))
+    expect(cut).to_have_count(2)  # the chart's title and the axis title
+    tips = svg.locator("g > title")
+    expect(tips).to_have_count(2)
+    assert sorted(tips.all_text_contents()) == sorted([TITLE, AXIS])
+    chart = svg.bounding_box()
+    assert chart is not None
+    for i in range(2):
+        box = cut.nth(i).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1
+    for text in cut.all_text_contents():
+        head = text.removesuffix("…")
+        assert head and (TITLE.startswith(head) or AXIS.startswith(head))
+    # the narrow x axis is labelled (two "nice" ticks used to both fall outside its range)
+    labels = [t for t in svg.locator("g.grid > text").all_text_contents() if t.endswith("k")]
+    assert labels, svg.locator("g.grid").inner_html()[:500]
+    page.context.close()
