@@ -111,8 +111,9 @@ def render(store: CaseStore) -> None:
     cases = store.list_cases(**filters)  # type: ignore[arg-type]  # values from the widgets above
     if not cases:
         st.info(
-            "No cases match. Capture one with “Add to casebook” in any view, or clear the "
-            "filters above."
+            "No cases match. Capture one in any view with its **Add …** button: *Add question* "
+            "or *Add trace* in MARS, *Add run* in the playground, *Add to casebook* on a Parason "
+            "trajectory or a FineProofs trace. Or clear the filters above."
             if store.count() == 0 or any(filters[k] for k in ("dataset", "tags", "text"))
             else "No cases match these filters.",
             icon=":material/bookmark:",

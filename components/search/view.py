@@ -227,6 +227,19 @@ def _page(corpus: Corpus, compiled: Compiled, filters: Filters, number: int) -> 
     return shown
 
 
+def no_hit_advice(query: Query) -> str:
+    """What to try when nothing matched; a regular expression with a backslash is the usual
+    surprise (`\\b` is a word boundary, not a backslash and a "b")."""
+    advice = "No hit. Try fewer words, switch *Match case* off, or clear the filters."
+    if query.regex and "\\" in query.text:
+        advice += (
+            " With *Regular expression* on, a backslash starts an escape (`\\b` is a word "
+            "boundary, `\\d` a digit): write `\\\\` for a backslash itself, or switch *Regular "
+            "expression* off to search the text as written."
+        )
+    return advice
+
+
 def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
     """The page of hits first (fast), then the full counts above it and the pager below. A
     regex stopped on a row says so, and is not counted again (it would stop there again)."""
@@ -237,10 +250,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
     left_out(corpus, filters)
     if not shown.hits:
         if shown.stuck is None:
-            st.info(
-                "No hit. Try fewer words, switch *Match case* off, or clear the filters.",
-                icon=":material/search_off:",
-            )
+            st.info(no_hit_advice(compiled.query), icon=":material/search_off:")
         return
     counted = st.container()
     per_item = item_hits(corpus, compiled, shown.hits)

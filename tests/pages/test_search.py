@@ -81,6 +81,20 @@ def test_bad_regex_is_a_message(sample_root: Path, db: str) -> None:
     assert any("Not a valid regular expression" in e.value for e in at.error)
 
 
+def test_a_regex_with_a_backslash_and_no_hit_explains_escapes(sample_root: Path, db: str) -> None:
+    """`\\boxed` in a regular expression is a word boundary and "oxed": no hit, and the message
+    says why and what to write instead; written as it says (`\\\\boxed`), it finds them."""
+    at = run_page("pages/search.py", q="\\boxed\\{", rx="true")
+    assert not at.exception
+    (advice,) = [i.value for i in at.info if i.value.startswith("No hit")]
+    assert "a backslash starts an escape" in advice and "`\\\\`" in advice
+    at = run_page("pages/search.py", q="\\\\boxed\\{", rx="true")
+    assert not any(i.value.startswith("No hit") for i in at.info)
+    at = run_page("pages/search.py", q="zzqqxxnothing", rx="true")
+    (plain,) = [i.value for i in at.info if i.value.startswith("No hit")]
+    assert "backslash" not in plain  # no escape to explain
+
+
 def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> None:
     store = casebook.store()
     store.add(
