@@ -93,6 +93,22 @@ def _headline(pair: PolicyPair, a: str, b: str) -> None:
     )
 
 
+COLUMNS = {  # the two tables' columns, declared once
+    "qid": st.column_config.NumberColumn("question"),
+    "iterations": st.column_config.NumberColumn("iterations", help="paired bootstrap iterations"),
+    "accuracy_a_pct": st.column_config.NumberColumn("A accuracy %", format="%.1f"),
+    "accuracy_b_pct": st.column_config.NumberColumn("B accuracy %", format="%.1f"),
+    "accuracy_diff_pp": st.column_config.NumberColumn("A − B (pp)", format="%+.1f"),
+    "tokens_diff_k": st.column_config.NumberColumn(
+        "tokens A − B (k)", format="%+.0f", help="thousands of tokens per iteration"
+    ),
+    "a_only": st.column_config.NumberColumn("A right, B wrong", help="iterations of this question"),
+    "b_only": st.column_config.NumberColumn("B right, A wrong", help="iterations of this question"),
+    "first_differing_iteration": st.column_config.NumberColumn("first differing iteration"),
+    "replay": st.column_config.LinkColumn("A's replay", display_text="replay ↗"),
+}
+
+
 def _losses_table(pair: PolicyPair) -> None:
     lost = a_loses(pair)
     st.markdown(f"**Questions where A loses to B** ({len(lost)} of {len(pair.per_question)})")
@@ -123,20 +139,19 @@ def _losses_table(pair: PolicyPair) -> None:
         ),
         key="pg_losses",
         label="questions where A loses to B",
-        columns={
-            "qid": st.column_config.NumberColumn("question"),
-            "accuracy_a_pct": st.column_config.NumberColumn("A accuracy %", format="%.1f"),
-            "accuracy_b_pct": st.column_config.NumberColumn("B accuracy %", format="%.1f"),
-            "accuracy_diff_pp": st.column_config.NumberColumn("A − B (pp)", format="%+.1f"),
-            "tokens_diff_k": st.column_config.NumberColumn(
-                "tokens A − B (k)", format="%+.0f", help="thousands of tokens per iteration"
-            ),
-            "b_only": st.column_config.NumberColumn(
-                "B right, A wrong", help="iterations of this question"
-            ),
-            "first_differing_iteration": st.column_config.NumberColumn("first differing iteration"),
-            "replay": st.column_config.LinkColumn("A's replay", display_text="replay ↗"),
-        },
+        columns=COLUMNS,
+    )
+
+
+def _every_question(per_question: pd.DataFrame) -> None:
+    """Every question compared, A's losses and wins alike, as the download holds them."""
+    shown = per_question.assign(tokens_diff_k=per_question["tokens_diff"] / 1000.0)
+    cols = ["qid", "iterations", "accuracy_a_pct", "accuracy_b_pct", "accuracy_diff_pp"]
+    lite_table(
+        pl.from_pandas(shown[[*cols, "a_only", "b_only", "tokens_diff_k"]]),
+        key="pg_every_question",
+        label="every question compared",
+        columns=COLUMNS,
     )
 
 
@@ -152,8 +167,9 @@ def show_policy_compare(
         return
     _headline(pair, policy.method, b_method)
     _losses_table(pair)
-    st.markdown("**Every question**")
+    st.markdown(f"**Every question** ({len(pair.per_question)})")
     table: pd.DataFrame = pair.per_question
+    _every_question(table)
     download_buttons(
         table,
         file_stem("playground", rel, policy.method, "vs", b_method, "per-question"),

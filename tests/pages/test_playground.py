@@ -799,6 +799,15 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     ):
         assert link.startswith("playground?") and f"qid={qid}" in link and f"it={int(it)}" in link
         assert "policy=offline" in link and "view=Questions" in link and "vs=" not in link
+    # every question compared, under its heading, with the counts the McNemar test sums
+    every = next(
+        df for df in shown_tables(app) if "a_only" in df.columns and "replay" not in df.columns
+    )
+    assert every["qid"].tolist() == want.per_question["qid"].tolist()
+    assert int(every["a_only"].sum()) == want.mcnemar.a_only
+    assert int(every["b_only"].sum()) == want.mcnemar.b_only
+    n = len(want.per_question)
+    assert any(m.value == f"**Every question** ({n})" for m in app.markdown)
 
 
 def test_a_replayed_iteration_is_computed_and_drawn_once(open_app, monkeypatch) -> None:
