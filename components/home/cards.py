@@ -16,6 +16,8 @@ from components.common.safe_text import md_text
 
 _REPO = Path(__file__).resolve().parents[2]
 
+NBSP = "\u00a0"  # a number and its unit stay on one line in a narrow table
+
 
 def home_cards() -> tuple[DatasetInfo, ...]:
     """The datasets the home page shows a card for, in order: every declared one."""
@@ -63,12 +65,12 @@ def dataset_card(inv: Inventory) -> None:
             "status": f.status if not f.problem else f"error: {f.problem}",
             "rows": f.rows,
             "columns": len(f.columns) or None,
-            "size": human_size(f.size_bytes),
+            "size": human_size(f.size_bytes).replace(" ", NBSP),  # "44.9 MB" never splits
         }
         for f in inv.files
     ]
     for glob, count in inv.extra_files.items():
-        status = f"{count} files" if count else "none in this source"
+        status = f"{count}{NBSP}files" if count else "none in this source"
         rows.append({"file": glob, "status": status, "rows": None, "columns": None, "size": ""})
     st.markdown(md_table(rows, limit=300))
     if inv.source.kind == "hub" and len(ok) < len(inv.files):

@@ -114,7 +114,8 @@ def picker(table: pl.DataFrame, uid: str | None, label: str = "Trajectory") -> N
         label,
         uuids,
         index=uuids.index(uid) if uid in questions else None,
-        format_func=lambda u: f"{u[:8]} · {plain_question(questions.get(u, ''))}",
+        # the box is as wide as the page: the question's start as far as most screens show it
+        format_func=lambda u: f"{u[:8]} · {plain_question(questions.get(u, ''), limit=120)}",
         placeholder="pick a trajectory",
         key=key,
         on_change=on_pick,

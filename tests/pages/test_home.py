@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def test_home_on_sample_lists_every_dataset(sample_root: Path) -> None:
     mars = next(t for t in tables if "Qwen3-32B/hmmt.parquet" in {r["file"] for r in t})
     mars = [r for r in mars if str(r["file"]).endswith(".parquet")]
     assert len(mars) == 9 and all(r["status"] == "ok" and number(r["rows"]) > 0 for r in mars)
+    # a size keeps its number and unit on one line (a narrow table split "44.9" / "MB")
+    assert all(re.fullmatch(r"[0-9.]+\u00a0[KMG]?B", str(r["size"])) for r in mars), mars
 
 
 def test_home_with_a_local_folder(sample_root: Path, tmp_path: Path) -> None:

@@ -506,6 +506,8 @@ def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> No
     assert list(df.columns[1:8]) == cols  # the pair's added branches beside its uuid
     picker = _app({"view": "Trajectory"}).selectbox(key="pa_pick_none")
     assert all("$" not in o for o in picker.options)
+    # the question's start as far as a page-wide box shows it (it was cut at 70 characters)
+    assert max(len(o) for o in picker.options) > 100
 
 
 @pytest.mark.parametrize("view", ["1x vs 8x", "RL", "Trajectory"])
