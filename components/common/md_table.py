@@ -8,6 +8,7 @@ value from the data can never become markup, a link or maths.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -17,11 +18,13 @@ from components.common.formatting import DASH, fmt_num
 from components.common.safe_text import md_text
 
 NUMERIC = (int, float)
+_COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-z]+")  # a colour as CSS reads it, nothing else
 # our own constant CSS (no data): a Markdown table wider than its column scrolls sideways, as a
 # data grid does, instead of running past the column's edge (a 1024 px window)
 TABLE_CSS = """<style>
 [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
-</style>"""
+.rte-lenses a, .rte-lens-items a { color: __LINK__; }
+</style>"""  # the lenses' own HTML tables: links in the theme's colour, as Markdown links are
 
 
 def _cell(value: object, limit: int, spec: str | None = None) -> str:
@@ -62,9 +65,18 @@ def md_table(
     return "\n".join([head, rule, *body])
 
 
+def table_css() -> str:
+    """`TABLE_CSS` with the theme's link colour (`theme.primaryColor`, a colour Streamlit has
+    checked; a default when unset)."""
+    colour = st.get_option("theme.primaryColor") or "#3b6fd8"
+    return TABLE_CSS.replace(
+        "__LINK__", str(colour) if _COLOUR.fullmatch(str(colour)) else "inherit"
+    )
+
+
 def table_style() -> None:
-    """Draw `TABLE_CSS` (app.py, once per run: every view's Markdown tables)."""
-    st.html(TABLE_CSS)
+    """Draw `table_css()` (app.py, once per run: every view's Markdown tables)."""
+    st.html(table_css())
 
 
 def md_frame(

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url, settled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -24,6 +24,7 @@ def test_a_source_box_draws_its_controls_when_opened_and_keeps_the_choice(
     expect(side.locator('[data-testid="stRadio"]')).to_have_count(0)
     side.get_by_text("MARS · Bundled sample").click()
     expect(side.locator('[data-testid="stRadio"]')).to_have_count(1)
+    settled(page)  # the run the opening started has ended: a click during it can be lost
     side.get_by_text("Local folder").click()
     expect(side.get_by_text("MARS · Local folder")).to_be_visible()
     expect(side.locator('input[aria-label="Folder laid out like the Hub repo"]')).to_be_visible()
