@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from bench.browser import streamlit_server
 from cache.casebook.model import Case, make_case
 from cache.casebook.store import CaseStore
 
@@ -131,3 +132,14 @@ STATS_CUT = """() => {
   }
   return out;
 }"""
+
+
+@contextmanager
+def one_page_app(tmp_path_factory: pytest.TempPathFactory, name: str, source: str) -> Iterator[str]:
+    """A throwaway one-page app (`source`, a Streamlit script that imports the explorer's
+    components) served by its own `streamlit run`; yields its URL."""
+    root = tmp_path_factory.mktemp(name)
+    script = root / "page.py"
+    script.write_text(source)
+    with streamlit_server(root / "cache", script=str(script)) as server:
+        yield server.url

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from bench.browser import streamlit_server
-from tests.e2e.journey_helpers import VIEWPORTS, new_page
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -33,11 +31,8 @@ with st.container(key="narrow", width=260):
 
 @pytest.fixture(scope="module")
 def chart_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("lite_chart_app")
-    script = Path(root / "page.py")
-    script.write_text(APP)
-    with streamlit_server(root / "cache", script=str(script)) as server:
-        yield server.url
+    with one_page_app(tmp_path_factory, "lite_chart_app", APP) as url:
+        yield url
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from bench.browser import streamlit_server
 from components.common import theme
-from tests.e2e.journey_helpers import VIEWPORTS, new_page
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -78,11 +76,8 @@ with st.container(key="capped"):
 
 @pytest.fixture(scope="module")
 def table_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("lite_table_app")
-    script = Path(root / "page.py")
-    script.write_text(APP)
-    with streamlit_server(root / "cache", script=str(script)) as server:
-        yield server.url
+    with one_page_app(tmp_path_factory, "lite_table_app", APP) as url:
+        yield url
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
