@@ -26,7 +26,18 @@ function drawAxis(layer, key, a, ctx) {
       const y0 = top + (1 - od[1]) * ph;
       const y1 = top + (1 - od[0]) * ph;
       if (a.showgrid !== false) el("line", { x1: p, x2: p, y1: y0, y2: y1, stroke: GRID }, layer);
-      if (a.showticklabels !== false) {
+      if (a.showticklabels !== false && a.turned) {
+        // turned 45 degrees, ending under its tick, cut to the depth its layout gave it
+        const y = y1 + 10;
+        const label = el("text", {
+          x: p + 3,
+          y,
+          "text-anchor": "end",
+          transform: `rotate(-45 ${p + 3} ${y})`,
+          fill: MUTED,
+        }, layer);
+        fitted(label, String(texts ? texts[k] ?? "" : tickLabel(v, a, step)), TURNED_PX, 12);
+      } else if (a.showticklabels !== false) {
         const label = el("text", { x: p, y: y1 + 15, "text-anchor": "middle", fill: MUTED }, layer);
         label.textContent = texts ? texts[k] ?? "" : tickLabel(v, a, step);
       }
@@ -67,7 +78,7 @@ function axisTitle(layer, a, isX, od, box) {
   if (isX) {
     const t = el("text", {
       x: left + ((a.domain[0] + a.domain[1]) / 2) * pw,
-      y: top + (1 - od[0]) * ph + (a.showticklabels !== false ? 36 : 18),
+      y: top + (1 - od[0]) * ph + (a.showticklabels !== false ? 36 + (a.turned || 0) : 18),
       "text-anchor": "middle",
       "font-size": 13,
     }, layer);

@@ -183,9 +183,20 @@ function plotBox(spec, width, height, legend) {
   const xLabels = xKeys.some((k) => axes[k].visible !== false && axes[k].showticklabels !== false);
   const labelWidth = Math.max(44, ...yKeys.map((k) => (axes[k].labelwidth || 0) + 8));
   const yNeed = anyVisible(yKeys) ? (yLabels ? labelWidth : 6) + (yTitle ? 22 : 0) : 0;
-  const xNeed = anyVisible(xKeys) ? (xLabels ? 22 : 4) + (xTitle ? 22 : 0) : 0;
   const left = Math.max(m.l, yNeed + 4);
   let right = m.r;
+  // named ticks (categories) too wide for the room between them are turned (turnLabels); the
+  // deepest turned label takes room below the axis, above its title
+  const roughWidth = Math.max(40, width - left - right - (legend.horizontal ? 0 : legend.width + 12));
+  let turnedDepth = 0;
+  for (const k of xKeys) {
+    const a = axes[k];
+    a.turned = a.visible !== false && a.showticklabels !== false ? turnLabels(a, roughWidth) : 0;
+    turnedDepth = Math.max(turnedDepth, a.turned);
+  }
+  const xNeed = anyVisible(xKeys)
+    ? (xLabels ? 22 + turnedDepth : 4) + (xTitle ? 22 : 0)
+    : 0;
   const top = m.t + (spec.title ? 24 + (spec.titlepad || 0) : 0);
   let bottom = Math.max(m.b, xNeed + 6);
   if (legend.entries.length) {
@@ -195,6 +206,27 @@ function plotBox(spec, width, height, legend) {
   const pw = Math.max(40, width - left - right);
   const ph = Math.max(40, height - top - bottom);
   return { width, height, left, right, top, pw, ph };
+}
+
+// A category axis whose labels would run into each other: the depth (px) its labels take when
+// turned 45 degrees, each cut to TURNED_PX; 0 when they fit flat (or are too close even turned,
+// where they stay flat as Plotly's would).
+const TURNED_PX = 72;
+const TURNED_GAP = 14;
+function turnLabels(a, plotWidth) {
+  const vals = a.tickvals;
+  const texts = a.ticktext;
+  if (!Array.isArray(vals) || !Array.isArray(texts) || vals.length < 2) return 0;
+  const nums = vals.filter(numeric);
+  if (nums.length < 2) return 0;
+  const sorted = [...nums].sort((p, q) => p - q);
+  let step = Infinity;
+  for (let i = 1; i < sorted.length; i += 1) step = Math.min(step, sorted[i] - sorted[i - 1]);
+  const span = sorted[sorted.length - 1] - sorted[0] + step; // bars pad half a step each side
+  const gap = ((a.domain[1] - a.domain[0]) * plotWidth * step) / span;
+  const widest = Math.max(...texts.map((t) => textWidth(String(t ?? ""), 12)));
+  if (!(gap >= TURNED_GAP) || widest + 8 <= gap) return 0;
+  return Math.ceil(Math.min(widest, TURNED_PX) * Math.SQRT1_2) + 4;
 }
 
 // the data range of one axis over the shown traces (markers and text padded like Plotly, bars by

@@ -26,6 +26,12 @@ fig = go.Figure(go.Bar(x=[1200 * i for i in range(1, 40)], y=[i % 7 for i in ran
 fig.update_layout(title={TITLE!r}, xaxis_title={AXIS!r}, height=300)
 with st.container(key="narrow", width=260):
     lite_chart(fig, key="c")
+
+answers = ["948", "982 ✓", "1005", "709", "1031", "956", "(no answer)"]
+bars = go.Figure(go.Bar(x=answers, y=[50, 30, 19, 11, 8, 6, 4]))
+bars.update_layout(xaxis_title="final answer", xaxis_type="category", height=300)
+with st.container(key="answers", width=280):
+    lite_chart(bars, key="b")
 """
 
 
@@ -58,4 +64,34 @@ def test_long_titles_are_cut_to_fit_and_keep_their_whole_text(
     # the narrow x axis is labelled (two "nice" ticks used to both fall outside its range)
     labels = [t for t in svg.locator("g.grid > text").all_text_contents() if t.endswith("k")]
     assert labels, svg.locator("g.grid").inner_html()[:500]
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_category_labels_too_wide_for_their_room_are_turned_whole(
+    browser: Browser, chart_app: str, viewport: dict[str, int]
+) -> None:
+    page = new_page(browser, viewport)
+    page.goto(chart_app)
+    svg = page.locator('.st-key-answers svg[data-testid="lite-chart-svg"]')
+    turned = svg.locator('g.grid text[transform^="rotate(-45"]')
+    expect(turned).to_have_count(7)  # every answer labelled, none dropped
+    assert turned.all_text_contents() == [
+        "948",
+        "982 ✓",
+        "1005",
+        "709",
+        "1031",
+        "956",
+        "(no answer)",
+    ]
+    boxes = [turned.nth(i).bounding_box() for i in range(7)]
+    assert all(b is not None for b in boxes)
+    # neighbours do not overlap: each turned label starts right of the one before it
+    lefts = [b["x"] + b["width"] for b in boxes if b]
+    assert lefts == sorted(lefts)
+    title = svg.locator("g.grid text", has_text="final answer").last.bounding_box()
+    assert title is not None
+    lowest = max(b["y"] + b["height"] for b in boxes if b)
+    assert title["y"] >= lowest - 1  # the axis title sits under the turned labels
     page.context.close()
