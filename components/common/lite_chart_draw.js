@@ -26,6 +26,7 @@ function drawAxis(layer, key, a, ctx) {
       const y0 = top + (1 - od[1]) * ph;
       const y1 = top + (1 - od[0]) * ph;
       if (a.showgrid !== false) el("line", { x1: p, x2: p, y1: y0, y2: y1, stroke: GRID }, layer);
+      const text = String(texts ? texts[k] ?? "" : tickLabel(v, a, step));
       if (a.showticklabels !== false && a.turned) {
         // turned 45 degrees, ending under its tick, cut to the depth its layout gave it
         const y = y1 + 10;
@@ -36,10 +37,10 @@ function drawAxis(layer, key, a, ctx) {
           transform: `rotate(-45 ${p + 3} ${y})`,
           fill: MUTED,
         }, layer);
-        fitted(label, String(texts ? texts[k] ?? "" : tickLabel(v, a, step)), TURNED_PX, 12);
+        fitted(label, text, TURNED_PX, 12);
       } else if (a.showticklabels !== false) {
         const label = el("text", { x: p, y: y1 + 15, "text-anchor": "middle", fill: MUTED }, layer);
-        label.textContent = texts ? texts[k] ?? "" : tickLabel(v, a, step);
+        label.textContent = text;
       }
     } else {
       const x0 = left + od[0] * pw;

@@ -109,18 +109,23 @@ COLUMNS = {  # the two tables' columns, declared once
 }
 
 
+def _in_thousands(per_question: pd.DataFrame) -> pd.DataFrame:
+    """The rows with their token difference in thousands (`tokens_diff_k`), as both tables
+    show it."""
+    return per_question.assign(tokens_diff_k=per_question["tokens_diff"] / 1000.0)
+
+
 def _losses_table(pair: PolicyPair) -> None:
     lost = a_loses(pair)
     st.markdown(f"**Questions where A loses to B** ({len(lost)} of {len(pair.per_question)})")
     if lost.empty:
         st.info("A is at least as accurate as B on every question compared.")
         return
-    shown = lost.assign(
+    shown = _in_thousands(lost).assign(
         replay=[
             _replay_link(q, it)
             for q, it in zip(lost["qid"], lost["first_differing_iteration"], strict=True)
         ],
-        tokens_diff_k=lost["tokens_diff"] / 1000.0,
     )
     lite_table(
         pl.from_pandas(
@@ -145,10 +150,10 @@ def _losses_table(pair: PolicyPair) -> None:
 
 def _every_question(per_question: pd.DataFrame) -> None:
     """Every question compared, A's losses and wins alike, as the download holds them."""
-    shown = per_question.assign(tokens_diff_k=per_question["tokens_diff"] / 1000.0)
     cols = ["qid", "iterations", "accuracy_a_pct", "accuracy_b_pct", "accuracy_diff_pp"]
+    cols += ["a_only", "b_only", "tokens_diff_k"]
     lite_table(
-        pl.from_pandas(shown[[*cols, "a_only", "b_only", "tokens_diff_k"]]),
+        pl.from_pandas(_in_thousands(per_question)[cols]),
         key="pg_every_question",
         label="every question compared",
         columns=COLUMNS,
