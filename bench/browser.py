@@ -39,10 +39,10 @@ CHROMIUM_ARGS = [
 # left, and every visible chart has drawn (Plotly's layout exists and is not mid-redraw); returns
 # the page-clock time (ms since navigation start) when all of that first held
 # what each of our components puts in its shadow root once its script has drawn (lite charts,
-# light tables, stat rows, clickable text); the page-ready checks of the bench and the browser
+# light tables, stat rows, light controls, clickable text); the page-ready checks of the bench and the browser
 # tests
 COMPONENT_DRAWN = (
-    '.rte-click-root, .rte-lite-table table, .rte-stats, svg[data-testid="lite-chart-svg"]'
+    '.rte-click-root, .rte-lite-table table, .rte-stats, .rte-lc, svg[data-testid="lite-chart-svg"]'
 )
 SETTLED_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');

@@ -16,6 +16,7 @@ import polars as pl
 import streamlit as st
 
 from components.common.browser import bridge
+from components.common.light_control import light_select, light_switch
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import lite_table
 from components.common.maths import maths_toggle
@@ -99,6 +100,12 @@ def _home() -> None:
 PARTS: dict[str, Callable[[], None]] = {
     "nothing more": lambda: None,
     "selectbox": lambda: st.selectbox("MARS file", OPTIONS),
+    "light select (ours)": lambda: light_select(
+        "MARS file", OPTIONS, 0, key="bench_select", on_pick=lambda _i: None
+    ),
+    "light switch (ours)": lambda: light_switch(
+        "Quick preview", True, key="bench_switch", on_change=lambda _on: None
+    ),
     "multiselect": lambda: st.multiselect("Traces", OPTIONS, default=OPTIONS[:3]),
     "slider": lambda: st.slider("UCB z", 0.0, 3.0, 1.0),
     "radio": lambda: st.radio("Show", ["curves", "quantile bands"], horizontal=True),

@@ -25,7 +25,7 @@ from cache.katex_static import font_files, module_files, renamed_classes, styles
 from cache.katex_static import katex_rules as katex_rules
 from cache.maths_spans import MathSpan, maths_html, maths_spans
 from cache.safe_html import esc
-from components.common.url_state import bound
+from components.common.light_control import light_switch
 
 MATHS_KEY = "maths"
 STATIC = Path(st.__file__).parent / "static" / "static"
@@ -64,20 +64,34 @@ def maths_on() -> bool:
 
 
 def maths_toggle() -> None:
-    """The sidebar switch (app.py draws it once per run, so every view and deep link shares it)."""
+    """The sidebar switch (app.py draws it once per run, so every view and deep link shares it):
+    a light switch, as its state lives in the URL (`maths=true`) and the session."""
     with st.sidebar:
         if katex_assets() is None:
-            st.toggle("Render maths", value=False, disabled=True, key="maths_unavailable")
+            light_switch(
+                "Render maths", False, key="maths_unavailable", on_change=_set, disabled=True
+            )
             st.caption(
                 "Maths rendering is unavailable (this Streamlit ships no KaTeX): text is shown as written."
             )
             return
-        st.toggle(
+        on = maths_on()
+        light_switch(
             "Render maths",
+            on,
+            key="maths_switch",
+            on_change=_set,
             help="Typeset $…$, \\(…\\), \\[…\\] and \\boxed{} in reasoning texts (KaTeX). "
             "The rest of the text stays as written; a formula that does not parse too.",
-            **bound(MATHS_KEY),
         )
+    if on:
+        st.query_params[MATHS_KEY] = "true"
+    elif MATHS_KEY in st.query_params:
+        del st.query_params[MATHS_KEY]
+
+
+def _set(on: bool) -> None:
+    st.session_state[MATHS_KEY] = on
 
 
 def katex_payload() -> dict[str, object] | None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from components.common.light_control import light_select
+
 
 def bound(key: str) -> dict[str, str]:
     """Keyword arguments that bind a widget's value to the URL under `key`."""
@@ -76,9 +78,15 @@ def safe_token(max_len: int = 200) -> Callable[[str], str]:
 
 
 def selector_key(param: Param) -> str:
-    """The session-state key of `url_selectbox`'s widget for `param`: a callback that sets it
-    moves the selector before the run draws it."""
+    """The session-state key of the value `url_selectbox` shows for `param`: a callback that
+    sets it moves the selector before the run draws it."""
     return f"_sel_{param.key}"
+
+
+def selector_drawn(param: Param) -> bool:
+    """Whether `url_selectbox` for `param` was drawn on this page's last run (its control's
+    state lives only while a run draws it, as a widget's does)."""
+    return f"{selector_key(param)}_pick" in st.session_state
 
 
 def url_selectbox(
@@ -87,22 +95,38 @@ def url_selectbox(
     param: Param,
     fallback: object = None,
     fmt: Callable[[Any], str] = str,
-    **kwargs: Any,
+    *,
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
 ) -> Any:
-    """A selectbox whose choice lives in the URL as the plain value (`?file=<relpath>`, `?qid=3`)
-    while it displays a readable label. Why not `bound()`: a bound widget writes the displayed
-    label into the URL, and Streamlit drops a page's bound keys when navigating away. The URL
-    wins when it changed since we last wrote it (a deep link, a clicked grid square); otherwise
-    the widget's own state does."""
+    """A select box whose choice lives in the URL as the plain value (`?file=<relpath>`,
+    `?qid=3`) while it displays a readable label, drawn as a light control (a native select:
+    Streamlit's select box costs a new tab more than the rest of a first screen). The URL wins
+    when it changed since we last wrote it (a deep link, a clicked grid square); otherwise the
+    reader's last pick does."""
     key = selector_key(param)
     seen = f"{key}_url"
     opts = list(options)
     want = param.read()
     if want not in opts:
         want = fallback if fallback in opts else opts[0]
-    if st.session_state.get(key) not in opts or st.session_state.get(seen) != want:
-        st.session_state[key] = want
-    value = st.selectbox(label, opts, format_func=fmt, key=key, **kwargs)
+    state = st.session_state
+    if key not in state or state[key] not in opts or state.get(seen) != want:
+        state[key] = want
+    value = st.session_state[key]
+
+    def _pick(i: int) -> None:
+        st.session_state[key] = opts[i]
+
+    light_select(
+        label,
+        [fmt(o) for o in opts],
+        opts.index(value),
+        key=f"{key}_pick",
+        on_pick=_pick,
+        help=help,
+        width=width,
+    )
     param.write(value if value != param.default else None)
     st.session_state[seen] = value
     return value

@@ -30,7 +30,7 @@ from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.stat_row import stat_row
 from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
-from components.common.url_state import selector_key, url_selectbox
+from components.common.url_state import selector_drawn, selector_key, url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import figures as mf
@@ -58,7 +58,7 @@ def pick_file(src: SourceConfig) -> str:
     opens the first file it has; files it lacks say so in the list."""
     present = present_files("mars", src)
     raw = DL.asked(MarsKeys.FILE.key)
-    first_run = selector_key(MarsKeys.FILE) not in st.session_state
+    first_run = not selector_drawn(MarsKeys.FILE)
     if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:
         st.query_params[MarsKeys.FILE.key] = present[0]  # the first file the folder has
 
@@ -101,7 +101,8 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
         st.info("This file holds no questions.")
         return None
     # the question picked on this run (a square, a row or the selector) before the URL says it
-    picked = st.session_state.get(selector_key(MarsKeys.QID))
+    drawn = selector_drawn(MarsKeys.QID)  # else the value is left from an earlier visit
+    picked = st.session_state.get(selector_key(MarsKeys.QID)) if drawn else None
     current = picked if picked in qids else MarsKeys.QID.read()
     # the question the page shows: the selector's default (the first) until one is chosen, so
     # the grid and the table mark it from the first opening on

@@ -28,7 +28,7 @@ from components.common.deeplink import LinkNotes
 from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
-from components.common.url_state import bound, selector_key, url_selectbox
+from components.common.url_state import bound, selector_drawn, url_selectbox
 
 DL = LinkNotes("playground")  # this view's deep-link notes
 
@@ -57,7 +57,7 @@ def pick_file(src: SourceConfig) -> str:
     the first file it has; files it lacks say so in the list."""
     present = present_files("mars", src)
     raw = DL.asked(PlaygroundKeys.FILE.key)
-    first_run = selector_key(PlaygroundKeys.FILE) not in st.session_state
+    first_run = not selector_drawn(PlaygroundKeys.FILE)
     if present and DEFAULT_FILE not in present and first_run and raw not in present:
         st.query_params[PlaygroundKeys.FILE.key] = present[0]
 

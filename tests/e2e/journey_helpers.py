@@ -72,6 +72,20 @@ def no_exception(page: Page) -> None:
     expect(page.locator(EXCEPTION)).to_have_count(0)
 
 
+def choose_option(scope: Any, name: str | re.Pattern[str], option: re.Pattern[str]) -> None:
+    """In the light select box named `name` (a native select, `components.common.light_control`),
+    pick the first option whose text matches `option`."""
+    select = scope.get_by_role("combobox", name=name)
+    expect(select.locator("option").filter(has_text=option).first).to_be_attached()
+    texts = select.locator("option").all_inner_texts()
+    select.select_option(index=next(i for i, t in enumerate(texts) if option.search(t)))
+
+
+def shown_option(scope: Any, name: str | re.Pattern[str]) -> Any:
+    """The option a light select box named `name` shows (for `expect(...).to_have_text`)."""
+    return scope.get_by_role("combobox", name=name).locator("option:checked")
+
+
 def grid_cell(page: Page, text: str) -> Any:
     """A table's cells holding exactly `text`: a data grid's (st.dataframe draws on a canvas;
     its accessible table carries the visible cells' text) or a light table's."""

@@ -19,6 +19,7 @@ from cache.datasets import DatasetInfo, ViewInfo, registered
 from cache.lenses import DatasetLenses, Lens, declared, run
 from cache.sources import default_source, resolve_file
 from tests.pages.conftest import run_page
+from tests.pages.controls import chosen, light_select
 
 MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 OTHER_FILE = "Qwen3-32B/hmmt.parquet"
@@ -62,7 +63,8 @@ def test_a_deep_link_opens_the_lens_with_its_items_and_their_links(sample_root: 
     items, n = _found("mars-confidently-wrong")
     at = run_page("pages/lenses.py", lens="mars-confidently-wrong")
     assert not at.exception and not at.error
-    assert at.selectbox[0].value == "mars-confidently-wrong"
+    assert chosen(at, "lens") == "mars-confidently-wrong"
+    assert light_select(at, "Lens").shown == "MARS · Confidently wrong traces"
     assert f"**{items.height:,}** found of {n:,} traces" in "\n".join(m.value for m in at.markdown)
     rows = re.findall(r"<tr class='rte-lens-item'>(.*?)</tr>", _items_table(at))
     assert len(rows) == items.height
@@ -78,10 +80,10 @@ def test_the_url_picks_the_file_a_lens_runs_on(sample_root: Path) -> None:
     items, n = _found("mars-late-flips", OTHER_FILE)
     at = run_page("pages/lenses.py", lens="mars-late-flips", file=OTHER_FILE)
     assert not at.exception and not at.error
-    assert at.selectbox[1].value == OTHER_FILE
+    assert chosen(at, "file") == OTHER_FILE
     text = "\n".join(m.value for m in at.markdown)
     assert f"**{items.height:,}** found of {n:,} traces in Qwen3\\-32B · HMMT" in text
-    assert f"of {items.height:,}" in at.selectbox[2].format_func(1)  # rows are paged by 200
+    assert f"of {items.height:,}" in light_select(at, "Rows").options[0]  # paged by 200
 
 
 def test_an_item_with_a_case_is_marked(sample_root: Path, db: str) -> None:
@@ -181,7 +183,8 @@ def test_the_toy_lens_is_gone_once_its_dataset_is(sample_root: Path) -> None:
     assert "toy" not in declared()
     at = run_page("pages/lenses.py", lens="toy-odd")
     assert not at.exception
-    assert at.selectbox[0].value is None  # an unknown lens: none chosen
+    assert chosen(at, "lens") is None  # an unknown lens: none chosen
+    assert light_select(at, "Lens").shown == "Choose a lens…"
 
 
 def test_a_lens_starts_a_triage_queue_of_its_items(sample_root: Path, db: str) -> None:

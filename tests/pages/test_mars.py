@@ -13,12 +13,14 @@ import pytest
 from analysis.mars.store import load_features
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
+from cache.datasets import MARS_FILES
 from cache.sample.mars import SCHEMA, write_file
 from components.common.lite_spec import plain_text, unpack
 from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.controls import choose, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -59,8 +61,7 @@ def test_deep_link_opens_the_question_with_curves_and_markers(open_page) -> None
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == "MARS pools"
-    q = next(s for s in at.selectbox if s.label == "Question")
-    assert q.value == 2
+    assert light_select(at, "Question").shown.startswith("Q2 ")
     assert next(m for m in shown_metrics(at) if m.label == "traces").value == "20"
     assert not at.get("plotly_chart")  # nothing loads Plotly's bundle at first paint
     specs = _lite(at)
@@ -141,8 +142,7 @@ def test_controls_and_quantile_bands(open_page) -> None:
     medians = [t["name"] for t in fig["data"] if "median" in t.get("name", "")]
     assert medians and all("(all " in m for m in medians)
     assert any("Bands over the whole pool" in c.value for c in at.caption)
-    q = next(s for s in at.selectbox if s.label == "Question")
-    q.set_value(3).run()
+    choose(at, "qid", 3)
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.query_params["qid"] in ("3", ["3"])
@@ -300,7 +300,7 @@ def test_a_broken_notes_section_does_not_lose_the_page(local_mars: Path, monkeyp
     at = _open(local_mars, monkeypatch, qid="2")
     assert not at.exception, at.exception
     assert at.error and "odd notes row" in " ".join(e.value for e in at.error)
-    assert next(s for s in at.selectbox if s.label == "Question").value == 2
+    assert light_select(at, "Question").shown.startswith("Q2 ")
     assert next(m for m in shown_metrics(at) if m.label == "traces").value == "20"
     assert len(_lite(at)) >= 1  # the curves still drawn (the link names a question: no grid)
 
@@ -373,12 +373,12 @@ def test_the_question_shown_is_marked_from_the_first_opening(open_page) -> None:
     blue frame) and the table (the marked row) say so before any click."""
     at = open_page()
     assert not at.exception, at.exception
-    assert next(s for s in at.selectbox if s.label == "Question").value == 0
+    assert light_select(at, "Question").shown.startswith("Q0 ")
     table = next(p for p in lite_payloads(at) if p["label"] == "questions")
     assert table["selected"] == 0
     assert _framed(at) == 0
     # a question chosen in the selector is the one marked
-    next(s for s in at.selectbox if s.label == "Question").select(2).run()
+    choose(at, "qid", 2)
     assert next(p for p in lite_payloads(at) if p["label"] == "questions")["selected"] == 2
     assert _framed(at) == 2
 
@@ -545,10 +545,10 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     at = run_page(PAGE)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    pick = next(s for s in at.selectbox if s.label.startswith("MARS file"))
-    assert pick.value == rel
+    pick = light_select(at, "MARS file…")
+    assert pick.shown.endswith(f"({rel})")
     assert at.query_params["file"] in (rel, [rel])
-    assert "not in this folder" in pick.format_func(REL)
+    assert "not in this folder" in pick.options[list(MARS_FILES).index(REL)]
     assert next(m for m in shown_metrics(at) if m.label == "traces").value == "6"
 
 

@@ -17,6 +17,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from cache.sample.mars import write_file
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import run_page
+from tests.pages.controls import choose, chosen, light_select
 from tests.pages.tables import lite_payloads, lite_tables, shown_tables
 
 PAGE = "pages/mars.py"
@@ -49,8 +50,8 @@ def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> Non
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     # `view=models` (short) opens the tab as `view=Compare models` does
-    bench = next(s for s in at.selectbox if s.label == "Benchmark")
-    assert bench.value == "aime-2025"
+    assert chosen(at, "bench") == "aime-2025"
+    assert light_select(at, "Benchmark").shown.endswith("(aime-2025)")
     warn = " ".join(w.value for w in at.warning)
     assert "Not in this source" in warn and "`Qwen3-next/aime25_thinking.parquet`" in warn
     # the two files were drawn alone (seeds 4 and 5): their truths differ on the 3 shared qids
@@ -73,8 +74,7 @@ def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:
     at = open_page(file=DS, qid="0", view="models")
     rank = _table(at, "rank")
     top = int(rank.iloc[0]["qid"])
-    pick = next(s for s in at.selectbox if s.label.startswith("Compared question"))
-    pick.set_value(top).run()
+    choose(at, "cq", top)
     assert not at.exception, at.exception
     assert at.query_params["cq"] in (str(top), [str(top)])
     rows = _table(at, "model")

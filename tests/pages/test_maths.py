@@ -21,6 +21,7 @@ from cache.maths_spans import maths_spans
 from cache.sample.parason import make_uuid
 from components.common.maths import MATHS_KEY, katex_assets
 from tests.pages.conftest import new_app
+from tests.pages.controls import light_controls
 
 FOUR = make_uuid("not-div-7-11")
 HTML_ROW = make_uuid("malformed-html-script")
@@ -62,13 +63,21 @@ def test_streamlit_ships_katex() -> None:
     assert assets is not None and assets.js.startswith("static/js/katex.")
 
 
+def _switch(at):  # type: ignore[no-untyped-def]
+    (switch,) = [c for c in light_controls(at) if c.label == "Render maths"]
+    return switch
+
+
 def test_the_switch_is_in_the_sidebar_and_bound_to_the_url() -> None:
     at = _run("pages/parason.py", uuid=FOUR, node="answer")
-    toggle = at.sidebar.toggle(key=MATHS_KEY)
-    assert toggle.label == "Render maths" and toggle.value is False
+    assert _switch(at).kind == "switch" and _switch(at).on is False
+    sidebar = at.sidebar.get("bidi_component")
+    assert any(c.proto.component_name.endswith("rte_light_control") for c in sidebar)
     assert all(t["katex"] is None for t in _texts(at))
     assert "rte-maths" not in _all_html(at)
-    toggle.set_value(True).run()
+    assert MATHS_KEY not in at.query_params
+    at.session_state[MATHS_KEY] = True  # what a flip of the switch sets before the run
+    at.run()
     assert not at.exception
     payloads = _texts(at)
     assert payloads and all(t["katex"]["js"] == katex_assets().js for t in payloads)  # type: ignore[union-attr]
@@ -77,7 +86,7 @@ def test_the_switch_is_in_the_sidebar_and_bound_to_the_url() -> None:
 
 def test_a_link_with_maths_on_typesets_parason_and_keeps_markup_text() -> None:
     at = _run("pages/parason.py", uuid=HTML_ROW, node="b0t0", maths="true")
-    assert at.sidebar.toggle(key=MATHS_KEY).value is True
+    assert _switch(at).on is True
     out = _all_html(at)
     assert "<script" not in out.lower() and "<img" not in out.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
@@ -158,7 +167,7 @@ def test_without_katex_the_switch_says_so_and_text_shows_as_written(
 
     monkeypatch.setattr(maths, "katex_assets", lambda static=None: None)
     at = _run("pages/parason.py", uuid=FOUR, node="answer", maths="true")
-    assert at.sidebar.toggle(key="maths_unavailable").disabled
+    assert _switch(at).disabled and _switch(at).on is False
     assert any("unavailable" in c.value for c in at.sidebar.caption)
     assert "rte-maths" not in _all_html(at)
     assert all(t["katex"] is None for t in _texts(at))

@@ -22,13 +22,14 @@ from analysis.playground.policy_pair import a_loses, compare_policies
 from analysis.playground.prepare import prepare
 from cache.casebook.model import make_case
 from cache.casebook.store import open_store
-from cache.datasets import mars_reference_dir
+from cache.datasets import MARS_FILES, mars_reference_dir
 from cache.sample.mars import SCHEMA, write_file
 from components.common.safe_text import md_text
 from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
+from tests.pages.controls import chosen, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -764,8 +765,9 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     at = run_page("pages/playground.py", budget="8")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    pick = next(s for s in at.selectbox if s.label.startswith("MARS file"))
-    assert pick.value == rel and "not in this folder" in pick.format_func(REL)
+    pick = light_select(at, "MARS file…")
+    assert chosen(at, "file") == rel
+    assert "not in this folder" in pick.options[list(MARS_FILES).index(REL)]
 
 
 def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars: Path) -> None:

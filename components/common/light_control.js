@@ -1,0 +1,94 @@
+// A light control: a native <select> or an on/off switch with its label, drawn in place of
+// Streamlit's select box or toggle. The label, the options and the help are set as text, never
+// as markup. A choice is reported as the option's index, a switch as "1" or "0" ("pick"); the
+// server then decides what is shown, and the next run hands it back as `index` / `on`.
+
+let serial = 0;
+
+function head(root, payload, forId) {
+  const row = document.createElement("div");
+  row.className = "rte-lc-head";
+  const label = document.createElement("label");
+  label.className = "rte-lc-label";
+  label.htmlFor = forId;
+  row.appendChild(label);
+  const tip = document.createElement("span");
+  tip.className = "rte-lc-help";
+  tip.textContent = "?";
+  tip.setAttribute("role", "img");
+  row.appendChild(tip);
+  root.appendChild(row);
+  return { label, tip };
+}
+
+function buildSelect(root, payload, send) {
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, payload, id);
+  const select = document.createElement("select");
+  select.id = id;
+  select.addEventListener("change", () => send(select.value));
+  root.appendChild(select);
+  return { ...parts, select, version: null };
+}
+
+function buildSwitch(root, payload, send) {
+  const label = document.createElement("label");
+  label.className = "rte-lc-switch";
+  const input = document.createElement("input");
+  input.type = "checkbox";
+  input.setAttribute("role", "switch");
+  input.addEventListener("change", () => send(input.checked ? "1" : "0"));
+  const text = document.createElement("span");
+  label.append(input, text);
+  root.appendChild(label);
+  const tip = document.createElement("span");
+  tip.className = "rte-lc-help";
+  tip.textContent = "?";
+  tip.setAttribute("role", "img");
+  root.appendChild(tip);
+  return { label: text, tip, input };
+}
+
+function update(state, payload) {
+  state.label.textContent = String(payload.label ?? "");
+  const help = String(payload.help ?? "");
+  state.tip.hidden = help === "";
+  state.tip.title = help;
+  state.tip.setAttribute("aria-label", help);
+  if (state.select) {
+    const select = state.select;
+    if (state.version !== payload.version) {
+      state.version = payload.version;
+      select.replaceChildren(
+        ...(payload.options || []).map((text, i) => {
+          const option = document.createElement("option");
+          option.value = String(i);
+          option.textContent = String(text);
+          return option;
+        }),
+      );
+    }
+    select.value = String(payload.index ?? 0);
+    select.disabled = Boolean(payload.disabled);
+  } else {
+    state.input.checked = Boolean(payload.on);
+    state.input.disabled = Boolean(payload.disabled);
+  }
+}
+
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const payload = data || {};
+  const kind = payload.kind === "switch" ? "switch" : "select";
+  let root = parentElement.querySelector(".rte-lc");
+  if (!root || root.dataset.kind !== kind) {
+    if (root) root.remove();
+    root = document.createElement("div");
+    root.className = `rte-lc rte-lc-k-${kind}`;
+    root.dataset.kind = kind;
+    parentElement.appendChild(root);
+    const send = (value) => setTriggerValue("pick", value);
+    root.__rteState = kind === "switch" ? buildSwitch(root, payload, send) : buildSelect(root, payload, send);
+  }
+  update(root.__rteState, payload);
+}

@@ -1,0 +1,126 @@
+"""Light controls: a select box and an on/off switch drawn as one small component each, in
+place of Streamlit's `st.selectbox` and `st.toggle`.
+
+Why: the first time a page draws a kind of Streamlit widget, a new tab pays for that kind's
+code and styles (`bench/element_costs.py`: a select box alone adds about 0.1-0.2x a bare page's
+first paint); our components share one runtime that the browser bridge already loads, and a
+native `<select>` costs next to nothing. The controls keep the reader's choice on the server:
+a pick in the browser calls `on_pick` before the script reruns, and the run says what is shown
+(`index`, `on`), so a deep link, a grid click and the control never disagree.
+
+Labels, options and help are set as text in the browser: a value from the data is never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from components.common.registered import registered
+from components.common.selection import picked_value
+
+COMPONENT = "rte_light_control"
+PICK_EVENT = "pick"
+_JS_FILE = Path(__file__).with_name("light_control.js")
+_CHEVRON = (  # a down chevron, drawn inline (nothing is fetched)
+    "url(\"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='12' height='12' "
+    "viewBox='0 0 12 12'%3E%3Cpath d='M2 4l4 4 4-4' fill='none' stroke='%2331333f' "
+    "stroke-width='1.5'/%3E%3C/svg%3E\")"
+)
+_CSS = f"""
+.rte-lc {{ font-family: var(--st-font, inherit); font-size: 14px;
+  color: var(--st-text-color, #31333f); }}
+.rte-lc-k-select {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-k-switch {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.5rem; }}
+.rte-lc-head {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.25rem; }}
+.rte-lc-label {{ line-height: 1.4; }}
+.rte-lc-help {{ display: inline-flex; width: 1rem; height: 1rem; border-radius: 50%;
+  align-items: center; justify-content: center; font-size: 0.7rem; cursor: help;
+  border: 1px solid rgba(49, 51, 63, 0.4); color: rgba(49, 51, 63, 0.6); }}
+.rte-lc-help[hidden] {{ display: none; }}
+.rte-lc select {{ appearance: none; width: 100%; height: 2.5rem; box-sizing: border-box;
+  padding: 0 2rem 0 0.75rem; border: 1px solid transparent; border-radius: 0.5rem;
+  background: var(--st-secondary-background-color, #f0f2f6) {_CHEVRON} no-repeat
+  right 0.75rem center; font: inherit; color: inherit; cursor: pointer;
+  text-overflow: ellipsis; }}
+.rte-lc select:focus-visible {{ outline: none;
+  border-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc select:disabled {{ cursor: not-allowed; opacity: 0.6; }}
+.rte-lc-switch {{ display: inline-flex; align-items: center; gap: 0.5rem; cursor: pointer;
+  line-height: 1.6; }}
+.rte-lc-switch input {{ appearance: none; margin: 0; width: 2rem; height: 1.1rem;
+  border-radius: 0.55rem; background: rgba(49, 51, 63, 0.2); position: relative;
+  cursor: pointer; transition: background 0.15s; flex: none; }}
+.rte-lc-switch input::before {{ content: ""; position: absolute; top: 0.15rem; left: 0.15rem;
+  width: 0.8rem; height: 0.8rem; border-radius: 50%; background: #fff;
+  transition: left 0.15s; }}
+.rte-lc-switch input:checked {{ background: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-switch input:checked::before {{ left: 1.05rem; }}
+.rte-lc-switch input:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 2px; }}
+.rte-lc-switch input:disabled, .rte-lc-switch:has(input:disabled) {{ cursor: not-allowed;
+  opacity: 0.6; }}
+"""
+
+
+def _component() -> Any:
+    return registered(COMPONENT, lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
+
+
+def _picked(key: str) -> str | None:
+    return picked_value(key, PICK_EVENT)
+
+
+def light_select(
+    label: str,
+    options: Sequence[str],
+    index: int,
+    *,
+    key: str,
+    on_pick: Callable[[int], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+    width: int | str = "stretch",
+) -> None:
+    """A select box of `options` (their labels) showing `options[index]`; a pick calls
+    `on_pick` with the picked index before the script reruns."""
+    shown = [str(o) for o in options]
+
+    def _callback() -> None:
+        value = _picked(key)
+        if value is not None and value.isdigit() and int(value) < len(shown):
+            on_pick(int(value))
+
+    data = {
+        "kind": "select",
+        "label": label,
+        "options": shown,
+        "index": min(max(index, 0), max(len(shown) - 1, 0)),
+        "help": help,
+        "disabled": disabled,
+        # the options' identity: a new list redraws them, a new index only moves the choice
+        "version": hash(tuple(shown)),
+    }
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+
+
+def light_switch(
+    label: str,
+    on: bool,
+    *,
+    key: str,
+    on_change: Callable[[bool], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+) -> None:
+    """An on/off switch showing `on`; a flip calls `on_change` with the new state before the
+    script reruns."""
+
+    def _callback() -> None:
+        value = _picked(key)
+        if value in ("0", "1"):
+            on_change(value == "1")
+
+    data = {"kind": "switch", "label": label, "on": on, "help": help, "disabled": disabled}
+    _component()(key=key, data=data, on_pick_change=_callback)
