@@ -31,6 +31,26 @@ function buildSelect(root, payload, send) {
   return { ...parts, select, version: null };
 }
 
+function buildRadio(root, payload, send) {
+  // a fieldset named by its legend: the group's name for assistive technology
+  const fieldset = document.createElement("fieldset");
+  fieldset.className = "rte-lc-group";
+  const legend = document.createElement("legend");
+  legend.className = "rte-lc-head";
+  const label = document.createElement("span");
+  label.className = "rte-lc-label";
+  const tip = document.createElement("span");
+  tip.className = "rte-lc-help";
+  tip.textContent = "?";
+  tip.setAttribute("role", "img");
+  legend.append(label, tip);
+  const group = document.createElement("div");
+  group.className = "rte-lc-options";
+  fieldset.append(legend, group);
+  root.appendChild(fieldset);
+  return { label, tip, group, name: `rte-lc-${++serial}`, send, version: null };
+}
+
 function buildSwitch(root, payload, send) {
   const label = document.createElement("label");
   label.className = "rte-lc-switch";
@@ -55,7 +75,28 @@ function update(state, payload) {
   state.tip.hidden = help === "";
   state.tip.title = help;
   state.tip.setAttribute("aria-label", help);
-  if (state.select) {
+  if (state.group) {
+    if (state.version !== payload.version) {
+      state.version = payload.version;
+      state.group.replaceChildren(
+        ...(payload.options || []).map((text, i) => {
+          const option = document.createElement("label");
+          const input = document.createElement("input");
+          input.type = "radio";
+          input.name = state.name;
+          input.value = String(i);
+          input.addEventListener("change", () => state.send(input.value));
+          const span = document.createElement("span");
+          span.textContent = String(text);
+          option.append(input, span);
+          return option;
+        }),
+      );
+    }
+    for (const input of state.group.querySelectorAll("input")) {
+      input.checked = input.value === String(payload.index ?? 0);
+    }
+  } else if (state.select) {
     const select = state.select;
     if (state.version !== payload.version) {
       state.version = payload.version;
@@ -79,7 +120,7 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kind = payload.kind === "switch" ? "switch" : "select";
+  const kind = ["switch", "radio"].includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
     if (root) root.remove();
@@ -88,7 +129,8 @@ export default function (component) {
     root.dataset.kind = kind;
     parentElement.appendChild(root);
     const send = (value) => setTriggerValue("pick", value);
-    root.__rteState = kind === "switch" ? buildSwitch(root, payload, send) : buildSelect(root, payload, send);
+    const build = { select: buildSelect, radio: buildRadio, switch: buildSwitch }[kind];
+    root.__rteState = build(root, payload, send);
   }
   update(root.__rteState, payload);
 }

@@ -32,6 +32,14 @@ _CSS = f"""
 .rte-lc {{ font-family: var(--st-font, inherit); font-size: 14px;
   color: var(--st-text-color, #31333f); }}
 .rte-lc-k-select {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-group {{ display: flex; flex-direction: column; gap: 0.25rem; border: 0; margin: 0;
+  padding: 0; }}
+.rte-lc-options {{ display: flex; flex-wrap: wrap; column-gap: 1rem; row-gap: 0.25rem;
+  min-height: 2.5rem; align-items: center; }}
+.rte-lc-options label {{ display: inline-flex; align-items: center; gap: 0.4rem;
+  cursor: pointer; }}
+.rte-lc-options input {{ margin: 0; width: 1rem; height: 1rem;
+  accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
 .rte-lc-k-switch {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.5rem; }}
 .rte-lc-head {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.25rem; }}
 .rte-lc-label {{ line-height: 1.4; }}
@@ -103,6 +111,34 @@ def light_select(
         "version": hash(tuple(shown)),
     }
     _component()(key=key, data=data, width=width, on_pick_change=_callback)
+
+
+def light_radio(
+    label: str,
+    options: Sequence[str],
+    index: int,
+    *,
+    key: str,
+    on_pick: Callable[[int], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+) -> None:
+    """`light_select` as a row of radio buttons: a few choices, each in sight."""
+    shown = [str(o) for o in options]
+
+    def _callback() -> None:
+        value = _picked(key)
+        if value is not None and value.isdigit() and int(value) < len(shown):
+            on_pick(int(value))
+
+    data = {
+        "kind": "radio",
+        "label": label,
+        "options": shown,
+        "index": min(max(index, 0), max(len(shown) - 1, 0)),
+        "help": help,
+        "version": hash(tuple(shown)),
+    }
+    _component()(key=key, data=data, on_pick_change=_callback)
 
 
 def light_switch(

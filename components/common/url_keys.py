@@ -15,7 +15,7 @@ from __future__ import annotations
 from analysis.playground.policies import url_keys as policy_url_keys
 from cache.datasets import DATASETS, MARS_FILES
 from cache.datasets import view_names as dataset_view_names
-from components.common.url_state import Param, int_in, safe_token
+from components.common.url_state import Param, int_in, parse_bool, safe_token
 
 DEFAULT_MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
 
@@ -60,6 +60,11 @@ class MarsKeys:
     )
     CQ = Param("cq", None, parse=int_in(0, 10**6))
     PROBE = Param("probe", None, parse=int_in(0, 10**8))  # a probe's token position (a search hit)
+    # light controls (`url_switch`, `url_radio`): Plotly "zoom" on any tab; the Curves tab's
+    # curves or quantile bands, and its probe markers
+    ZOOM = Param("zoom", False, parse=parse_bool)
+    SHOW = Param("show", "curves", choices=("curves", "quantile bands"))
+    MARKERS = Param("markers", True, parse=parse_bool)
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
     # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding; both: the trace
     # filters (verdict, final answers, length range, which confidence and its range)

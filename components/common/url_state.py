@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from components.common.light_control import light_select
+from components.common.light_control import light_radio, light_select, light_switch
 
 
 def bound(key: str) -> dict[str, str]:
@@ -50,8 +50,10 @@ class Param:
         if value is None or value == self.default:
             if self.key in st.query_params:
                 del st.query_params[self.key]
-        elif st.query_params.get(self.key) != str(value):
-            st.query_params[self.key] = str(value)
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            if st.query_params.get(self.key) != text:
+                st.query_params[self.key] = text
 
 
 def int_in(lo: int, hi: int) -> Callable[[str], int]:
@@ -89,6 +91,35 @@ def selector_drawn(param: Param) -> bool:
     return f"{selector_key(param)}_pick" in st.session_state
 
 
+def _url_choice(param: Param, opts: list[Any], fallback: object) -> Any:
+    """The value a URL-bound light control shows: the URL's when it changed since we last wrote
+    it (a deep link, a clicked grid square), else the reader's last pick (kept under
+    `selector_key`, which a pick's callback sets before the run)."""
+    key = selector_key(param)
+    want = param.read()
+    if want not in opts:
+        want = fallback if fallback in opts else opts[0]
+    state = st.session_state
+    if key not in state or state[key] not in opts or state.get(f"{key}_url") != want:
+        state[key] = want
+    return state[key]
+
+
+def _picker(param: Param, opts: list[Any]) -> Callable[[int], None]:
+    def pick(i: int) -> None:
+        st.session_state[selector_key(param)] = opts[i]
+
+    return pick
+
+
+def _written(param: Param, value: Any) -> Any:
+    """Write the shown `value` to the URL (none for the default) and remember having written
+    it, so that a later change of the URL is told from our own write."""
+    param.write(value if value != param.default else None)
+    st.session_state[f"{selector_key(param)}_url"] = value
+    return value
+
+
 def url_selectbox(
     label: str,
     options: Sequence[Any],
@@ -101,35 +132,65 @@ def url_selectbox(
 ) -> Any:
     """A select box whose choice lives in the URL as the plain value (`?file=<relpath>`,
     `?qid=3`) while it displays a readable label, drawn as a light control (a native select:
-    Streamlit's select box costs a new tab more than the rest of a first screen). The URL wins
-    when it changed since we last wrote it (a deep link, a clicked grid square); otherwise the
-    reader's last pick does."""
-    key = selector_key(param)
-    seen = f"{key}_url"
+    Streamlit's select box costs a new tab more than the rest of a first screen)."""
     opts = list(options)
-    want = param.read()
-    if want not in opts:
-        want = fallback if fallback in opts else opts[0]
-    state = st.session_state
-    if key not in state or state[key] not in opts or state.get(seen) != want:
-        state[key] = want
-    value = st.session_state[key]
-
-    def _pick(i: int) -> None:
-        st.session_state[key] = opts[i]
-
+    value = _url_choice(param, opts, fallback)
     light_select(
         label,
         [fmt(o) for o in opts],
         opts.index(value),
-        key=f"{key}_pick",
-        on_pick=_pick,
+        key=f"{selector_key(param)}_pick",
+        on_pick=_picker(param, opts),
         help=help,
         width=width,
     )
-    param.write(value if value != param.default else None)
-    st.session_state[seen] = value
-    return value
+    return _written(param, value)
+
+
+def url_radio(
+    label: str,
+    options: Sequence[Any],
+    param: Param,
+    fmt: Callable[[Any], str] = str,
+    *,
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+) -> Any:
+    """`url_selectbox` as a row of radio buttons (a few choices, all in sight)."""
+    opts = list(options)
+    value = _url_choice(param, opts, param.default)
+    light_radio(
+        label,
+        [fmt(o) for o in opts],
+        opts.index(value),
+        key=f"{selector_key(param)}_pick",
+        on_pick=_picker(param, opts),
+        help=help,
+    )
+    return _written(param, value)
+
+
+def parse_bool(raw: str) -> bool:
+    """A URL's on/off value: true/false, 1/0 (any case)."""
+    low = raw.lower()
+    if low not in ("true", "false", "1", "0"):
+        raise ValueError(raw)
+    return low in ("true", "1")
+
+
+def url_switch(label: str, param: Param, *, help: str = "") -> bool:  # noqa: A002
+    """An on/off switch whose state lives in the URL (`?zoom=true`; none when the default),
+    drawn as a light control."""
+    opts = [False, True]
+    value = bool(_url_choice(param, opts, param.default))
+    pick = _picker(param, opts)
+    light_switch(
+        label,
+        value,
+        key=f"{selector_key(param)}_pick",
+        on_change=lambda on: pick(int(on)),
+        help=help,
+    )
+    return bool(_written(param, value))
 
 
 def query_pairs() -> list[tuple[str, str]]:

@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.common.lite_chart import lite_chart
-from components.common.url_state import bound
+from components.common.url_keys import MarsKeys
+from components.common.url_state import url_switch
 
 ZOOM_HELP = (
     "Draw this tab's charts with Plotly: hover for every value, drag to zoom, pan. It loads "
@@ -19,8 +20,12 @@ ZOOM_HELP = (
 
 
 def zoom_switch(where: Any = st) -> bool:
-    """The tab's URL-bound "zoom" switch (the key the Curves and Single trace tabs use too)."""
-    return bool(where.checkbox("zoom", value=False, help=ZOOM_HELP, **bound("zoom")))
+    """The tab's URL-bound "zoom" switch (the key the Curves and Single trace tabs use too), in
+    `where` (a column or a tab; the current container for `st`)."""
+    if where is st:
+        return url_switch("zoom", MarsKeys.ZOOM, help=ZOOM_HELP)
+    with where:
+        return url_switch("zoom", MarsKeys.ZOOM, help=ZOOM_HELP)
 
 
 def chart(fig: go.Figure, *, key: str, zoom: bool, where: Any = None) -> None:

@@ -21,7 +21,7 @@ from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
 from components.common.url_keys import MarsKeys
-from components.common.url_state import bound
+from components.common.url_state import bound, url_radio, url_switch
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import curve_figures as cf
@@ -147,11 +147,11 @@ def render_curves(rel: str, src: SourceConfig, pool: pl.DataFrame, qid: int) -> 
         return
     n_max = max(1, min(MAX_CURVES, feats.height))
     c3, c4 = st.columns([3, 1], vertical_alignment="bottom")
-    mode = c3.radio("Show", ["curves", "quantile bands"], horizontal=True, **bound("show"))
-    markers = c4.checkbox(  # a short label: "probe markers" was cut at 1024 px
-        "probes", value=True, help="show the probe answers as markers", **bound("markers")
-    )
-    zoom = c4.checkbox("zoom", value=False, help=_ZOOM_HELP, **bound("zoom"))
+    with c3:
+        mode = url_radio("Show", MarsKeys.SHOW.choices or (), MarsKeys.SHOW)
+    with c4:  # a short label: "probe markers" was cut at 1024 px
+        markers = url_switch("probes", MarsKeys.MARKERS, help="show the probe answers as markers")
+        zoom = url_switch("zoom", MarsKeys.ZOOM, help=_ZOOM_HELP)
     n, window, probes_by = min(DEFAULT_CURVES, n_max), DEFAULT_WINDOW, BY_AGREEMENT
     policy = next(iter(POLICIES))  # the selectbox's first option
     with lazy_expander(

@@ -25,7 +25,7 @@ from components.common.maths import maybe_maths
 from components.common.safe_text import esc
 from components.common.stat_row import stat_row
 from components.common.url_keys import MarsKeys
-from components.common.url_state import bound
+from components.common.url_state import bound, url_switch
 from components.mars import cases as mcs
 from components.mars import trace_filters, trace_nav, trace_reads
 from components.mars.trace_chart import trace_chart
@@ -87,7 +87,7 @@ def render_single_trace(
             width=320,
             **bound("zsmooth"),
         )
-        zoom = st.checkbox("zoom", value=False, help=ZOOM_HELP, **bound("zoom"))
+        zoom = url_switch("zoom", MarsKeys.ZOOM, help=ZOOM_HELP)
     verdicts = list(ok.values())
     ahead = tuple(read_ahead(traces, verdicts, int(trace)))
     raw = trace_reads.raw_trace(rel, src, qid, int(trace), ahead)

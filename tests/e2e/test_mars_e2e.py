@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, shown_option
+from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, shown_option
 
 pytestmark = pytest.mark.e2e
 
@@ -146,3 +146,17 @@ def test_zoom_draws_the_curves_with_plotly(app_url: str, page) -> None:  # type:
     page.wait_for_selector(".js-plotly-plot .scatterlayer .js-line", timeout=60_000)
     legend = " ".join(page.locator(".js-plotly-plot .legendtext").all_text_contents())
     assert "final answer" in legend and "trace end" in legend
+    # the light controls: the switch, the radio group and the select box each change the URL
+    page.get_by_role("switch", name="zoom").click()
+    expect(page).not_to_have_url(re.compile(r"zoom="))
+    expect(page.locator(LITE_SVG).last).to_be_visible()  # the light chart again
+    page.get_by_role("radio", name="quantile bands").check()
+    expect(page).to_have_url(re.compile(r"show=quantile\+bands"))
+    expect(page.get_by_role("radio", name="quantile bands")).to_be_checked()
+    page.get_by_role("switch", name="probes").click()
+    expect(page).to_have_url(re.compile(r"markers=false"))
+    expect(page.get_by_role("switch", name="probes")).not_to_be_checked()
+    choose_option(page, "Question", re.compile(r"^Q5 · "))
+    expect(page).to_have_url(re.compile(r"qid=5\b"))
+    expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q5 · pass@1"))
+    assert_no_exception(page)

@@ -71,3 +71,9 @@ def choose(at: Any, url_key: str, value: object) -> Any:
 def chosen(at: Any, url_key: str) -> Any:
     """The value the URL-bound selector of `url_key` shows (the option, not its label)."""
     return at.session_state[f"_sel_{url_key}"]
+
+
+def light_radio_options(at: Any, label: str) -> list[str]:
+    """The options of the radio group labelled `label`."""
+    (group,) = [c for c in light_controls(at) if c.kind == "radio" and c.label == label]
+    return group.options

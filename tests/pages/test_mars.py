@@ -20,7 +20,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.controls import choose, light_select
+from tests.pages.controls import choose, light_radio_options, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -95,7 +95,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
         top = [v for v in spec["traces"][-1]["y"] if v is not None]
         assert top and all(abs(v - 1) < 1e-3 for v in top)
         # on "zoom" the same figure is drawn by Plotly
-        next(c for c in at.checkbox if c.label == "zoom").check().run()
+        choose(at, "zoom", True)
         fig = _charts(at)[-1]
         assert all(t.get("stackgroup") == "one" for t in fig["data"])
         # the same answers (Plotly's names are escaped markup, the light chart's plain text)
@@ -108,7 +108,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
         assert len(hists) >= 3 and all(s["barmode"] == "group" for s in hists)
         bars = next(s for s in specs if s["title"].startswith("final answers"))
         assert bars["traces"][0]["type"] == "bar"
-        next(c for c in at.checkbox if c.label == "zoom").check().run()
+        choose(at, "zoom", True)
         assert len(_charts(at)) >= 4 and not _lite(at)  # 5 Plotly figures on zoom
     elif view == "Single trace":
         trace = next(s for s in at.selectbox if s.label == "Trace")
@@ -133,7 +133,8 @@ def test_every_tab_renders(open_page, view: str) -> None:
 
 def test_controls_and_quantile_bands(open_page) -> None:
     at = open_page(qid="0")
-    at.radio[0].set_value("quantile bands").run()
+    assert light_radio_options(at, "Show") == ["curves", "quantile bands"]
+    choose(at, "show", "quantile bands")
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     fig = _charts(at)[-1]
