@@ -4,6 +4,7 @@
 // server then decides what is shown, and the next run hands it back as `index` / `on`.
 
 let serial = 0;
+const KEY_PAUSE_MS = 350;
 
 function head(root, payload, forId) {
   const row = document.createElement("div");
@@ -51,6 +52,34 @@ function buildRadio(root, payload, send) {
   return { label, tip, group, name: `rte-lc-${++serial}`, send, version: null };
 }
 
+function buildSlider(root, payload, send) {
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, payload, id);
+  const row = document.createElement("div");
+  row.className = "rte-lc-range";
+  const input = document.createElement("input");
+  input.type = "range";
+  input.id = id;
+  const out = document.createElement("output");
+  out.htmlFor = id;
+  row.append(input, out);
+  root.appendChild(row);
+  const digits = () => Number(input.dataset.digits || 0);
+  // the value in sight while dragging; sent once released (or per key press)
+  input.addEventListener("input", () => { out.textContent = Number(input.value).toFixed(digits()); });
+  // a drag sends once released; arrow keys send once they pause, not at every step
+  let timer = null;
+  let byKey = false;
+  input.addEventListener("keydown", () => { byKey = true; });
+  input.addEventListener("pointerdown", () => { byKey = false; });
+  input.addEventListener("change", () => {
+    clearTimeout(timer);
+    if (byKey) timer = setTimeout(() => send(input.value), KEY_PAUSE_MS);
+    else send(input.value);
+  });
+  return { ...parts, input, out, range: true };
+}
+
 function buildSwitch(root, payload, send) {
   const label = document.createElement("label");
   label.className = "rte-lc-switch";
@@ -96,6 +125,15 @@ function update(state, payload) {
     for (const input of state.group.querySelectorAll("input")) {
       input.checked = input.value === String(payload.index ?? 0);
     }
+  } else if (state.range) {
+    const input = state.input;
+    input.min = String(payload.lo);
+    input.max = String(payload.hi);
+    input.step = String(payload.step);
+    input.dataset.digits = String(payload.digits ?? 0);
+    input.value = String(payload.value);
+    input.disabled = Boolean(payload.disabled);
+    state.out.textContent = Number(payload.value).toFixed(payload.digits ?? 0);
   } else if (state.select) {
     const select = state.select;
     if (state.version !== payload.version) {
@@ -120,7 +158,7 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kind = ["switch", "radio"].includes(payload.kind) ? payload.kind : "select";
+  const kind = ["switch", "radio", "slider"].includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
     if (root) root.remove();
@@ -129,7 +167,8 @@ export default function (component) {
     root.dataset.kind = kind;
     parentElement.appendChild(root);
     const send = (value) => setTriggerValue("pick", value);
-    const build = { select: buildSelect, radio: buildRadio, switch: buildSwitch }[kind];
+    const builders = { select: buildSelect, radio: buildRadio, switch: buildSwitch, slider: buildSlider };
+    const build = builders[kind];
     root.__rteState = build(root, payload, send);
   }
   update(root.__rteState, payload);

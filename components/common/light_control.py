@@ -13,7 +13,9 @@ Labels, options and help are set as text in the browser: a value from the data i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,13 @@ _CSS = f"""
   cursor: pointer; }}
 .rte-lc-options input {{ margin: 0; width: 1rem; height: 1rem;
   accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
+.rte-lc-k-slider {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-range {{ display: flex; align-items: center; gap: 0.6rem; min-height: 2.5rem; }}
+.rte-lc-range input {{ flex: 1; min-width: 0; margin: 0;
+  accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
+.rte-lc-range input:disabled {{ cursor: not-allowed; opacity: 0.5; }}
+.rte-lc-range output {{ min-width: 2.5rem; text-align: right;
+  font-variant-numeric: tabular-nums; }}
 .rte-lc-k-switch {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.5rem; }}
 .rte-lc-head {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.25rem; }}
 .rte-lc-label {{ line-height: 1.4; }}
@@ -137,6 +146,47 @@ def light_radio(
         "index": min(max(index, 0), max(len(shown) - 1, 0)),
         "help": help,
         "version": hash(tuple(shown)),
+    }
+    _component()(key=key, data=data, on_pick_change=_callback)
+
+
+def light_slider(
+    label: str,
+    lo: float,
+    hi: float,
+    value: float,
+    step: float,
+    *,
+    key: str,
+    on_pick: Callable[[float], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+) -> None:
+    """A slider (a native range input) over [lo, hi] in steps of `step`, its value in sight; a
+    release calls `on_pick` with the new value (an int when every bound is one) before the
+    script reruns."""
+    whole = all(isinstance(v, int) for v in (lo, hi, step))
+    digits = 0 if whole else max(0, -Decimal(str(step)).as_tuple().exponent)  # type: ignore[operator]
+
+    def _callback() -> None:
+        raw = _picked(key)
+        try:
+            picked = float(raw) if raw is not None else math.nan
+        except ValueError:
+            return
+        if math.isfinite(picked) and lo <= picked <= hi:
+            on_pick(int(round(picked)) if whole else round(picked, digits))
+
+    data = {
+        "kind": "slider",
+        "label": label,
+        "lo": lo,
+        "hi": hi,
+        "step": step,
+        "value": min(max(value, lo), hi),
+        "digits": digits,
+        "help": help,
+        "disabled": disabled,
     }
     _component()(key=key, data=data, on_pick_change=_callback)
 

@@ -14,7 +14,12 @@ from typing import Any
 
 import streamlit as st
 
-from components.common.light_control import light_radio, light_select, light_switch
+from components.common.light_control import (
+    light_radio,
+    light_select,
+    light_slider,
+    light_switch,
+)
 
 
 def bound(key: str) -> dict[str, str]:
@@ -91,23 +96,26 @@ def selector_drawn(param: Param) -> bool:
     return f"{selector_key(param)}_pick" in st.session_state
 
 
-def _url_choice(param: Param, opts: list[Any], fallback: object) -> Any:
+def _url_choice(param: Param, valid: Callable[[Any], bool], fallback: object) -> Any:
     """The value a URL-bound light control shows: the URL's when it changed since we last wrote
     it (a deep link, a clicked grid square), else the reader's last pick (kept under
-    `selector_key`, which a pick's callback sets before the run)."""
+    `selector_key`, which a pick's callback sets before the run); `fallback` for a value that
+    is not `valid`."""
     key = selector_key(param)
     want = param.read()
-    if want not in opts:
-        want = fallback if fallback in opts else opts[0]
+    if not valid(want):
+        want = fallback
     state = st.session_state
-    if key not in state or state[key] not in opts or state.get(f"{key}_url") != want:
+    if key not in state or not valid(state[key]) or state.get(f"{key}_url") != want:
         state[key] = want
     return state[key]
 
 
-def _picker(param: Param, opts: list[Any]) -> Callable[[int], None]:
-    def pick(i: int) -> None:
-        st.session_state[selector_key(param)] = opts[i]
+def _setter(param: Param) -> Callable[[Any], None]:
+    """A pick's callback: the picked value, kept for the run it starts."""
+
+    def pick(value: Any) -> None:
+        st.session_state[selector_key(param)] = value
 
     return pick
 
@@ -134,13 +142,14 @@ def url_selectbox(
     `?qid=3`) while it displays a readable label, drawn as a light control (a native select:
     Streamlit's select box costs a new tab more than the rest of a first screen)."""
     opts = list(options)
-    value = _url_choice(param, opts, fallback)
+    value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
+    pick = _setter(param)
     light_select(
         label,
         [fmt(o) for o in opts],
         opts.index(value),
         key=f"{selector_key(param)}_pick",
-        on_pick=_picker(param, opts),
+        on_pick=lambda i: pick(opts[i]),
         help=help,
         width=width,
     )
@@ -157,13 +166,14 @@ def url_radio(
 ) -> Any:
     """`url_selectbox` as a row of radio buttons (a few choices, all in sight)."""
     opts = list(options)
-    value = _url_choice(param, opts, param.default)
+    value = _url_choice(param, opts.__contains__, param.default)
+    pick = _setter(param)
     light_radio(
         label,
         [fmt(o) for o in opts],
         opts.index(value),
         key=f"{selector_key(param)}_pick",
-        on_pick=_picker(param, opts),
+        on_pick=lambda i: pick(opts[i]),
         help=help,
     )
     return _written(param, value)
@@ -177,20 +187,56 @@ def parse_bool(raw: str) -> bool:
     return low in ("true", "1")
 
 
-def url_switch(label: str, param: Param, *, help: str = "") -> bool:  # noqa: A002
+def url_switch(
+    label: str,
+    param: Param,
+    *,
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+) -> bool:
     """An on/off switch whose state lives in the URL (`?zoom=true`; none when the default),
     drawn as a light control."""
-    opts = [False, True]
-    value = bool(_url_choice(param, opts, param.default))
-    pick = _picker(param, opts)
+    value = bool(_url_choice(param, lambda v: isinstance(v, bool), bool(param.default)))
     light_switch(
         label,
         value,
         key=f"{selector_key(param)}_pick",
-        on_change=lambda on: pick(int(on)),
+        on_change=_setter(param),
         help=help,
+        disabled=disabled,
     )
     return bool(_written(param, value))
+
+
+def url_slider(
+    label: str,
+    param: Param,
+    lo: float,
+    hi: float,
+    step: float,
+    *,
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+) -> Any:
+    """A slider over [lo, hi] whose value lives in the URL (none for the default), drawn as a
+    light control; a value outside the range (or not a number) in a link gives the default."""
+
+    def valid(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
+
+    value = _url_choice(param, valid, param.default)
+    light_slider(
+        label,
+        lo,
+        hi,
+        value,
+        step,
+        key=f"{selector_key(param)}_pick",
+        on_pick=_setter(param),
+        help=help,
+        disabled=disabled,
+    )
+    return _written(param, value)
 
 
 def query_pairs() -> list[tuple[str, str]]:

@@ -28,12 +28,24 @@ from components.common.deeplink import LinkNotes
 from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
 from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
-from components.common.url_state import bound, selector_drawn, url_selectbox
+from components.common.url_state import (
+    Param,
+    bound,
+    parse_bool,
+    safe_token,
+    selector_drawn,
+    url_selectbox,
+    url_slider,
+    url_switch,
+)
 
 DL = LinkNotes("playground")  # this view's deep-link notes
 
 DEFAULT_FILE = DEFAULT_MARS_FILE
 PREVIEW_ITERATIONS = 8
+# light controls bound to the URL (`url_selectbox`, `url_switch`)
+POLICY = Param("policy", DEFAULT_METHOD, parse=safe_token(64))
+PREVIEW = Param("preview", True, parse=parse_bool)
 FRONTIER_BASELINES = ("offline", "dco")
 WINDOWS = (1024, 2048, 4096)
 WINDOW_HELP = (
@@ -83,11 +95,8 @@ def pick_file(src: SourceConfig) -> str:
 def pick_method() -> str:
     raw = DL.asked("policy")
     methods = list(all_methods())
-    method = st.selectbox(
-        "Stopping policy (method id)",
-        methods,
-        index=methods.index(DEFAULT_METHOD),
-        **bound("policy"),
+    method = str(
+        url_selectbox("Stopping policy (method id)", methods, POLICY, fallback=DEFAULT_METHOD)
     )
     st.caption(md_text(method_label(method)))
     DL.remember("policy", raw, raw is None or raw in methods, method)
@@ -101,17 +110,23 @@ def published_policy(method: str) -> Policy:
 
 
 def _widget(spec: ParamSpec, disabled: bool) -> Any:
+    """A policy parameter's light control, bound to the URL under its key."""
     if spec.toggle:
-        return st.toggle(spec.label, value=bool(spec.default), **bound(spec.key))
-    return st.slider(
+        param = Param(spec.key, bool(spec.default), parse=parse_bool)
+        return url_switch(spec.label, param, help=spec.help or "")
+    assert spec.lo is not None and spec.hi is not None  # a slider's range is declared
+    whole = all(isinstance(v, int) for v in (spec.lo, spec.hi, spec.default))
+    step = spec.step if spec.step is not None else (1 if whole else 0.01)  # Streamlit's
+    whole = whole and isinstance(step, int)
+    param = Param(spec.key, spec.default, parse=int if whole else float)
+    return url_slider(
         spec.label,
+        param,
         spec.lo,
         spec.hi,
-        spec.default,
-        spec.step,
+        step,
+        help=spec.help or "",
         disabled=disabled,
-        help=spec.help,
-        **bound(spec.key),
     )
 
 
@@ -191,10 +206,8 @@ def settings_controls() -> tuple[SimSettings, bool]:
                 **bound("window"),
             )
             seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
-    preview = st.toggle(
-        f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)",
-        value=True,
-        **bound("preview"),
+    preview = url_switch(
+        f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
     )
     st_ = SimSettings(int(budget), int(iters), int(warmup), int(window), int(seed))
     if preview:

@@ -8,6 +8,7 @@ carries no test hook."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from urllib.parse import parse_qs, urljoin, urlparse
@@ -18,7 +19,7 @@ from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, vp_id
+from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, vp_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -98,11 +99,7 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     x0 = page.evaluate(CURRENT_X)
     runs0, frags0 = log.full_runs, log.fragment_runs  # whole-page runs so far (the first load)
     assert x0 is not None and table0 and runs0 >= 1 and frags0 >= 1
-    slider = (
-        page.locator('[data-testid="stSlider"]')
-        .filter(has_text="tau")
-        .locator('input[type="range"]')
-    )
+    slider = page.get_by_role("slider", name="tau (leader share)")
     slider.focus()
     for _ in range(20):  # 0.95 -> 0.75
         page.keyboard.press("ArrowLeft")
@@ -131,11 +128,7 @@ def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: st
     runs0, frags0 = log.full_runs, log.fragment_runs
     page.wait_for_function(f"() => ({CURRENT_X})() !== null", timeout=60_000)  # frontier drawn
     x0 = page.evaluate(CURRENT_X)
-    slider = (
-        page.locator('[data-testid="stSlider"]')
-        .filter(has_text="stable checkpoints k")
-        .locator('input[type="range"]')
-    )
+    slider = page.get_by_role("slider", name="stable checkpoints k")
     slider.focus()
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")  # k 3 -> 1
@@ -145,9 +138,7 @@ def test_fragment_slider_skips_the_page_but_a_policy_change_does_not(app_url: st
     wait_for_app(page)
     assert_no_exception(page)
     assert log.full_runs == runs0
-    picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Stopping policy")
-    picker.locator("input").first.click()
-    page.get_by_role("option", name="sc-pp", exact=True).click()
+    choose_option(page, "Stopping policy (method id)", re.compile(r"^sc-pp$"))
     log.wait_for(page, lambda: log.full_runs > runs0)  # the whole page ran again
     wait_for_app(page)
     assert_no_exception(page)

@@ -23,6 +23,7 @@ class Shown:
     on: bool
     help: str
     disabled: bool
+    value: float | None = None  # a slider's
 
     @property
     def shown(self) -> str:
@@ -46,6 +47,7 @@ def light_controls(at: Any) -> list[Shown]:
                 on=bool(d.get("on", False)),
                 help=d.get("help", ""),
                 disabled=bool(d.get("disabled", False)),
+                value=d.get("value"),
             )
         )
     return out
@@ -77,3 +79,9 @@ def light_radio_options(at: Any, label: str) -> list[str]:
     """The options of the radio group labelled `label`."""
     (group,) = [c for c in light_controls(at) if c.kind == "radio" and c.label == label]
     return group.options
+
+
+def light_control(at: Any, label: str) -> Shown:
+    """The one light control labelled `label`."""
+    (control,) = [c for c in light_controls(at) if c.label == label]
+    return control

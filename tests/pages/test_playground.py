@@ -29,7 +29,7 @@ from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.controls import chosen, light_select
+from tests.pages.controls import choose, chosen, light_control, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -82,9 +82,9 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     assert not [d for d in shown_tables(app) if "savings_pct" in d.columns]
     assert not app.get("download_button") and len(lite_specs(app)) == 1
     before = _metric(app, "mean token savings")
-    tau = next(s for s in app.slider if s.key == "tau")
-    assert tau.value == pytest.approx(0.95)
-    tau.set_value(0.5).run()
+    assert chosen(app, "tau") == pytest.approx(0.95)
+    assert light_control(app, "tau (leader share)").value == pytest.approx(0.95)
+    choose(app, "tau", 0.5)
     assert not app.exception
     assert not app.error, [e.value for e in app.error]
     after = _metric(app, "mean token savings")
@@ -99,8 +99,7 @@ def test_deep_link_restores_state(open_app) -> None:
     app = open_app(file=REL, policy="sc-pp", conv="5", budget="40", iters="3", seed="7")
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
-    assert next(s for s in app.selectbox if s.key == "policy").value == "sc-pp"
-    assert next(s for s in app.slider if s.key == "conv").value == 5
+    assert chosen(app, "policy") == "sc-pp" and chosen(app, "conv") == 5
     assert next(n for n in app.number_input if n.key == "budget").value == 40
     assert next(n for n in app.number_input if n.key == "seed").value == 7
     assert _metric(app, "iterations × questions") == "3 × 3"
@@ -113,7 +112,7 @@ def test_every_policy_renders(open_app, method: str) -> None:
     app = open_app(budget="16", policy=method)
     assert not app.exception, (method, app.exception)
     assert not [e for e in app.error], (method, [e.value for e in app.error])
-    assert next(s for s in app.selectbox if s.key == "policy").value == method
+    assert chosen(app, "policy") == method
     for tab in pv.TABS[1:]:
         open_tab(app, tab)
         assert not app.exception, (method, tab, app.exception)
@@ -327,7 +326,7 @@ def test_bundled_sample_reference_diff_is_zero(sample_root: Path) -> None:
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
-    next(t for t in at.toggle if t.key == "preview").set_value(False).run()
+    choose(at, "preview", False)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert not any("turn off the quick preview" in i.value for i in at.info)

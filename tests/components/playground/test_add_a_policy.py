@@ -46,6 +46,7 @@ from components.common.safe_text import md_text
 from components.common.url_keys import PlaygroundKeys, keys_of
 from components.playground import figures
 from tests.pages.conftest import run_page
+from tests.pages.controls import choose, chosen, light_control, light_select
 from tests.pages.test_playground import REL
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -190,19 +191,18 @@ def test_the_playground_offers_the_toy_and_a_link_round_trips(
     app = run_page("pages/playground.py", file=REL, policy="toy-votes", toyneed="5", budget="16")
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
-    menu = next(s for s in app.selectbox if s.key == "policy")
-    assert menu.value == "toy-votes" and "toy-votes" in menu.options
+    menu = light_select(app, "Stopping policy (method id)")
+    assert chosen(app, "policy") == "toy-votes" and "toy-votes" in menu.options
     assert md_text("Toy: leader votes (test)") in [c.value for c in app.caption]
-    widget = next(s for s in app.slider if s.key == "toyneed")
-    assert widget.value == 5 and widget.label == "votes the leader needs"
-    widget.set_value(7).run()
+    assert light_control(app, "votes the leader needs").value == 5
+    choose(app, "toyneed", 7)
     assert not app.exception, app.exception
-    assert app.session_state["toyneed"] == 7
+    assert chosen(app, "toyneed") == 7
     link = view_params("playground", file=REL, policy="toy-votes", toyneed=7, budget=16)
     again = run_page("pages/playground.py", **link)
     assert not again.exception, again.exception
-    assert next(s for s in again.slider if s.key == "toyneed").value == 7
-    assert next(s for s in again.selectbox if s.key == "policy").value == "toy-votes"
+    assert light_control(again, "votes the leader needs").value == 7
+    assert chosen(again, "policy") == "toy-votes"
     again.session_state["pg_others_open"] = True  # the markers' expander draws when open
     again.run()
     others = next(m for m in again.multiselect if m.key == "others")
