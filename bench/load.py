@@ -140,9 +140,8 @@ def tour(base: str, session: int, uuid: str, fp: tuple[str, int]) -> list[tuple[
         await pg.goto(f"{base}/playground?policy=sc-consensus&budget=32")
         await pg.get_by_role("tab", name="Frontier").wait_for(timeout=STEP_TIMEOUT_MS)
         await _settle(pg)
-        picker = pg.locator('[data-testid="stSelectbox"]').filter(has_text="Stopping policy")
-        await picker.locator("input").first.click()
-        await pg.get_by_role("option", name="sc-pp", exact=True).click()
+        picker = pg.get_by_role("combobox", name="Stopping policy (method id)")
+        await picker.select_option(label="sc-pp")  # a light (native) select
         await pg.wait_for_function("() => location.search.includes('policy=sc-pp')")
         await pg.get_by_role("tab", name="Frontier").wait_for(timeout=STEP_TIMEOUT_MS)
         await _settle(pg)

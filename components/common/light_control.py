@@ -166,7 +166,8 @@ def light_slider(
     release calls `on_pick` with the new value (an int when every bound is one) before the
     script reruns."""
     whole = all(isinstance(v, int) for v in (lo, hi, step))
-    digits = 0 if whole else max(0, -Decimal(str(step)).as_tuple().exponent)  # type: ignore[operator]
+    exponent = Decimal(str(step)).as_tuple().exponent  # an int for a finite step
+    digits = 0 if whole or not isinstance(exponent, int) else max(0, -exponent)
 
     def _callback() -> None:
         raw = _picked(key)
