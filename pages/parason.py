@@ -8,7 +8,8 @@ import streamlit as st
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
-from components.common.url_state import bound_kept
+from components.common.url_keys import ParasonKeys
+from components.common.url_state import url_radio, url_selectbox
 from components.parason import cached as pc
 from components.parason.browse import render_browse
 from components.parason.charts_tab import render_charts
@@ -21,7 +22,6 @@ from components.parason.shared import (
     duplicates_note,
     filter_bar,
     needs_table_note,
-    subset_default,
     tabs_default,
 )
 from components.parason.trajectory import render_trajectory
@@ -38,19 +38,18 @@ st.caption(
 src = current_source(DATASET)
 # a wrapping row, not columns: at 1024 px a column cut "sft-8x" to "sft"
 top = st.container(horizontal=True, vertical_alignment="bottom")
-subset = top.segmented_control(
-    "Subset", list(pc.SUBSETS), default=subset_default(), required=True, **bound_kept("subset")
-)
-subset = subset if subset in pc.SUBSETS else "sft-1x"
-counter = top.selectbox(
-    "Token counter",
-    list(pc.counters_available()),
-    help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
-    + " (qwen counts offline from the bundled Qwen vocabulary)",
-    width=300,
-    **bound_kept("counter"),
-)
-counter = counter or "estimate"
+with top:
+    subset = str(url_radio("Subset", list(pc.SUBSETS), ParasonKeys.SUBSET, width=200))
+    counter = str(
+        url_selectbox(
+            "Token counter",
+            list(pc.counters_available()),
+            ParasonKeys.COUNTER,
+            help=" · ".join(f"{k}: {v}" for k, v in COUNTER_LABELS.items())
+            + " (qwen counts offline from the bundled Qwen vocabulary)",
+            width=300,
+        )
+    )
 
 table = None
 with guard(f"the {subset} metrics table", dataset=DATASET):

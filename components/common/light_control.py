@@ -36,6 +36,7 @@ _CSS = f"""
 .rte-lc-k-select {{ display: flex; flex-direction: column; gap: 0.25rem; }}
 .rte-lc-group {{ display: flex; flex-direction: column; gap: 0.25rem; border: 0; margin: 0;
   padding: 0; }}
+.rte-lc-group > legend {{ padding: 0; margin-bottom: 0.25rem; }}
 .rte-lc-options {{ display: flex; flex-wrap: wrap; column-gap: 1rem; row-gap: 0.25rem;
   min-height: 2.5rem; align-items: center; }}
 .rte-lc-options label {{ display: inline-flex; align-items: center; gap: 0.4rem;
@@ -130,6 +131,7 @@ def light_radio(
     key: str,
     on_pick: Callable[[int], None],
     help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
 ) -> None:
     """`light_select` as a row of radio buttons: a few choices, each in sight."""
     shown = [str(o) for o in options]
@@ -147,7 +149,7 @@ def light_radio(
         "help": help,
         "version": hash(tuple(shown)),
     }
-    _component()(key=key, data=data, on_pick_change=_callback)
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
 
 
 def light_slider(

@@ -28,7 +28,7 @@ from components.common.formatting import DASH, fmt_num
 from components.common.links import is_view_href
 from components.common.registered import registered
 from components.common.selection import event_of, picked_value, selected_rows
-from components.common.url_state import bound_kept
+from components.common.url_state import Param, parse_bool, url_switch
 
 PICK_EVENT = "pick"
 _JS = Path(__file__).with_name("lite_table.js").read_text(encoding="utf-8")
@@ -249,18 +249,15 @@ def lite_table(
 
 
 def grid_switch(key: str, *, container: Any = None) -> bool:
-    """A "Data grid" switch beside a lite table (bound to the URL as `key`): on, the view draws
-    Streamlit's grid, to sort by a header, resize columns or copy cells."""
-    host = container if container is not None else st
-    return bool(
-        host.toggle(
+    """A "Data grid" switch beside a lite table (bound to the URL as `key`, a light control):
+    on, the view draws Streamlit's grid, to sort by a header, resize columns or copy cells."""
+    with container if container is not None else st.container():
+        return url_switch(
             "Data grid",
-            value=False,
+            Param(key, False, parse=parse_bool),
             help="Show the table as a data grid: sort by a column's header, resize columns, "
             "copy cells. The light table opens faster.",
-            **bound_kept(key),
         )
-    )
 
 
 def table_or_grid(

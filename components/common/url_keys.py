@@ -26,6 +26,13 @@ class ParasonKeys:
     UUID = Param("uuid", None, parse=safe_token(80))
     NODE = Param("node", None, parse=safe_token(120))
     RL_PROMPT = Param("rlp", None, parse=int_in(0, 10**12))  # the RL prompt open, by its index
+    # light controls (`url_radio`, `url_selectbox`) above the tabs
+    SUBSET = Param("subset", "sft-1x", parse=safe_token(16))
+    COUNTER = Param("counter", "estimate", parse=safe_token(16))
+    # Browse's sort (the label shown, as before) and its switches
+    SORT = Param("sort", "file order", parse=safe_token(40))
+    DESC = Param("desc", False, parse=parse_bool)
+    GROWN = Param("grown", False, parse=parse_bool)
     # the tabs (`view`), subset and counter; the filter bar; Browse's sort and grid switch; RL's search
     WIDGETS: tuple[str, ...] = (
         "subset",

@@ -163,6 +163,7 @@ def url_radio(
     fmt: Callable[[Any], str] = str,
     *,
     help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
 ) -> Any:
     """`url_selectbox` as a row of radio buttons (a few choices, all in sight)."""
     opts = list(options)
@@ -175,6 +176,7 @@ def url_radio(
         key=f"{selector_key(param)}_pick",
         on_pick=lambda i: pick(opts[i]),
         help=help,
+        width=width,
     )
     return _written(param, value)
 

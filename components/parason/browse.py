@@ -17,7 +17,8 @@ from components.common.downloads import file_stem
 from components.common.lite_table import grid_switch, table_or_grid
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
-from components.common.url_state import bound_kept, query_pairs
+from components.common.url_keys import ParasonKeys
+from components.common.url_state import query_pairs, url_selectbox, url_switch
 from components.parason.cached import added
 from components.parason.cases import badge, queue_items, sft_file
 from components.parason.shared import DATASET, open_trajectory, table_downloads
@@ -88,15 +89,15 @@ def render_browse(
 ) -> None:
     row = st.container(horizontal=True, vertical_alignment="bottom")
     by_label = {v: k for k, v in SORT_COLUMNS.items()}
-    label = row.selectbox("Sort by", list(by_label), width=220, **bound_kept("sort"))
+    with row:
+        label = url_selectbox("Sort by", list(by_label), ParasonKeys.SORT, width=220)
+        desc = url_switch("Descending", ParasonKeys.DESC)
+        grown = url_switch(
+            "Only pairs the 8x expansion changed",
+            ParasonKeys.GROWN,
+            help="trajectories whose 8x row has at least one branch the 1x row does not",
+        )
     sort = by_label.get(label or "", "row")
-    desc = row.toggle("Descending", value=False, **bound_kept("desc"))
-    grown = row.toggle(
-        "Only pairs the 8x expansion changed",
-        value=False,
-        help="trajectories whose 8x row has at least one branch the 1x row does not",
-        **bound_kept("grown"),
-    )
     grid = grid_switch("grid", container=row)
     table, why_not = _with_added(filtered, src)
     if grown and "added" in table.columns:

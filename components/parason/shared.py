@@ -17,7 +17,7 @@ from components.common.downloads import download_buttons
 from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.url_keys import ParasonKeys
-from components.common.url_state import Param, bound_kept
+from components.common.url_state import Param, bound_kept, selector_key
 
 DATASET = "parason"
 VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
@@ -41,21 +41,10 @@ def duplicates_note(n: int, subset: str) -> str:
     )
 
 
-SUBSET_SET = "pa_subset_set"  # a callback chose the subset on this rerun
-
-
 def switch_subset(subset: str) -> None:
-    """Choose the subset from a callback (a node clicked in the 1x vs 8x DAGs)."""
-    st.session_state["subset"] = subset
-    st.session_state[SUBSET_SET] = True
-
-
-def subset_default() -> str | None:
-    """The subset control's default: none on the rerun after `switch_subset`. Why: a widget
-    given a default whose value was also set through the Session State API logs a warning with
-    a stack trace; the default is not part of the control's identity, so leaving it out for
-    that one rerun changes nothing else."""
-    return None if st.session_state.pop(SUBSET_SET, False) else "sft-1x"
+    """Choose the subset from a callback (a node clicked in the 1x vs 8x DAGs), as a pick in
+    the subset control does."""
+    st.session_state[selector_key(ParasonKeys.SUBSET)] = subset
 
 
 def tabs_default() -> str:

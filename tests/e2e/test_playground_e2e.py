@@ -276,9 +276,10 @@ def test_the_reference_diff_opens_on_light_tables(app_url: str, browser, viewpor
         expect(per_q.locator("th").first).to_have_text("qid")
         expect(per_q.locator("table")).to_have_attribute("aria-rowcount", "31")  # 30 + header
         expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(0)
-        label = pg.locator('[data-testid="stCheckbox"] .stMarkdownEllipsis', has_text="Data grid")
+        switch = pg.get_by_role("switch", name="Data grid")
+        label = pg.locator(".rte-lc-switch span", has_text="Data grid")
         assert label.evaluate("e => e.scrollWidth <= e.clientWidth + 1")  # not cut at 1024 px
-        pg.get_by_text("Data grid", exact=True).click()
+        switch.click()
         expect(pg.locator('[data-testid="stDataFrame"]')).to_have_count(2)
         expect(tables).to_have_count(0)
         pg.wait_for_function("() => window.location.search.includes('ref_grid=true')")
