@@ -212,4 +212,5 @@ def light_switch(
             on_change(value == "1")
 
     data = {"kind": "switch", "label": label, "on": on, "help": help, "disabled": disabled}
-    _component()(key=key, data=data, on_pick_change=_callback)
+    # as wide as its label, as Streamlit's toggle: a row of switches packs to the left
+    _component()(key=key, data=data, width="content", on_pick_change=_callback)
