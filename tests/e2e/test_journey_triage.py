@@ -225,7 +225,8 @@ def test_j13_keys_while_a_step_loads_another_view_apply_there(
     settled(page)
     page.keyboard.press("j")
     page.wait_for_url(re.compile(r"/fineproofs\?"), wait_until="domcontentloaded")
-    assert page.locator("html").get_attribute("data-rte-triage-keys") is None  # not attached yet
+    # pressed at once: the bar's listener is usually not attached yet (on a quick run of the
+    # page it may be; the keys must apply either way)
     for key in ["2", "v", "Enter"]:
         page.keyboard.press(key)
     expect(_position(page)).to_have_text("3 of 3")
