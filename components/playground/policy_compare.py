@@ -25,7 +25,7 @@ from components.common.lite_table import lite_table
 from components.common.safe_text import md_text
 from components.common.stat_row import stat_row
 from components.common.url_keys import PlaygroundKeys
-from components.common.url_state import bound, query_pairs
+from components.common.url_state import Param, query_pairs, safe_token, url_selectbox
 from components.playground import cached as pc
 from components.playground.controls import published_policy
 
@@ -39,12 +39,12 @@ _SET = ("qid", "it", "view", VS_KEY)
 def _pick_b(current: str) -> str:
     methods = [m for m in all_methods() if m != current]
     default = DEFAULT_B if DEFAULT_B in methods else methods[0]
-    b = st.selectbox(
+    b = url_selectbox(
         "Compare with (policy B, at its published settings)",
         methods,
-        index=methods.index(default),
-        format_func=lambda m: f"{m} · {method_label(m)}",
-        **bound(VS_KEY),
+        Param(VS_KEY, DEFAULT_B, parse=safe_token(64)),
+        fallback=default,
+        fmt=lambda m: f"{m} · {method_label(m)}",
     )
     return str(b or default)
 

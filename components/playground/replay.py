@@ -12,10 +12,11 @@ from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.deeplink import LinkNotes
 from components.common.formatting import fmt_num, fmt_quantity
+from components.common.light_control import light_select
 from components.common.lite_chart import lite_chart
 from components.common.safe_text import esc
 from components.common.url_keys import PlaygroundKeys
-from components.common.url_state import bound
+from components.common.url_state import Param, url_slider
 from components.playground import cached as pc
 from components.playground.cases import replay_snapshot, show_replay_cases
 from components.playground.figures import replay_figure, replay_steps
@@ -24,6 +25,7 @@ DL = LinkNotes("playground")  # this view's deep-link notes
 
 QID = PlaygroundKeys.QID
 ITERATION_KEY = "it"
+ITERATION = Param(ITERATION_KEY, 0, parse=int)
 QID_NOTE = (
     "The link asks to replay question {asked}, which this file does not have ({have}): "
     "replaying {shown} instead."
@@ -64,10 +66,18 @@ def show_replay(
     if raw_it is not None and not (raw_it.isdigit() and int(raw_it) <= last):
         del st.query_params[ITERATION_KEY]  # out of range: the slider starts at 0 (note below)
     c = st.columns(2)
-    qid = c[0].selectbox("question", qids, key="replay_q")
+    with c[0]:  # light controls (a new tab draws no Streamlit select box or slider)
+        light_select(
+            "question",
+            [str(q) for q in qids],
+            qids.index(st.session_state["replay_q"]),
+            key="replay_q_pick",
+            on_pick=lambda i: st.session_state.__setitem__("replay_q", qids[i]),
+        )
+    qid = st.session_state["replay_q"]
     QID.write(qid)
-    # in the URL (`?it=`), so a copied link replays the same iteration
-    it = c[1].slider("bootstrap iteration", 0, last, 0, **bound(ITERATION_KEY))
+    with c[1]:  # in the URL (`?it=`), so a copied link replays the same iteration
+        it = int(url_slider("bootstrap iteration", ITERATION, 0, last, 1, disabled=last == 0))
     DL.remember("qid", raw_q, raw_q is None or raw_q in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
     DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")

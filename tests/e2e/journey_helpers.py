@@ -74,8 +74,8 @@ def no_exception(page: Page) -> None:
 
 def choose_option(scope: Any, name: str | re.Pattern[str], option: re.Pattern[str]) -> None:
     """In the light select box named `name` (a native select, `components.common.light_control`),
-    pick the first option whose text matches `option`."""
-    select = scope.get_by_role("combobox", name=name)
+    pick the first option whose text matches `option` (a name given as text matches whole)."""
+    select = scope.get_by_role("combobox", name=name, exact=isinstance(name, str))
     expect(select.locator("option").filter(has_text=option).first).to_be_attached()
     texts = select.locator("option").all_inner_texts()
     select.select_option(index=next(i for i, t in enumerate(texts) if option.search(t)))
@@ -83,7 +83,8 @@ def choose_option(scope: Any, name: str | re.Pattern[str], option: re.Pattern[st
 
 def shown_option(scope: Any, name: str | re.Pattern[str]) -> Any:
     """The option a light select box named `name` shows (for `expect(...).to_have_text`)."""
-    return scope.get_by_role("combobox", name=name).locator("option:checked")
+    select = scope.get_by_role("combobox", name=name, exact=isinstance(name, str))
+    return select.locator("option:checked")
 
 
 def grid_cell(page: Page, text: str) -> Any:

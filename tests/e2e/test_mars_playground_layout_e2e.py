@@ -45,11 +45,7 @@ def test_nothing_is_cut_at_1024x768(app_url: str, page, path: str) -> None:  # t
 
 
 def _iteration(page):  # type: ignore[no-untyped-def]
-    return (
-        page.locator('[data-testid="stSlider"]')
-        .filter(has_text="bootstrap iteration")
-        .locator('input[type="range"]')
-    )
+    return page.get_by_role("slider", name="bootstrap iteration")
 
 
 def test_the_replayed_iteration_is_kept_in_the_url(app_url: str, page) -> None:  # type: ignore[no-untyped-def]

@@ -507,7 +507,8 @@ def test_empty_replay_is_an_info_box_not_an_empty_chart(tmp_path: Path, monkeypa
     at.switch_page("pages/playground.py")
     at.run()
     assert not at.exception, at.exception
-    assert next(s for s in at.selectbox if s.key == "replay_q").value == 3
+    assert at.session_state["replay_q"] == 3
+    assert light_select(at, "question").shown == "3"
     assert any(i.value.startswith("Nothing to replay for Q3") for i in at.info)
     with pytest.raises(AssertionError):
         _chart(at, "vote share per answer")
@@ -637,7 +638,7 @@ def test_a_replayed_iteration_is_captured_and_marked(open_app, db: str) -> None:
     app = open_app(policy="sc-consensus", budget="16", tau="0.5", qid="1")
     assert not app.exception, app.exception
     assert set(_perq(app)["cases"]) == {""}  # no marks yet
-    next(s for s in app.slider if s.key == "it").set_value(2).run()
+    choose(app, "it", 2)
     _save_case(app, "cb_pg_replay_", "Q1 iteration 2")
     (case,) = open_store(db).cases_for_item("playground", file=REL, qid="1")
     assert case.item == {
@@ -698,7 +699,8 @@ def test_marks_and_inline_cases_from_a_stored_case(open_app, db: str) -> None:
     assert "&lt;b&gt;stored&lt;/b&gt; case" in html and "<b>stored</b>" not in html
     assert "other file" not in html
     # another question: no inline cases
-    next(s for s in app.selectbox if s.key == "replay_q").set_value(0).run()
+    app.session_state["replay_q"] = 0  # what a pick in the question box sets
+    app.run()
     assert not any("case(s) on this item" in x for x in _expanders(app))
 
 
@@ -750,7 +752,7 @@ def test_the_replayed_iteration_lives_in_the_url(open_app) -> None:
     at = open_app(policy="sc-pp", budget="16", qid="1", it="5")
     assert not at.exception, at.exception
     assert not _link_notes(at)
-    assert next(s for s in at.slider if s.key == "it").value == 5
+    assert chosen(at, "it") == 5 and light_control(at, "bootstrap iteration").value == 5
     assert "iteration 5" in " ".join(h.proto.body for h in at.get("html"))
 
 
@@ -784,7 +786,7 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     app = open_app(file=REL, policy="offline", vs="dco", budget="24", iters="6", view="Compare")
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
-    assert next(s for s in app.selectbox if s.key == "vs").value == "dco"
+    assert chosen(app, "vs") == "dco"
     p = next(m for m in shown_metrics(app) if m.label == "McNemar exact p (two-sided)")
     assert float(p.value) == pytest.approx(want.mcnemar.p_value, rel=1e-2)
     captions = " ".join(c.value for c in app.caption)
