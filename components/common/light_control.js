@@ -1,10 +1,20 @@
-// A light control: a native <select> or an on/off switch with its label, drawn in place of
-// Streamlit's select box or toggle. The label, the options and the help are set as text, never
-// as markup. A choice is reported as the option's index, a switch as "1" or "0" ("pick"); the
-// server then decides what is shown, and the next run hands it back as `index` / `on`.
+// A light control: a native <select>, a radio group, an on/off switch or a range slider with its
+// label, drawn in place of Streamlit's widget. The label, the options and the help are set as
+// text, never as markup. A choice is reported as the option's index, a switch as "1" or "0", a
+// slider as its value ("pick"); the server then decides what is shown, and the next run hands it
+// back as `index` / `on` / `value`.
 
 let serial = 0;
 const KEY_PAUSE_MS = 350;
+
+function helpTip() {
+  // the help, shown as a tip on hover (its text is set in `update`)
+  const tip = document.createElement("span");
+  tip.className = "rte-lc-help";
+  tip.textContent = "?";
+  tip.setAttribute("role", "img");
+  return tip;
+}
 
 function head(root, payload, forId) {
   const row = document.createElement("div");
@@ -13,10 +23,7 @@ function head(root, payload, forId) {
   label.className = "rte-lc-label";
   label.htmlFor = forId;
   row.appendChild(label);
-  const tip = document.createElement("span");
-  tip.className = "rte-lc-help";
-  tip.textContent = "?";
-  tip.setAttribute("role", "img");
+  const tip = helpTip();
   row.appendChild(tip);
   root.appendChild(row);
   return { label, tip };
@@ -40,10 +47,7 @@ function buildRadio(root, payload, send) {
   legend.className = "rte-lc-head";
   const label = document.createElement("span");
   label.className = "rte-lc-label";
-  const tip = document.createElement("span");
-  tip.className = "rte-lc-help";
-  tip.textContent = "?";
-  tip.setAttribute("role", "img");
+  const tip = helpTip();
   legend.append(label, tip);
   const group = document.createElement("div");
   group.className = "rte-lc-options";
@@ -90,10 +94,7 @@ function buildSwitch(root, payload, send) {
   const text = document.createElement("span");
   label.append(input, text);
   root.appendChild(label);
-  const tip = document.createElement("span");
-  tip.className = "rte-lc-help";
-  tip.textContent = "?";
-  tip.setAttribute("role", "img");
+  const tip = helpTip();
   root.appendChild(tip);
   return { label: text, tip, input };
 }

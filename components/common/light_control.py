@@ -90,6 +90,39 @@ def _picked(key: str) -> str | None:
     return picked_value(key, PICK_EVENT)
 
 
+def _choice(
+    kind: str,
+    label: str,
+    options: Sequence[str],
+    index: int,
+    *,
+    key: str,
+    on_pick: Callable[[int], None],
+    help: str,  # noqa: A002 - Streamlit's name for it
+    disabled: bool,
+    width: int | str,
+) -> None:
+    """A select box or radio group of `options` showing `options[index]`."""
+    shown = [str(o) for o in options]
+
+    def _callback() -> None:
+        value = _picked(key)
+        if value is not None and value.isdigit() and int(value) < len(shown):
+            on_pick(int(value))
+
+    data = {
+        "kind": kind,
+        "label": label,
+        "options": shown,
+        "index": min(max(index, 0), max(len(shown) - 1, 0)),
+        "help": help,
+        "disabled": disabled,
+        # the options' identity: a new list redraws them, a new index only moves the choice
+        "version": hash(tuple(shown)),
+    }
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+
+
 def light_select(
     label: str,
     options: Sequence[str],
@@ -103,24 +136,10 @@ def light_select(
 ) -> None:
     """A select box of `options` (their labels) showing `options[index]`; a pick calls
     `on_pick` with the picked index before the script reruns."""
-    shown = [str(o) for o in options]
-
-    def _callback() -> None:
-        value = _picked(key)
-        if value is not None and value.isdigit() and int(value) < len(shown):
-            on_pick(int(value))
-
-    data = {
-        "kind": "select",
-        "label": label,
-        "options": shown,
-        "index": min(max(index, 0), max(len(shown) - 1, 0)),
-        "help": help,
-        "disabled": disabled,
-        # the options' identity: a new list redraws them, a new index only moves the choice
-        "version": hash(tuple(shown)),
-    }
-    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+    _choice(
+        "select", label, options, index, key=key, on_pick=on_pick, help=help,
+        disabled=disabled, width=width,
+    )  # fmt: skip
 
 
 def light_radio(
@@ -134,22 +153,10 @@ def light_radio(
     width: int | str = "stretch",
 ) -> None:
     """`light_select` as a row of radio buttons: a few choices, each in sight."""
-    shown = [str(o) for o in options]
-
-    def _callback() -> None:
-        value = _picked(key)
-        if value is not None and value.isdigit() and int(value) < len(shown):
-            on_pick(int(value))
-
-    data = {
-        "kind": "radio",
-        "label": label,
-        "options": shown,
-        "index": min(max(index, 0), max(len(shown) - 1, 0)),
-        "help": help,
-        "version": hash(tuple(shown)),
-    }
-    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+    _choice(
+        "radio", label, options, index, key=key, on_pick=on_pick, help=help,
+        disabled=False, width=width,
+    )  # fmt: skip
 
 
 def light_slider(

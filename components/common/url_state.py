@@ -128,6 +128,32 @@ def _written(param: Param, value: Any) -> Any:
     return value
 
 
+def _url_options(
+    draw: Callable[..., None],
+    label: str,
+    options: Sequence[Any],
+    param: Param,
+    fallback: object,
+    fmt: Callable[[Any], str],
+    help: str,  # noqa: A002 - Streamlit's name for it
+    width: int | str,
+) -> Any:
+    """One of `options`, URL-bound, drawn by `draw` (`light_select` or `light_radio`)."""
+    opts = list(options)
+    value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
+    pick = _setter(param)
+    draw(
+        label,
+        [fmt(o) for o in opts],
+        opts.index(value),
+        key=f"{selector_key(param)}_pick",
+        on_pick=lambda i: pick(opts[i]),
+        help=help,
+        width=width,
+    )
+    return _written(param, value)
+
+
 def url_selectbox(
     label: str,
     options: Sequence[Any],
@@ -141,19 +167,7 @@ def url_selectbox(
     """A select box whose choice lives in the URL as the plain value (`?file=<relpath>`,
     `?qid=3`) while it displays a readable label, drawn as a light control (a native select:
     Streamlit's select box costs a new tab more than the rest of a first screen)."""
-    opts = list(options)
-    value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
-    pick = _setter(param)
-    light_select(
-        label,
-        [fmt(o) for o in opts],
-        opts.index(value),
-        key=f"{selector_key(param)}_pick",
-        on_pick=lambda i: pick(opts[i]),
-        help=help,
-        width=width,
-    )
-    return _written(param, value)
+    return _url_options(light_select, label, options, param, fallback, fmt, help, width)
 
 
 def url_radio(
@@ -166,19 +180,7 @@ def url_radio(
     width: int | str = "stretch",
 ) -> Any:
     """`url_selectbox` as a row of radio buttons (a few choices, all in sight)."""
-    opts = list(options)
-    value = _url_choice(param, opts.__contains__, param.default)
-    pick = _setter(param)
-    light_radio(
-        label,
-        [fmt(o) for o in opts],
-        opts.index(value),
-        key=f"{selector_key(param)}_pick",
-        on_pick=lambda i: pick(opts[i]),
-        help=help,
-        width=width,
-    )
-    return _written(param, value)
+    return _url_options(light_radio, label, options, param, param.default, fmt, help, width)
 
 
 def parse_bool(raw: str) -> bool:
