@@ -839,3 +839,16 @@ def test_a_replayed_iteration_is_computed_and_drawn_once(open_app, monkeypatch) 
     other = open_app(**params, it="2")
     assert "iteration 2" in " ".join(h.proto.body for h in other.get("html"))
     assert len(built) == 2  # another iteration: its own replay
+
+
+@pytest.mark.parametrize("raw", ["nan", "inf", "5", "-1", "abc", "0.95.1"])
+def test_a_slider_value_a_link_cannot_hold_opens_the_default(open_app, raw: str) -> None:
+    """The light slider's URL value is untrusted: a value outside the range, not a number, NaN
+    or infinite opens the policy's default, and the link is rewritten to say so."""
+    app = open_app(policy="sc-consensus", budget="8", tau=raw, preview="maybe")
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    assert chosen(app, "tau") == pytest.approx(0.95)
+    assert light_control(app, "tau (leader share)").value == pytest.approx(0.95)
+    assert "tau" not in app.query_params  # the default: nothing in the URL
+    assert chosen(app, "preview") is True  # "maybe" is no switch state: the default (on)
