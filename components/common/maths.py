@@ -26,8 +26,10 @@ from cache.katex_static import katex_rules as katex_rules
 from cache.maths_spans import MathSpan, maths_html, maths_spans
 from cache.safe_html import esc
 from components.common.light_control import light_switch
+from components.common.url_state import Param, parse_bool, selector_key, url_switch
 
 MATHS_KEY = "maths"
+MATHS = Param(MATHS_KEY, False, parse=parse_bool)
 STATIC = Path(st.__file__).parent / "static" / "static"
 
 
@@ -55,43 +57,35 @@ def katex_assets(static: Path = STATIC) -> KatexAssets | None:
 
 
 def maths_on() -> bool:
-    """Whether the reader asked for rendered maths (the sidebar toggle, else the URL)."""
+    """Whether the reader asked for rendered maths (the sidebar switch, else the URL)."""
     if katex_assets() is None:
         return False
-    if MATHS_KEY in st.session_state:
-        return bool(st.session_state[MATHS_KEY])
-    return st.query_params.get(MATHS_KEY, "").lower() in ("true", "1")
+    key = selector_key(MATHS)
+    return bool(st.session_state[key]) if key in st.session_state else bool(MATHS.read())
 
 
 def maths_toggle() -> None:
-    """The sidebar switch (app.py draws it once per run, so every view and deep link shares it):
-    a light switch, as its state lives in the URL (`maths=true`) and the session."""
+    """The sidebar switch (app.py draws it once per run, so every view and deep link shares it),
+    a light switch bound to the URL (`maths=true`)."""
     with st.sidebar:
         if katex_assets() is None:
             light_switch(
-                "Render maths", False, key="maths_unavailable", on_change=_set, disabled=True
+                "Render maths",
+                False,
+                key="maths_unavailable",
+                on_change=lambda _on: None,
+                disabled=True,
             )
             st.caption(
                 "Maths rendering is unavailable (this Streamlit ships no KaTeX): text is shown as written."
             )
             return
-        on = maths_on()
-        light_switch(
+        url_switch(
             "Render maths",
-            on,
-            key="maths_switch",
-            on_change=_set,
+            MATHS,
             help="Typeset $…$, \\(…\\), \\[…\\] and \\boxed{} in reasoning texts (KaTeX). "
             "The rest of the text stays as written; a formula that does not parse too.",
         )
-    if on:
-        st.query_params[MATHS_KEY] = "true"
-    elif MATHS_KEY in st.query_params:
-        del st.query_params[MATHS_KEY]
-
-
-def _set(on: bool) -> None:
-    st.session_state[MATHS_KEY] = on
 
 
 def katex_payload() -> dict[str, object] | None:

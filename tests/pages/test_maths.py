@@ -19,7 +19,8 @@ from cache.casebook.store import open_store
 from cache.fineproofs_io import load_trace
 from cache.maths_spans import maths_spans
 from cache.sample.parason import make_uuid
-from components.common.maths import MATHS_KEY, katex_assets
+from components.common.maths import MATHS, MATHS_KEY, katex_assets
+from components.common.url_state import selector_key
 from tests.pages.conftest import new_app
 from tests.pages.controls import light_controls
 
@@ -76,7 +77,7 @@ def test_the_switch_is_in_the_sidebar_and_bound_to_the_url() -> None:
     assert all(t["katex"] is None for t in _texts(at))
     assert "rte-maths" not in _all_html(at)
     assert MATHS_KEY not in at.query_params
-    at.session_state[MATHS_KEY] = True  # what a flip of the switch sets before the run
+    at.session_state[selector_key(MATHS)] = True  # what a flip of the switch sets before the run
     at.run()
     assert not at.exception
     payloads = _texts(at)
