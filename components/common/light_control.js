@@ -84,6 +84,41 @@ function buildSlider(root, payload, send) {
   return { ...parts, input, out, range: true };
 }
 
+function buildText(root, payload, send) {
+  // a text box: Enter, leaving it changed, or its button (if any) sends the text
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, payload, id);
+  const row = document.createElement("div");
+  row.className = "rte-lc-textrow";
+  const input = document.createElement("input");
+  input.type = "search";
+  input.id = id;
+  input.autocomplete = "off";
+  row.appendChild(input);
+  let sent = null;
+  const commit = () => {
+    if (input.value === sent) return;
+    sent = input.value;
+    send(input.value);
+  };
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") {
+      sent = null; // Enter sends again (a second search for the same text)
+      commit();
+    }
+  });
+  input.addEventListener("change", commit);
+  let button = null;
+  if (payload.button) {
+    button = document.createElement("button");
+    button.type = "button";
+    button.addEventListener("click", () => { sent = null; commit(); });
+    row.appendChild(button);
+  }
+  root.appendChild(row);
+  return { ...parts, input, button, text: true, reset: (v) => { sent = v; } };
+}
+
 function buildSwitch(root, payload, send) {
   const label = document.createElement("label");
   label.className = "rte-lc-switch";
@@ -126,6 +161,17 @@ function update(state, payload) {
     for (const input of state.group.querySelectorAll("input")) {
       input.checked = input.value === String(payload.index ?? 0);
     }
+  } else if (state.text) {
+    const value = String(payload.value ?? "");
+    if (state.input.dataset.v !== value) {
+      // the server's text (a link, a reset): shown unless the reader is typing in the box
+      state.input.dataset.v = value;
+      if (state.input.getRootNode().activeElement !== state.input) state.input.value = value;
+      state.reset(value);
+    }
+    state.input.placeholder = String(payload.placeholder ?? "");
+    state.input.maxLength = Number(payload.max_chars || 1000);
+    if (state.button) state.button.textContent = String(payload.button);
   } else if (state.range) {
     const input = state.input;
     input.min = String(payload.lo);
@@ -159,7 +205,8 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kind = ["switch", "radio", "slider"].includes(payload.kind) ? payload.kind : "select";
+  const kinds = ["switch", "radio", "slider", "text"];
+  const kind = kinds.includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
     if (root) root.remove();
@@ -168,7 +215,9 @@ export default function (component) {
     root.dataset.kind = kind;
     parentElement.appendChild(root);
     const send = (value) => setTriggerValue("pick", value);
-    const builders = { select: buildSelect, radio: buildRadio, switch: buildSwitch, slider: buildSlider };
+    const builders = {
+      select: buildSelect, radio: buildRadio, switch: buildSwitch, slider: buildSlider, text: buildText,
+    };
     const build = builders[kind];
     root.__rteState = build(root, payload, send);
   }

@@ -50,6 +50,18 @@ _CSS = f"""
 .rte-lc-range input:disabled {{ cursor: not-allowed; opacity: 0.5; }}
 .rte-lc-range output {{ min-width: 2.5rem; text-align: right;
   font-variant-numeric: tabular-nums; }}
+.rte-lc-k-text {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-textrow {{ display: flex; gap: 0.5rem; }}
+.rte-lc-textrow input {{ flex: 1; min-width: 0; height: 2.5rem; box-sizing: border-box;
+  padding: 0 0.75rem; border: 1px solid transparent; border-radius: 0.5rem;
+  background: var(--st-secondary-background-color, #f0f2f6); font: inherit; color: inherit; }}
+.rte-lc-textrow input:focus-visible {{ outline: none;
+  border-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-textrow button {{ height: 2.5rem; padding: 0 0.75rem; border-radius: 0.5rem;
+  border: 1px solid rgba(49, 51, 63, 0.2); background: var(--st-background-color, #fff);
+  font: inherit; color: inherit; cursor: pointer; }}
+.rte-lc-textrow button:hover {{ border-color: var(--st-primary-color, #ff4b4b);
+  color: var(--st-primary-color, #ff4b4b); }}
 .rte-lc-k-switch {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.5rem; }}
 .rte-lc-head {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.25rem; }}
 .rte-lc-label {{ line-height: 1.4; }}
@@ -197,6 +209,35 @@ def light_slider(
         "digits": digits,
         "help": help,
         "disabled": disabled,
+    }
+    _component()(key=key, data=data, on_pick_change=_callback)
+
+
+def light_text(
+    label: str,
+    value: str,
+    *,
+    key: str,
+    on_enter: Callable[[str], None],
+    placeholder: str = "",
+    button: str = "",
+    max_chars: int = 1000,
+) -> None:
+    """A text box showing `value`; Enter, leaving it changed, or its `button` (a label; none
+    when empty) calls `on_enter` with the text before the script reruns."""
+
+    def _callback() -> None:
+        text = _picked(key)
+        if text is not None:
+            on_enter(text[:max_chars])
+
+    data = {
+        "kind": "text",
+        "label": label,
+        "value": value,
+        "placeholder": placeholder,
+        "button": button,
+        "max_chars": max_chars,
     }
     _component()(key=key, data=data, on_pick_change=_callback)
 

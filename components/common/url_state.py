@@ -19,6 +19,7 @@ from components.common.light_control import (
     light_select,
     light_slider,
     light_switch,
+    light_text,
 )
 
 
@@ -111,11 +112,14 @@ def _url_choice(param: Param, valid: Callable[[Any], bool], fallback: object) ->
     return state[key]
 
 
-def _setter(param: Param) -> Callable[[Any], None]:
-    """A pick's callback: the picked value, kept for the run it starts."""
+def _setter(param: Param, then: Callable[[], None] | None = None) -> Callable[[Any], None]:
+    """A pick's callback: the picked value, kept for the run it starts (then `then`, e.g. a
+    search going back to its first page)."""
 
     def pick(value: Any) -> None:
         st.session_state[selector_key(param)] = value
+        if then is not None:
+            then()
 
     return pick
 
@@ -197,6 +201,7 @@ def url_switch(
     *,
     help: str = "",  # noqa: A002 - Streamlit's name for it
     disabled: bool = False,
+    on_change: Callable[[], None] | None = None,
 ) -> bool:
     """An on/off switch whose state lives in the URL (`?zoom=true`; none when the default),
     drawn as a light control."""
@@ -205,11 +210,33 @@ def url_switch(
         label,
         value,
         key=f"{selector_key(param)}_pick",
-        on_change=_setter(param),
+        on_change=_setter(param, on_change),
         help=help,
         disabled=disabled,
     )
     return bool(_written(param, value))
+
+
+def url_text(
+    label: str,
+    param: Param,
+    *,
+    placeholder: str = "",
+    max_chars: int = 1000,
+    on_change: Callable[[], None] | None = None,
+) -> str:
+    """A text box whose text lives in the URL (none when empty), drawn as a light control;
+    Enter or leaving the box changed sends it."""
+    value = str(_url_choice(param, lambda v: isinstance(v, str), param.default))
+    light_text(
+        label,
+        value,
+        key=f"{selector_key(param)}_pick",
+        on_enter=_setter(param, on_change),
+        placeholder=placeholder,
+        max_chars=max_chars,
+    )
+    return str(_written(param, value))
 
 
 def url_slider(

@@ -31,7 +31,7 @@ from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
-from components.common.url_state import bound, bound_kept
+from components.common.url_state import Param, bound_kept, parse_bool, url_switch, url_text
 from components.search.cached import grade
 from components.search.hits import item_html
 
@@ -45,6 +45,10 @@ CORRECTNESS_HELP = (
     "prompts, ground truths, problem statements, case notes) are left out, and the results "
     "say how many."
 )
+# the query bar's light controls, bound to the URL
+QUERY = Param("q", "", parse=str)
+REGEX = Param("rx", False, parse=parse_bool)
+CASE = Param("cs", False, parse=parse_bool)
 _COUNTS = "search_counts"  # session memo: the last full count (the same search reruns often)
 
 
@@ -54,15 +58,15 @@ def _first_page() -> None:
 
 
 def query_bar() -> Query:
-    q = st.text_input(
+    q = url_text(
         "Search every text",
+        QUERY,
         placeholder="a word, a phrase or a regular expression",
         on_change=_first_page,
-        **bound("q"),
     )
     with st.container(horizontal=True, gap="medium"):
-        regex = st.toggle("Regular expression", on_change=_first_page, **bound("rx"))
-        case = st.toggle("Match case", on_change=_first_page, **bound("cs"))
+        regex = url_switch("Regular expression", REGEX, on_change=_first_page)
+        case = url_switch("Match case", CASE, on_change=_first_page)
     if regex:
         worker.warm()  # the regex worker starts while the pattern is typed (none if one is idle)
     return Query(q or "", regex=bool(regex), case_sensitive=bool(case))

@@ -12,7 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from cache.casebook.model import Case
 from components.common import casebook
+from components.home.search_box import ENTERED
 from tests.pages.conftest import new_app, run_page
+from tests.pages.controls import chosen, light_controls
 
 
 def _html(at: AppTest) -> str:
@@ -53,7 +55,8 @@ def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
     assert "<mark" in html and "boxed{9" in html
     assert "href='parason?subset=sft-" in html and "&amp;node=" in html  # the node holding it
     assert "Page 1 of " in _text(at)
-    assert at.text_input(key="q").value == "boxed{9"
+    assert chosen(at, "q") == "boxed{9"
+    assert any(c.label == "Search every text" for c in light_controls(at))
 
 
 def test_filters_narrow_the_results(sample_root: Path, db: str) -> None:
@@ -119,8 +122,9 @@ def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> No
 def test_home_box_opens_the_search(sample_root: Path, db: str) -> None:
     at = new_app()
     at.run()
-    at.text_input(key="home_search_q").input("boxed{9")
-    at.button(key="home_search_go").click().run()
+    assert any(c.label == "Search every text" for c in light_controls(at))
+    at.session_state[ENTERED] = "boxed{9"  # what Enter or the button in the box sends
+    at.run()
     assert not at.exception
     assert [t.value for t in at.title] == ["Search"]
     assert at.query_params.get("q") in ("boxed{9", ["boxed{9"])
