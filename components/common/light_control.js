@@ -107,7 +107,9 @@ function buildText(root, payload, send) {
       commit();
     }
   });
-  input.addEventListener("change", commit);
+  // leaving the box changed sends it too, unless the box only sends on Enter or its button
+  input.addEventListener("change", () => { if (!input.dataset.enterOnly) commit(); });
+  input.addEventListener("search", () => { if (input.value === "" && !input.dataset.enterOnly) commit(); });
   let button = null;
   if (payload.button) {
     button = document.createElement("button");
@@ -163,12 +165,17 @@ function update(state, payload) {
     }
   } else if (state.text) {
     const value = String(payload.value ?? "");
-    if (state.input.dataset.v !== value) {
-      // the server's text (a link, a reset): shown unless the reader is typing in the box
-      state.input.dataset.v = value;
-      if (state.input.getRootNode().activeElement !== state.input) state.input.value = value;
+    const input = state.input;
+    if (input.dataset.v !== value) {
+      // the server's text (a link, Back, a reset): shown unless the reader is typing in the
+      // box (its text differs from the last the server gave)
+      const typing = input.getRootNode().activeElement === input && input.value !== (input.dataset.v ?? "");
+      input.dataset.v = value;
+      if (!typing) input.value = value;
       state.reset(value);
     }
+    if (payload.enter_only) input.dataset.enterOnly = "1";
+    else delete input.dataset.enterOnly;
     state.input.placeholder = String(payload.placeholder ?? "");
     state.input.maxLength = Number(payload.max_chars || 1000);
     if (state.button) state.button.textContent = String(payload.button);

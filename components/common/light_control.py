@@ -222,9 +222,11 @@ def light_text(
     placeholder: str = "",
     button: str = "",
     max_chars: int = 1000,
+    enter_only: bool = False,
 ) -> None:
-    """A text box showing `value`; Enter, leaving it changed, or its `button` (a label; none
-    when empty) calls `on_enter` with the text before the script reruns."""
+    """A text box showing `value`; Enter, its `button` (a label; none when empty), and unless
+    `enter_only`, leaving it changed or clearing it, call `on_enter` with the text before the
+    script reruns."""
 
     def _callback() -> None:
         text = _picked(key)
@@ -238,6 +240,7 @@ def light_text(
         "placeholder": placeholder,
         "button": button,
         "max_chars": max_chars,
+        "enter_only": enter_only,
     }
     _component()(key=key, data=data, on_pick_change=_callback)
 

@@ -80,6 +80,9 @@ def maths_toggle() -> None:
                 "Maths rendering is unavailable (this Streamlit ships no KaTeX): text is shown as written."
             )
             return
+        if MATHS_KEY not in st.query_params and st.session_state.get(selector_key(MATHS)):
+            # a page switch drops the URL's keys: the reader's choice holds for the session
+            st.query_params[MATHS_KEY] = "true"
         url_switch(
             "Render maths",
             MATHS,

@@ -25,6 +25,7 @@ def search_box() -> None:
         on_enter=_entered,
         placeholder="a phrase in any question, reasoning, proof, probe text or case note",
         button="Search",
+        enter_only=True,  # leaving the box (Tab to the button) does not search yet
     )
     text = st.session_state.pop(ENTERED, "")
     if text.strip():

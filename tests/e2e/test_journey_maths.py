@@ -100,9 +100,13 @@ def test_j11_read_the_maths(
     expect(page.locator('img[src="x"]')).to_have_count(0)
     expect(node.locator("a, strong")).to_have_count(0)
     no_exception(page)
-    # 4. a reload keeps the switch: it lives in the URL
+    # 4. a reload keeps the switch: it lives in the URL; so does a move to another view from the
+    # sidebar (whose link carries no key): the switch holds for the session
     page.reload()
     expect(node.locator(".katex")).to_have_count(1)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Search", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/search\?(.*&)?maths=true"))
+    expect(page.get_by_role("switch", name="Render maths")).to_be_checked()
     # 5. a FineProofs trace opened from a link with the switch on
     pid, sample = _maths_trace(sample_root)
     open_url(page, f"{app_url}/fineproofs?problem={pid}&sample={sample}&view=Trace&maths=true")

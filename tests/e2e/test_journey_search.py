@@ -126,3 +126,26 @@ def test_j8_wrong_extracted_answers_after_their_grade(
     expect(page_.get_by_text("Final answer (wrong):")).to_be_visible(timeout=SLOW)
     no_exception(page_)
     page_.context.close()
+
+
+def test_the_query_box_follows_back_and_escape(browser: Browser, app_url: str) -> None:
+    """The search box is a light text box: Back shows the earlier query in it (the cursor still
+    in the box), and Escape, which empties it, clears the search."""
+    page_ = new_page(browser, {"width": 1440, "height": 900})
+    open_url(page_, f"{app_url}/search", ready="Search every text")
+    box = page_.get_by_role("searchbox", name="Search every text")
+    for word in ("wait", "Therefore"):
+        box.fill(word)
+        box.press("Enter")
+        expect(page_).to_have_url(re.compile(rf"q={word}"))
+        settled(page_)
+    box.focus()
+    page_.go_back()
+    expect(page_).to_have_url(re.compile(r"q=wait"))
+    expect(box).to_have_value("wait")
+    settled(page_)
+    box.focus()
+    page_.keyboard.press("Escape")
+    expect(page_).not_to_have_url(re.compile(r"q="))
+    no_exception(page_)
+    page_.context.close()
