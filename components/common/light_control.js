@@ -1,5 +1,6 @@
-// A light control: a native <select>, a radio group, an on/off switch or a range slider with its
-// label, drawn in place of Streamlit's widget. The label, the options and the help are set as
+// A light control: a native <select>, a type-to-filter picker (a text box suggesting the options),
+// a radio group, an on/off switch, a range slider or a text box with its label, drawn in place of
+// Streamlit's widget. The label, the options and the help are set as
 // text, never as markup. A choice is reported as the option's index, a switch as "1" or "0", a
 // slider as its value ("pick"); the server then decides what is shown, and the next run hands it
 // back as `index` / `on` / `value`.
@@ -37,6 +38,74 @@ function buildSelect(root, payload, send) {
   select.addEventListener("change", () => send(select.value));
   root.appendChild(select);
   return { ...parts, select, version: null };
+}
+
+function buildCombo(root, payload, send) {
+  // a picker one can type into: the options are the box's suggestions (a datalist, which the
+  // browser filters as one types). While focused the box is empty, the choice its placeholder,
+  // so every option is suggested; Enter takes the first option that starts with (else contains)
+  // the text, Escape or leaving the box without a match puts the choice back.
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, payload, id);
+  const input = document.createElement("input");
+  input.type = "text";
+  input.id = id;
+  input.autocomplete = "off";
+  input.setAttribute("role", "combobox");
+  const list = document.createElement("datalist");
+  list.id = `${id}-options`;
+  input.setAttribute("list", list.id);
+  root.append(input, list);
+  const state = { ...parts, input, list, combo: true, labels: [], index: 0, version: null };
+  const chosen = () => state.labels[state.index] ?? "";
+  const find = (text, loose) => {
+    const exact = state.labels.indexOf(text);
+    if (exact >= 0 || !loose || !text.trim()) return exact;
+    const low = text.trim().toLowerCase();
+    const lower = state.labels.map((l) => l.toLowerCase());
+    const starts = lower.findIndex((l) => l.startsWith(low));
+    return starts >= 0 ? starts : lower.findIndex((l) => l.includes(low));
+  };
+  const take = (i) => {
+    input.value = state.labels[i];
+    if (i !== state.index) {
+      state.index = i;
+      send(String(i));
+    }
+  };
+  input.addEventListener("focus", () => {
+    input.placeholder = chosen();
+    input.value = "";
+  });
+  input.addEventListener("input", (ev) => {
+    // a suggestion picked from the list replaces the whole text
+    if (ev.inputType && ev.inputType !== "insertReplacementText") return;
+    const i = find(input.value, false);
+    if (i >= 0) {
+      take(i);
+      input.blur();
+    }
+  });
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") {
+      ev.preventDefault();
+      const i = find(input.value, true);
+      if (i >= 0) {
+        take(i);
+        input.blur();
+      }
+    } else if (ev.key === "Escape") {
+      input.value = chosen();
+      input.blur();
+    }
+  });
+  input.addEventListener("blur", () => {
+    input.placeholder = "";
+    const i = find(input.value, false);
+    if (i >= 0) take(i);
+    else input.value = chosen();
+  });
+  return state;
 }
 
 function buildRadio(root, payload, send) {
@@ -188,6 +257,24 @@ function update(state, payload) {
     input.value = String(payload.value);
     input.disabled = Boolean(payload.disabled);
     state.out.textContent = Number(payload.value).toFixed(payload.digits ?? 0);
+  } else if (state.combo) {
+    const input = state.input;
+    if (state.version !== payload.version) {
+      state.version = payload.version;
+      state.labels = (payload.options || []).map(String);
+      state.list.replaceChildren(
+        ...state.labels.map((text) => {
+          const option = document.createElement("option");
+          option.value = text;
+          return option;
+        }),
+      );
+    }
+    state.index = Number(payload.index ?? 0);
+    const focused = input.getRootNode().activeElement === input;
+    if (!focused) input.value = state.labels[state.index] ?? "";
+    else input.placeholder = state.labels[state.index] ?? "";
+    input.disabled = Boolean(payload.disabled);
   } else if (state.select) {
     const select = state.select;
     if (state.version !== payload.version) {
@@ -212,7 +299,7 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kinds = ["switch", "radio", "slider", "text"];
+  const kinds = ["switch", "radio", "slider", "text", "combo"];
   const kind = kinds.includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
@@ -223,7 +310,7 @@ export default function (component) {
     parentElement.appendChild(root);
     const send = (value) => setTriggerValue("pick", value);
     const builders = {
-      select: buildSelect, radio: buildRadio, switch: buildSwitch, slider: buildSlider, text: buildText,
+      select: buildSelect, combo: buildCombo, radio: buildRadio, switch: buildSwitch, slider: buildSlider, text: buildText,
     };
     const build = builders[kind];
     root.__rteState = build(root, payload, send);

@@ -33,7 +33,15 @@ _CHEVRON = (  # a down chevron, drawn inline (nothing is fetched)
 _CSS = f"""
 .rte-lc {{ font-family: var(--st-font, inherit); font-size: 14px;
   color: var(--st-text-color, #31333f); }}
-.rte-lc-k-select {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-k-select, .rte-lc-k-combo {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-k-combo input {{ width: 100%; height: 2.5rem; box-sizing: border-box;
+  padding: 0 2rem 0 0.75rem; border: 1px solid transparent; border-radius: 0.5rem;
+  background: var(--st-secondary-background-color, #f0f2f6) {_CHEVRON} no-repeat
+  right 0.75rem center; font: inherit; color: inherit; text-overflow: ellipsis; }}
+.rte-lc-k-combo input::-webkit-calendar-picker-indicator {{ opacity: 0; }}
+.rte-lc-k-combo input:focus-visible {{ outline: none;
+  border-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-k-combo input:disabled {{ cursor: not-allowed; opacity: 0.6; }}
 .rte-lc-group {{ display: flex; flex-direction: column; gap: 0.25rem; border: 0; margin: 0;
   padding: 0; }}
 .rte-lc-group > legend {{ padding: 0; margin-bottom: 0.25rem; }}
@@ -150,6 +158,25 @@ def light_select(
     `on_pick` with the picked index before the script reruns."""
     _choice(
         "select", label, options, index, key=key, on_pick=on_pick, help=help,
+        disabled=disabled, width=width,
+    )  # fmt: skip
+
+
+def light_combo(
+    label: str,
+    options: Sequence[str],
+    index: int,
+    *,
+    key: str,
+    on_pick: Callable[[int], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    disabled: bool = False,
+    width: int | str = "stretch",
+) -> None:
+    """`light_select` one can type into, for long lists: the browser suggests the options that
+    match the text, and Enter takes the first that starts with it (else contains it)."""
+    _choice(
+        "combo", label, options, index, key=key, on_pick=on_pick, help=help,
         disabled=disabled, width=width,
     )  # fmt: skip
 

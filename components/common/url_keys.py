@@ -72,6 +72,8 @@ class MarsKeys:
     ZOOM = Param("zoom", False, parse=parse_bool)
     SHOW = Param("show", "curves", choices=("curves", "quantile bands"))
     MARKERS = Param("markers", True, parse=parse_bool)
+    # the Single trace tab's smoothing (tokens averaged; 1 = raw)
+    ZSMOOTH = Param("zsmooth", 64, parse=int, choices=(1, 16, 64, 256))
     # tab; Curves: traces shown, token window, curves/bands, probe markers and their encoding,
     # DeepConf threshold, Plotly zoom; Single trace: smoothing, probe encoding; both: the trace
     # filters (verdict, final answers, length range, which confidence and its range)

@@ -20,18 +20,19 @@ from components.common.casebook import evidence
 from components.common.click_text import text_block
 from components.common.formatting import fmt_num
 from components.common.guards import guard
+from components.common.light_control import light_combo
 from components.common.lite_table import lite_table
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc
 from components.common.stat_row import stat_row
 from components.common.url_keys import MarsKeys
-from components.common.url_state import bound, url_switch
+from components.common.url_state import url_radio, url_switch
 from components.mars import cases as mcs
 from components.mars import trace_filters, trace_nav, trace_reads
 from components.mars.trace_chart import trace_chart
 
-ZOOM_SMOOTHING = (1, 16, 64, 256)
-DEFAULT_ZOOM_SMOOTHING = 64
+ZOOM_SMOOTHING: tuple[int, ...] = tuple(MarsKeys.ZSMOOTH.choices or ())
+TRACE_PICK_KEY = "mars_trace_pick"
 PROBES_KEY = "mars_probe_rows"
 # the row picked in the probe table: ((file, qid, trace), the clicked probe then, position)
 PROBE_ROW_KEY = "_mars_probe_row"
@@ -69,23 +70,27 @@ def render_single_trace(
         st.caption(f"Trace {want} does not match the filters: showing trace {traces[0]}.")
     ok = dict(zip(traces, shown.select(verdict_expr().alias("v"))["v"].to_list(), strict=True))
     lens = dict(zip(traces, shown["length"].to_list(), strict=True))
+    trace = traces[idx]
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        trace = st.selectbox(
+        # a picker one can type into (a long pool: 4,096 traces a question); a pick opens the
+        # trace as a step or a click in the Curves tab does
+        light_combo(
             "Trace",
-            traces,
-            index=idx,
-            format_func=lambda t: f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens",
+            [f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens" for t in traces],
+            idx,
+            key=TRACE_PICK_KEY,
+            on_pick=functools.partial(_on_trace_pick, traces),
         )
         trace_nav.step_buttons(shown, int(trace))
     MarsKeys.TRACE.write(trace if trace != traces[0] or want is not None else None)
     with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
-        smooth = st.select_slider(
+        smooth = url_radio(
             "Smoothing (tokens averaged)",
             ZOOM_SMOOTHING,
-            value=DEFAULT_ZOOM_SMOOTHING,
+            MarsKeys.ZSMOOTH,
+            lambda n: "1 (raw)" if n == 1 else str(n),
             help="Moving average of the token confidences over this many tokens; 1 = raw.",
-            width=320,
-            **bound("zsmooth"),
+            width="content",
         )
         zoom = url_switch("zoom", MarsKeys.ZOOM, help=ZOOM_HELP)
     verdicts = list(ok.values())
@@ -128,6 +133,11 @@ def render_single_trace(
     if at is None and want == int(trace):  # a link (a search hit) names the probe to show
         at = MarsKeys.PROBE.read()
     show_probe_texts(probes, ref, at=at)
+
+
+def _on_trace_pick(traces: list[int], i: int) -> None:
+    """Open the picked trace (before the run that draws it)."""
+    st.session_state[PICKED_KEY] = traces[i]
 
 
 def _on_probe_pick(context: tuple[object, int | None], positions: list[int], row: int) -> None:

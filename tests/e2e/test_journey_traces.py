@@ -82,6 +82,13 @@ def test_j10_step_through_the_wrong_traces(
     at_trace(wrong[0])
     page.keyboard.press("j")
     at_trace(wrong[1])
+    # the picker takes typed text: the start of a trace's label and Enter open that trace
+    picker.click()
+    expect(picker).to_have_value("")  # emptied to type, the shown trace as its placeholder
+    expect(picker).to_have_attribute("placeholder", re.compile(rf"^trace {wrong[1]} · wrong"))
+    page.keyboard.type(f"trace {wrong[2]} ·")
+    page.keyboard.press("Enter")
+    at_trace(wrong[2])
     no_exception(page)
     # 4. the Curves tab keeps the filter and says how many traces it draws
     page.get_by_role("tab", name="Curves").click()

@@ -20,7 +20,7 @@ from components.common.safe_text import esc
 from components.mars import header as mars_header
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.controls import choose, light_radio_options, light_select
+from tests.pages.controls import choose, light_control, light_radio_options, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -111,8 +111,7 @@ def test_every_tab_renders(open_page, view: str) -> None:
         choose(at, "zoom", True)
         assert len(_charts(at)) >= 4 and not _lite(at)  # 5 Plotly figures on zoom
     elif view == "Single trace":
-        trace = next(s for s in at.selectbox if s.label == "Trace")
-        assert trace.value == 3
+        assert light_control(at, "Trace").shown.startswith("trace 3 · ")
         probes = shown_tables(at)[-1]
         assert {"position", "answer", "raw_text", "avg_conf"} <= set(probes.columns)
         assert len(probes) >= 1
@@ -338,8 +337,8 @@ def test_single_trace_shows_the_full_escaped_probe_text(open_page, local_mars: P
     at = open_page(qid="1", view="Single trace", trace="3")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    z = next(s for s in at.select_slider if s.label.startswith("Smoothing"))
-    assert z.value == 64
+    z = light_control(at, "Smoothing (tokens averaged)")
+    assert (z.kind, z.shown) == ("radio", "64")
     rows = pq.read_table(local_mars / REL).to_pylist()
     probe = min(
         next(r for r in rows if r["qid"] == 1 and r["trace_idx"] == 3)["probes"],

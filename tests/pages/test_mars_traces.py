@@ -5,6 +5,7 @@ Curves tab draws only matching traces, and an empty result says what to loosen."
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -16,6 +17,7 @@ from components.mars.trace_chart import LITE_POINTS, bin_means
 from components.mars.trace_nav import NEXT_KEY, PREV_KEY
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import run_page
+from tests.pages.controls import light_control, light_controls
 
 REL = "DeepSeek-8B/aime25_deepseek.parquet"
 PAGE = "pages/mars.py"
@@ -44,8 +46,11 @@ def _ok(at) -> None:  # type: ignore[no-untyped-def]
     assert not at.error, [e.value for e in at.error]
 
 
-def _picker(at):  # type: ignore[no-untyped-def]
-    return next(s for s in at.selectbox if s.label == "Trace")
+def _picker(at) -> SimpleNamespace:  # type: ignore[no-untyped-def]
+    """The trace picker's options (as shown) and the trace it shows."""
+    c = light_control(at, "Trace")
+    assert c.kind == "combo"  # a picker one can type into
+    return SimpleNamespace(options=c.options, value=int(c.shown.split()[1]))
 
 
 def _url(at, key: str) -> str | None:  # type: ignore[no-untyped-def]
@@ -123,7 +128,7 @@ def test_the_curves_draw_only_the_matching_traces(open_page, local_mars) -> None
 def test_an_empty_result_says_what_to_loosen(open_page) -> None:
     at = open_page(qid="1", view="Single trace", verdict="no answer", answer="4668")
     _ok(at)
-    assert not any(s.label == "Trace" for s in at.selectbox)  # no picker, no chart
+    assert not any(c.label == "Trace" for c in light_controls(at))  # no picker, no chart
     (info,) = [i.value for i in at.info if "No trace of this question matches" in i.value]
     assert "Loosen the verdict (10 would match without it)" in info
     assert "the final answer (1 would match without it)" in info
