@@ -1,5 +1,5 @@
-"""Light controls: a select box and an on/off switch drawn as one small component each, in
-place of Streamlit's `st.selectbox` and `st.toggle`.
+"""Light controls: a select box, a picker one can type into, a radio group, an on/off switch, a
+slider and a text box, each drawn as one small component in place of Streamlit's widget.
 
 Why: the first time a page draws a kind of Streamlit widget, a new tab pays for that kind's
 code and styles (`bench/element_costs.py`: a select box alone adds about 0.1-0.2x a bare page's
