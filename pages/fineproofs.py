@@ -9,13 +9,13 @@ from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.common.url_keys import FineproofsKeys
-from components.common.url_state import bound
+from components.common.url_state import url_switch
 from components.fineproofs import cached as fc
 from components.fineproofs.collection import render_collection
 from components.fineproofs.overview import render_overview
 from components.fineproofs.shared import (
     DATASET,
-    FDR_KEY,
+    FDR,
     TAB_KEY,
     TABS,
     needs_prefix_table,
@@ -32,8 +32,9 @@ st.caption(
 )
 
 src = current_source(DATASET)
-st.toggle(
+url_switch(
     "Benjamini-Hochberg drop flags (FDR 5 % per trace)",
+    FDR,
     help=(
         "Each trace makes one z-test per change between consecutive prefixes (about 7). Off: a "
         "change is flagged when z < −2 (or > 2) and |change| ≥ 0.15, each test alone, so about "
@@ -41,7 +42,6 @@ st.toggle(
         "together (Benjamini-Hochberg, q = 0.05): among flagged changes at most 5 % are expected "
         "to be false. Drops, recoveries, first-error candidates and shapes follow the switch."
     ),
-    **bound(FDR_KEY),
 )
 ok = False
 with guard("the prefix table", dataset=DATASET):

@@ -20,7 +20,14 @@ from cache.sources import SourceConfig
 from components.common.click_text import click_text
 from components.common.lite_table import grid_switch, table_or_grid
 from components.common.url_keys import FineproofsKeys
-from components.common.url_state import bound_kept
+from components.common.url_state import (
+    Param,
+    bound_kept,
+    parse_bool,
+    url_radio,
+    url_selectbox,
+    url_switch,
+)
 from components.fineproofs import cached as fc
 from components.fineproofs.cases import trace_case_counts
 from components.fineproofs.grid import overview_grid_html, parse_pick
@@ -34,6 +41,22 @@ SORTS = {
     "last_value": "last prefix value",
 }
 PAGE_SIZES = (25, 50, 100)
+
+
+def _sort_key(raw: str) -> str:
+    """A sort from a link: its key, or its label (what earlier links held)."""
+    key = raw if raw in SORTS else {label: k for k, label in SORTS.items()}.get(raw)
+    if key is None:
+        raise ValueError(raw)
+    return key
+
+
+# the Overview's light controls (`url_selectbox`, `url_switch`, `url_radio`)
+SORT = Param("sort", "largest_drop", parse=_sort_key, choices=tuple(SORTS))
+DESC = Param("desc", True, parse=parse_bool)
+AXIS = Param("axis", "ordinal", choices=("ordinal", "depth"))
+COLOR = Param("color", "value", choices=("value", "change"))
+ROWS = Param("rows", PAGE_SIZES[0], parse=int, choices=PAGE_SIZES)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
 CASES_COLUMN = "cases"
@@ -67,12 +90,9 @@ def render_overview(src: SourceConfig) -> None:
     # wrapping flex rows: every control keeps its full label at 1024 px (fixed columns cut
     # "Descending" to "D.")
     row1 = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
-    sort = row1.selectbox(
-        "Sort rows by", list(SORTS), format_func=SORTS.get, width=190, **bound_kept("sort")
-    )
-    desc = row1.toggle(
-        "Descending", value=True, help="largest values first", width="content", **bound_kept("desc")
-    )
+    with row1:
+        sort = url_selectbox("Sort rows by", list(SORTS), SORT, fmt=SORTS.__getitem__, width=190)
+        desc = url_switch("Descending", DESC, help="largest values first")
     chosen = row1.multiselect(
         "Sources",
         sources,
@@ -93,31 +113,22 @@ def render_overview(src: SourceConfig) -> None:
         **bound_kept("grade"),
     )
     row2 = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
-    axis = (
-        row2.segmented_control(
+    with row2:
+        axis = url_radio(
             "Columns",
-            ["ordinal", "depth"],
-            default="ordinal",
+            AXIS.choices or (),
+            AXIS,
             help="prefix ordinal (1 = first collected prefix) or relative depth step/num_steps in 10 bins",
             width="content",
-            **bound_kept("axis"),
         )
-        or "ordinal"
-    )
-    color = (
-        row2.segmented_control(
+        color = url_radio(
             "Colour",
-            ["value", "change"],
-            default="value",
+            COLOR.choices or (),
+            COLOR,
             help="mean grade of the continuations, or its change from the previous prefix (diverging)",
             width="content",
-            **bound_kept("color"),
         )
-        or "value"
-    )
-    rows_per_page = row2.selectbox(
-        "Rows per page", PAGE_SIZES, index=0, width=130, **bound_kept("rows")
-    )
+        rows_per_page = url_selectbox("Rows per page", PAGE_SIZES, ROWS, width=130)
     picked = select_traces(
         summary,
         sort=sort or "largest_drop",

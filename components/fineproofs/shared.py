@@ -10,18 +10,20 @@ import streamlit as st
 
 from components.common.safe_text import md_text
 from components.common.url_keys import FineproofsKeys
+from components.common.url_state import Param, parse_bool, selector_key
 
 DATASET = "fineproofs"
 TABS = ("Overview", "Trace", "Collection")
 TAB_KEY = "view"  # the tabs' URL-bound key
-FDR_KEY = "fdr"  # the page's switch: Benjamini-Hochberg drop flags (URL-bound)
+# the page's switch: Benjamini-Hochberg drop flags (`url_switch`)
+FDR = Param("fdr", False, parse=parse_bool)
 FDR_Q = 0.05
 
 
 def correction() -> str:
     """The drop-flag rule the page's switch chose: "bh" (Benjamini-Hochberg per trace) or
     "none" (each z-test alone). Read by the cached tables, so every tab uses the same flags."""
-    return "bh" if st.session_state.get(FDR_KEY) else "none"
+    return "bh" if st.session_state.get(selector_key(FDR)) is True else "none"
 
 
 def open_trace(problem_id: str, sample_index: int, prefix: int | None = None) -> None:

@@ -27,7 +27,7 @@ from components.common.safe_text import line_text, md_label, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.stat_row import stat_row
 from components.common.url_keys import FineproofsKeys
-from components.common.url_state import bound_kept
+from components.common.url_state import Param, url_radio
 from components.fineproofs import cached as fc
 from components.fineproofs.cases import (
     capture_step,
@@ -58,6 +58,9 @@ from components.fineproofs.text import (
 )
 
 CURVE_KEY = "fp_curve"
+# the curve's x axis and what colours the text (`url_radio`)
+TX = Param("tx", "ordinal", choices=("ordinal", "depth"))
+TCOLOR = Param("tcolor", "value", choices=("value", "change"))
 TEXT_KEY = "fp_text"
 PID_INPUT, SAMPLE_INPUT = "fp_pid_in", "fp_sample_in"
 
@@ -159,26 +162,22 @@ def render_trace(src: SourceConfig) -> None:
     _trace_header(info, series.height)
     trace_cases_here(pid, sample)
     t1, t2 = st.columns(2)
-    axis = (
-        t1.segmented_control(
+    with t1:
+        axis = url_radio(
             "Curve x axis",
-            ["ordinal", "depth"],
-            default="ordinal",
+            TX.choices or (),
+            TX,
             help="prefix ordinal, or relative depth step/num_steps",
-            **bound_kept("tx"),
+            width="content",
         )
-        or "ordinal"
-    )
-    color = (
-        t2.segmented_control(
+    with t2:
+        color = url_radio(
             "Colour the text by",
-            ["value", "change"],
-            default="value",
+            TCOLOR.choices or (),
+            TCOLOR,
             help="each step's value, or its change from the previous prefix",
-            **bound_kept("tcolor"),
+            width="content",
         )
-        or "value"
-    )
     x = "ordinal" if axis == "ordinal" else "rel_depth"
     c1, c2 = st.columns([3, 2])
     with c1, guard("the value curve", dataset=DATASET):

@@ -4,6 +4,7 @@ overview cell opens that trace."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 from analysis.fineproofs.utf16 import Utf16Index
 from cache.fineproofs_io import load_trace
 from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.journey_helpers import choose_option, shown_option
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -143,4 +145,29 @@ def test_clicking_a_step_selects_it_in_place_without_a_reload(
     )
     # the text box was not reset to the top by the rerun
     assert abs(box.evaluate("b => b.scrollTop") - scroll_before) <= 40
+    assert_no_exception(page)
+
+
+def test_the_overview_controls_set_the_url_and_the_grid(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """The Overview's light controls, picked in the browser: the sort (a select box), its order
+    and the page's Benjamini-Hochberg flags (switches), the grid's columns (a radio group) each
+    land in the URL, and the grid follows."""
+    page.goto(f"{app_url}/fineproofs")
+    wait_for_app(page)
+    grid = page.locator("[data-testid='fp-grid']")
+    expect(grid.locator("th").filter(has_text=re.compile(r"^1$")).first).to_be_attached()
+    choose_option(page, "Sort rows by", re.compile(r"^endpoint grade$"))
+    expect(page).to_have_url(re.compile(r"[?&]sort=endpoint(&|$)"))
+    expect(shown_option(page, "Sort rows by")).to_have_text("endpoint grade")
+    page.get_by_role("switch", name="Descending").click()
+    expect(page).to_have_url(re.compile(r"[?&]desc=false(&|$)"))
+    page.get_by_role("radio", name="depth").first.check()
+    expect(page).to_have_url(re.compile(r"[?&]axis=depth(&|$)"))
+    # relative-depth columns: bins named by their lower edge
+    expect(grid.locator("th").filter(has_text=re.compile(r"^0\.1$")).first).to_be_attached()
+    page.get_by_role("switch", name=re.compile(r"^Benjamini-Hochberg")).click()
+    expect(page).to_have_url(re.compile(r"[?&]fdr=true(&|$)"))
+    # the grid's legend names the rule its ▼ marks follow
+    legend = page.locator(".rte-click-root").filter(has=grid)
+    expect(legend).to_contain_text("(Benjamini-Hochberg, q = 0.05)")
     assert_no_exception(page)

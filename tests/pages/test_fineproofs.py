@@ -24,6 +24,7 @@ from cache.sample.fineproofs import write_sample
 from components.common import casebook as cb
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
+from tests.pages.controls import choose, chosen, light_control, light_select
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import shown_tables
 
@@ -120,7 +121,7 @@ def test_sort_and_source_filter(sample_fp: Path) -> None:
     assert f"{n_aops} of " in caps
     table = shown_tables(at)[0]
     assert set(table["source"]) == {"aops"}
-    at.selectbox(key="sort").set_value("endpoint").run()
+    choose(at, "sort", "endpoint")
     assert not at.exception and not at.error, _errors(at)
     table = shown_tables(at)[0]
     ends = [e for e in table["endpoint"].tolist() if e == e]
@@ -131,10 +132,12 @@ def test_deep_link_restores_sort_filters_columns_and_page(sample_fp: Path) -> No
     at = _app({"sort": "endpoint grade", "desc": "false", "src": ["aops", "putnam"],
                "grade": ["0.25", "1.0"], "axis": "depth", "color": "change", "rows": "25"})  # fmt: skip
     assert not at.error, _errors(at)
-    assert at.selectbox(key="sort").value == "endpoint"
+    assert light_select(at, "Sort rows by").shown == "endpoint grade"
+    assert chosen(at, "sort") == "endpoint" and not light_control(at, "Descending").on
     assert at.multiselect(key="src").value == ["aops", "putnam"]
     assert at.slider(key="grade").value == (0.25, 1.0)
-    assert {b.key: b.value for b in at.get("button_group")} == {"axis": "depth", "color": "change"}
+    assert (chosen(at, "axis"), chosen(at, "color"), chosen(at, "rows")) == ("depth", "change", 25)
+    assert light_control(at, "Columns").shown == "depth"
     table = shown_tables(at)[0]
     assert set(table["source"]) <= {"aops", "putnam"}
     ends = table["endpoint"].tolist()

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import new_app
+from tests.pages.controls import light_control
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -64,7 +65,8 @@ def _trace_of(sample_fp: Path, at: AppTest) -> tuple[str, int]:
 def test_bh_switch_flags_fewer_drops_and_says_so(sample_fp: Path) -> None:
     plain = _app({"rows": "100"})
     bh = _app({"rows": "100", "fdr": "true"})
-    assert plain.toggle(key="fdr").value is False and bh.toggle(key="fdr").value is True
+    switch = "Benjamini-Hochberg drop flags (FDR 5 % per trace)"
+    assert not light_control(plain, switch).on and light_control(bh, switch).on
     n_plain = int(shown_tables(plain)[0]["n_sig_drops"].sum())
     n_bh = int(shown_tables(bh)[0]["n_sig_drops"].sum())
     assert 0 < n_bh <= n_plain
