@@ -28,34 +28,55 @@ from components.common.guards import show_error
 from components.common.safe_text import md_text
 from components.common.selection import selected_rows
 from components.common.url_keys import CasebookKeys
-from components.common.url_state import bound_kept
+from components.common.url_state import (
+    Param,
+    bound_kept,
+    parse_bool,
+    safe_token,
+    url_selectbox,
+    url_switch,
+    url_text,
+)
 
 TABLE_KEY = "cb_table"
 SORTS = {"updated": "last updated", "created": "created", "title": "title", "dataset": "dataset"}
 
 
 ALL = "all"
+# the filter bar's light controls (`url_selectbox`, `url_text`, `url_switch`)
+DATASET = Param("ds", ALL)
+VERDICT = Param("verdict", "any")
+AUTHOR = Param("author", "anyone")
+TEXT = Param("q", "", parse=safe_token(300))
+SORT = Param("sort", "updated", choices=tuple(SORTS))
+DESC = Param("desc", True, parse=parse_bool)
+DELETED = Param("deleted", False, parse=parse_bool)
 
 
 def _filters(store: CaseStore) -> dict[str, object]:
     """The filter bar. Every choice is a real option ("all", "any", "anyone" included), so a
     filter coming back from another tab shows its value, never an empty placeholder."""
-    c1, c2, c3, c4 = st.columns([1.2, 2, 1.2, 1.2])
-    dataset = c1.selectbox(
-        "Dataset",
-        [ALL, *dataset_labels()],
-        format_func=lambda d: "all" if d == ALL else dataset_label(d),
-        **bound_kept("ds"),
-    )
+    c1, c2, c3, c4 = st.columns([1.2, 2, 1.2, 1.2], vertical_alignment="bottom")
+    with c1:
+        dataset = url_selectbox(
+            "Dataset",
+            [ALL, *dataset_labels()],
+            DATASET,
+            fmt=lambda d: "all" if d == ALL else dataset_label(d),
+        )
     tags = c2.multiselect("Tags (all of)", store.all_tags(), **bound_kept("tag"))
-    verdict = c3.selectbox("Verdict", ["any", *VERDICTS, *STEP_VERDICTS], **bound_kept("verdict"))
-    who = c4.selectbox("Author", ["anyone", *store.authors()], **bound_kept("author"))
+    with c3:
+        verdict = url_selectbox("Verdict", ["any", *VERDICTS, *STEP_VERDICTS], VERDICT)
+    with c4:
+        who = url_selectbox("Author", ["anyone", *store.authors()], AUTHOR)
     c5, c6 = st.columns([3, 1.3], vertical_alignment="bottom")
-    text = c5.text_input("Search title, note and tags", **bound_kept("q"))
-    sort = c6.selectbox("Sort by", list(SORTS), format_func=SORTS.__getitem__, **bound_kept("sort"))
+    with c5:
+        text = url_text("Search title, note and tags", TEXT, max_chars=300)
+    with c6:
+        sort = url_selectbox("Sort by", list(SORTS), SORT, fmt=SORTS.__getitem__)
     with st.container(horizontal=True):
-        desc = st.toggle("Descending", value=True, **bound_kept("desc"))
-        deleted = st.toggle("Show deleted cases", value=False, **bound_kept("deleted"))
+        desc = url_switch("Descending", DESC)
+        deleted = url_switch("Show deleted cases", DELETED)
     return {
         "dataset": None if dataset in (None, ALL) else dataset,
         "tags": tags,

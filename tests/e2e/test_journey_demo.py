@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import streamlit_server
+from tests.e2e.journey_helpers import shown_option
 
 pytestmark = pytest.mark.e2e
 SLOW = 180_000  # the first visit of a view builds its derived tables
@@ -113,8 +114,7 @@ def _gather(page: Page, base: str, run: str) -> None:
     expect(page.get_by_text("This collection is empty")).to_be_visible()
     # back to Cases by its tab: every filter shows its value (not "Choose an option")
     page.get_by_role("tab", name="Cases").click()
-    dataset = page.locator('[data-testid="stSelectbox"]').filter(has_text="Dataset")
-    expect(dataset).to_match_aria_snapshot('- combobox "Dataset": all', timeout=60_000)
+    expect(shown_option(page, "Dataset")).to_have_text("all", timeout=60_000)
     expect(page.get_by_text("Choose an option")).to_have_count(0)
     page.get_by_label("Search title, note and tags").fill(run)
     page.get_by_label("Search title, note and tags").press("Enter")
