@@ -18,6 +18,7 @@ from analysis.mars.file_stats import (
 from analysis.mars.store import MarsFeatureStore
 from cache.sources import SourceConfig
 from components.common.formatting import fmt_num, fmt_quantity
+from components.common.md_table import md_frame
 from components.common.stat_row import stat_row
 from components.mars import cached as mc
 from components.mars import figures as mf
@@ -79,8 +80,9 @@ def render_file_summary(
         "resamples)."
     )
     st.markdown("**How well each signal separates right from wrong traces (AUROC)**")
-    # a static table wraps its cells: a data grid ran past the right edge at 1024 px
-    st.table(separation_table(s.separation).to_pandas().set_index("signal"))
+    # a Markdown table wraps its cells (a data grid ran past the right edge at 1024 px) and
+    # draws with the page's text, not as one more kind of element for a new tab to load
+    st.markdown(md_frame(separation_table(s.separation)))
     st.caption(
         "AUROC: the chance that a trace with a right final answer scores higher than one with a "
         "wrong or no answer (ties count half; 0.5 = no separation, 1 = perfect). Pooled: over "

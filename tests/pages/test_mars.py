@@ -18,6 +18,7 @@ from cache.sample.mars import SCHEMA, write_file
 from components.common.lite_spec import plain_text, unpack
 from components.common.safe_text import esc
 from components.mars import header as mars_header
+from components.mars.file_summary import SIGNAL_NAMES
 from tests.pages.charts import lite_specs, plotly_specs
 from tests.pages.conftest import new_app, run_page
 from tests.pages.controls import choose, light_control, light_radio_options, light_select
@@ -101,6 +102,11 @@ def test_every_tab_renders(open_page, view: str) -> None:
         # the same answers (Plotly's names are escaped markup, the light chart's plain text)
         assert [plain_text(t["name"]) for t in fig["data"]] == [t["name"] for t in spec["traces"]]
     elif view == "Distributions":
+        # the AUROC per signal as a Markdown table (no st.table element)
+        texts = [m.value.replace("\\", "") for m in at.markdown]  # Markdown escapes undone
+        auroc = next(t for t in texts if "| per-question AUROC: median (quartiles) |" in t)
+        assert all(f"| {n} |" in auroc for n in SIGNAL_NAMES.values()), auroc
+        assert not at.table
         specs = _lite(at)
         # the file's histogram and the question's four (a named question: no grid)
         assert len(specs) == 5
