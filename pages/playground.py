@@ -66,7 +66,9 @@ def lab() -> None:
                     replayed = st.session_state.get("replay_q")  # marked in the table
                     picked = pv.show_per_question(rel, cur, sc, replayed)
                 with guard("the replay", dataset="mars"):
-                    pv.show_replay(rel, src, policy, settings, [p.qid for p in preps], picked)
+                    qids = [p.qid for p in preps]
+                    labels = pv.question_labels(cur, sc)
+                    pv.show_replay(rel, src, policy, settings, qids, picked, labels)
             elif name == "Compare":
                 with guard("the policy comparison", dataset="mars"):
                     pv.show_policy_compare(rel, src, policy, settings, cur)

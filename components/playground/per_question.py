@@ -67,6 +67,17 @@ def _row_of(table: pd.DataFrame, qid: int | None) -> int | None:
     return qids.index(qid) if qid in qids else None
 
 
+def question_labels(cur: RunResult, sc: RunResult) -> dict[int, str]:
+    """Each question's label in the replay's picker: this run's accuracy next to
+    self-consistency's, the questions that lose against it marked."""
+    cmp = per_question_comparison(cur, sc)
+    return {
+        int(r.qid): f"Q{int(r.qid)} · {r.accuracy_pct:.0f}% (SC {r.sc_accuracy_pct:.0f}%)"
+        + (" · lost" if r.lost else "")
+        for r in cmp.itertuples()
+    }
+
+
 def show_per_question(
     rel: str, cur: RunResult, sc: RunResult, replayed: int | None = None
 ) -> int | None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -48,7 +50,10 @@ def show_replay(
     settings: SimSettings,
     qids: list[int],
     picked: int | None,
+    labels: Mapping[int, str] | None = None,
 ) -> None:
+    """One iteration of one question, step by step; `labels` name the questions in the
+    picker (default: Q<n>)."""
     st.subheader("Replay one bootstrap iteration")
     if policy.sequential:
         st.caption(
@@ -69,7 +74,7 @@ def show_replay(
     with c[0]:  # light controls (a new tab draws no Streamlit select box or slider)
         light_select(
             "question",
-            [str(q) for q in qids],
+            [(labels or {}).get(q, f"Q{q}") for q in qids],
             qids.index(st.session_state["replay_q"]),
             key="replay_q_pick",
             on_pick=lambda i: st.session_state.__setitem__("replay_q", qids[i]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from components.playground.cases import show_run_cases
 from components.playground.frontier import show_frontier
-from components.playground.per_question import show_per_question
+from components.playground.per_question import question_labels, show_per_question
 from components.playground.policy_compare import show_policy_compare
 from components.playground.reference import show_downloads, show_reference
 from components.playground.replay import show_replay
@@ -20,6 +20,7 @@ __all__ = [
     "TABS",
     "TABS_KEY",
     "RunSet",
+    "question_labels",
     "result_tabs",
     "run_set",
     "show_downloads",

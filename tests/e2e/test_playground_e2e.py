@@ -188,9 +188,10 @@ def test_selecting_a_question_drives_the_replay(app_url: str, page) -> None:  # 
     wait_for_app(page)
     assert_no_exception(page)
     assert "/playground" in page.url and "qid=1" in page.url  # stayed here; the URL follows
-    expect(shown_option(page, "question")).to_have_text("1")  # the question picker moved too
+    # the question picker moved too (each question named with its accuracy next to SC's)
+    expect(shown_option(page, "question")).to_have_text(re.compile(r"^Q1 · \d+% \(SC \d+%\)"))
     # the picker stays free: choosing another question is not pulled back to the selected row
-    choose_option(page, "question", re.compile(r"^2$"))
+    choose_option(page, "question", re.compile(r"^Q2 · "))
     page.wait_for_function(
         """() => document.querySelector('[data-testid="stMain"]').innerText
              .includes('Q2, iteration 0')""",

@@ -508,7 +508,12 @@ def test_empty_replay_is_an_info_box_not_an_empty_chart(tmp_path: Path, monkeypa
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["replay_q"] == 3
-    assert light_select(at, "question").shown == "3"
+    # each question named with this run's accuracy next to SC's (the lost ones marked)
+    picker = light_select(at, "question")
+    assert re.fullmatch(r"Q3 · \d+% \(SC \d+%\)( · lost)?", picker.shown), picker.shown
+    assert [o.split(" · ")[0] for o in picker.options] == [
+        f"Q{q}" for q in range(len(picker.options))
+    ]
     assert any(i.value.startswith("Nothing to replay for Q3") for i in at.info)
     with pytest.raises(AssertionError):
         _chart(at, "vote share per answer")
