@@ -17,7 +17,7 @@ function helpTip() {
   return tip;
 }
 
-function head(root, payload, forId) {
+function head(root, forId) {
   const row = document.createElement("div");
   row.className = "rte-lc-head";
   const label = document.createElement("label");
@@ -30,9 +30,9 @@ function head(root, payload, forId) {
   return { label, tip };
 }
 
-function buildSelect(root, payload, send) {
+function buildSelect(root, send) {
   const id = `rte-lc-${++serial}`;
-  const parts = head(root, payload, id);
+  const parts = head(root, id);
   const select = document.createElement("select");
   select.id = id;
   select.addEventListener("change", () => send(select.value));
@@ -40,13 +40,13 @@ function buildSelect(root, payload, send) {
   return { ...parts, select, version: null };
 }
 
-function buildCombo(root, payload, send) {
+function buildCombo(root, send) {
   // a picker one can type into: the options are the box's suggestions (a datalist, which the
   // browser filters as one types). While focused the box is empty, the choice its placeholder,
   // so every option is suggested; Enter takes the first option that starts with (else contains)
   // the text, Escape or leaving the box without a match puts the choice back.
   const id = `rte-lc-${++serial}`;
-  const parts = head(root, payload, id);
+  const parts = head(root, id);
   const input = document.createElement("input");
   input.type = "text";
   input.id = id;
@@ -108,7 +108,7 @@ function buildCombo(root, payload, send) {
   return state;
 }
 
-function buildRadio(root, payload, send) {
+function buildRadio(root, send) {
   // a fieldset named by its legend: the group's name for assistive technology
   const fieldset = document.createElement("fieldset");
   fieldset.className = "rte-lc-group";
@@ -125,9 +125,9 @@ function buildRadio(root, payload, send) {
   return { label, tip, group, name: `rte-lc-${++serial}`, send, version: null };
 }
 
-function buildSlider(root, payload, send) {
+function buildSlider(root, send) {
   const id = `rte-lc-${++serial}`;
-  const parts = head(root, payload, id);
+  const parts = head(root, id);
   const row = document.createElement("div");
   row.className = "rte-lc-range";
   const input = document.createElement("input");
@@ -136,7 +136,14 @@ function buildSlider(root, payload, send) {
   const out = document.createElement("output");
   out.htmlFor = id;
   row.append(input, out);
-  root.appendChild(row);
+  // the range's ends under the track, as Streamlit's slider shows them
+  const ends = document.createElement("div");
+  ends.className = "rte-lc-ends";
+  ends.setAttribute("aria-hidden", "true");
+  const lo = document.createElement("span");
+  const hi = document.createElement("span");
+  ends.append(lo, hi);
+  root.append(row, ends);
   const digits = () => Number(input.dataset.digits || 0);
   // the value in sight while dragging; sent once released (or per key press)
   input.addEventListener("input", () => { out.textContent = Number(input.value).toFixed(digits()); });
@@ -150,13 +157,13 @@ function buildSlider(root, payload, send) {
     if (byKey) timer = setTimeout(() => send(input.value), KEY_PAUSE_MS);
     else send(input.value);
   });
-  return { ...parts, input, out, range: true };
+  return { ...parts, input, out, lo, hi, range: true };
 }
 
-function buildText(root, payload, send) {
+function buildText(root, send, payload) {
   // a text box: Enter, leaving it changed, or its button (if any) sends the text
   const id = `rte-lc-${++serial}`;
-  const parts = head(root, payload, id);
+  const parts = head(root, id);
   const row = document.createElement("div");
   row.className = "rte-lc-textrow";
   const input = document.createElement("input");
@@ -190,7 +197,7 @@ function buildText(root, payload, send) {
   return { ...parts, input, button, text: true, reset: (v) => { sent = v; } };
 }
 
-function buildSwitch(root, payload, send) {
+function buildSwitch(root, send) {
   const label = document.createElement("label");
   label.className = "rte-lc-switch";
   const input = document.createElement("input");
@@ -257,6 +264,8 @@ function update(state, payload) {
     input.value = String(payload.value);
     input.disabled = Boolean(payload.disabled);
     state.out.textContent = Number(payload.value).toFixed(payload.digits ?? 0);
+    state.lo.textContent = Number(payload.lo).toFixed(payload.digits ?? 0);
+    state.hi.textContent = Number(payload.hi).toFixed(payload.digits ?? 0);
   } else if (state.combo) {
     const input = state.input;
     if (state.version !== payload.version) {
@@ -313,7 +322,7 @@ export default function (component) {
       select: buildSelect, combo: buildCombo, radio: buildRadio, switch: buildSwitch, slider: buildSlider, text: buildText,
     };
     const build = builders[kind];
-    root.__rteState = build(root, payload, send);
+    root.__rteState = build(root, send, payload);
   }
   update(root.__rteState, payload);
 }

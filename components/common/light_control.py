@@ -51,11 +51,16 @@ _CSS = f"""
   cursor: pointer; }}
 .rte-lc-options input {{ margin: 0; width: 1rem; height: 1rem;
   accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
+.rte-lc-options input:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 2px; }}
 .rte-lc-k-slider {{ display: flex; flex-direction: column; gap: 0.25rem; }}
 .rte-lc-range {{ display: flex; align-items: center; gap: 0.6rem; min-height: 2.5rem; }}
 .rte-lc-range input {{ flex: 1; min-width: 0; margin: 0;
   accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
 .rte-lc-range input:disabled {{ cursor: not-allowed; opacity: 0.5; }}
+.rte-lc-ends {{ display: flex; justify-content: space-between; margin-right: 3.1rem;
+  font-size: 12px; color: rgba(49, 51, 63, 0.6); font-variant-numeric: tabular-nums;
+  margin-top: -0.5rem; }}
 .rte-lc-range output {{ min-width: 2.5rem; text-align: right;
   font-variant-numeric: tabular-nums; }}
 .rte-lc-k-text {{ display: flex; flex-direction: column; gap: 0.25rem; }}
@@ -209,6 +214,7 @@ def light_slider(
     on_pick: Callable[[float], None],
     help: str = "",  # noqa: A002 - Streamlit's name for it
     disabled: bool = False,
+    width: int | str = "stretch",
 ) -> None:
     """A slider (a native range input) over [lo, hi] in steps of `step`, its value in sight; a
     release calls `on_pick` with the new value (an int when every bound is one) before the
@@ -237,7 +243,7 @@ def light_slider(
         "help": help,
         "disabled": disabled,
     }
-    _component()(key=key, data=data, on_pick_change=_callback)
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
 
 
 def light_text(

@@ -248,6 +248,7 @@ def url_slider(
     *,
     help: str = "",  # noqa: A002 - Streamlit's name for it
     disabled: bool = False,
+    width: int | str = "stretch",
 ) -> Any:
     """A slider over [lo, hi] whose value lives in the URL (none for the default), drawn as a
     light control; a value outside the range (or not a number) in a link gives the default."""
@@ -266,6 +267,7 @@ def url_slider(
         on_pick=_setter(param),
         help=help,
         disabled=disabled,
+        width=width,
     )
     return _written(param, value)
 

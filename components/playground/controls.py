@@ -109,6 +109,14 @@ def published_policy(method: str) -> Policy:
     return _published_policy(method)
 
 
+SLIDER_PX = 210  # a parameter's slider: four to a row at 1440 px, two at 1024
+
+
+def _row() -> Any:
+    """A wrapping row of parameter sliders, their tracks level when a label wraps."""
+    return st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+
+
 def _widget(spec: ParamSpec, disabled: bool) -> Any:
     """A policy parameter's light control, bound to the URL under its key."""
     if spec.toggle:
@@ -127,27 +135,24 @@ def _widget(spec: ParamSpec, disabled: bool) -> Any:
         step,
         help=spec.help or "",
         disabled=disabled,
+        width=SLIDER_PX,
     )
 
 
 def policy_params(method: str) -> Policy:
-    """Parameter widgets for the chosen method (four to a row, the DeepConf percentile of a
-    composed rule on its own row); returns the policy they define."""
+    """Parameter widgets for the chosen method (sliders in a wrapping row, the DeepConf
+    percentile of a composed rule on its own row); returns the policy they define."""
     pol = published_policy(method)
     values: dict[str, Any] = {}
     specs = pol.ui_params()
     for spec in specs:  # toggles on their own line: a quarter column cut their labels
         if spec.toggle:
             values[spec.field] = _widget(spec, False)
-    cols = st.columns(4)
-    used = 0
+    row = _row()
     for spec in specs:
         if spec.toggle:
             continue
-        if spec.new_row:
-            slot = st.columns(4)[0]
-        else:
-            slot, used = cols[used], used + 1
+        slot = _row() if spec.new_row else row
         gate = spec.enabled_when
         disabled = gate is not None and bool(values.get(gate[0])) != gate[1]
         with slot:

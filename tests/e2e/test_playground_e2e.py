@@ -100,6 +100,9 @@ def test_slider_updates_frontier_and_table(app_url: str, page) -> None:  # type:
     runs0, frags0 = log.full_runs, log.fragment_runs  # whole-page runs so far (the first load)
     assert x0 is not None and table0 and runs0 >= 1 and frags0 >= 1
     slider = page.get_by_role("slider", name="tau (leader share)")
+    # the range's ends under the track, as Streamlit's slider shows them
+    ends = page.locator(".rte-lc-k-slider").filter(has=slider).locator(".rte-lc-ends")
+    expect(ends).to_have_text("0.501.00")
     slider.focus()
     for _ in range(20):  # 0.95 -> 0.75
         page.keyboard.press("ArrowLeft")
