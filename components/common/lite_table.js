@@ -123,8 +123,9 @@ function focusRow(root, state, i) {
 }
 
 // Columns wider than the box scroll sideways; nothing on screen shows that by itself (overlay
-// scrollbars appear only on a scroll), so a shade marks the cut edge and a tag in the header's
-// corner says how many columns are out of sight.
+// scrollbars appear only on a scroll), so a shade marks the cut edge and a small tag in the
+// header's corner says how many columns are out of sight (its title says it in words; a click
+// scrolls sideways). It is kept small: a sentence there covered the last headers in sight.
 function hint(root) {
   const state = root.__rteState;
   const frame = root.parentElement;
@@ -144,8 +145,12 @@ function hint(root) {
   frame.classList.toggle("rte-lt-cut-left", left > 0);
   const note = frame.querySelector(".rte-lt-more");
   if (!note) return;
-  const text = right ? `${right} more column${right > 1 ? "s" : ""}: scroll sideways` : "";
-  if (note.textContent !== text) note.textContent = text;
+  const text = right ? `+${right}` : "";
+  if (note.textContent !== text) {
+    note.textContent = text;
+    note.title = right ? `${right} more column${right > 1 ? "s" : ""}: scroll sideways` : "";
+    note.setAttribute("aria-label", note.title);
+  }
   note.hidden = !right;
 }
 
@@ -158,9 +163,13 @@ export default function (component) {
     frame.className = "rte-lt-frame";
     root = document.createElement("div");
     root.className = "rte-lite-table";
-    const note = document.createElement("div");
+    const note = document.createElement("button");
+    note.type = "button";
     note.className = "rte-lt-more";
     note.hidden = true;
+    note.addEventListener("click", () => {
+      root.scrollBy({ left: Math.max(100, root.clientWidth * 0.8), behavior: "smooth" });
+    });
     frame.append(root, note);
     parentElement.appendChild(frame);
     if (typeof ResizeObserver !== "undefined") {

@@ -59,11 +59,12 @@ _CSS = """
 .rte-lt-frame::before { left: 1px; border-radius: 0.5rem 0 0 0.5rem;
   background: linear-gradient(to left, rgba(49, 51, 63, 0), rgba(49, 51, 63, 0.16)); }
 .rte-lt-frame.rte-lt-cut-right::after, .rte-lt-frame.rte-lt-cut-left::before { opacity: 1; }
-.rte-lt-more { position: absolute; top: 6px; right: 10px; z-index: 3; pointer-events: none;
-  font-family: var(--st-font, inherit); font-size: 12px; line-height: 20px; padding: 0 8px;
+.rte-lt-more { position: absolute; top: 7px; right: 4px; z-index: 3; cursor: pointer;
+  font-family: var(--st-font, inherit); font-size: 12px; line-height: 20px; padding: 0 6px;
   border-radius: 10px; border: 1px solid rgba(49, 51, 63, 0.2); color: rgba(49, 51, 63, 0.75);
   background: var(--st-background-color, #fff); }
 .rte-lt-more::after { content: " →"; }
+.rte-lt-more[hidden] { display: none; }
 """
 # a cell's tone, by what it means (a view names the tone, never a colour)
 TONES = {"diff": theme.DIFF_BG, "info": theme.INFO_BG}
