@@ -1,9 +1,10 @@
 // A light control: a native <select>, a type-to-filter picker (a text box suggesting the options),
-// a radio group, an on/off switch, a range slider or a text box with its label, drawn in place of
-// Streamlit's widget. The label, the options and the help are set as
-// text, never as markup. A choice is reported as the option's index, a switch as "1" or "0", a
-// slider as its value ("pick"); the server then decides what is shown, and the next run hands it
-// back as `index` / `on` / `value`.
+// a list of check boxes for several options, a radio group, an on/off switch, a range slider with
+// one handle or two, or a text box, with its label, drawn in place of Streamlit's widget. The
+// label, the options and the help are set as text, never as markup. A choice is reported as the
+// option's index, several as their indices ("0,3"), a switch as "1" or "0", a slider as its value
+// and a range as "low,high" ("pick"); the server then decides what is shown, and the next run
+// hands it back as `index` / `chosen` / `on` / `value`.
 
 let serial = 0;
 const KEY_PAUSE_MS = 350;
@@ -212,6 +213,96 @@ function buildSwitch(root, send) {
   return { label: text, tip, input };
 }
 
+function buildMulti(root, send) {
+  // several options at once: a summary that reads like a select box opens a list of check boxes;
+  // each tick sends the ticked options' indices ("0,3"), the list stays open across the rerun
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, id);
+  const box = document.createElement("details");
+  box.className = "rte-lc-multi";
+  const summary = document.createElement("summary");
+  summary.id = id;
+  const menu = document.createElement("div");
+  menu.className = "rte-lc-menu";
+  menu.setAttribute("role", "group");
+  box.append(summary, menu);
+  root.appendChild(box);
+  const state = { ...parts, box, summary, menu, multi: true, version: null };
+  const picked = () =>
+    Array.from(menu.querySelectorAll("input:checked")).map((i) => i.value).join(",");
+  menu.addEventListener("change", () => send(picked()));
+  // a click elsewhere or Escape closes the list
+  const outside = (ev) => {
+    if (!box.isConnected) document.removeEventListener("click", outside);
+    else if (box.open && !ev.composedPath().includes(box)) box.open = false;
+  };
+  document.addEventListener("click", outside);
+  box.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && box.open) {
+      box.open = false;
+      summary.focus();
+    }
+  });
+  return state;
+}
+
+function buildRange(root, send) {
+  // a range with two handles: two range inputs over one track, the span between them filled
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, id);
+  const row = document.createElement("div");
+  row.className = "rte-lc-range";
+  const dual = document.createElement("div");
+  dual.className = "rte-lc-dual";
+  const fill = document.createElement("div");
+  fill.className = "rte-lc-fill";
+  const low = document.createElement("input");
+  const high = document.createElement("input");
+  low.type = high.type = "range";
+  low.id = id;
+  dual.append(fill, low, high);
+  const out = document.createElement("output");
+  row.append(dual, out);
+  const ends = document.createElement("div");
+  ends.className = "rte-lc-ends";
+  ends.setAttribute("aria-hidden", "true");
+  const lo = document.createElement("span");
+  const hi = document.createElement("span");
+  ends.append(lo, hi);
+  root.append(row, ends);
+  const state = { ...parts, low, high, fill, out, lo, hi, dual: true };
+  const shown = () => {
+    const d = Number(low.dataset.digits || 0);
+    out.textContent = `${Number(low.value).toFixed(d)} – ${Number(high.value).toFixed(d)}`;
+    const span = Number(low.max) - Number(low.min) || 1;
+    const a = ((Number(low.value) - Number(low.min)) / span) * 100;
+    const b = ((Number(high.value) - Number(low.min)) / span) * 100;
+    fill.style.left = `${a}%`;
+    fill.style.width = `${Math.max(b - a, 0)}%`;
+  };
+  state.shown = shown;
+  // a handle cannot pass the other; a release (or a pause of the arrow keys) sends both
+  let timer = null;
+  let byKey = false;
+  for (const [input, other, isLow] of [[low, high, true], [high, low, false]]) {
+    input.addEventListener("input", () => {
+      const v = Number(input.value);
+      const w = Number(other.value);
+      if (isLow ? v > w : v < w) input.value = String(w);
+      shown();
+    });
+    input.addEventListener("keydown", () => { byKey = true; });
+    input.addEventListener("pointerdown", () => { byKey = false; });
+    input.addEventListener("change", () => {
+      clearTimeout(timer);
+      const go = () => send(`${low.value},${high.value}`);
+      if (byKey) timer = setTimeout(go, KEY_PAUSE_MS);
+      else go();
+    });
+  }
+  return state;
+}
+
 function update(state, payload) {
   state.label.textContent = String(payload.label ?? "");
   const help = String(payload.help ?? "");
@@ -266,6 +357,50 @@ function update(state, payload) {
     state.out.textContent = Number(payload.value).toFixed(payload.digits ?? 0);
     state.lo.textContent = Number(payload.lo).toFixed(payload.digits ?? 0);
     state.hi.textContent = Number(payload.hi).toFixed(payload.digits ?? 0);
+  } else if (state.multi) {
+    const chosen = new Set((payload.chosen || []).map(String));
+    if (state.version !== payload.version) {
+      state.version = payload.version;
+      state.menu.replaceChildren(
+        ...(payload.options || []).map((text, i) => {
+          const option = document.createElement("label");
+          const input = document.createElement("input");
+          input.type = "checkbox";
+          input.value = String(i);
+          const span = document.createElement("span");
+          span.textContent = String(text);
+          option.append(input, span);
+          return option;
+        }),
+      );
+      if (!(payload.options || []).length) {
+        const none = document.createElement("div");
+        none.className = "rte-lc-none";
+        none.textContent = "No options to select";
+        state.menu.appendChild(none);
+      }
+    }
+    for (const input of state.menu.querySelectorAll("input")) input.checked = chosen.has(input.value);
+    const names = (payload.options || []).filter((_, i) => chosen.has(String(i))).map(String);
+    state.summary.textContent = names.length ? names.join(", ") : String(payload.placeholder ?? "");
+    state.summary.classList.toggle("rte-lc-empty", !names.length);
+    state.menu.setAttribute("aria-label", String(payload.label ?? ""));
+  } else if (state.dual) {
+    for (const input of [state.low, state.high]) {
+      input.min = String(payload.lo);
+      input.max = String(payload.hi);
+      input.step = String(payload.step);
+      input.dataset.digits = String(payload.digits ?? 0);
+      input.disabled = Boolean(payload.disabled);
+    }
+    const label = String(payload.label ?? "");
+    state.low.setAttribute("aria-label", `${label} (from)`);
+    state.high.setAttribute("aria-label", `${label} (to)`);
+    state.low.value = String(payload.value[0]);
+    state.high.value = String(payload.value[1]);
+    state.lo.textContent = Number(payload.lo).toFixed(payload.digits ?? 0);
+    state.hi.textContent = Number(payload.hi).toFixed(payload.digits ?? 0);
+    state.shown();
   } else if (state.combo) {
     const input = state.input;
     if (state.version !== payload.version) {
@@ -308,7 +443,7 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kinds = ["switch", "radio", "slider", "text", "combo"];
+  const kinds = ["switch", "radio", "slider", "text", "combo", "multi", "range"];
   const kind = kinds.includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
@@ -319,7 +454,8 @@ export default function (component) {
     parentElement.appendChild(root);
     const send = (value) => setTriggerValue("pick", value);
     const builders = {
-      select: buildSelect, combo: buildCombo, radio: buildRadio, switch: buildSwitch, slider: buildSlider, text: buildText,
+      select: buildSelect, combo: buildCombo, radio: buildRadio, switch: buildSwitch,
+      slider: buildSlider, text: buildText, multi: buildMulti, range: buildRange,
     };
     const build = builders[kind];
     root.__rteState = build(root, send, payload);

@@ -75,6 +75,47 @@ _CSS = f"""
   font: inherit; color: inherit; cursor: pointer; }}
 .rte-lc-textrow button:hover {{ border-color: var(--st-primary-color, #ff4b4b);
   color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-k-multi, .rte-lc-k-range {{ display: flex; flex-direction: column; gap: 0.25rem; }}
+.rte-lc-multi {{ position: relative; }}
+.rte-lc-multi > summary {{ list-style: none; height: 2.5rem; box-sizing: border-box;
+  padding: 0 2rem 0 0.75rem; border: 1px solid transparent; border-radius: 0.5rem;
+  background: var(--st-secondary-background-color, #f0f2f6) {_CHEVRON} no-repeat
+  right 0.75rem center; line-height: 2.5rem; cursor: pointer; white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; }}
+.rte-lc-multi > summary::-webkit-details-marker {{ display: none; }}
+.rte-lc-multi > summary:focus-visible {{ outline: none;
+  border-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-multi > summary.rte-lc-empty {{ color: rgba(49, 51, 63, 0.6); }}
+.rte-lc-menu {{ position: absolute; left: 0; right: 0; top: calc(100% + 4px); z-index: 10;
+  max-height: 16rem; overflow: auto; padding: 0.25rem 0; border-radius: 0.5rem;
+  background: var(--st-background-color, #fff); border: 1px solid rgba(49, 51, 63, 0.2);
+  box-shadow: 0 4px 16px rgba(0, 0, 0, 0.12); }}
+.rte-lc-menu label {{ display: flex; align-items: center; gap: 0.5rem; padding: 0.35rem 0.75rem;
+  cursor: pointer; }}
+.rte-lc-menu label:hover {{ background: rgba(49, 51, 63, 0.06); }}
+.rte-lc-menu input {{ margin: 0; accent-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-menu input:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 2px; }}
+.rte-lc-none {{ padding: 0.35rem 0.75rem; color: rgba(49, 51, 63, 0.6); }}
+.rte-lc-dual {{ position: relative; flex: 1; min-width: 0; height: 1.5rem; }}
+.rte-lc-dual::before {{ content: ""; position: absolute; left: 0; right: 0; top: 50%;
+  height: 4px; margin-top: -2px; border-radius: 2px; background: rgba(49, 51, 63, 0.2); }}
+.rte-lc-fill {{ position: absolute; top: 50%; height: 4px; margin-top: -2px; border-radius: 2px;
+  background: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-dual input {{ position: absolute; left: 0; top: 0; width: 100%; height: 100%; margin: 0;
+  appearance: none; background: none; pointer-events: none; }}
+.rte-lc-dual input::-webkit-slider-runnable-track {{ background: none; }}
+.rte-lc-dual input::-webkit-slider-thumb {{ appearance: none; pointer-events: auto;
+  width: 14px; height: 14px; border-radius: 50%; cursor: pointer;
+  background: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-dual input::-moz-range-thumb {{ pointer-events: auto; width: 14px; height: 14px;
+  border: 0; border-radius: 50%; cursor: pointer; background: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-dual input:focus-visible {{ outline: none; }}
+.rte-lc-dual input:focus-visible::-webkit-slider-thumb {{ box-shadow: 0 0 0 3px
+  rgba(59, 111, 216, 0.35); }}
+.rte-lc-dual input:disabled {{ opacity: 0.5; }}
+.rte-lc-k-range .rte-lc-range output {{ min-width: 5.5rem; }}
+.rte-lc-k-range .rte-lc-ends {{ margin-right: 6.1rem; }}
 .rte-lc-k-switch {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.5rem; }}
 .rte-lc-head {{ display: flex; align-items: center; gap: 0.3rem; min-height: 1.25rem; }}
 .rte-lc-label {{ line-height: 1.4; }}
@@ -109,6 +150,14 @@ _CSS = f"""
 
 def _component() -> Any:
     return registered(COMPONENT, lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
+
+
+def _digits(lo: float, hi: float, step: float) -> int:
+    """The decimals a slider shows: none for whole numbers, else as many as its step has."""
+    if all(isinstance(v, int) for v in (lo, hi, step)):
+        return 0
+    exponent = Decimal(str(step)).as_tuple().exponent  # an int for a finite step
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _picked(key: str) -> str | None:
@@ -220,8 +269,7 @@ def light_slider(
     release calls `on_pick` with the new value (an int when every bound is one) before the
     script reruns."""
     whole = all(isinstance(v, int) for v in (lo, hi, step))
-    exponent = Decimal(str(step)).as_tuple().exponent  # an int for a finite step
-    digits = 0 if whole or not isinstance(exponent, int) else max(0, -exponent)
+    digits = _digits(lo, hi, step)
 
     def _callback() -> None:
         raw = _picked(key)
@@ -242,6 +290,83 @@ def light_slider(
         "digits": digits,
         "help": help,
         "disabled": disabled,
+    }
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+
+
+def light_multi(
+    label: str,
+    options: Sequence[str],
+    chosen: Sequence[int],
+    *,
+    key: str,
+    on_pick: Callable[[list[int]], None],
+    placeholder: str = "",
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
+) -> None:
+    """Several of `options` (their labels) at once, `chosen` (indices) ticked: a box that reads
+    like a select box opens a list of check boxes; each tick calls `on_pick` with the ticked
+    indices, in the options' order, before the script reruns."""
+    shown = [str(o) for o in options]
+
+    def _callback() -> None:
+        raw = _picked(key)
+        if raw is None:
+            return
+        parts = [p for p in raw.split(",") if p]
+        if all(p.isdigit() and int(p) < len(shown) for p in parts):
+            on_pick(sorted({int(p) for p in parts}))
+
+    data = {
+        "kind": "multi",
+        "label": label,
+        "options": shown,
+        "chosen": sorted({i for i in chosen if 0 <= i < len(shown)}),
+        "placeholder": placeholder,
+        "help": help,
+        "version": hash(tuple(shown)),
+    }
+    _component()(key=key, data=data, width=width, on_pick_change=_callback)
+
+
+def light_range(
+    label: str,
+    lo: float,
+    hi: float,
+    value: tuple[float, float],
+    step: float,
+    *,
+    key: str,
+    on_pick: Callable[[tuple[float, float]], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
+    shown_digits: int | None = None,
+) -> None:
+    """A range within [lo, hi] with two handles (two native range inputs over one track), in
+    steps of `step`, its ends shown with `shown_digits` decimals (default: the step's); a
+    release calls `on_pick` with (low, high) before the script reruns."""
+    digits = _digits(lo, hi, step)
+
+    def _callback() -> None:
+        raw = _picked(key) or ""
+        try:
+            a, b = (float(v) for v in raw.split(","))
+        except ValueError:
+            return
+        if all(math.isfinite(v) and lo <= v <= hi for v in (a, b)) and a <= b:
+            on_pick((round(a, digits), round(b, digits)))
+
+    a, b = (min(max(v, lo), hi) for v in value)
+    data = {
+        "kind": "range",
+        "label": label,
+        "lo": lo,
+        "hi": hi,
+        "step": step,
+        "value": [min(a, b), max(a, b)],
+        "digits": digits if shown_digits is None else shown_digits,
+        "help": help,
     }
     _component()(key=key, data=data, width=width, on_pick_change=_callback)
 

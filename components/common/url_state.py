@@ -8,6 +8,7 @@ unpickled or evaluated).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,9 @@ from typing import Any
 import streamlit as st
 
 from components.common.light_control import (
+    light_multi,
     light_radio,
+    light_range,
     light_select,
     light_slider,
     light_switch,
@@ -270,6 +273,104 @@ def url_slider(
         width=width,
     )
     return _written(param, value)
+
+
+def _url_list(key: str, state_key: str, want: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The values a URL-bound light control of several values shows: the URL's (`want`) when
+    it changed since we last wrote it, else the reader's last pick (kept under `state_key`)."""
+    state = st.session_state
+    if state_key not in state or state.get(f"{state_key}_url") != want:
+        state[state_key] = want
+    return tuple(state[state_key])
+
+
+def _write_list(key: str, state_key: str, value: tuple[Any, ...], default: tuple[Any, ...]) -> None:
+    """The shown values into the URL as a repeated key (none for the default)."""
+    text = [str(v) for v in value]
+    if value == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get_all(key) != text:
+        st.query_params[key] = text
+    st.session_state[f"{state_key}_url"] = value
+
+
+def url_multiselect(
+    label: str,
+    options: Sequence[Any],
+    key: str,
+    fmt: Callable[[Any], str] = str,
+    *,
+    placeholder: str = "",
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
+) -> list[Any]:
+    """Several of `options` at once, drawn as a light control, kept in the URL as a repeated
+    key (`?src=aops&src=putnam`, the options' own values); a value a link names that is not an
+    option is left out."""
+    opts = list(options)
+    by_text = {str(o): o for o in opts}
+    state_key = f"_sel_{key}"
+    asked = tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
+    value = tuple(v for v in _url_list(key, state_key, asked) if v in opts)
+
+    def pick(indices: list[int]) -> None:
+        st.session_state[state_key] = tuple(opts[i] for i in indices)
+
+    light_multi(
+        label,
+        [fmt(o) for o in opts],
+        [opts.index(v) for v in value],
+        key=f"{state_key}_pick",
+        on_pick=pick,
+        placeholder=placeholder,
+        help=help,
+        width=width,
+    )
+    _write_list(key, state_key, value, ())
+    return list(value)
+
+
+def url_range(
+    label: str,
+    key: str,
+    lo: float,
+    hi: float,
+    step: float,
+    *,
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
+    shown_digits: int | None = None,
+) -> tuple[float, float]:
+    """A range within [lo, hi] with two handles, drawn as a light control, kept in the URL as
+    a repeated key (`?grade=0.25&grade=1.0`; none for the whole range); a link whose two values
+    are not numbers within the range, low first, opens the whole range."""
+    whole = (float(lo), float(hi))
+    try:
+        asked = tuple(float(v) for v in st.query_params.get_all(key))
+    except ValueError:
+        asked = whole
+    ok = len(asked) == 2 and all(math.isfinite(v) and lo <= v <= hi for v in asked)
+    state_key = f"_sel_{key}"
+    value = _url_list(key, state_key, asked if ok and asked[0] <= asked[1] else whole)
+
+    def pick(span: tuple[float, float]) -> None:
+        st.session_state[state_key] = (float(span[0]), float(span[1]))
+
+    light_range(
+        label,
+        lo,
+        hi,
+        (float(value[0]), float(value[1])),
+        step,
+        key=f"{state_key}_pick",
+        on_pick=pick,
+        help=help,
+        width=width,
+        shown_digits=shown_digits,
+    )
+    _write_list(key, state_key, value, whole)
+    return float(value[0]), float(value[1])
 
 
 def query_pairs() -> list[tuple[str, str]]:

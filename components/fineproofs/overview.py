@@ -24,7 +24,9 @@ from components.common.url_state import (
     Param,
     bound_kept,
     parse_bool,
+    url_multiselect,
     url_radio,
+    url_range,
     url_selectbox,
     url_switch,
 )
@@ -93,25 +95,17 @@ def render_overview(src: SourceConfig) -> None:
     with row1:
         sort = url_selectbox("Sort rows by", list(SORTS), SORT, fmt=SORTS.__getitem__, width=190)
         desc = url_switch("Descending", DESC, help="largest values first")
-    chosen = row1.multiselect(
-        "Sources",
-        sources,
-        default=[],
-        placeholder="all sources",
-        width=260,
-        **bound_kept("src"),
-    )
-    lo_hi = row1.slider(
-        "Endpoint grade range",
-        0.0,
-        1.0,
-        (0.0, 1.0),
-        step=1 / 28,
-        format="%.2f",
-        help="Filter on the base trace's endpoint grade (from the base grading log).",
-        width=230,
-        **bound_kept("grade"),
-    )
+        chosen = url_multiselect("Sources", sources, "src", placeholder="all sources", width=260)
+        lo_hi = url_range(
+            "Endpoint grade range",
+            "grade",
+            0.0,
+            1.0,
+            1 / 28,
+            help="Filter on the base trace's endpoint grade (from the base grading log).",
+            width=260,
+            shown_digits=2,
+        )
     row2 = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
     with row2:
         axis = url_radio(

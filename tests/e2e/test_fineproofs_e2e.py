@@ -170,4 +170,20 @@ def test_the_overview_controls_set_the_url_and_the_grid(app_url: str, page) -> N
     # the grid's legend names the rule its ▼ marks follow
     legend = page.locator(".rte-click-root").filter(has=grid)
     expect(legend).to_contain_text("(Benjamini-Hochberg, q = 0.05)")
+    # several sources at once: a box that opens a list of check boxes
+    sources = page.locator(".rte-lc-k-multi").filter(has_text="Sources")
+    sources.locator("summary").click()
+    page.get_by_role("checkbox", name="aops", exact=True).check()
+    expect(page).to_have_url(re.compile(r"[?&]src=aops(&|$)"))
+    expect(sources.locator("summary")).to_have_text("aops")
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("checkbox", name="aops", exact=True)).to_be_hidden()
+    # the grade range's upper handle, by keyboard: seven steps of 1/28 down to 0.75
+    high = page.get_by_role("slider", name="Endpoint grade range (to)")
+    high.focus()
+    for _ in range(7):
+        page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"[?&]grade=0\.0&grade=0\.75(&|$)"))
+    span = page.locator(".rte-lc-k-range").filter(has_text="Endpoint grade range")
+    expect(span.locator("output")).to_have_text("0.00 – 0.75")
     assert_no_exception(page)

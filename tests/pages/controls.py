@@ -23,7 +23,8 @@ class Shown:
     on: bool
     help: str
     disabled: bool
-    value: float | None = None  # a slider's
+    value: Any = None  # a slider's value, a range's [low, high]
+    chosen: tuple[int, ...] = ()  # the options ticked in a list of several
 
     @property
     def shown(self) -> str:
@@ -48,6 +49,7 @@ def light_controls(at: Any) -> list[Shown]:
                 help=d.get("help", ""),
                 disabled=bool(d.get("disabled", False)),
                 value=d.get("value"),
+                chosen=tuple(d.get("chosen", ())),
             )
         )
     return out
