@@ -30,9 +30,9 @@ from components.common.selection import selected_rows
 from components.common.url_keys import CasebookKeys
 from components.common.url_state import (
     Param,
-    bound_kept,
     parse_bool,
     safe_token,
+    url_multiselect,
     url_selectbox,
     url_switch,
     url_text,
@@ -64,7 +64,8 @@ def _filters(store: CaseStore) -> dict[str, object]:
             DATASET,
             fmt=lambda d: "all" if d == ALL else dataset_label(d),
         )
-    tags = c2.multiselect("Tags (all of)", store.all_tags(), **bound_kept("tag"))
+    with c2:
+        tags = url_multiselect("Tags (all of)", store.all_tags(), "tag", placeholder="any tags")
     with c3:
         verdict = url_selectbox("Verdict", ["any", *VERDICTS, *STEP_VERDICTS], VERDICT)
     with c4:

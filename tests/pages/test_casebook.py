@@ -11,6 +11,7 @@ from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from components.common import casebook as cb
 from tests.pages.conftest import new_app, run_page
+from tests.pages.controls import choose, chosen, light_control, light_controls
 
 
 def _case(url: str, **kw: object):
@@ -22,7 +23,7 @@ def _case(url: str, **kw: object):
         source={"kind": "sample", "file": "DeepSeek-8B/aime25_deepseek.parquet"},
         item={"file": "DeepSeek-8B/aime25_deepseek.parquet", "qid": "3"},
         title=str(kw.get("title", "DCO stops on the wrong answer")),
-        tags=["premature commit"],
+        tags=list(kw.get("tags", ["premature commit"])),  # type: ignore[call-overload]
         note=str(kw.get("note", "**Look** at <script>alert(1)</script> $x^2$")),
         author="ada",
         snapshot={"pass@1": 0.25, "majority": "42"},
@@ -58,6 +59,27 @@ def test_filters_narrow_the_list(db: str, sample_root: Path) -> None:
     _case(db)
     _case(db, title="another one", note="plain")
     at = run_page("pages/casebook.py", q="another")
+    assert at.dataframe[0].value["title"].to_list() == ["another one"]
+
+
+def test_the_filter_bar_is_light_and_filters_by_tag_verdict_and_text(
+    db: str, sample_root: Path
+) -> None:
+    """The filter bar's controls are light controls bound to the URL: a link's tags, verdict
+    and text filter the list; a tag no case carries is left out of the link's filter."""
+    _case(db)
+    _case(db, title="another one", note="plain", tags=["late flip", "premature commit"])
+    at = run_page("pages/casebook.py", tag=["late flip", "no such tag"])
+    assert at.dataframe[0].value["title"].to_list() == ["another one"]
+    assert chosen(at, "tag") == ("late flip",)
+    tags = light_control(at, "Tags (all of)")
+    assert tags.kind == "multi" and sorted(tags.options) == ["late flip", "premature commit"]
+    assert {c.kind for c in light_controls(at) if c.label in ("Dataset", "Verdict", "Author")} == {
+        "select"
+    }
+    at = choose(at, "tag", ())
+    assert len(at.dataframe[0].value) == 2
+    at = choose(at, "q", "another")
     assert at.dataframe[0].value["title"].to_list() == ["another one"]
 
 
