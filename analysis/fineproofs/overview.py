@@ -7,6 +7,8 @@ summary; the cells are built only for the shown page.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Literal
 
 import polars as pl
@@ -88,3 +90,31 @@ def overview_cells(
             sig_drop=pl.col("sig_drop").any(),
         )
     return cells.sort("grid_row", "grid_col")
+
+
+_TRACE_REF = re.compile(r"\s*([0-9A-Za-z_-]+?)\s*(?:(?:·|:|,|\s)\s*s?(\d+))?\s*")
+
+
+def resolve_trace(text: str, traces: Iterable[tuple[str, int]]) -> tuple[str, int] | str:
+    """The trace a typed reference names, among `traces` (problem id, sample index): a problem
+    id, or its start when only one id starts so (the grid shows ten characters), then
+    optionally a sample (`73c49ae5d8 3`, `73c49ae5d8·s3`; default: the problem's first).
+    Anything else gives the sentence saying what is wrong."""
+    m = _TRACE_REF.fullmatch(text)
+    if m is None:
+        return "Enter a problem id (its start is enough), then a sample number: 73c49ae5d8 3."
+    start, sample = m.group(1), m.group(2)
+    keys = list(traces)
+    pids = sorted({p for p, _ in keys if p.startswith(start)})
+    if not pids:
+        return f"No problem id starts with “{start}”."
+    if start not in pids and len(pids) > 1:
+        return f"{len(pids)} problem ids start with “{start}”: type more of it."
+    pid = start if start in pids else pids[0]
+    samples = sorted(s for p, s in keys if p == pid)
+    if sample is None:
+        return pid, samples[0]
+    if int(sample) not in samples:
+        have = ", ".join(str(s) for s in samples[:12]) + (" …" if len(samples) > 12 else "")
+        return f"Problem {pid} has no sample {int(sample)} (its samples: {have})."
+    return pid, int(sample)

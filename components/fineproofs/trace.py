@@ -7,12 +7,14 @@ curve, histograms and table come from the prefix table and still render.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.multitest import flag_burden
+from analysis.fineproofs.overview import resolve_trace
 from analysis.fineproofs.steptext import attach_step_text, export_frame, text_segments
 from analysis.fineproofs.values import trace_row, trace_series
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
@@ -22,6 +24,7 @@ from components.common.click_text import click_text, text_block
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num
 from components.common.guards import guard, show_error
+from components.common.light_control import light_text
 from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import line_text, md_label, md_text
 from components.common.selection import event_of, first_point_value
@@ -62,7 +65,8 @@ CURVE_KEY = "fp_curve"
 TX = Param("tx", "ordinal", choices=("ordinal", "depth"))
 TCOLOR = Param("tcolor", "value", choices=("value", "change"))
 TEXT_KEY = "fp_text"
-PID_INPUT, SAMPLE_INPUT = "fp_pid_in", "fp_sample_in"
+PICK_KEY = "fp_trace_ref"  # the typed trace reference's light text box
+PICK_ERROR = "_fp_trace_ref_error"  # (the text, why it names no trace) for the next run
 
 
 def _pick_step(value: str) -> None:
@@ -86,18 +90,32 @@ def _back() -> None:
     st.session_state[TAB_KEY] = "Overview"
 
 
-def _open_from_form() -> None:
-    pid = str(st.session_state.get(PID_INPUT) or "").strip()
-    if pid:
-        open_trace(pid, int(st.session_state.get(SAMPLE_INPUT) or 0))
+def _open_typed(keys: list[tuple[str, int]], text: str) -> None:
+    """Open the typed trace, or keep the sentence saying why not for the run to show."""
+    found = resolve_trace(text, keys)
+    if isinstance(found, str):
+        st.session_state[PICK_ERROR] = (text, found)
+    else:
+        st.session_state.pop(PICK_ERROR, None)
+        open_trace(*found)
 
 
-def _trace_picker() -> None:
-    with st.form("fp_open_trace", border=False):
-        c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-        c1.text_input("Problem id", placeholder="16 hex characters", key=PID_INPUT)
-        c2.number_input("Sample", min_value=0, step=1, value=0, key=SAMPLE_INPUT)
-        c3.form_submit_button("Open trace", on_click=_open_from_form)
+def _trace_picker(summary: pl.DataFrame) -> None:
+    """One light text box: a problem id (its start is enough) and a sample, Enter or the
+    button opens that trace."""
+    keys = [(str(p), int(s)) for p, s in summary.select("problem_id", "sample_index").iter_rows()]
+    typed, why = st.session_state.get(PICK_ERROR, ("", ""))
+    light_text(
+        "Open a trace: its problem id (the start is enough) and sample",
+        typed,
+        key=PICK_KEY,
+        on_enter=functools.partial(_open_typed, keys),
+        placeholder="e.g. 73c49ae5d8 3",
+        button="Open trace",
+        enter_only=True,
+    )
+    if why:
+        st.warning(md_text(why, 300), icon=":material/search_off:")
 
 
 def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
@@ -138,7 +156,7 @@ def render_trace(src: SourceConfig) -> None:
     pid, sample = FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read()
     if pid is None or sample is None:
         st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
-        _trace_picker()
+        _trace_picker(summary)
         return
     series = trace_series(annotated, pid, sample)
     if series.height == 0:
@@ -147,7 +165,7 @@ def render_trace(src: SourceConfig) -> None:
             "Check the link, or pick a trace in the Overview.",
             icon="⚠️",
         )
-        _trace_picker()
+        _trace_picker(summary)
         return
     prefix = FineproofsKeys.PREFIX.read()
     if prefix is not None and prefix not in series["ordinal"].to_list():

@@ -187,3 +187,26 @@ def test_the_overview_controls_set_the_url_and_the_grid(app_url: str, page) -> N
     span = page.locator(".rte-lc-k-range").filter(has_text="Endpoint grade range")
     expect(span.locator("output")).to_have_text("0.00 – 0.75")
     assert_no_exception(page)
+
+
+def test_a_trace_opens_from_its_typed_id_and_sample(app_url: str, page, sample_root: Path) -> None:  # type: ignore[no-untyped-def]
+    """The Trace tab with no trace: the start of a problem id (as the grid shows it) and a
+    sample, then Enter, open that trace; a reference to no trace says why."""
+    df = pl.read_parquet(sample_root / "fineproofs" / "data/prefix_values.parquet")
+    pid, sample = df.select("problem_id", "sample_index").sort("problem_id", "sample_index").row(0)
+    page.goto(f"{app_url}/fineproofs?view=Trace")
+    wait_for_app(page)
+    box = page.get_by_role(
+        "searchbox", name="Open a trace: its problem id (the start is enough) and sample"
+    )
+    box.fill("zzzz 1")
+    box.press("Enter")
+    expect(page.get_by_text("No problem id starts with “zzzz”.")).to_be_visible()
+    box.fill(f"{pid[:10]} {sample}")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(rf"[?&]problem={pid}(&|$)"))
+    expect(page).to_have_url(re.compile(rf"[?&]sample={sample}(&|$)"))
+    expect(
+        page.locator('[data-testid="stHeading"]').filter(has_text=f"Trace {pid}")
+    ).to_be_visible()
+    assert_no_exception(page)
