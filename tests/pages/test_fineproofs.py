@@ -178,7 +178,11 @@ def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
 def test_unknown_trace_in_link_is_a_message(sample_fp: Path) -> None:
     at = _app({"problem": "0123456789abcdef", "sample": "3"})
     assert "No prefix rows for problem 0123456789abcdef" in _errors(at)
-    assert at.text_input(key="fp_pid_in") is not None  # a way to open another trace
+    # a way to open another trace: the box for a typed problem id and sample
+    assert (
+        light_control(at, "Open a trace: its problem id (the start is enough) and sample").kind
+        == "text"
+    )
 
 
 def test_collection_tab_renders_side_files(sample_fp: Path) -> None:
