@@ -16,7 +16,7 @@ import polars as pl
 import streamlit as st
 
 from components.common.browser import bridge
-from components.common.light_control import light_select, light_switch
+from components.common.light_control import light_multi, light_range, light_select, light_switch
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import lite_table
 from components.common.maths import maths_toggle
@@ -107,6 +107,19 @@ PARTS: dict[str, Callable[[], None]] = {
         "Quick preview", True, key="bench_switch", on_change=lambda _on: None
     ),
     "multiselect": lambda: st.multiselect("Traces", OPTIONS, default=OPTIONS[:3]),
+    "light list of several (ours)": lambda: light_multi(
+        "Traces", OPTIONS, [0, 1, 2], key="bench_multi", on_pick=lambda _i: None
+    ),
+    "range slider": lambda: st.slider("Endpoint grade range", 0.0, 1.0, (0.0, 1.0)),
+    "light range (ours)": lambda: light_range(
+        "Endpoint grade range",
+        0.0,
+        1.0,
+        (0.0, 1.0),
+        0.01,
+        key="bench_range",
+        on_pick=lambda _v: None,
+    ),  # fmt: skip
     "slider": lambda: st.slider("UCB z", 0.0, 3.0, 1.0),
     "radio": lambda: st.radio("Show", ["curves", "quantile bands"], horizontal=True),
     "segmented control": lambda: st.segmented_control(

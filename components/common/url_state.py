@@ -144,11 +144,13 @@ def _url_options(
     fmt: Callable[[Any], str],
     help: str,  # noqa: A002 - Streamlit's name for it
     width: int | str,
+    then: Callable[[], None] | None = None,
 ) -> Any:
-    """One of `options`, URL-bound, drawn by `draw` (`light_select` or `light_radio`)."""
+    """One of `options`, URL-bound, drawn by `draw` (`light_select` or `light_radio`); a pick
+    then calls `then`."""
     opts = list(options)
     value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
-    pick = _setter(param)
+    pick = _setter(param, then)
     draw(
         label,
         [fmt(o) for o in opts],
@@ -185,9 +187,12 @@ def url_radio(
     *,
     help: str = "",  # noqa: A002 - Streamlit's name for it
     width: int | str = "stretch",
+    on_change: Callable[[], None] | None = None,
 ) -> Any:
     """`url_selectbox` as a row of radio buttons (a few choices, all in sight)."""
-    return _url_options(light_radio, label, options, param, param.default, fmt, help, width)
+    return _url_options(
+        light_radio, label, options, param, param.default, fmt, help, width, on_change
+    )
 
 
 def parse_bool(raw: str) -> bool:
@@ -304,6 +309,7 @@ def url_multiselect(
     placeholder: str = "",
     help: str = "",  # noqa: A002 - Streamlit's name for it
     width: int | str = "stretch",
+    on_change: Callable[[], None] | None = None,
 ) -> list[Any]:
     """Several of `options` at once, drawn as a light control, kept in the URL as a repeated
     key (`?src=aops&src=putnam`, the options' own values); a value a link names that is not an
@@ -316,6 +322,8 @@ def url_multiselect(
 
     def pick(indices: list[int]) -> None:
         st.session_state[state_key] = tuple(opts[i] for i in indices)
+        if on_change is not None:
+            on_change()
 
     light_multi(
         label,

@@ -31,12 +31,21 @@ from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
 from components.common.triage import triage_button
 from components.common.url_keys import SearchKeys
-from components.common.url_state import Param, bound_kept, parse_bool, url_switch, url_text
+from components.common.url_state import (
+    Param,
+    parse_bool,
+    url_multiselect,
+    url_radio,
+    url_switch,
+    url_text,
+)
 from components.search.cached import grade
 from components.search.hits import item_html
 
 PAGE_SIZE = 25
 CORRECTNESS = ("correct", "wrong")
+CORRECTNESS_CHOICES = ("all", *CORRECTNESS)
+CORRECT = Param("ok", "all", choices=CORRECTNESS_CHOICES)  # the correctness filter's radio group
 EXAMPLES = ("\\boxed{", "wait", "Therefore", "<here>")
 CORRECTNESS_HELP = (
     "Texts the data marks correct or wrong: a Parason trajectory's correctness, a MARS probe's "
@@ -75,32 +84,31 @@ def query_bar() -> Query:
 def filter_bar(corpus: Corpus) -> Filters:
     by_title = {title: name for name, title in corpus.titles.items()}
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-    titles = c1.multiselect(  # the URL holds the titles (what a bound multiselect writes)
-        "Datasets",
-        list(by_title),
-        placeholder="all datasets",
-        on_change=_first_page,
-        **bound_kept("ds"),
-    )
+    with c1:  # the URL holds the titles (as the earlier bound multiselect wrote them)
+        titles = url_multiselect(
+            "Datasets", list(by_title), "ds", placeholder="all datasets", on_change=_first_page
+        )
     chosen = [by_title[t] for t in titles if t in by_title]
     frame = corpus.frame
     if chosen:
         frame = frame.filter(pl.col("dataset").is_in(chosen))
     groups = frame["group"].unique(maintain_order=True).to_list()
-    picked = c2.multiselect(
-        "Subset / file",
-        groups,
-        placeholder="every subset and file",
-        on_change=_first_page,
-        **bound_kept("grp"),
-    )
-    ok = c3.segmented_control(
-        "Correctness",
-        list(CORRECTNESS),
-        help=CORRECTNESS_HELP,
-        on_change=_first_page,
-        **bound_kept("ok"),
-    )
+    with c2:
+        picked = url_multiselect(
+            "Subset / file",
+            groups,
+            "grp",
+            placeholder="every subset and file",
+            on_change=_first_page,
+        )
+    with c3:
+        ok = url_radio(
+            "Correctness",
+            CORRECTNESS_CHOICES,
+            CORRECT,
+            help=CORRECTNESS_HELP,
+            on_change=_first_page,
+        )
     return Filters(
         datasets=tuple(chosen),
         groups=tuple(g for g in picked if g in groups),

@@ -72,9 +72,18 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     expect(page_.get_by_text("Selected node", exact=True)).to_be_visible(timeout=SLOW)
     expect(page_.get_by_text(re.compile(PHRASE, re.I)).first).to_be_visible()
     no_exception(page_)
-    # 4. the FineProofs hits: the first opens its trace at the step that holds the phrase
+    # 4. the FineProofs hits, ticked in the Datasets filter: the first opens its trace at the
+    # step that holds the phrase
     fq = dict(proofs.query)
-    open_url(page_, f"{app_url}/search?q={quote(PHRASE)}&ds=FineProofs", ready="hits in")
+    open_url(page_, f"{app_url}/search?q={quote(PHRASE)}", ready="hits in")
+    datasets = page_.locator(".rte-lc-k-multi").filter(has_text="Datasets")
+    datasets.locator("summary").click()
+    page_.get_by_role("checkbox", name="FineProofs", exact=True).check()
+    page_.keyboard.press("Escape")
+    expect(page_).to_have_url(re.compile(r"[?&]ds=FineProofs(&|$)"))
+    expect(datasets.locator("summary")).to_have_text("FineProofs")
+    expect(page_.locator(".rte-search-item").first).to_contain_text(proofs.label)
+    settled(page_)
     page_.locator("a.rte-search-hit").first.click()
     expect(page_).to_have_url(re.compile(rf"problem={fq['problem']}.*prefix={fq['prefix']}"))
     expect(

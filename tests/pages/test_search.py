@@ -14,7 +14,7 @@ from cache.casebook.model import Case
 from components.common import casebook
 from components.home.search_box import ENTERED
 from tests.pages.conftest import new_app, run_page
-from tests.pages.controls import chosen, light_controls
+from tests.pages.controls import chosen, light_control, light_controls
 
 
 def _html(at: AppTest) -> str:
@@ -41,10 +41,12 @@ def test_the_filters_come_with_a_query(sample_root: Path, db: str) -> None:
     what the empty page would cost to draw in a new tab); with one, all three are."""
     empty = run_page("pages/search.py")
     assert not empty.exception
-    assert not [m for m in empty.multiselect if m.label in ("Datasets", "Subset / file")]
+    filters = {"Datasets", "Subset / file", "Correctness"}
+    assert not [c for c in light_controls(empty) if c.label in filters]
     at = run_page("pages/search.py", q="boxed{9")
     assert not at.exception
-    assert {m.label for m in at.multiselect} >= {"Datasets", "Subset / file"}
+    assert {c.label for c in light_controls(at)} >= filters
+    assert not at.multiselect and not at.get("button_group")  # light controls, not Streamlit's
 
 
 def test_query_from_url_groups_and_links(sample_root: Path, db: str) -> None:
@@ -186,7 +188,10 @@ def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
     assert "href='fineproofs?problem=" in html and "· wrong" in html
     assert "· correct</span>" not in html
     assert "Casebook" not in _text(at)  # the dataset filter bounds what is said left out
-    help_text = next(s for s in at.get("button_group")).proto.help
+    correctness = light_control(at, "Correctness")
+    assert (correctness.kind, correctness.shown) == ("radio", "wrong")
+    assert light_control(at, "Datasets").kind == "multi" and chosen(at, "ds") == ("FineProofs",)
+    help_text = correctness.help
     assert "7/7 correct" in help_text  # the rule is named where the filter is
 
 
