@@ -1,9 +1,10 @@
 """URL state has one home: declared, validated query parameters per page.
 
-Widgets bind themselves with Streamlit's own `bind="query-params"` (use `bound(key)`); state that
-is not a widget (a clicked node, a selected trace) is read and written here through `Param`s,
-which parse and validate each value and fall back to the default on anything odd (nothing is ever
-unpickled or evaluated).
+Streamlit widgets bind themselves with Streamlit's own `bind="query-params"` (use `bound(key)`);
+the light controls (`components.common.light_control`) are bound here (`url_selectbox` and the
+rest); state that is not a widget (a clicked node, a selected trace) is read and written through
+`Param`s, which parse and validate each value and fall back to the default on anything odd
+(nothing is ever unpickled or evaluated).
 """
 
 from __future__ import annotations

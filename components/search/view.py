@@ -83,7 +83,8 @@ def query_bar() -> Query:
 
 def filter_bar(corpus: Corpus) -> Filters:
     by_title = {title: name for name, title in corpus.titles.items()}
-    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
+    # the third column holds three radio buttons on one line at 1024 px
+    c1, c2, c3 = st.columns([1.8, 2.4, 2.8], vertical_alignment="bottom")
     with c1:  # the URL holds the titles (as the earlier bound multiselect wrote them)
         titles = url_multiselect(
             "Datasets", list(by_title), "ds", placeholder="all datasets", on_change=_first_page
