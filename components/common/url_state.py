@@ -281,7 +281,7 @@ def url_slider(
     return _written(param, value)
 
 
-def _url_list(key: str, state_key: str, want: tuple[Any, ...]) -> tuple[Any, ...]:
+def _url_list(state_key: str, want: tuple[Any, ...]) -> tuple[Any, ...]:
     """The values a URL-bound light control of several values shows: the URL's (`want`) when
     it changed since we last wrote it, else the reader's last pick (kept under `state_key`)."""
     state = st.session_state
@@ -319,7 +319,7 @@ def url_multiselect(
     by_text = {str(o): o for o in opts}
     state_key = f"_sel_{key}"
     asked = tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
-    value = tuple(v for v in _url_list(key, state_key, asked) if v in opts)
+    value = tuple(v for v in _url_list(state_key, asked) if v in opts)
 
     def pick(indices: list[int]) -> None:
         st.session_state[state_key] = tuple(opts[i] for i in indices)
@@ -361,7 +361,7 @@ def url_range(
         asked = whole
     ok = len(asked) == 2 and all(math.isfinite(v) and lo <= v <= hi for v in asked)
     state_key = f"_sel_{key}"
-    value = _url_list(key, state_key, asked if ok and asked[0] <= asked[1] else whole)
+    value = _url_list(state_key, asked if ok and asked[0] <= asked[1] else whole)
 
     def pick(span: tuple[float, float]) -> None:
         st.session_state[state_key] = (float(span[0]), float(span[1]))
