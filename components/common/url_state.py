@@ -57,13 +57,14 @@ class Param:
         return value
 
     def write(self, value: Any) -> None:
-        if value is None or value == self.default:
+        """Put `value` in the URL (none for the default, or for a value no URL can hold: a
+        lone surrogate from the data; the link then opens without it)."""
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if value is None or value == self.default or not _url_safe(text):
             if self.key in st.query_params:
                 del st.query_params[self.key]
-        else:
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            if st.query_params.get(self.key) != text:
-                st.query_params[self.key] = text
+        elif st.query_params.get(self.key) != text:
+            st.query_params[self.key] = text
 
 
 def int_in(lo: int, hi: int) -> Callable[[str], int]:
@@ -132,7 +133,10 @@ def _written(param: Param, value: Any) -> Any:
     """Write the shown `value` to the URL (none for the default) and remember having written
     it, so that a later change of the URL is told from our own write."""
     param.write(value if value != param.default else None)
-    st.session_state[f"{selector_key(param)}_url"] = value
+    # what the URL now says: a value no URL can hold left it at the default
+    st.session_state[f"{selector_key(param)}_url"] = (
+        value if _url_safe(str(value)) else param.default
+    )
     return value
 
 
@@ -281,6 +285,15 @@ def url_slider(
     return _written(param, value)
 
 
+def _url_safe(text: str) -> bool:
+    """Whether `text` can be written into a URL (UTF-8: no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _url_list(state_key: str, want: tuple[Any, ...]) -> tuple[Any, ...]:
     """The values a URL-bound light control of several values shows: the URL's (`want`) when
     it changed since we last wrote it, else the reader's last pick (kept under `state_key`)."""
@@ -291,8 +304,13 @@ def _url_list(state_key: str, want: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _write_list(key: str, state_key: str, value: tuple[Any, ...], default: tuple[Any, ...]) -> None:
-    """The shown values into the URL as a repeated key (none for the default)."""
+    """The shown values into the URL as a repeated key (none for the default). A value that no
+    URL can hold (a lone surrogate from the data) keeps the choice out of the link: the view
+    still shows it, the link opens without it."""
     text = [str(v) for v in value]
+    if not all(_url_safe(t) for t in text):
+        value = default
+        text = [str(v) for v in default]
     if value == default:
         if key in st.query_params:
             del st.query_params[key]

@@ -57,6 +57,29 @@ def test_param_write_updates_url_and_drops_defaults() -> None:
     assert "node" not in at.query_params
 
 
+def _surrogates() -> None:
+    import streamlit as st
+
+    from components.common.url_state import Param, url_multiselect, url_selectbox
+
+    many = url_multiselect("Sources", ["a\ud800b", "plain"], "src")
+    one = url_selectbox("One", ["plain", "c\udc00d"], Param("one", "plain"))
+    st.write(f"{len(many)} {one == 'plain'}")
+
+
+def test_a_choice_no_url_can_hold_is_kept_without_a_traceback() -> None:
+    """A value from the data with a lone surrogate cannot go into a URL (UTF-8): the light
+    controls keep the reader's choice in the session, and the link leaves it out."""
+    at = AppTest.from_function(_surrogates).run()
+    at.session_state["_sel_src"] = ("a\ud800b", "plain")
+    at.session_state["_sel_one"] = "c\udc00d"
+    for _ in range(2):  # the choice holds on the next run too
+        at.run()
+        assert not at.exception, at.exception
+        assert at.markdown[0].value == "2 False"
+        assert "src" not in at.query_params and "one" not in at.query_params
+
+
 def test_hover_text_keeps_quotes_readable_in_plotly() -> None:
     """Plotly decodes numeric entities but not `&quot;`: a quote must not read literally."""
     from components.common.safe_text import esc_hover
