@@ -126,18 +126,12 @@ function buildRadio(root, send) {
   return { label, tip, group, name: `rte-lc-${++serial}`, send, version: null };
 }
 
-function buildSlider(root, send) {
-  const id = `rte-lc-${++serial}`;
-  const parts = head(root, id);
+function rangeRow(root, track, out) {
+  // a slider's row (its track, its value) and, under the track, the range's ends as
+  // Streamlit's slider shows them
   const row = document.createElement("div");
   row.className = "rte-lc-range";
-  const input = document.createElement("input");
-  input.type = "range";
-  input.id = id;
-  const out = document.createElement("output");
-  out.htmlFor = id;
-  row.append(input, out);
-  // the range's ends under the track, as Streamlit's slider shows them
+  row.append(track, out);
   const ends = document.createElement("div");
   ends.className = "rte-lc-ends";
   ends.setAttribute("aria-hidden", "true");
@@ -145,20 +139,52 @@ function buildSlider(root, send) {
   const hi = document.createElement("span");
   ends.append(lo, hi);
   root.append(row, ends);
-  const digits = () => Number(input.dataset.digits || 0);
-  // the value in sight while dragging; sent once released (or per key press)
-  input.addEventListener("input", () => { out.textContent = Number(input.value).toFixed(digits()); });
+  return { lo, hi };
+}
+
+function sendOnRelease(inputs, value, send) {
   // a drag sends once released; arrow keys send once they pause, not at every step
   let timer = null;
   let byKey = false;
-  input.addEventListener("keydown", () => { byKey = true; });
-  input.addEventListener("pointerdown", () => { byKey = false; });
-  input.addEventListener("change", () => {
-    clearTimeout(timer);
-    if (byKey) timer = setTimeout(() => send(input.value), KEY_PAUSE_MS);
-    else send(input.value);
-  });
-  return { ...parts, input, out, lo, hi, range: true };
+  for (const input of inputs) {
+    input.addEventListener("keydown", () => { byKey = true; });
+    input.addEventListener("pointerdown", () => { byKey = false; });
+    input.addEventListener("change", () => {
+      clearTimeout(timer);
+      if (byKey) timer = setTimeout(() => send(value()), KEY_PAUSE_MS);
+      else send(value());
+    });
+  }
+}
+
+function setRange(state, inputs, payload) {
+  // the bounds, step and decimals the server gives, on each input and under the track
+  const digits = payload.digits ?? 0;
+  for (const input of inputs) {
+    input.min = String(payload.lo);
+    input.max = String(payload.hi);
+    input.step = String(payload.step);
+    input.dataset.digits = String(digits);
+    input.disabled = Boolean(payload.disabled);
+  }
+  state.lo.textContent = Number(payload.lo).toFixed(digits);
+  state.hi.textContent = Number(payload.hi).toFixed(digits);
+}
+
+function buildSlider(root, send) {
+  const id = `rte-lc-${++serial}`;
+  const parts = head(root, id);
+  const input = document.createElement("input");
+  input.type = "range";
+  input.id = id;
+  const out = document.createElement("output");
+  out.htmlFor = id;
+  const ends = rangeRow(root, input, out);
+  const digits = () => Number(input.dataset.digits || 0);
+  // the value in sight while dragging
+  input.addEventListener("input", () => { out.textContent = Number(input.value).toFixed(digits()); });
+  sendOnRelease([input], () => input.value, send);
+  return { ...parts, ...ends, input, out, range: true };
 }
 
 function buildText(root, send, payload) {
@@ -247,11 +273,10 @@ function buildMulti(root, send) {
 }
 
 function buildRange(root, send) {
-  // a range with two handles: two range inputs over one track, the span between them filled
+  // a range with two handles: two range inputs over one track, the span between them filled;
+  // a handle cannot pass the other, and a release sends both ("low,high")
   const id = `rte-lc-${++serial}`;
   const parts = head(root, id);
-  const row = document.createElement("div");
-  row.className = "rte-lc-range";
   const dual = document.createElement("div");
   dual.className = "rte-lc-dual";
   const fill = document.createElement("div");
@@ -262,15 +287,7 @@ function buildRange(root, send) {
   low.id = id;
   dual.append(fill, low, high);
   const out = document.createElement("output");
-  row.append(dual, out);
-  const ends = document.createElement("div");
-  ends.className = "rte-lc-ends";
-  ends.setAttribute("aria-hidden", "true");
-  const lo = document.createElement("span");
-  const hi = document.createElement("span");
-  ends.append(lo, hi);
-  root.append(row, ends);
-  const state = { ...parts, low, high, fill, out, lo, hi, dual: true };
+  const ends = rangeRow(root, dual, out);
   const shown = () => {
     const d = Number(low.dataset.digits || 0);
     out.textContent = `${Number(low.value).toFixed(d)} – ${Number(high.value).toFixed(d)}`;
@@ -280,10 +297,6 @@ function buildRange(root, send) {
     fill.style.left = `${a}%`;
     fill.style.width = `${Math.max(b - a, 0)}%`;
   };
-  state.shown = shown;
-  // a handle cannot pass the other; a release (or a pause of the arrow keys) sends both
-  let timer = null;
-  let byKey = false;
   for (const [input, other, isLow] of [[low, high, true], [high, low, false]]) {
     input.addEventListener("input", () => {
       const v = Number(input.value);
@@ -291,16 +304,9 @@ function buildRange(root, send) {
       if (isLow ? v > w : v < w) input.value = String(w);
       shown();
     });
-    input.addEventListener("keydown", () => { byKey = true; });
-    input.addEventListener("pointerdown", () => { byKey = false; });
-    input.addEventListener("change", () => {
-      clearTimeout(timer);
-      const go = () => send(`${low.value},${high.value}`);
-      if (byKey) timer = setTimeout(go, KEY_PAUSE_MS);
-      else go();
-    });
   }
-  return state;
+  sendOnRelease([low, high], () => `${low.value},${high.value}`, send);
+  return { ...parts, ...ends, low, high, fill, out, shown, dual: true };
 }
 
 function update(state, payload) {
@@ -347,16 +353,9 @@ function update(state, payload) {
     state.input.maxLength = Number(payload.max_chars || 1000);
     if (state.button) state.button.textContent = String(payload.button);
   } else if (state.range) {
-    const input = state.input;
-    input.min = String(payload.lo);
-    input.max = String(payload.hi);
-    input.step = String(payload.step);
-    input.dataset.digits = String(payload.digits ?? 0);
-    input.value = String(payload.value);
-    input.disabled = Boolean(payload.disabled);
+    setRange(state, [state.input], payload);
+    state.input.value = String(payload.value);
     state.out.textContent = Number(payload.value).toFixed(payload.digits ?? 0);
-    state.lo.textContent = Number(payload.lo).toFixed(payload.digits ?? 0);
-    state.hi.textContent = Number(payload.hi).toFixed(payload.digits ?? 0);
   } else if (state.multi) {
     const chosen = new Set((payload.chosen || []).map(String));
     if (state.version !== payload.version) {
@@ -386,20 +385,12 @@ function update(state, payload) {
     state.summary.classList.toggle("rte-lc-empty", !names.length);
     state.menu.setAttribute("aria-label", String(payload.label ?? ""));
   } else if (state.dual) {
-    for (const input of [state.low, state.high]) {
-      input.min = String(payload.lo);
-      input.max = String(payload.hi);
-      input.step = String(payload.step);
-      input.dataset.digits = String(payload.digits ?? 0);
-      input.disabled = Boolean(payload.disabled);
-    }
+    setRange(state, [state.low, state.high], payload);
     const label = String(payload.label ?? "");
     state.low.setAttribute("aria-label", `${label} (from)`);
     state.high.setAttribute("aria-label", `${label} (to)`);
     state.low.value = String(payload.value[0]);
     state.high.value = String(payload.value[1]);
-    state.lo.textContent = Number(payload.lo).toFixed(payload.digits ?? 0);
-    state.hi.textContent = Number(payload.hi).toFixed(payload.digits ?? 0);
     state.shown();
   } else if (state.combo) {
     const input = state.input;
