@@ -207,31 +207,15 @@ def light_select(
     help: str = "",  # noqa: A002 - Streamlit's name for it
     disabled: bool = False,
     width: int | str = "stretch",
+    typed: bool = False,
 ) -> None:
     """A select box of `options` (their labels) showing `options[index]`; a pick calls
-    `on_pick` with the picked index before the script reruns."""
+    `on_pick` with the picked index before the script reruns. `typed`: one can type into it,
+    for long lists (the browser suggests the options that match the text, and Enter takes the
+    first that starts with it, else contains it)."""
     _choice(
-        "select", label, options, index, key=key, on_pick=on_pick, help=help,
-        disabled=disabled, width=width,
-    )  # fmt: skip
-
-
-def light_combo(
-    label: str,
-    options: Sequence[str],
-    index: int,
-    *,
-    key: str,
-    on_pick: Callable[[int], None],
-    help: str = "",  # noqa: A002 - Streamlit's name for it
-    disabled: bool = False,
-    width: int | str = "stretch",
-) -> None:
-    """`light_select` one can type into, for long lists: the browser suggests the options that
-    match the text, and Enter takes the first that starts with it (else contains it)."""
-    _choice(
-        "combo", label, options, index, key=key, on_pick=on_pick, help=help,
-        disabled=disabled, width=width,
+        "combo" if typed else "select", label, options, index, key=key, on_pick=on_pick,
+        help=help, disabled=disabled, width=width,
     )  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from components.common.casebook import evidence
 from components.common.click_text import text_block
 from components.common.formatting import fmt_num
 from components.common.guards import guard
-from components.common.light_control import light_combo
+from components.common.light_control import light_select
 from components.common.lite_table import lite_table
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc
@@ -74,12 +74,13 @@ def render_single_trace(
     with st.container(horizontal=True, vertical_alignment="bottom"):
         # a picker one can type into (a long pool: 4,096 traces a question); a pick opens the
         # trace as a step or a click in the Curves tab does
-        light_combo(
+        light_select(
             "Trace",
             [f"trace {t} · {ok[t]} · {lens[t] / 1000:.1f}k tokens" for t in traces],
             idx,
             key=TRACE_PICK_KEY,
             on_pick=functools.partial(_on_trace_pick, traces),
+            typed=True,
         )
         trace_nav.step_buttons(shown, int(trace))
     MarsKeys.TRACE.write(trace if trace != traces[0] or want is not None else None)
