@@ -158,6 +158,7 @@ def render_trace(src: SourceConfig) -> None:
         st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
         _trace_picker(summary)
         return
+    st.session_state.pop(PICK_ERROR, None)  # a trace is open: an earlier typo is moot
     series = trace_series(annotated, pid, sample)
     if series.height == 0:
         st.error(
