@@ -10,7 +10,7 @@ speed drifts over the minutes a run takes, and a baseline timed once at the star
                                                 # server is still started here)
     python bench/first_paint.py --runs 7 --view mars --view playground
     python bench/first_paint.py --no-tabs       # each view's default tab only
-    python bench/first_paint.py --detail        # plus each view's largest elements
+    python bench/first_paint.py --detail        # plus its largest elements and layouts
 
 The views are `components.common.links.views()` (a view added to the app is measured without
 touching this file); a view's tabs are found in the browser: each tab of the page's first tab bar
@@ -104,6 +104,7 @@ class Opening:
     charts: int
     reruns: int  # script runs after the first
     cpu: float = 0.0  # seconds the tab's main thread was busy (CDP TaskDuration)
+    layouts: int = 0  # layouts the page ran until settled (CDP LayoutCount), forced ones included
     script: float = float("nan")  # seconds of the server's script runs (timed server only)
     figure_json: int = 0  # bytes of their figure JSON
     elements: Counter[str] = field(default_factory=Counter)  # bytes per element type
@@ -223,6 +224,7 @@ def _open(browser: Any, context: Any | None, url: str, script_log: Path | None =
         elements=elements,
         largest=largest[:5],
         cpu=float(metrics.get("TaskDuration", 0.0)),
+        layouts=int(metrics.get("LayoutCount", 0)),
         figure_json=figure_json,
         script=script,
     )
@@ -370,7 +372,8 @@ def report(
             loaded = "yes" if _med([o.charts for o in ops]) else "no"
             print(
                 f"    figures at first paint: {_med([o.charts for o in ops]):.0f}, figure JSON "
-                f"{_med([o.figure_json for o in ops]) / 1e3:.0f} kB; Plotly bundle loaded: {loaded}"
+                f"{_med([o.figure_json for o in ops]) / 1e3:.0f} kB; Plotly bundle loaded: {loaded}; "
+                f"layouts {_med([o.layouts for o in ops]):.0f}"
             )
             last = ops[-1]
             kinds = ", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in last.elements.most_common(4))

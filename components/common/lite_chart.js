@@ -86,7 +86,8 @@ function wireClicks(svg, spec, state, setTriggerValue) {
 }
 
 function draw(root, spec, state, setTriggerValue) {
-  const width = Math.max(200, root.clientWidth || 600);
+  // the width the last layout gave (the observer below), read without forcing a new layout
+  const width = Math.max(200, (root.__rteWidth ?? root.clientWidth) || 600);
   const height = spec.height;
   root.style.height = `${height}px`;
   const svg = el("svg", {
@@ -207,15 +208,20 @@ export default function (component) {
   root.__rte.sig = sig;
   const state = root.__rte;
   state.redraw = () => draw(root, spec, state, setTriggerValue);
-  state.redraw();
-  if (!root.__rteObserver) {
-    let last = root.clientWidth;
-    root.__rteObserver = new ResizeObserver(() => {
-      if (Math.abs(root.clientWidth - last) > 1) {
-        last = root.clientWidth;
-        root.__rte.redraw();
-      }
-    });
-    root.__rteObserver.observe(root);
+  if (root.__rteObserver || typeof ResizeObserver === "undefined") {
+    state.redraw();
+    return;
   }
+  // A new chart is drawn once the page's next layout has given its width: reading the width
+  // now would force a layout of the whole page for each chart as the elements stream in. The
+  // box takes its height at once, so nothing below it moves when it is drawn.
+  root.style.height = `${spec.height}px`;
+  root.__rteObserver = new ResizeObserver((entries) => {
+    const width = entries[entries.length - 1].contentRect.width;
+    if (root.__rteWidth === undefined || Math.abs(width - root.__rteWidth) > 1) {
+      root.__rteWidth = width;
+      root.__rte.redraw();
+    }
+  });
+  root.__rteObserver.observe(root);
 }

@@ -24,9 +24,14 @@ function at(value, i, fallback) {
 }
 
 let measurer = null;
+let measuredSize = 0;
 function textWidth(text, size) {
   measurer = measurer || document.createElement("canvas").getContext("2d");
-  measurer.font = `${size}px ${FONT}`;
+  if (size !== measuredSize) {
+    // setting a font parses it: only when the size changes
+    measurer.font = `${size}px ${FONT}`;
+    measuredSize = size;
+  }
   return measurer.measureText(String(text)).width;
 }
 

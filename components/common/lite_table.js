@@ -10,11 +10,12 @@ const MARGIN_ROWS = 12;
 // a cell's tone: one of the names the server's stylesheet defines (lite_table.py TONES)
 const TONE = /^[a-z]+$/;
 
-function draw(root, state, force) {
+// `top`: where the box is scrolled to, when known without reading the layout (a new table
+// starts at the top); the box is never taller than `height` (its max-height), so the rows in
+// sight follow from that, and drawing a new table forces no layout of the page
+function draw(root, state, force, top = root.scrollTop) {
   const { rows, height } = state;
-  const top = root.scrollTop;
-  // before the first layout the box may measure nothing: draw for its full height then
-  const view = Math.max(root.clientHeight, height) - ROW_PX;
+  const view = height - ROW_PX;
   const first = Math.max(0, Math.floor(top / ROW_PX) - MARGIN_ROWS);
   const last = Math.min(rows.length, Math.ceil((top + view) / ROW_PX) + MARGIN_ROWS);
   if (!force && first === state.first && last === state.last) return;
@@ -173,7 +174,9 @@ export default function (component) {
     frame.append(root, note);
     parentElement.appendChild(frame);
     if (typeof ResizeObserver !== "undefined") {
-      new ResizeObserver(() => hint(root)).observe(root);
+      // the cut edge is read after a layout, never forced: when the box or its table resizes
+      root.__rteObserver = new ResizeObserver(() => hint(root));
+      root.__rteObserver.observe(root);
     }
   }
   const selected = Number.isInteger(payload.selected) ? payload.selected : -1;
@@ -181,8 +184,13 @@ export default function (component) {
     // new rows: a new table, from the top
     root.dataset.version = String(payload.version);
     root.scrollTop = 0;
+    const before = root.__rteState;
     root.__rteState = build(root, payload);
-    draw(root, root.__rteState, true);
+    draw(root, root.__rteState, true, 0);
+    if (root.__rteObserver) {
+      if (before) root.__rteObserver.unobserve(before.table);
+      root.__rteObserver.observe(root.__rteState.table);
+    }
   } else if (root.__rteState.selected !== selected) {
     // the same rows, another one in use (the run a pick started): redraw in place, where the
     // reader scrolled to, with the focus kept on the row it was on
@@ -200,7 +208,7 @@ export default function (component) {
       draw(root, state, false);
       hint(root);
     });
-  hint(root);
+  if (!root.__rteObserver) hint(root);
   const rowOf = (event) => {
     const tr = event.target.closest ? event.target.closest("tr[data-i]") : null;
     return tr && root.contains(tr) ? Number(tr.dataset.i) : null;
