@@ -6,7 +6,8 @@ Every shared link to a view paid that detour before the page could connect. The 
 Streamlit's own `index.html` with one inline script that names the root for the page
 (`window.__streamlit.BACKEND_BASE_URL`, read once when Streamlit's bundle starts): the parent of
 the view's URL, computed in the browser, so a proxy's path prefix is kept. A second inline
-script keeps the keys pressed while a triage step loads the page (`EARLY_KEYS`).
+script keeps the keys pressed while a triage step loads the page (`EARLY_KEYS`), and a third
+keeps the first run's own writes to the address out of the browser's history (`QUIET_HISTORY`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,13 @@ EARLY_KEYS = (
     .replace("__FRESH_MS__", str(STEP_FRESH_MS))
     + "</script>"
 )
-HEAD = ROOT_HINT + "\n    " + EARLY_KEYS
+# the first run's own writes to the address replace the history entry (quiet_history.js)
+QUIET_HISTORY = (
+    "<script>"
+    + Path(__file__).with_name("quiet_history.js").read_text(encoding="utf-8")
+    + "</script>"
+)
+HEAD = ROOT_HINT + "\n    " + EARLY_KEYS + "\n    " + QUIET_HISTORY
 MARKER = '<script type="module"'  # the bundle's tag: the hint must run before it
 
 

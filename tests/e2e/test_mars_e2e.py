@@ -160,3 +160,24 @@ def test_zoom_draws_the_curves_with_plotly(app_url: str, page) -> None:  # type:
     expect(page).to_have_url(re.compile(r"qid=5\b"))
     expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q5 · pass@1"))
     assert_no_exception(page)
+
+
+def test_back_leaves_a_view_whose_first_run_named_its_question(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """The first run writes the question it opened on into the address (a copied link names
+    it) without adding a history entry: one Back leaves the view. A question the reader picks
+    adds one, so Back returns to the question before."""
+    page.goto(f"{app_url}/lenses")
+    expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Lenses")
+    page.goto(f"{app_url}/mars?file={FILE}&view=Data")
+    expect(page).to_have_url(re.compile(r"/mars\?.*qid=0"))
+    table = page.locator('.rte-lite-table:has(table[aria-label="questions"])')
+    table.locator('tr[data-i="7"]').click()
+    expect(page).to_have_url(re.compile(r"qid=7"))
+    expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q7 · pass@1"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/mars\?.*qid=0"))
+    expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q0 · pass@1"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/lenses$"))
+    expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Lenses")
+    assert_no_exception(page)
