@@ -243,7 +243,7 @@ def tab_links(page: Any) -> list[tuple[str, str]]:
     own URL, already timed)."""
     from urllib.parse import parse_qsl, urlencode, urlparse  # why: only here
 
-    bar = page.locator('[data-testid="stTabs"]').first
+    bar = page.locator('[role="tablist"]').first  # the views' light tabs (url_state.url_tabs)
     if not bar.count():
         return []
     tabs = bar.locator('[role="tab"]')

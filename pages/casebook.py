@@ -11,6 +11,7 @@ from components.common.casebook import readonly, store
 from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.url_keys import CasebookKeys
+from components.common.url_state import url_tabs
 
 ensure_routed()
 
@@ -30,22 +31,14 @@ with guard("the casebook database", dataset="casebook"):
         book = None  # the step's view is loading (or a message says why it cannot)
 
 if book is not None:
-    tabs = st.tabs(
-        list(TABS),
-        key="tab",
-        bind="query-params",
-        default="Collections" if CasebookKeys.COLLECTION.read() else "Cases",
-    )
-    for tab, name in zip(tabs, TABS, strict=True):
-        if not tab.open:
-            continue
-        with tab:
-            if name == "Cases":
-                with guard("the cases", dataset="casebook"):
-                    cases.render(book)
-            elif name == "Collections":
-                with guard("the collections", dataset="casebook"):
-                    collections.render(book)
-            else:
-                with guard("the import", dataset="casebook"):
-                    import_tab.render(book)
+    default = "Collections" if CasebookKeys.COLLECTION.read() else "Cases"
+    name = url_tabs("Casebook parts", TABS, "tab", default)
+    if name == "Cases":
+        with guard("the cases", dataset="casebook"):
+            cases.render(book)
+    elif name == "Collections":
+        with guard("the collections", dataset="casebook"):
+            collections.render(book)
+    else:
+        with guard("the import", dataset="casebook"):
+            import_tab.render(book)

@@ -9,7 +9,7 @@ from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.common.url_keys import FineproofsKeys
-from components.common.url_state import url_switch
+from components.common.url_state import url_switch, url_tabs
 from components.fineproofs import cached as fc
 from components.fineproofs.collection import render_collection
 from components.fineproofs.overview import render_overview
@@ -54,21 +54,15 @@ RENDER = {
     "Trace": ("the trace view", render_trace),
     "Collection": ("the collection overview", render_collection),
 }
-tabs = st.tabs(
-    list(TABS),
-    key=TAB_KEY,
-    bind="query-params",
-    default="Trace" if FineproofsKeys.PROBLEM.read() else "Overview",
+name = url_tabs(
+    "FineProofs views", TABS, TAB_KEY, "Trace" if FineproofsKeys.PROBLEM.read() else "Overview"
 )
-for tab, name in zip(tabs, TABS, strict=True):
-    if not tab.open:
-        continue
-    what, render = RENDER[name]
-    with tab, guard(what, dataset=DATASET):
-        # a broken prefix table hides only what needs it: the side files still show
-        if name == "Collection":
-            render_collection(src, prefix_ok=ok)
-        elif ok:
-            render(src)
-        else:
-            needs_prefix_table(what)
+what, render = RENDER[name]
+with guard(what, dataset=DATASET):
+    # a broken prefix table hides only what needs it: the side files still show
+    if name == "Collection":
+        render_collection(src, prefix_ok=ok)
+    elif ok:
+        render(src)
+    else:
+        needs_prefix_table(what)

@@ -9,7 +9,7 @@ from components.common.guards import guard
 from components.common.router import ensure_routed
 from components.common.source_picker import current_source
 from components.common.url_keys import ParasonKeys
-from components.common.url_state import url_radio, url_selectbox
+from components.common.url_state import url_radio, url_selectbox, url_tabs
 from components.parason import cached as pc
 from components.parason.browse import render_browse
 from components.parason.charts_tab import render_charts
@@ -58,30 +58,21 @@ with guard(f"the {subset} metrics table", dataset=DATASET):
         st.info(duplicates_note(n_duplicates, subset), icon=":material/content_copy:")
 
 # every tab is drawn even when the subset's table failed: the RL tab does not need it
-tabs = st.tabs(
-    list(VIEWS),
-    key="view",
-    bind="query-params",
-    default=tabs_default(),
-)
-for tab, name in zip(tabs, VIEWS, strict=True):
-    if not tab.open:
-        continue
-    with tab:
-        if name == "RL":
-            with guard("the RL prompts", dataset=DATASET):
-                render_rl(src)
-        elif name == "1x vs 8x":
-            with guard("the 1x vs 8x comparison", dataset=DATASET):
-                render_compare(src, counter)
-        elif table is None:
-            st.info(needs_table_note(subset), icon=":material/info:")
-        elif name == "Browse":
-            with guard("the browsing table", dataset=DATASET):
-                render_browse(filter_bar(table), table.height, subset, counter, src)
-        elif name == "Trajectory":
-            with guard("the trajectory view", dataset=DATASET):
-                render_trajectory(src, subset, counter, table)
-        else:
-            with guard("the subset charts", dataset=DATASET):
-                render_charts(filter_bar(table), table.height, counter)
+name = url_tabs("Parason views", VIEWS, "view", tabs_default())
+if name == "RL":
+    with guard("the RL prompts", dataset=DATASET):
+        render_rl(src)
+elif name == "1x vs 8x":
+    with guard("the 1x vs 8x comparison", dataset=DATASET):
+        render_compare(src, counter)
+elif table is None:
+    st.info(needs_table_note(subset), icon=":material/info:")
+elif name == "Browse":
+    with guard("the browsing table", dataset=DATASET):
+        render_browse(filter_bar(table), table.height, subset, counter, src)
+elif name == "Trajectory":
+    with guard("the trajectory view", dataset=DATASET):
+        render_trajectory(src, subset, counter, table)
+else:
+    with guard("the subset charts", dataset=DATASET):
+        render_charts(filter_bar(table), table.height, counter)

@@ -55,30 +55,29 @@ def lab() -> None:
         pv.show_summary(cur, sc, preview)
         pv.show_run_cases(rel, src, cur, sc)
     # only the open tab is built and sent: a new tab opens on the frontier alone
-    for tab, name in pv.result_tabs():
-        with tab:
-            if name == "Frontier":
-                with guard("the frontier", dataset="mars"):
-                    pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
-            elif name == "Questions":
-                picked = None
-                with guard("the per-question table", dataset="mars"):
-                    replayed = st.session_state.get("replay_q")  # marked in the table
-                    picked = pv.show_per_question(rel, cur, sc, replayed)
-                with guard("the replay", dataset="mars"):
-                    qids = [p.qid for p in preps]
-                    labels = pv.question_labels(cur, sc)
-                    pv.show_replay(rel, src, policy, settings, qids, picked, labels)
-            elif name == "Compare":
-                with guard("the policy comparison", dataset="mars"):
-                    pv.show_policy_compare(rel, src, policy, settings, cur)
-            elif name == "Reference":
-                with guard("the reference diff", dataset="mars"):
-                    pv.show_reference(rel, src, cur, full=not preview)
-            else:
-                st.caption("The current run's results in the published simulator's CSV files.")
-                with guard("the downloads", dataset="mars"):
-                    pv.show_downloads(rel, cur)
+    name = pv.result_tab()
+    if name == "Frontier":
+        with guard("the frontier", dataset="mars"):
+            pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
+    elif name == "Questions":
+        picked = None
+        with guard("the per-question table", dataset="mars"):
+            replayed = st.session_state.get("replay_q")  # marked in the table
+            picked = pv.show_per_question(rel, cur, sc, replayed)
+        with guard("the replay", dataset="mars"):
+            qids = [p.qid for p in preps]
+            labels = pv.question_labels(cur, sc)
+            pv.show_replay(rel, src, policy, settings, qids, picked, labels)
+    elif name == "Compare":
+        with guard("the policy comparison", dataset="mars"):
+            pv.show_policy_compare(rel, src, policy, settings, cur)
+    elif name == "Reference":
+        with guard("the reference diff", dataset="mars"):
+            pv.show_reference(rel, src, cur, full=not preview)
+    else:
+        st.caption("The current run's results in the published simulator's CSV files.")
+        with guard("the downloads", dataset="mars"):
+            pv.show_downloads(rel, cur)
 
 
 lab()

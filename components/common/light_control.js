@@ -1,6 +1,6 @@
 // A light control: a native <select>, a type-to-filter picker (a text box suggesting the options),
 // a list of check boxes for several options, a radio group, an on/off switch, a range slider with
-// one handle or two, or a text box, with its label, drawn in place of Streamlit's widget. The
+// one handle or two, a text box, or a row of tabs, with its label, drawn in place of Streamlit's widget. The
 // label, the options and the help are set as text, never as markup. A choice is reported as the
 // option's index, several as their indices ("0,3"), a switch as "1" or "0", a slider as its value
 // and a range as "low,high" ("pick"); the server then decides what is shown, and the next run
@@ -124,6 +124,55 @@ function buildRadio(root, send) {
   fieldset.append(legend, group);
   root.appendChild(fieldset);
   return { label, tip, group, name: `rte-lc-${++serial}`, send, version: null };
+}
+
+function buildTabs(root, send) {
+  // a row of tabs (a tablist): the open one underlined. Arrow keys, Home and End move between
+  // them, Enter or a click opens one; the view draws only the open tab's content, below it.
+  const list = document.createElement("div");
+  list.className = "rte-lc-tabs";
+  list.setAttribute("role", "tablist");
+  list.addEventListener("keydown", (ev) => {
+    const tabs = [...list.querySelectorAll('[role="tab"]')];
+    const at = tabs.indexOf(ev.target);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+    if (at < 0 || to === undefined) return;
+    ev.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length];
+    tabs.forEach((t) => { t.tabIndex = t === next ? 0 : -1; });
+    next.focus();
+  });
+  root.appendChild(list);
+  return { tabs: true, list, send, version: null };
+}
+
+function openTab(state, index) {
+  [...state.list.children].forEach((tab, i) => {
+    tab.setAttribute("aria-selected", String(i === index));
+    tab.tabIndex = i === index ? 0 : -1;
+  });
+}
+
+function updateTabs(state, payload) {
+  state.list.setAttribute("aria-label", String(payload.label ?? ""));
+  if (state.version !== payload.version) {
+    state.version = payload.version;
+    state.list.replaceChildren(
+      ...(payload.options || []).map((text, i) => {
+        const tab = document.createElement("button");
+        tab.type = "button";
+        tab.setAttribute("role", "tab");
+        tab.textContent = String(text);
+        tab.addEventListener("click", () => {
+          if (tab.getAttribute("aria-selected") === "true") return;
+          openTab(state, i); // shown open at once; the run it starts draws its content
+          state.send(String(i));
+        });
+        return tab;
+      }),
+    );
+  }
+  openTab(state, Number(payload.index ?? 0));
 }
 
 function rangeRow(root, track, out) {
@@ -310,6 +359,10 @@ function buildRange(root, send) {
 }
 
 function update(state, payload) {
+  if (state.tabs) {
+    updateTabs(state, payload);
+    return;
+  }
   state.label.textContent = String(payload.label ?? "");
   const help = String(payload.help ?? "");
   state.tip.hidden = help === "";
@@ -434,7 +487,7 @@ function update(state, payload) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const payload = data || {};
-  const kinds = ["switch", "radio", "slider", "text", "combo", "multi", "range"];
+  const kinds = ["switch", "radio", "slider", "text", "combo", "multi", "range", "tabs"];
   const kind = kinds.includes(payload.kind) ? payload.kind : "select";
   let root = parentElement.querySelector(".rte-lc");
   if (!root || root.dataset.kind !== kind) {
@@ -446,7 +499,7 @@ export default function (component) {
     const send = (value) => setTriggerValue("pick", value);
     const builders = {
       select: buildSelect, combo: buildCombo, radio: buildRadio, switch: buildSwitch,
-      slider: buildSlider, text: buildText, multi: buildMulti, range: buildRange,
+      slider: buildSlider, text: buildText, multi: buildMulti, range: buildRange, tabs: buildTabs,
     };
     const build = builders[kind];
     root.__rteState = build(root, send, payload);

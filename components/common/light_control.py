@@ -53,6 +53,17 @@ _CSS = f"""
   accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
 .rte-lc-options input:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
   outline-offset: 2px; }}
+.rte-lc-tabs {{ display: flex; gap: 1.25rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2);
+  overflow-x: auto; scrollbar-width: thin; }}
+.rte-lc-tabs button {{ flex: none; font: inherit; color: inherit; background: none; border: 0;
+  border-bottom: 2px solid transparent; margin: 0 0 -1px; padding: 0.5rem 0 0.45rem;
+  cursor: pointer; white-space: nowrap; }}
+.rte-lc-tabs button:hover, .rte-lc-tabs button[aria-selected="true"] {{
+  color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-tabs button[aria-selected="true"] {{
+  border-bottom-color: var(--st-primary-color, #ff4b4b); }}
+.rte-lc-tabs button:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: -2px; border-radius: 4px; }}
 .rte-lc-k-slider {{ display: flex; flex-direction: column; gap: 0.25rem; }}
 .rte-lc-range {{ display: flex; align-items: center; gap: 0.6rem; min-height: 2.5rem; }}
 .rte-lc-range input {{ flex: 1; min-width: 0; margin: 0;
@@ -233,6 +244,25 @@ def light_radio(
     _choice(
         "radio", label, options, index, key=key, on_pick=on_pick, help=help,
         disabled=False, width=width,
+    )  # fmt: skip
+
+
+def light_tabs(
+    label: str,
+    options: Sequence[str],
+    index: int,
+    *,
+    key: str,
+    on_pick: Callable[[int], None],
+    help: str = "",  # noqa: A002 - Streamlit's name for it
+    width: int | str = "stretch",
+) -> None:
+    """A row of tabs named `options`, `options[index]` open (`label` names the row for assistive
+    technology); only the open tab's content is drawn, by the caller, below it. Streamlit's
+    tabs are one more kind of element for a new tab to draw on nearly every view."""
+    _choice(
+        "tabs", label, options, index, key=key, on_pick=on_pick, help=help, disabled=False,
+        width=width,
     )  # fmt: skip
 
 

@@ -10,7 +10,7 @@ rest); state that is not a widget (a clicked node, a selected trace) is read and
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from components.common.light_control import (
     light_select,
     light_slider,
     light_switch,
+    light_tabs,
     light_text,
 )
 
@@ -198,6 +199,25 @@ def url_radio(
     return _url_options(
         light_radio, label, options, param, param.default, fmt, help, width, on_change
     )
+
+
+def url_tabs(
+    label: str,
+    names: Sequence[str],
+    key: str,
+    default: str,
+    aliases: Mapping[str, str] | None = None,
+) -> str:
+    """The open one of a view's tabs, kept in the URL under `key` (`?view=Single+trace`; none
+    for `default`), drawn as a light row of tabs; the caller draws that tab's content only.
+    `aliases`: other names a link may use for a tab. A callback opens another tab by setting
+    `st.session_state[key]` to its name, as it did for Streamlit's URL-bound tabs."""
+    alias = dict(aliases or {})
+    param = Param(key, default, lambda raw: alias.get(raw, raw), tuple(names))
+    asked = st.session_state.pop(key, None)
+    if asked in names:
+        st.session_state[selector_key(param)] = asked
+    return str(_url_options(light_tabs, label, names, param, default, str, "", "stretch"))
 
 
 def parse_bool(raw: str) -> bool:

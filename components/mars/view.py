@@ -5,13 +5,13 @@ question; only the open tab is computed."""
 from __future__ import annotations
 
 import polars as pl
-import streamlit as st
 
 from analysis.mars.store import MarsFeatureStore
 from cache.sources import SourceConfig
 from components.common.deeplink import LinkNotes
 from components.common.guards import guard
 from components.common.url_keys import MarsKeys
+from components.common.url_state import url_tabs
 from components.mars.curves import render_curves
 from components.mars.data_tab import render_data
 from components.mars.distributions import render_distributions
@@ -53,29 +53,22 @@ def trace_link_note(feats: pl.DataFrame, qid: int) -> None:
 def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: int) -> None:
     feats = question_header(store, qid, rel, src)
     trace_link_note(feats, qid)
-    asked = st.query_params.get(TABS_KEY)
-    if asked in TAB_ALIASES:  # the tab's own state: the bound widget would drop an unknown value
-        st.session_state[TABS_KEY] = TAB_ALIASES[asked]
-    tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default="Curves")
-    for tab, name in zip(tabs, TABS, strict=True):
-        if not tab.open:
-            continue
-        with tab:
-            if name == "Curves":
-                with guard("the confidence curves", dataset=DATASET):
-                    render_curves(rel, src, feats, qid)
-            elif name == "Vote evolution":
-                with guard("the vote evolution", dataset=DATASET):
-                    render_votes(rel, src, qid)
-            elif name == "Distributions":
-                with guard("the distributions", dataset=DATASET):
-                    render_distributions(rel, src, store, feats, qid)
-            elif name == "Compare models":
-                with guard("the model comparison", dataset=DATASET):
-                    render_models(rel, src, qid)
-            elif name == "Single trace":
-                with guard("the single-trace zoom", dataset=DATASET):
-                    render_single_trace(rel, src, store, feats, qid)
-            else:
-                with guard("the feature table", dataset=DATASET):
-                    render_data(feats, qid, rel)
+    name = url_tabs("MARS views", TABS, TABS_KEY, "Curves", TAB_ALIASES)
+    if name == "Curves":
+        with guard("the confidence curves", dataset=DATASET):
+            render_curves(rel, src, feats, qid)
+    elif name == "Vote evolution":
+        with guard("the vote evolution", dataset=DATASET):
+            render_votes(rel, src, qid)
+    elif name == "Distributions":
+        with guard("the distributions", dataset=DATASET):
+            render_distributions(rel, src, store, feats, qid)
+    elif name == "Compare models":
+        with guard("the model comparison", dataset=DATASET):
+            render_models(rel, src, qid)
+    elif name == "Single trace":
+        with guard("the single-trace zoom", dataset=DATASET):
+            render_single_trace(rel, src, store, feats, qid)
+    else:
+        with guard("the feature table", dataset=DATASET):
+            render_data(feats, qid, rel)

@@ -4,13 +4,11 @@ replay or the reference diff. The open tab lives in the URL (`?view=`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from components.common.deeplink import LinkNotes
 from components.common.url_keys import PlaygroundKeys
+from components.common.url_state import url_tabs
 from components.playground.replay import ITERATION_KEY
 
 TABS = ("Frontier", "Questions", "Compare", "Reference", "Downloads")
@@ -29,9 +27,6 @@ def default_tab() -> str:
     return str(st.session_state[_DEFAULT_STATE])
 
 
-def result_tabs() -> Iterator[tuple[DeltaGenerator, str]]:
-    """The open tab and its name (the closed ones are skipped)."""
-    tabs = st.tabs(list(TABS), key=TABS_KEY, bind="query-params", default=default_tab())
-    for tab, name in zip(tabs, TABS, strict=True):
-        if tab.open:
-            yield tab, name
+def result_tab() -> str:
+    """The open tab's name (its row drawn here; the caller draws its content only)."""
+    return url_tabs("Playground results", TABS, TABS_KEY, default_tab())

@@ -14,14 +14,14 @@ from components.playground.reference import show_downloads, show_reference
 from components.playground.replay import show_replay
 from components.playground.runs import RunSet, run_set
 from components.playground.summary import show_notes, show_summary, untruncated_savings_pct
-from components.playground.tabs import TABS, TABS_KEY, result_tabs
+from components.playground.tabs import TABS, TABS_KEY, result_tab
 
 __all__ = [
     "TABS",
     "TABS_KEY",
     "RunSet",
     "question_labels",
-    "result_tabs",
+    "result_tab",
     "run_set",
     "show_downloads",
     "show_frontier",

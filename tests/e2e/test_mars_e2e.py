@@ -181,3 +181,35 @@ def test_back_leaves_a_view_whose_first_run_named_its_question(app_url: str, pag
     expect(page).to_have_url(re.compile(r"/lenses$"))
     expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Lenses")
     assert_no_exception(page)
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """The views' tabs are one light row (`url_state.url_tabs`): a click or the arrow keys and
+    Enter open a tab, the URL names it (none for the default) and a link's short name opens it."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=2&view=models")  # a link's short name
+    tabs = page.get_by_role("tablist", name="MARS views")
+    expect(tabs.get_by_role("tab", name="Compare models")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("heading", name="Per question, side by side")).to_be_visible()
+    expect(tabs.get_by_role("tab")).to_have_count(6)
+    tabs.get_by_role("tab", name="Data").click()
+    expect(page).to_have_url(re.compile(r"view=Data"))
+    expect(tabs.get_by_role("tab", name="Data")).to_have_attribute("aria-selected", "true")
+    # the keyboard: Home moves to the first tab, the arrows along the row, Enter opens
+    tabs.get_by_role("tab", name="Data").focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    expect(tabs.get_by_role("tab", name="Vote evolution")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"view=Vote\+evolution"))
+    expect(page.locator(LITE_SVG).filter(has_text="ground truth:")).to_have_count(1)
+    # the default tab leaves the URL
+    tabs.get_by_role("tab", name="Curves").click()
+    expect(tabs.get_by_role("tab", name="Curves")).to_have_attribute("aria-selected", "true")
+    expect(page).not_to_have_url(re.compile(r"view="))
+    expect(page).to_have_url(re.compile(r"qid=2"))
+    assert_no_exception(page)
+    page.context.close()

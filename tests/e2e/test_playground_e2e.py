@@ -69,12 +69,9 @@ def _results(page) -> None:  # type: ignore[no-untyped-def]
 
 
 def _open_tab(page, name: str) -> None:  # type: ignore[no-untyped-def]
-    page.get_by_role("tab", name=name).click()
-    page.wait_for_function(
-        f"""() => [...document.querySelectorAll('[role="tab"]')]
-             .some(t => t.innerText.trim() === {name!r} && t.getAttribute('aria-selected') === 'true')""",
-        timeout=30_000,
-    )
+    tab = page.get_by_role("tab", name=name, exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true", timeout=30_000)
     wait_for_app(page)
 
 

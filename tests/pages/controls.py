@@ -87,3 +87,10 @@ def light_control(at: Any, label: str) -> Shown:
     """The one light control labelled `label`."""
     (control,) = [c for c in light_controls(at) if c.label == label]
     return control
+
+
+def tabs(at: Any) -> Shown:
+    """The page's row of tabs (`url_state.url_tabs`): its tab names and the open one."""
+    rows = [c for c in light_controls(at) if c.kind == "tabs"]
+    assert len(rows) == 1, f"{len(rows)} rows of tabs on the page"
+    return rows[0]

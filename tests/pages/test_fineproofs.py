@@ -24,7 +24,7 @@ from cache.sample.fineproofs import write_sample
 from components.common import casebook as cb
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
-from tests.pages.controls import choose, chosen, light_control, light_select
+from tests.pages.controls import choose, chosen, light_control, light_select, tabs
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import shown_tables
 
@@ -94,7 +94,7 @@ def sample_fp(sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_overview_renders_one_page(sample_fp: Path) -> None:
     at = _app()
-    assert [t.label for t in at.tabs] == ["Overview", "Trace", "Collection"]
+    assert tabs(at).options == ["Overview", "Trace", "Collection"] and tabs(at).shown == "Overview"
     assert not _errors(at)
     caps = " ".join(c.value for c in at.caption)
     n = (

@@ -27,6 +27,7 @@ from tests.analysis.fineproofs.crafted import (
     push_end_past_text,
 )
 from tests.pages.conftest import new_app
+from tests.pages.controls import tabs
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import shown_tables
 
@@ -200,7 +201,7 @@ def test_broken_prefix_table_hides_only_what_needs_it(copy: Path) -> None:
     err = _errors(at)
     assert "not a readable parquet file" in err
     assert "prefix_values.parquet (the FineProofs prefix table) looks truncated" in err
-    assert [t.label for t in at.tabs] == ["Overview", "Trace", "Collection"]
+    assert tabs(at).options == ["Overview", "Trace", "Collection"] and tabs(at).shown == "Collection"
     assert [e.label for e in at.main.expander] == ["summary.json", "trace_manifest.json"]
     kv = "\n".join(h.proto.body for e in at.main.expander for h in e.get("html"))
     assert ">n_traces_expected</td>" in kv  # the manifest is shown as stored

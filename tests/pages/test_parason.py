@@ -26,6 +26,7 @@ from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
 from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
+from tests.pages.controls import tabs
 from tests.pages.md_tables import md_tables
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, lite_tables
@@ -73,7 +74,11 @@ def table(sample_root: Path) -> pl.DataFrame:
 
 def test_browse_lists_the_subset(table: pl.DataFrame) -> None:
     at = _app()
-    assert [t.label for t in at.tabs] == ["Browse", "Trajectory", "1x vs 8x", "Charts", "RL"]
+    row = tabs(at)
+    assert (
+        row.options == ["Browse", "Trajectory", "1x vs 8x", "Charts", "RL"]
+        and row.shown == "Browse"
+    )
     assert not _errors(at)
     df = _browse(at)
     assert len(df) == table.height

@@ -29,7 +29,7 @@ from components.playground import view as pv
 from components.playground.figures import MARKER_STYLE
 from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app, run_page
-from tests.pages.controls import choose, chosen, light_control, light_select
+from tests.pages.controls import choose, chosen, light_control, light_select, tabs
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, shown_tables
 
@@ -77,7 +77,7 @@ def test_renders_and_slider_updates_results(open_app) -> None:
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
     # a new tab opens on the frontier; the closed tabs are neither built nor sent
-    assert [t.label for t in app.tabs] == list(pv.TABS)
+    assert tabs(app).options == list(pv.TABS) and tabs(app).shown == "Frontier"
     assert [h.value for h in app.subheader] == ["Accuracy against token savings"]
     assert not [d for d in shown_tables(app) if "savings_pct" in d.columns]
     assert not app.get("download_button") and len(lite_specs(app)) == 1

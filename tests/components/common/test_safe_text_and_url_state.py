@@ -80,6 +80,38 @@ def test_a_choice_no_url_can_hold_is_kept_without_a_traceback() -> None:
         assert "src" not in at.query_params and "one" not in at.query_params
 
 
+def _tabs() -> None:
+    import streamlit as st
+
+    from components.common.url_state import url_tabs
+
+    def _to_c() -> None:
+        st.session_state["view"] = "C"  # as a view's callback opens a tab
+
+    st.button("to C", key="to_c", on_click=_to_c)
+    st.write(url_tabs("Views", ("A", "B long name", "C"), "view", "A", {"b": "B long name"}))
+
+
+def test_the_tabs_follow_the_url_an_alias_and_a_callback() -> None:
+    """`url_tabs`: the URL's tab (a link's short name too), the default for an unknown one
+    (left out of the URL), and a callback's switch, which the URL then names."""
+    cases = {"B long name": "B long name", "b": "B long name", "Nope": "A", "<b>": "A", "": "A"}
+    for asked, shown in cases.items():
+        at = AppTest.from_function(_tabs)
+        at.query_params["view"] = asked
+        at.run()
+        assert not at.exception, at.exception
+        assert at.markdown[0].value == shown
+        assert at.query_params.get("view") in ((None, [], "") if shown == "A" else (shown, [shown]))
+    at.button(key="to_c").click().run()
+    assert at.markdown[0].value == "C" and at.query_params.get("view") in ("C", ["C"])
+    at.run()  # the switch is not made again: the tab stays until the reader moves it
+    assert at.markdown[0].value == "C"
+    at.session_state["_sel_view"] = "A"  # the reader's click on the first tab
+    at.run()
+    assert at.markdown[0].value == "A" and "view" not in at.query_params
+
+
 def test_hover_text_keeps_quotes_readable_in_plotly() -> None:
     """Plotly decodes numeric entities but not `&quot;`: a quote must not read literally."""
     from components.common.safe_text import esc_hover
