@@ -192,7 +192,9 @@ def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
     page = new_page(browser, viewport)
     page.goto(f"{app_url}/mars?file={FILE}&qid=2&view=models")  # a link's short name
     tabs = page.get_by_role("tablist", name="MARS views")
-    expect(tabs.get_by_role("tab", name="Compare models")).to_have_attribute("aria-selected", "true")
+    expect(tabs.get_by_role("tab", name="Compare models")).to_have_attribute(
+        "aria-selected", "true"
+    )
     expect(page.get_by_role("heading", name="Per question, side by side")).to_be_visible()
     expect(tabs.get_by_role("tab")).to_have_count(6)
     tabs.get_by_role("tab", name="Data").click()

@@ -201,7 +201,9 @@ def test_broken_prefix_table_hides_only_what_needs_it(copy: Path) -> None:
     err = _errors(at)
     assert "not a readable parquet file" in err
     assert "prefix_values.parquet (the FineProofs prefix table) looks truncated" in err
-    assert tabs(at).options == ["Overview", "Trace", "Collection"] and tabs(at).shown == "Collection"
+    assert (
+        tabs(at).options == ["Overview", "Trace", "Collection"] and tabs(at).shown == "Collection"
+    )
     assert [e.label for e in at.main.expander] == ["summary.json", "trace_manifest.json"]
     kv = "\n".join(h.proto.body for e in at.main.expander for h in e.get("html"))
     assert ">n_traces_expected</td>" in kv  # the manifest is shown as stored
