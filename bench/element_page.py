@@ -16,7 +16,13 @@ import polars as pl
 import streamlit as st
 
 from components.common.browser import bridge
-from components.common.light_control import light_multi, light_range, light_select, light_switch
+from components.common.light_control import (
+    light_multi,
+    light_range,
+    light_select,
+    light_switch,
+    light_tabs,
+)
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import lite_table
 from components.common.maths import maths_toggle
@@ -81,6 +87,11 @@ def _tabs() -> None:
     tabs[0].write("first tab")
 
 
+def _light_tabs() -> None:
+    light_tabs("Views", ["Curves", "Votes", "Data"], 0, key="bench_tabs", on_pick=lambda _i: None)
+    st.write("first tab")
+
+
 def _popover() -> None:
     with st.popover("Save as a case"):
         st.write("inside")
@@ -132,6 +143,7 @@ PARTS: dict[str, Callable[[], None]] = {
     "button": lambda: st.button("Search"),
     "download button": lambda: st.download_button("Download CSV", "a,b\n1,2\n", "rows.csv"),
     "tabs": _tabs,
+    "light tabs (ours)": _light_tabs,
     "3 expanders": _expanders,
     "popover": _popover,
     "3 x 3 columns": _columns,

@@ -33,6 +33,9 @@ class ParasonKeys:
     SORT = Param("sort", "file order", parse=safe_token(40))
     DESC = Param("desc", False, parse=parse_bool)
     GROWN = Param("grown", False, parse=parse_bool)
+    # 1x vs 8x: one pair or all pairs; the DAG and chart tabs: Plotly on "zoom"
+    PAIRS = Param("pairs", "one pair", parse=safe_token(16), choices=("one pair", "all pairs"))
+    ZOOM = Param("zoom", False, parse=parse_bool)
     # the tabs (`view`), subset and counter; the filter bar; Browse's sort and grid switch; RL's search
     WIDGETS: tuple[str, ...] = (
         "subset",

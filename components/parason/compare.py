@@ -15,7 +15,8 @@ from cache.sources import SourceConfig
 from components.common.casebook import capture
 from components.common.guards import guard
 from components.common.md_table import md_frame
-from components.common.url_state import bound_kept
+from components.common.url_keys import ParasonKeys
+from components.common.url_state import url_radio
 from components.parason import cached as pc
 from components.parason import cases as pcs
 from components.parason.dag_panel import COLLAPSE_AT, dag_view, zoom_box
@@ -57,9 +58,7 @@ def render_compare(src: SourceConfig, counter: str) -> None:
     if common.height == 0:
         st.info("No trajectory is present in both sft-1x and sft-8x.")
         return
-    scope = st.segmented_control(
-        "Compare", SCOPES, default=SCOPES[0], required=True, **bound_kept("pairs")
-    )
+    scope = url_radio("Compare", SCOPES, ParasonKeys.PAIRS, width="content")
     if scope == "all pairs":
         with guard("the paired rows", dataset=DATASET):
             render_all_pairs(t1, t8, COUNTER_LABELS.get(counter, counter))

@@ -14,6 +14,8 @@ from analysis.parason.dag import collapse_dag, layout
 from analysis.parason.tables import collapse_notes, widest_stage
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, point_values
+from components.common.url_keys import ParasonKeys
+from components.common.url_state import url_switch
 from components.parason.charts import note_counter
 from components.parason.dag import dag_figure
 from components.parason.shared import switch_subset, write_node
@@ -34,11 +36,8 @@ ZOOM_HELP = (
 
 def zoom_box() -> bool:
     """The URL-bound "zoom" switch of the DAG tabs and the Charts tab: their charts are light SVG
-    charts (no Plotly bundle at first paint) unless it is ticked."""
-    zoom = st.checkbox(
-        "zoom", value=False, help=ZOOM_HELP, key="zoom", bind="query-params", persist_state="page"
-    )  # as `url_state.bound_kept("zoom")`, spelled out for the type checker
-    return bool(zoom)
+    charts (no Plotly bundle at first paint) unless it is on."""
+    return url_switch("zoom", ParasonKeys.ZOOM, help=ZOOM_HELP)
 
 
 def on_dag_select(key: str, subset: str | None = None) -> None:

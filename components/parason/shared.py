@@ -7,6 +7,8 @@ link and opens a trajectory the same way, so these live once and the tab modules
 
 from __future__ import annotations
 
+import functools
+
 import polars as pl
 import streamlit as st
 
@@ -16,6 +18,7 @@ from analysis.parason.tables import plain_question, speedup_range, speedup_top
 from components.common.downloads import download_buttons
 from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
+from components.common.light_control import light_select
 from components.common.url_keys import ParasonKeys
 from components.common.url_state import Param, bound_kept, selector_key
 
@@ -93,23 +96,31 @@ def on_pick(key: str, param: Param) -> None:
         NODE.write(None)
 
 
+PICK_NONE = "pick a trajectory (type a few characters of its uuid or question)"
+
+
 def picker(table: pl.DataFrame, uid: str | None, label: str = "Trajectory") -> None:
-    """The trajectory selectbox (short uuid · plain question start). Why keyed by the uuid: a
-    new deep link or click must show its own choice, not the widget's old state."""
+    """The trajectory picker (short uuid · plain question start), a light select one can type
+    into: a few characters of the uuid or of the question find it among hundreds. A pick opens
+    the trajectory (URL state) and drops the old node."""
     uuids = table["uuid"].to_list()
     questions = dict(zip(uuids, table["question"].fill_null("").to_list(), strict=True))
-    key = f"pa_pick_{uid or 'none'}"
-    st.selectbox(
+    labels = [f"{u[:8]} · {plain_question(questions.get(u, ''), limit=120)}" for u in uuids]
+    shown = uid in questions
+    light_select(
         label,
-        uuids,
-        index=uuids.index(uid) if uid in questions else None,
-        # the box is as wide as the page: the question's start as far as most screens show it
-        format_func=lambda u: f"{u[:8]} · {plain_question(questions.get(u, ''), limit=120)}",
-        placeholder="pick a trajectory",
-        key=key,
-        on_change=on_pick,
-        args=(key, UUID),
+        labels if shown else [PICK_NONE, *labels],
+        uuids.index(uid) if shown else 0,
+        key="pa_pick",
+        on_pick=functools.partial(_on_pick_trajectory, uuids, 0 if shown else 1),
+        typed=True,
     )
+
+
+def _on_pick_trajectory(uuids: list[str], first: int, i: int) -> None:
+    if i >= first:  # not the "pick a trajectory" line
+        UUID.write(uuids[i - first])
+        NODE.write(None)
 
 
 def render_filters(table: pl.DataFrame) -> pl.DataFrame:

@@ -3,6 +3,8 @@ HTML is shown as text (never executed), and clicking a DAG node selects it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -246,3 +248,23 @@ def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  #
         expect(table.locator('tr[data-i="2"]')).to_have_attribute("aria-selected", "true")
     finally:
         pg.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+def test_a_trajectory_opens_from_a_few_typed_characters(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """The Trajectory tab's picker takes typing: a uuid's first characters and Enter open that
+    trajectory's DAG, and the URL names it."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/parason?view=Trajectory")
+    picker = page.get_by_role("combobox", name="Trajectory", exact=True)
+    expect(picker).to_have_value(re.compile(r"^pick a trajectory"))
+    picker.click()
+    picker.fill(FOUR[:6])
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"uuid={FOUR}"))
+    expect(page.locator(DAG_NODES).nth(2)).to_be_visible()
+    expect(picker).to_have_value(re.compile(rf"^{FOUR[:8]} · "))
+    assert_no_exception(page)
+    page.context.close()

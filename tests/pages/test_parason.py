@@ -24,9 +24,10 @@ from cache.sample.parason import make_uuid
 from components.parason import cached as pc
 from components.parason.dag_panel import DAG_LEGEND
 from components.parason.rl import rl_table_key
+from components.parason.shared import PICK_NONE
 from tests.pages.charts import figures, lite_specs, plotly_specs
 from tests.pages.conftest import new_app
-from tests.pages.controls import tabs
+from tests.pages.controls import choose, light_control, tabs
 from tests.pages.md_tables import md_tables
 from tests.pages.stats import shown_metrics
 from tests.pages.tables import lite_payloads, lite_tables
@@ -121,8 +122,15 @@ def test_sorting_widgets(table: pl.DataFrame) -> None:
 def test_select_a_trajectory_and_a_node(table: pl.DataFrame) -> None:
     at = _app({"view": "Trajectory"})
     assert "Pick a trajectory" in " ".join(i.value for i in at.info)
-    at.selectbox(key="pa_pick_none").select(FOUR).run()
+    # the picker offers every trajectory under a "pick" line; a pick writes the uuid to the URL
+    # (its callback, in the browser: tests/e2e/test_parason_e2e.py), which opens the DAG
+    pick = light_control(at, "Trajectory")
+    assert pick.kind == "combo" and pick.shown == PICK_NONE
+    assert sum(o.startswith(FOUR[:8]) for o in pick.options) == 1
+    at.query_params["uuid"] = FOUR
+    at.run()
     assert not at.exception and not at.error, _errors(at)
+    assert light_control(at, "Trajectory").shown.startswith(FOUR[:8])
     assert at.query_params["uuid"] == [FOUR] or at.query_params["uuid"] == FOUR
     figs = _figs(at)
     assert len(figs) == 1
@@ -272,7 +280,7 @@ def test_charts_and_point_selection(table: pl.DataFrame) -> None:
     scatter = _figs(at)[0]
     uuids = {u for tr in scatter["data"] for u in (tr.get("customdata") or [])}
     assert uuids == set(table["uuid"].to_list())
-    at.checkbox(key="zoom").check().run()
+    at = choose(at, "zoom", True)
     assert not _errors(at) and len(plotly_specs(at)) == 5 and not lite_specs(at)
 
 
@@ -439,8 +447,7 @@ def test_compare_takes_a_uuid_prefix_and_defaults_to_a_common_trajectory() -> No
     assert not others and not _errors(at), others
     assert len(_figs(at)) == 2
     assert "branches were added by the 8x expansion" in " ".join(c.value for c in at.caption)
-    picker = next(s for s in at.selectbox if s.label == "Trajectory (in both subsets)")
-    assert picker.value is not None
+    assert light_control(at, "Trajectory (in both subsets)").shown != PICK_NONE
     at = _app({"view": "1x vs 8x", "uuid": "not-a-real-uuid"})
     assert "not in both subsets" in " ".join(w.value for w in at.warning)
     assert len(_figs(at)) == 2  # still shows a pair
@@ -509,10 +516,10 @@ def test_browse_shows_short_uuids_and_plain_questions(table: pl.DataFrame) -> No
     assert df.columns[0] == "cases"  # the casebook badge, then the key columns
     cols = ["uuid", "added", "question", "correctness", "speedup", "T", "C"]
     assert list(df.columns[1:8]) == cols  # the pair's added branches beside its uuid
-    picker = _app({"view": "Trajectory"}).selectbox(key="pa_pick_none")
+    picker = light_control(_app({"view": "Trajectory"}), "Trajectory")
     assert all("$" not in o for o in picker.options)
     # the question's start as far as a page-wide box shows it (it was cut at 70 characters)
-    assert max(len(o) for o in picker.options) > 100
+    assert max(len(o) for o in picker.options[1:]) > 100
 
 
 @pytest.mark.parametrize("view", ["1x vs 8x", "RL", "Trajectory"])
@@ -651,7 +658,7 @@ def test_duplicate_rows_are_counted_once(sample_root: Path, tmp_path: Path) -> N
     points = [u for tr in scatter["data"] for u in (tr.get("customdata") or [])]
     assert len(points) == len(set(points)) == df.height
     at = _app({"view": "Trajectory"}, session=session)
-    assert len(at.selectbox[-1].options) == df.height  # the picker
+    assert len(light_control(at, "Trajectory").options) == df.height + 1  # the picker, "pick"
 
 
 def test_rl_prompt_shows_each_message_with_its_role(sample_root: Path, tmp_path: Path) -> None:
@@ -755,10 +762,10 @@ def test_browse_marks_and_filters_pairs_the_8x_expansion_changed(sample_root: Pa
     )
 
 
-def test_dags_are_light_until_zoom_is_ticked() -> None:
+def test_dags_are_light_until_zoom_is_on() -> None:
     at = _app({"uuid": FOUR, "view": "1x vs 8x"})
     assert len(lite_specs(at)) == 2 and not plotly_specs(at)  # no Plotly bundle at first paint
-    at.checkbox(key="zoom").check().run()
+    at = choose(at, "zoom", True)
     assert not _errors(at) and len(plotly_specs(at)) == 2 and not lite_specs(at)
     lite = figures(_app({"uuid": FOUR}))
     plotly = figures(_app({"uuid": FOUR, "zoom": "true"}))
