@@ -36,6 +36,7 @@ class ParasonKeys:
     # 1x vs 8x: one pair or all pairs; the DAG and chart tabs: Plotly on "zoom"
     PAIRS = Param("pairs", "one pair", parse=safe_token(16), choices=("one pair", "all pairs"))
     ZOOM = Param("zoom", False, parse=parse_bool)
+    RLQ = Param("rlq", "", parse=safe_token(300))  # the RL tab's search
     # the tabs (`view`), subset and counter; the filter bar; Browse's sort and grid switch; RL's search
     WIDGETS: tuple[str, ...] = (
         "subset",

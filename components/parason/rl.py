@@ -15,7 +15,7 @@ from components.common.lite_table import grid_switch, table_or_grid
 from components.common.maths import maths_on
 from components.common.safe_text import esc
 from components.common.url_keys import ParasonKeys
-from components.common.url_state import bound_kept
+from components.common.url_state import url_multiselect, url_text
 from components.parason import cached as pc
 from components.parason.shared import table_downloads
 from components.parason.text import node_text_html
@@ -55,20 +55,13 @@ def render_rl(src: SourceConfig) -> None:
     # one row: the search takes what the source filter and the switch (each as wide as its
     # content) leave, so the switch's label is never cut (three columns cut it at 1024 px)
     row = st.container(horizontal=True, vertical_alignment="bottom")
-    q = row.text_input(
-        "Search prompts",
-        placeholder="problem words or a ground truth",
-        width="stretch",
-        **bound_kept("rlq"),
-    )
-    chosen = row.multiselect(
-        "Data source",
-        rl_sources(rl),
-        default=[],
-        placeholder="all sources",
-        width=220,
-        **bound_kept("rlsrc"),
-    )
+    with row:
+        q = url_text(
+            "Search prompts", ParasonKeys.RLQ, placeholder="problem words or a ground truth"
+        )
+        chosen = url_multiselect(
+            "Data source", rl_sources(rl), "rlsrc", placeholder="all sources", width=220
+        )
     view = filter_rl(rl, q, chosen)
     st.caption(
         f"{view.height:,} of {rl.height:,} RL prompts (veRL format: prompt, data_source, ability, reward_model.ground_truth)."

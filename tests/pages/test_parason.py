@@ -350,7 +350,7 @@ def test_rl_selection_resets_when_the_filter_changes() -> None:
     assert f"<b>Prompt {picked}</b>" in _html(at)
     (payload,) = lite_payloads(at)
     assert payload["selected"] == 50 and payload["pickable"]
-    at.text_input(key="rlq").input("MISSISSIPPI").run()
+    at = choose(at, "rlq", "MISSISSIPPI")
     assert not at.exception and not at.error, _errors(at)
     assert len(lite_tables(at)[0]) == 1
     assert f"<b>Prompt {picked}</b>" not in _html(at)
