@@ -144,6 +144,9 @@ PARTS: dict[str, Callable[[], None]] = {
     "download button": lambda: st.download_button("Download CSV", "a,b\n1,2\n", "rows.csv"),
     "tabs": _tabs,
     "light tabs (ours)": _light_tabs,
+    # as a view draws them: after another light control, which loaded the components' runtime
+    "light select, then tabs": lambda: (PARTS["light select (ours)"](), _tabs()),
+    "light select, then light tabs (ours)": lambda: (PARTS["light select (ours)"](), _light_tabs()),
     "3 expanders": _expanders,
     "popover": _popover,
     "3 x 3 columns": _columns,
