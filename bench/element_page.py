@@ -18,10 +18,10 @@ import streamlit as st
 from components.common.browser import bridge
 from components.common.light_control import (
     light_multi,
+    light_radio,
     light_range,
     light_select,
     light_switch,
-    light_tabs,
 )
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import lite_table
@@ -88,7 +88,14 @@ def _tabs() -> None:
 
 
 def _light_tabs() -> None:
-    light_tabs("Views", ["Curves", "Votes", "Data"], 0, key="bench_tabs", on_pick=lambda _i: None)
+    light_radio(
+        "Views",
+        ["Curves", "Votes", "Data"],
+        0,
+        key="bench_tabs",
+        on_pick=lambda _i: None,
+        tabs=True,
+    )
     st.write("first tab")
 
 

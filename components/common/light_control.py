@@ -239,30 +239,14 @@ def light_radio(
     on_pick: Callable[[int], None],
     help: str = "",  # noqa: A002 - Streamlit's name for it
     width: int | str = "stretch",
+    tabs: bool = False,
 ) -> None:
-    """`light_select` as a row of radio buttons: a few choices, each in sight."""
+    """`light_select` as a row of radio buttons: a few choices, each in sight. `tabs`: drawn as
+    a row of tabs (`label` names it for assistive technology); the caller draws the open tab's
+    content below it (Streamlit's tabs are one more kind of element for a new tab to draw)."""
     _choice(
-        "radio", label, options, index, key=key, on_pick=on_pick, help=help,
-        disabled=False, width=width,
-    )  # fmt: skip
-
-
-def light_tabs(
-    label: str,
-    options: Sequence[str],
-    index: int,
-    *,
-    key: str,
-    on_pick: Callable[[int], None],
-    help: str = "",  # noqa: A002 - Streamlit's name for it
-    width: int | str = "stretch",
-) -> None:
-    """A row of tabs named `options`, `options[index]` open (`label` names the row for assistive
-    technology); only the open tab's content is drawn, by the caller, below it. Streamlit's
-    tabs are one more kind of element for a new tab to draw on nearly every view."""
-    _choice(
-        "tabs", label, options, index, key=key, on_pick=on_pick, help=help, disabled=False,
-        width=width,
+        "tabs" if tabs else "radio", label, options, index, key=key, on_pick=on_pick,
+        help=help, disabled=False, width=width,
     )  # fmt: skip
 
 

@@ -9,6 +9,7 @@ rest); state that is not a widget (a clicked node, a selected trace) is read and
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,6 @@ from components.common.light_control import (
     light_select,
     light_slider,
     light_switch,
-    light_tabs,
     light_text,
 )
 
@@ -217,7 +217,8 @@ def url_tabs(
     asked = st.session_state.pop(key, None)
     if asked in names:
         st.session_state[selector_key(param)] = asked
-    return str(_url_options(light_tabs, label, names, param, default, str, "", "stretch"))
+    tabs = functools.partial(light_radio, tabs=True)
+    return str(_url_options(tabs, label, names, param, default, str, "", "stretch"))
 
 
 def parse_bool(raw: str) -> bool:

@@ -4,6 +4,9 @@ question; only the open tab is computed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import polars as pl
 
 from analysis.mars.store import MarsFeatureStore
@@ -22,9 +25,36 @@ from components.mars.votes import render_votes
 
 DL = LinkNotes("mars")  # this view's deep-link notes
 
-TABS = ("Curves", "Vote evolution", "Distributions", "Single trace", "Data", "Compare models")
 TABS_KEY = "view"
 TAB_ALIASES = {"models": "Compare models"}  # short `?view=` values a link may use
+
+
+class _Question(NamedTuple):
+    """What a tab draws from: the open question of the chosen file."""
+
+    rel: str
+    src: SourceConfig
+    store: MarsFeatureStore
+    feats: pl.DataFrame
+    qid: int
+
+
+# each tab once: what its failure message calls it, and how it draws the open question
+TAB_RENDER: dict[str, tuple[str, Callable[[_Question], None]]] = {
+    "Curves": ("the confidence curves", lambda q: render_curves(q.rel, q.src, q.feats, q.qid)),
+    "Vote evolution": ("the vote evolution", lambda q: render_votes(q.rel, q.src, q.qid)),
+    "Distributions": (
+        "the distributions",
+        lambda q: render_distributions(q.rel, q.src, q.store, q.feats, q.qid),
+    ),
+    "Single trace": (
+        "the single-trace zoom",
+        lambda q: render_single_trace(q.rel, q.src, q.store, q.feats, q.qid),
+    ),
+    "Data": ("the feature table", lambda q: render_data(q.feats, q.qid, q.rel)),
+    "Compare models": ("the model comparison", lambda q: render_models(q.rel, q.src, q.qid)),
+}
+TABS = tuple(TAB_RENDER)  # in the order the row shows them
 
 
 TRACE_NOTE = (
@@ -54,21 +84,6 @@ def render_question(rel: str, src: SourceConfig, store: MarsFeatureStore, qid: i
     feats = question_header(store, qid, rel, src)
     trace_link_note(feats, qid)
     name = url_tabs("MARS views", TABS, TABS_KEY, "Curves", TAB_ALIASES)
-    if name == "Curves":
-        with guard("the confidence curves", dataset=DATASET):
-            render_curves(rel, src, feats, qid)
-    elif name == "Vote evolution":
-        with guard("the vote evolution", dataset=DATASET):
-            render_votes(rel, src, qid)
-    elif name == "Distributions":
-        with guard("the distributions", dataset=DATASET):
-            render_distributions(rel, src, store, feats, qid)
-    elif name == "Compare models":
-        with guard("the model comparison", dataset=DATASET):
-            render_models(rel, src, qid)
-    elif name == "Single trace":
-        with guard("the single-trace zoom", dataset=DATASET):
-            render_single_trace(rel, src, store, feats, qid)
-    else:
-        with guard("the feature table", dataset=DATASET):
-            render_data(feats, qid, rel)
+    what, render = TAB_RENDER[name]
+    with guard(what, dataset=DATASET):
+        render(_Question(rel, src, store, feats, qid))
