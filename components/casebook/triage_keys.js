@@ -121,7 +121,9 @@ function typing(el) {
 
 function onKey(ev) {
   if (!document.querySelector(BAR) || ev.defaultPrevented || ev.isComposing) return;
-  const target = ev.target;
+  // the element the key went to, inside a component's shadow root too (a light control's
+  // text box or tab): `ev.target` here is only the component's host
+  const target = (ev.composedPath && ev.composedPath()[0]) || ev.target;
   if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
     if (target === noteField()) {
       state.queue.push("save");

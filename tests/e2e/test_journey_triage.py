@@ -236,3 +236,26 @@ def test_j13_keys_while_a_step_loads_another_view_apply_there(
     assert case.tags == (tag_suggestions("fineproofs")[1],) and case.verdict == "confirmed"
     no_exception(page)
     page.context.close()
+
+
+def test_keys_typed_into_a_light_control_stay_there(browser: Browser, server: str) -> None:
+    """The triage keys answer the page, not a field: typing `j` into the item view's trajectory
+    picker (a light control, in its component's shadow root) types a letter and steps nothing;
+    an arrow on the view's tab row moves along the row, not the queue."""
+    page = new_page(browser, {"width": 1440, "height": 900})
+    n = _open_queue(page, server)
+    picker = page.get_by_role("combobox", name="Trajectory", exact=True)
+    picker.click()
+    page.keyboard.type("jk")
+    expect(picker).to_have_value("jk")
+    page.keyboard.press("Escape")
+    tab = page.get_by_role("tab", name="Trajectory", exact=True)
+    tab.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="1x vs 8x", exact=True)).to_be_focused()
+    expect(_position(page)).to_have_text(f"1 of {n}")
+    page.locator('[data-testid="stMain"] h1').click()  # the page again: j steps the queue
+    page.keyboard.press("j")
+    expect(_position(page)).to_have_text(f"2 of {n}")
+    no_exception(page)
+    page.context.close()
