@@ -60,6 +60,23 @@ def settled(page: Page, timeout: float = TIMEOUT_MS) -> None:
     expect(page.locator('[data-testid="stMain"] h1').first).to_be_visible(timeout=timeout)
 
 
+# the app's script state has read "notRunning" for HOLD_MS without a change: a rerun that one run
+# queues (a widget drawn with new settings registering its value) has started and ended by then
+_IDLE = """(hold) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app ? app.dataset.testScriptState + app.dataset.testConnectionState : '';
+  const mark = window.__rteIdle || (window.__rteIdle = { state: null, since: 0 });
+  if (state !== mark.state) { mark.state = state; mark.since = performance.now(); }
+  return state === 'notRunningCONNECTED' && performance.now() - mark.since >= hold;
+}"""
+
+
+def idle(page: Page, hold_ms: int = 400, timeout: float = TIMEOUT_MS) -> None:
+    """`settled`, held for `hold_ms`: for a click that a rerun still to come would lose."""
+    settled(page, timeout)
+    page.wait_for_function(_IDLE, arg=hold_ms, timeout=timeout, polling=50)
+
+
 def open_url(page: Page, url: str, ready: str | None = None) -> None:
     """Load `url`; with `ready`, wait until that text is on the page, then for the run's end."""
     page.goto(url)

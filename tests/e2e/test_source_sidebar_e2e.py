@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url, settled
+from tests.e2e.journey_helpers import VIEWPORTS, idle, new_page, no_exception, open_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -24,8 +24,9 @@ def test_a_source_box_draws_its_controls_when_opened_and_keeps_the_choice(
     expect(side.locator('[data-testid="stRadio"]')).to_have_count(0)
     side.get_by_text("MARS · Bundled sample").click()
     expect(side.locator('[data-testid="stRadio"]')).to_have_count(1)
-    settled(page)  # the run the opening started has ended: a click during it can be lost
+    idle(page)  # the runs the opening started have ended: a click during one can be lost
     side.get_by_text("Local folder").click()
+    expect(side.get_by_role("radio", name="Local folder")).to_be_checked()
     expect(side.get_by_text("MARS · Local folder")).to_be_visible()
     expect(side.locator('input[aria-label="Folder laid out like the Hub repo"]')).to_be_visible()
     expect(page).to_have_url(re.compile(r"src_mars_kind=Local\+folder"))
