@@ -16,6 +16,7 @@ from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
     grid_cell,
+    idle,
     mars_case,
     new_page,
     no_exception,
@@ -49,6 +50,7 @@ def _open_edit(page: Page, title: str) -> None:
     settled(page)
     page.get_by_text("Edit", exact=True).click()
     expect(_note(page)).to_have_value("seed note")
+    idle(page)  # the run the opening started has ended and held: a Save during it can be lost
 
 
 def _note(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locator
