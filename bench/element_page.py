@@ -82,6 +82,12 @@ def _lite_chart() -> None:
     lite_chart(fig, key="bench_chart")
 
 
+def _lite_charts_5() -> None:
+    for k in range(5):
+        fig = go.Figure(go.Scatter(x=list(range(200)), y=[((i + k) % 17) / 17 for i in range(200)]))
+        lite_chart(fig, key=f"bench_chart_{k}")
+
+
 def _tabs() -> None:
     tabs = st.tabs(["Curves", "Votes", "Data"])
     tabs[0].write("first tab")
@@ -167,6 +173,7 @@ PARTS: dict[str, Callable[[], None]] = {
     "stat row (ours)": _stat_row,
     "lite table (ours)": _lite_table,
     "lite chart (ours)": _lite_chart,
+    "5 lite charts (ours)": _lite_charts_5,
     "maths switch (shell)": maths_toggle,
     "table style (shell)": table_style,
     "browser bridge (shell)": lambda: bridge(""),

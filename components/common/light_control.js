@@ -15,6 +15,12 @@ function helpTip() {
   tip.className = "rte-lc-help";
   tip.textContent = "?";
   tip.setAttribute("role", "img");
+  tip.tabIndex = 0; // reachable by Tab: a focused tip shows its text (CSS), as hover does
+  tip.addEventListener("focus", () => {
+    // in the window's right half the text opens leftwards, so it stays on screen
+    const left = tip.getBoundingClientRect().left;
+    tip.classList.toggle("rte-lc-help-end", left > window.innerWidth / 2);
+  });
   return tip;
 }
 
@@ -368,6 +374,7 @@ function update(state, payload) {
   state.tip.hidden = help === "";
   state.tip.title = help;
   state.tip.setAttribute("aria-label", help);
+  state.tip.dataset.tip = help;
   if (state.group) {
     if (state.version !== payload.version) {
       state.version = payload.version;

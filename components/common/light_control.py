@@ -53,10 +53,10 @@ _CSS = f"""
   accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
 .rte-lc-options input:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
   outline-offset: 2px; }}
-.rte-lc-tabs {{ display: flex; gap: 1.25rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2);
+.rte-lc-tabs {{ display: flex; gap: 0.65rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2);
   overflow-x: auto; scrollbar-width: thin; }}
 .rte-lc-tabs button {{ flex: none; font: inherit; color: inherit; background: none; border: 0;
-  border-bottom: 2px solid transparent; margin: 0 0 -1px; padding: 0.5rem 0 0.45rem;
+  border-bottom: 2px solid transparent; margin: 0 0 -1px; padding: 0.5rem 0.3rem 0.45rem;
   cursor: pointer; white-space: nowrap; }}
 .rte-lc-tabs button:hover, .rte-lc-tabs button[aria-selected="true"] {{
   color: var(--st-primary-color, #ff4b4b); }}
@@ -134,6 +134,14 @@ _CSS = f"""
   align-items: center; justify-content: center; font-size: 0.7rem; cursor: help;
   border: 1px solid rgba(49, 51, 63, 0.4); color: rgba(49, 51, 63, 0.6); }}
 .rte-lc-help[hidden] {{ display: none; }}
+.rte-lc-help {{ position: relative; }}
+.rte-lc-help:focus-visible {{ outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 1px; }}
+.rte-lc-help:focus-visible::after {{ content: attr(data-tip); position: absolute; z-index: 20;
+  left: 0; top: calc(100% + 6px); width: max-content; max-width: 18rem; padding: 0.4rem 0.6rem;
+  border-radius: 0.4rem; background: #31333f; color: #fff; font-size: 12px; line-height: 1.4;
+  white-space: normal; cursor: default; }}
+.rte-lc-help-end:focus-visible::after {{ left: auto; right: 0; }}
 .rte-lc select {{ appearance: none; width: 100%; height: 2.5rem; box-sizing: border-box;
   padding: 0 2rem 0 0.75rem; border: 1px solid transparent; border-radius: 0.5rem;
   background: var(--st-secondary-background-color, #f0f2f6) {_CHEVRON} no-repeat

@@ -215,3 +215,30 @@ def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
     expect(page).to_have_url(re.compile(r"qid=2"))
     assert_no_exception(page)
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_help_tip_is_reached_by_tab_and_shows_its_text(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """A light control's "?" is in the Tab order, and focused it shows its help as hovering does
+    (a mouse's tooltip is the browser's), opening leftwards in the window's right half."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=2")
+    tip = page.get_by_role("img", name="show the probe answers as markers")
+    shown = "(t) => getComputedStyle(t, '::after').content"
+    expect(tip).to_be_visible()
+    assert tip.evaluate(shown) == "none"
+    page.get_by_role("switch", name="probes").focus()
+    page.keyboard.press("Tab")
+    expect(tip).to_be_focused()
+    expect(tip).to_have_attribute("data-tip", "show the probe answers as markers")
+    assert "show the probe answers as markers" in tip.evaluate(shown)
+    box = tip.bounding_box()
+    assert box is not None
+    end = box["x"] > viewport["width"] / 2
+    expect(tip).to_have_class(
+        re.compile(r"rte-lc-help-end") if end else re.compile(r"^rte-lc-help$")
+    )
+    assert_no_exception(page)
+    page.context.close()
