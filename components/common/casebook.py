@@ -289,6 +289,9 @@ def _confirmation(key: str, done: tuple[str, str]) -> None:
     )
 
 
+FORM_PX = 460
+
+
 def _capture_form(
     key: str,
     dataset: str,
@@ -298,24 +301,26 @@ def _capture_form(
     args: tuple[object, ...],
 ) -> None:
     # a form: typing reruns nothing (a rerun could close the popover); Save submits it all
-    with st.form(f"{key}_form", border=False, enter_to_submit=False):
+    # wide enough for a suggested title, low enough that Save shows on a 768 px high screen
+    with st.form(f"{key}_form", border=False, enter_to_submit=False, width=FORM_PX):
         # seeded once, not passed as `value`: a suggested title that changes between runs
         # (data still loading) must not reset what the user typed
         st.session_state.setdefault(f"{key}_title", title)
         st.text_input("Title", key=f"{key}_title", max_chars=300)
-        st.multiselect(
+        tags, verdict = st.columns([3, 2])
+        tags.multiselect(
             "Tags",
             list(tag_suggestions(dataset)),
             key=f"{key}_tags",
             accept_new_options=True,
             placeholder="Pick or type tags",
         )
-        st.selectbox(
+        verdict.selectbox(
             "Verdict", [None, *verdicts], format_func=lambda v: "—" if v is None else v,
             key=f"{key}_verdict",
         )  # fmt: skip
         st.text_area(
-            "Note (Markdown)", key=f"{key}_note", height=120, placeholder="What did you find?"
+            "Note (Markdown)", key=f"{key}_note", height=100, placeholder="What did you find?"
         )
         author_input(key, in_form=True)
         st.form_submit_button(

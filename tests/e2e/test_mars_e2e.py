@@ -242,3 +242,22 @@ def test_a_help_tip_is_reached_by_tab_and_shows_its_text(
     )
     assert_no_exception(page)
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_the_capture_form_shows_whole_where_it_opens(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """The question's "Add question" form opens wide enough for its suggested title and low
+    enough that its Save button is on screen, at 1024x768 too, without scrolling the page."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=2")
+    page.get_by_role("button", name=re.compile("Add question")).click()
+    body = page.locator('[data-testid="stPopoverBody"]')
+    title = body.get_by_label("Title")
+    expect(title).to_have_value(re.compile(r"Q2"))
+    expect(body.get_by_role("button", name="Save case")).to_be_in_viewport(ratio=1)
+    # the whole suggested title fits its box
+    assert title.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+    assert_no_exception(page)
+    page.context.close()
