@@ -400,8 +400,9 @@ def test_j4_crafted_view_and_remote_image_stay_inert(
     # a note's remote image in the case panel: shown as text, never fetched
     open_url(page, f"{server}/casebook?case={image.id}", ready="version 1")
     shown = page.locator(".st-key-cb_case_panel").get_by_test_id("stHtml").first
-    expect(shown).to_contain_text("[image: i — https://evil.example/x.png]")
+    expect(shown).to_contain_text("![i](https://evil.example/x.png)")
     expect(shown).to_contain_text("<img src=https://evil.example/y.png>")
+    expect(shown.locator("a")).to_have_count(0)
     expect(page.locator("img[src*='evil.example']")).to_have_count(0)
     no_exception(page)
 
@@ -419,7 +420,7 @@ def test_j4_crafted_view_and_remote_image_stay_inert(
     open_url(page, f"{server}/casebook?present={col.id}", ready="step 1 of 2")
     banner = page.locator(".st-key-present_banner")
     expect(banner).to_contain_text(image_title)
-    expect(banner).to_contain_text("[image: i — https://evil.example/x.png]")
+    expect(banner).to_contain_text("![i](https://evil.example/x.png)")
     expect(page.locator("img[src*='evil.example']")).to_have_count(0)
     assert "/fineproofs?" in page.url
     no_exception(page)
