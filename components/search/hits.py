@@ -40,10 +40,16 @@ def snippet_html(hit: Hit) -> str:
 
 
 def _badge(correct: bool | None) -> str:
+    """A text's own correctness, on its hit's line: an item's texts can differ (a MARS trace's
+    probes are right or wrong each, whatever the trace's final answer), so the item's header
+    carries none."""
     if correct is None:
         return ""
     colour, word = (theme.CORRECT, "correct") if correct else (theme.WRONG, "wrong")
-    return f" <span style='color:{colour};font-size:0.8rem;font-weight:600'>· {word}</span>"
+    return (
+        f" <span style='color:{colour};font-weight:600' title='the answer this text gives is "
+        f"{word}'>· {word}</span>"
+    )
 
 
 def item_html(
@@ -57,7 +63,6 @@ def item_html(
     count = f"{total:,} hit{'s' if total != 1 else ''}" if total is not None else ""
     head = (
         f"<div style='font-size:0.92rem'><b>{esc(title)}</b> · {esc(first.label)}"
-        f"{_badge(first.correct)}"
         f"<span style='color:{theme.NO_ANSWER};font-size:0.8rem'> · {esc(count)}</span></div>"
     )
     lines = []
@@ -72,7 +77,7 @@ def item_html(
             else esc(where)
         )
         lines.append(
-            f"<div style='font-size:0.8rem;color:{theme.NO_ANSWER}'>{opener}</div>"
+            f"<div style='font-size:0.8rem;color:{theme.NO_ANSWER}'>{opener}{_badge(h.correct)}</div>"
             f"<div style='{_SNIPPET}'>{snippet_html(h)}</div>"
         )
     return (

@@ -1,0 +1,32 @@
+"""A search result's correctness is its text's own, shown on that hit's line: a MARS trace's
+probes are right or wrong each, whatever its final answer, so the item's header names none."""
+
+from __future__ import annotations
+
+from analysis.search.results import Hit
+from components.search.hits import item_html
+
+
+def _hit(field: str, locator: str, correct: bool | None) -> Hit:
+    return Hit(
+        dataset="mars", file="f.parquet", group="question 0", item="0/1",
+        label="question 0 · trace 1", field=field, locator=locator, correct=correct,
+        view="mars", query=(("qid", "0"), ("trace", "1")), keys=(), row=0, start=0, end=4,
+        before="", match="wait", after=" a moment",
+    )  # fmt: skip
+
+
+def test_each_hit_carries_its_own_correctness_and_the_header_none() -> None:
+    hits = [_hit("probe raw_text", "token 8192", True), _hit("answer", "", False)]
+    out = item_html(hits[0], hits, "MARS", total=2)
+    head, _, body = out.partition("question 0 · trace 1")
+    header = body[: body.index("</div>")]
+    assert "correct" not in header and "wrong" not in header
+    first, second = body.split("token 8192", 1)[1].split("answer ↗", 1)
+    assert "· correct</span>" in first and "wrong" not in first
+    assert "· wrong</span>" in second
+
+
+def test_a_text_without_correctness_gets_no_badge() -> None:
+    out = item_html(_hit("ground truth", "", None), [_hit("ground truth", "", None)], "MARS", 1)
+    assert "· correct" not in out and "· wrong" not in out
