@@ -46,10 +46,15 @@ def _value(v: float | None, style: str) -> str:
 
 
 def change_text(r: PairRow) -> str:
-    """The change cell: a ratio as "1.59× slower", a difference with its unit ("+295 tokens")."""
+    """The change cell: a ratio as "1.59× slower" or, below 1, "0.84× (1.19× faster)" (a
+    ratio under 1 is not "faster" by itself), a difference with its unit ("+295 tokens")."""
     if r.change_kind == "ratio":
         text = _q(r.change, "x")
-        return f"{text} {r.verdict}" if r.verdict and r.change is not None else text
+        if not r.verdict or r.change is None:
+            return text
+        if r.verdict == "faster" and r.change > 0:
+            return f"{text} ({_q(1 / r.change, 'x')} faster)"
+        return f"{text} {r.verdict}"
     if r.style == "tokens":
         return fmt_tokens(r.change, sign=True)
     return _q(r.change, r.style, sign=True)
