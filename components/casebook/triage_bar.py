@@ -75,6 +75,8 @@ _CSS = f"""<style>
   padding-bottom: 2px; scrollbar-width: thin;
 }}
 .st-key-tq_tags > div {{ flex-shrink: 0; }}
+/* Streamlit's "Press Ctrl+Enter to apply" would cover the note's text; the placeholder says it */
+.st-key-{BAR_KEY} [data-testid="InputInstructions"] {{ display: none; }}
 </style>"""
 
 

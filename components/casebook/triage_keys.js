@@ -1,7 +1,13 @@
 // triage keys: j/k step, 1-9 toggle a tag, v cycles the verdict, n focuses the note, Enter saves
 // and moves on. Each key clicks (or focuses) one of the triage bar's own keyed controls, so a key
 // does exactly what its button does. No key fires while typing in a field, except Ctrl/Cmd+Enter
-// in the note, which saves from there (a plain Enter in the note is a newline).
+// in the note, which saves from there (a plain Enter in the note is a newline), and Escape, which
+// leaves the note (its text is kept) so the keys answer again.
+//
+// After `n` the keys are the note's text until Escape, a save or a click elsewhere: `n` may wait
+// behind earlier keys' runs before the note can take the focus, and a run may redraw the note
+// and take its focus away; either way what is typed goes into the note, never to the keys (a `k`
+// in a word stepped back). Escape before the note has the focus drops the `n` and that text.
 //
 // Keys are applied one at a time, in the order pressed. A click sent while the app's script runs
 // restarts that run with the click's widget state only, which drops the running one's button
@@ -18,7 +24,10 @@ const STASH = "rte_triage_keys";
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
 const state =
-  window.__rteTriage || (window.__rteTriage = { queue: [], wait: null, blocked: null, qid: null });
+  window.__rteTriage ||
+  (window.__rteTriage = {
+    queue: [], wait: null, blocked: null, qid: null, typed: "", noteMode: false,
+  });
 
 function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
@@ -61,6 +70,23 @@ function actionOf(key) {
   return key === "n" ? "note" : null;
 }
 
+function editNote(change) {
+  // the note's text changed as a user's typing changes it (React reads the input event), with
+  // what was typed while it had no focus; kept for later while the note is not drawn
+  const note = noteField();
+  if (!note || note.disabled) {
+    state.typed = change(state.typed);
+    return;
+  }
+  note.focus();
+  const text = change(note.value + state.typed);
+  state.typed = "";
+  if (text === note.value) return;
+  const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  set.call(note, text);
+  note.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
 function apply(action) {
   // true when a click went to the server (its run must end before the next key), false when
   // done here (or not possible: `k` on the first item), null when its control is not there yet
@@ -69,7 +95,8 @@ function apply(action) {
   if (action === "note") {
     const note = noteField();
     if (!note) return null;
-    note.focus();
+    state.noteMode = true;
+    editNote((text) => text);
     return false;
   }
   const name = action === "save" ? "tq_save" : action;
@@ -77,6 +104,7 @@ function apply(action) {
   if (!btn || (btn.disabled && !connected())) return null;
   if (btn.disabled) return false; // disabled by the bar itself: no previous item before the first
   if (action === "save") {
+    state.noteMode = false;
     const note = noteField();
     if (note) note.blur(); // the note's text reaches the server with the save
   }
@@ -124,13 +152,38 @@ function onKey(ev) {
   // the element the key went to, inside a component's shadow root too (a light control's
   // text box or tab): `ev.target` here is only the component's host
   const target = (ev.composedPath && ev.composedPath()[0]) || ev.target;
+  const noteAsked = state.queue.includes("note");
   if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
-    if (target === noteField()) {
+    if (target === noteField() || noteAsked || state.noteMode) {
       state.queue.push("save");
       pump();
       ev.preventDefault();
       ev.stopPropagation();
     }
+    return;
+  }
+  if (ev.key === "Escape" && target === noteField()) {
+    state.noteMode = false;
+    target.blur(); // out of the note: its text stays, and the keys answer again
+    return;
+  }
+  const writing = noteAsked || state.noteMode;
+  if (writing && !typing(target) && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+    if (ev.key === "Escape") {
+      state.queue = state.queue.filter((a) => a !== "note");
+      state.typed = "";
+      state.noteMode = false;
+    } else if (ev.key === "Backspace") {
+      if (noteAsked) state.typed = state.typed.slice(0, -1);
+      else editNote((text) => text.slice(0, -1));
+    } else if (ev.key === "Enter" || ev.key.length === 1) {
+      const typed = ev.key === "Enter" ? "\n" : ev.key;
+      if (noteAsked) state.typed += typed;
+      else editNote((text) => text + typed);
+    } else {
+      return;
+    }
+    ev.preventDefault();
     return;
   }
   if (typing(target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -150,7 +203,8 @@ function keep() {
   if (!state.qid) return;
   sessionStorage.setItem(STEP, JSON.stringify({ qid: state.qid, at: Date.now() }));
   if (state.queue.length) {
-    sessionStorage.setItem(STASH, JSON.stringify({ qid: state.qid, keys: state.queue }));
+    const kept = { qid: state.qid, keys: state.queue, typed: state.typed };
+    sessionStorage.setItem(STASH, JSON.stringify(kept));
   }
 }
 
@@ -165,9 +219,10 @@ function restore() {
   window.__rteEarlyKeys = null;
   try {
     if (kept) {
-      const { qid, keys } = JSON.parse(kept);
+      const { qid, keys, typed } = JSON.parse(kept);
       if (qid === state.qid && Array.isArray(keys)) {
         state.queue.push(...keys.filter((k) => KNOWN.has(k)));
+        if (typeof typed === "string") state.typed += typed;
       }
     }
     if (step && JSON.parse(step).qid === state.qid) {
@@ -184,6 +239,22 @@ export default function (component) {
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
     document.addEventListener("keydown", onKey, true); // before the page's own handlers
+    document.addEventListener(
+      "pointerdown",
+      (ev) => {
+        const target = (ev.composedPath && ev.composedPath()[0]) || ev.target;
+        if (target !== noteField()) state.noteMode = false; // a click elsewhere leaves the note
+      },
+      true,
+    );
+    document.addEventListener(
+      "focusout",
+      (ev) => {
+        // Tab to another control leaves the note; a run redrawing it moves the focus nowhere
+        if (ev.target === noteField() && ev.relatedTarget) state.noteMode = false;
+      },
+      true,
+    );
     window.addEventListener("pagehide", keep);
     restore();
   }

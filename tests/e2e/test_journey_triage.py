@@ -118,7 +118,8 @@ def test_j13_triage_a_filtered_table(
     page.keyboard.press("Enter")  # in the note: a newline, not a save
     page.keyboard.type("second line")
     expect(_position(page)).to_have_text(f"2 of {n}")
-    note.blur()
+    page.keyboard.press("Escape")  # out of the note (its text kept): the keys answer again
+    expect(note).not_to_be_focused()
     settled(page)
     # 4. Enter saves the case and advances
     page.keyboard.press("Enter")
@@ -259,3 +260,48 @@ def test_keys_typed_into_a_light_control_stay_there(browser: Browser, server: st
     expect(_position(page)).to_have_text(f"2 of {n}")
     no_exception(page)
     page.context.close()
+
+
+def test_a_note_typed_before_it_has_the_focus_is_the_note(
+    browser: Browser, server: str, db_url: str
+) -> None:
+    """`n` can wait behind the runs of the keys before it: a note typed at once, before the box
+    has the focus, is still the note (its `k` and `j` step nothing); Escape leaves the note with
+    its text, and Enter then saves the case and moves on."""
+    store = open_store(db_url)
+    _purge(store)
+    page = new_page(browser, {"width": 1440, "height": 900})
+    n = _open_queue(page, server)
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill("J13 fast note")
+    name.press("Enter")
+    expect(name).to_have_count(0)
+    settled(page)
+    bar = page.locator(".st-key-tq_bar")
+    text = "keep k and j here"
+    page.keyboard.press("2")
+    page.keyboard.press("v")
+    page.keyboard.press("n")
+    page.keyboard.type(text)  # no wait for the note's focus
+    note = bar.locator("textarea")
+    expect(note).to_have_value(text)
+    expect(note).to_be_focused()
+    expect(_position(page)).to_have_text(f"1 of {n}")
+    expect(bar.locator(".st-key-tq_verdict button")).to_contain_text("confirmed")
+    # a run that redraws the note takes its focus to nowhere: what is typed still goes in
+    note.evaluate("(el) => el.blur()")
+    expect(note).not_to_be_focused()
+    page.keyboard.type(" jk")
+    expect(note).to_have_value(f"{text} jk")
+    expect(note).to_be_focused()
+    expect(_position(page)).to_have_text(f"1 of {n}")
+    page.keyboard.press("Escape")
+    expect(note).not_to_be_focused()
+    settled(page)
+    page.keyboard.press("Enter")
+    expect(_position(page)).to_have_text(f"2 of {n}")
+    settled(page)
+    (case,) = store.list_cases(author="J13 fast note")
+    assert case.note == f"{text} jk" and case.verdict == "confirmed"
+    assert case.tags == (tag_suggestions("parason")[1],)
+    no_exception(page)
