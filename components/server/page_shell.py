@@ -43,7 +43,8 @@ EARLY_KEYS = (
     .replace("__FRESH_MS__", str(STEP_FRESH_MS))
     + "</script>"
 )
-# the first run's own writes to the address replace the history entry (quiet_history.js)
+# the first run's own writes to the address replace the history entry, and leaving a view keeps
+# its address for Back (quiet_history.js)
 QUIET_HISTORY = (
     "<script>"
     + Path(__file__).with_name("quiet_history.js").read_text(encoding="utf-8")

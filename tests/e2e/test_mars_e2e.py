@@ -184,6 +184,32 @@ def test_back_leaves_a_view_whose_first_run_named_its_question(app_url: str, pag
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_back_from_another_view_returns_with_the_filters(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """Leaving a view by its sidebar link, Streamlit clears the view's query first (its widgets
+    bound to the URL); Back still returns to the view as it was: question, tab and filter."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=7&view=Single+trace&verdict=wrong")
+    tab = page.get_by_role("tab", name="Single trace")
+    expect(tab).to_have_attribute("aria-selected", "true")
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Lenses").click()
+    expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Lenses")
+    expect(page).to_have_url(re.compile(r"/lenses$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/mars\?.*qid=7"))
+    expect(page).to_have_url(re.compile(r"verdict=wrong"))
+    expect(tab).to_have_attribute("aria-selected", "true")
+    expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q7 · pass@1"))
+    # the filter too: only wrong traces match, and the picker shows one
+    expect(page.get_by_text(re.compile(r"^\d+ of \d+ traces match"))).to_be_visible()
+    picker = page.get_by_role("combobox", name="Trace", exact=True)
+    expect(picker).to_have_value(re.compile(r"^trace \d+ · wrong"))
+    assert_no_exception(page)
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
     app_url: str, browser, viewport: dict[str, int]
 ) -> None:  # type: ignore[no-untyped-def]
