@@ -464,6 +464,7 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
     (`lite_reduce`); `layout` is changed in place."""
     out: list[dict[str, Any]] = []
     boxes: dict[str, list[str]] = {}  # x axis -> the box names on it, in order
+    spans: dict[str, tuple[float, float]] = {}  # y axis -> its boxes' lowest and highest whisker
     for t in data:
         kind = t.get("type")
         if kind == "heatmap":
@@ -474,7 +475,13 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
             name = str(t.get("name") or "")
             if name not in names:
                 names.append(name)
-            out.extend(lite_reduce.box_as_bars(t, float(names.index(name))))
+            drawn = lite_reduce.box_as_bars(t, float(names.index(name)))
+            out.extend(drawn)
+            ends = [v for d in drawn for v in d.get("y") or [] if isinstance(v, int | float)]
+            if ends:
+                y_ref = t.get("yaxis") or "y"
+                lo, hi = spans.get(y_ref, (min(ends), max(ends)))
+                spans[y_ref] = (min(lo, *ends), max(hi, *ends))
         else:
             out.append(t)
     for ref, names in boxes.items():
@@ -484,6 +491,16 @@ def _reduced(data: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[st
         layout[key] = axis
     if boxes and "bargap" not in layout:
         layout["bargap"] = 0.5  # a box half its slot, as Plotly draws them side by side
+    if boxes and layout.get("barmode") in (None, "group"):
+        layout["barmode"] = "overlay"  # each box has its own slot: not shifted within it
+    for y_ref, (lo, hi) in spans.items():
+        # whiskers end inside the plot, padded as Plotly pads a box's axis
+        key = "yaxis" + y_ref[1:]
+        axis = dict(layout.get(key) or {})
+        if not axis.get("range") and hi > lo:
+            pad = (hi - lo) * 0.05
+            axis["range"] = [lo - pad, hi + pad]
+            layout[key] = axis
     if any(kind == "histogram" for kind in (t.get("type") for t in data)):
         layout.setdefault("bargap", 0.0)
     stacked = layout.get("barmode") == "stack"

@@ -256,7 +256,10 @@ def ratio_scatter(df: pl.DataFrame, selected: str | None = None) -> go.Figure:
 def by_correctness(df: pl.DataFrame) -> go.Figure:
     """Box plots of speedup, parallel ratio and tokens split by correctness."""
     metrics = [("speedup", "speedup T/C"), ("parallel_ratio", "parallel ratio"), ("T", "tokens T")]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[m[1] for m in metrics])
+    # room between the plots for each one's y title beside the ticks of the one before it
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=[m[1] for m in metrics], horizontal_spacing=0.1
+    )
     for val in (True, False, None):
         part = df.filter(
             pl.col("correctness").is_null() if val is None else pl.col("correctness") == val

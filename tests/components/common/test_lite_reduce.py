@@ -41,6 +41,24 @@ def test_a_box_is_its_quartiles_and_whiskers() -> None:
     assert "median 4.5" not in box["tips"][0] and f"median {med:.4g}" in box["tips"][0]
 
 
+def test_boxes_side_by_side_sit_in_their_own_slots_and_their_whiskers_in_the_plot() -> None:
+    """Two boxes on one axis: each centred on its own tick (not shifted as grouped bars are), and
+    the y range holds both whiskers with Plotly's padding."""
+    fig = go.Figure(
+        [
+            go.Box(y=[1.0, 2.0, 3.0, 4.0, 9.0], name="right", boxpoints=False),
+            go.Box(y=[0.0, 5.0, 6.0, 7.0, 8.0], name="wrong", boxpoints=False),
+        ]
+    )
+    spec = chart_spec(fig)
+    assert spec["barmode"] == "overlay"
+    boxes = [t for t in spec["traces"] if t["type"] == "bar"]
+    assert [unpack(b["x"]) for b in boxes] == [[0.0], [1.0]]
+    # whiskers 1-4 and 5-8 (9 and 0 lie past 1.5 IQR, not drawn), padded by 5 % of 1-8
+    lo, hi = spec["axes"]["yaxis"]["range"]
+    assert lo == pytest.approx(1.0 - 0.35) and hi == pytest.approx(8.0 + 0.35)
+
+
 def test_stacked_category_bars_sit_on_each_other_in_the_axis_order() -> None:
     fig = go.Figure(
         [
