@@ -240,6 +240,7 @@ function dataRange(spec, state, letter, ref) {
   let lo = Infinity;
   let hi = -Infinity;
   let pad = false;
+  let barTops = false;
   spec.traces.forEach((t, i) => {
     if (t[`${letter}axis`] !== ref || state.hidden.has(i) || t.visible === false) return;
     const vals = t[letter];
@@ -249,6 +250,7 @@ function dataRange(spec, state, letter, ref) {
       hi = Math.max(hi, v);
     }
     if (t.type === "bar" && letter === "y") {
+      barTops = true;
       // bars start at their base (stacks, boxes), else at 0
       for (const b of t.base || [0]) {
         if (!numeric(b)) continue;
@@ -266,6 +268,10 @@ function dataRange(spec, state, letter, ref) {
     const xs = spec.traces.flatMap((t) => (t.type === "bar" && t.xaxis === ref ? t.x : []));
     const step = barStep(xs, span);
     return [lo - step / 2, hi + step / 2];
+  }
+  if (barTops) {
+    // room above the tallest bar (below the deepest), as Plotly leaves: its top is in sight
+    return [lo < 0 ? lo - span * 0.05 : lo, hi > 0 ? hi + span * 0.05 : hi];
   }
   return pad ? [lo - span * 0.05, hi + span * 0.05] : [lo, hi];
 }

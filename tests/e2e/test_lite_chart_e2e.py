@@ -94,4 +94,8 @@ def test_category_labels_too_wide_for_their_room_are_turned_whole(
     assert title is not None
     lowest = max(b["y"] + b["height"] for b in boxes if b)
     assert title["y"] >= lowest - 1  # the axis title sits under the turned labels
+    # the tallest bar stops below the plot's top, as Plotly leaves room (it touched it)
+    bar_top = float(svg.locator('rect[data-y="50"]').get_attribute("y") or 0)
+    plot_top = float(svg.locator("clipPath rect").first.get_attribute("y") or 0) + 12
+    assert bar_top - plot_top >= 4, (bar_top, plot_top)
     page.context.close()
