@@ -27,6 +27,6 @@ def search_box() -> None:
         button="Search",
         enter_only=True,  # leaving the box (Tab to the button) does not search yet
     )
-    text = st.session_state.pop(ENTERED, "")
-    if text.strip():
-        st.switch_page(SEARCH.script, query_params={"q": text})
+    text = st.session_state.pop(ENTERED, None)
+    if text is not None:  # an empty box opens the search page, with its examples to try
+        st.switch_page(SEARCH.script, query_params={"q": text} if text.strip() else None)

@@ -240,10 +240,20 @@ def _page(corpus: Corpus, compiled: Compiled, filters: Filters, number: int) -> 
     return shown
 
 
-def no_hit_advice(query: Query) -> str:
-    """What to try when nothing matched; a regular expression with a backslash is the usual
-    surprise (`\\b` is a word boundary, not a backslash and a "b")."""
-    advice = "No hit. Try fewer words, switch *Match case* off, or clear the filters."
+def no_hit_advice(query: Query, filters: Filters | None = None) -> str:
+    """What to try when nothing matched, from what is set (a switch that is off is not named);
+    a regular expression with a backslash is the usual surprise (`\\b` is a word boundary, not
+    a backslash and a "b")."""
+    tries = ["fewer words"]
+    if query.case_sensitive:
+        tries.append("switch *Match case* off")
+    if filters is not None and (filters.datasets or filters.groups or filters.correct is not None):
+        tries.append("clear the filters")
+    advice = (
+        f"No hit. Try {', '.join(tries[:-1])} or {tries[-1]}."
+        if len(tries) > 1
+        else ("No hit. Try fewer words, or other words.")
+    )
     if query.regex and "\\" in query.text:
         advice += (
             " With *Regular expression* on, a backslash starts an escape (`\\b` is a word "
@@ -263,7 +273,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
     left_out(corpus, filters)
     if not shown.hits:
         if shown.stuck is None:
-            st.info(no_hit_advice(compiled.query), icon=":material/search_off:")
+            st.info(no_hit_advice(compiled.query, filters), icon=":material/search_off:")
         return
     counted = st.container()
     per_item = item_hits(corpus, compiled, shown.hits)

@@ -98,6 +98,11 @@ def test_a_regex_with_a_backslash_and_no_hit_explains_escapes(sample_root: Path,
     at = run_page("pages/search.py", q="zzqqxxnothing", rx="true")
     (plain,) = [i.value for i in at.info if i.value.startswith("No hit")]
     assert "backslash" not in plain  # no escape to explain
+    # it names only what is set: neither Match case nor filters here, both below
+    assert "Match case" not in plain and "filters" not in plain
+    at = run_page("pages/search.py", q="zzqqxxnothing", cs="true", ds="MARS")
+    (set_,) = [i.value for i in at.info if i.value.startswith("No hit")]
+    assert "switch *Match case* off" in set_ and "clear the filters" in set_
 
 
 def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> None:
@@ -131,6 +136,17 @@ def test_home_box_opens_the_search(sample_root: Path, db: str) -> None:
     assert [t.value for t in at.title] == ["Search"]
     assert at.query_params.get("q") in ("boxed{9", ["boxed{9"])
     assert "<mark" in _html(at)
+
+
+def test_home_box_empty_opens_the_search_page_to_try_examples(sample_root: Path, db: str) -> None:
+    """The button with nothing typed opens Search (its examples and empty state), not nothing."""
+    at = new_app()
+    at.run()
+    at.session_state[ENTERED] = "   "
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Search"]
+    assert not at.query_params.get("q")
 
 
 def test_a_probe_hit_opens_the_single_trace_at_its_probe(sample_root: Path, db: str) -> None:
