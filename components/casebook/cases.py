@@ -184,4 +184,6 @@ def render(store: CaseStore) -> None:
             if not readonly() and not case.deleted:
                 _add_to_collection(store, case)
     st.subheader("Export these cases")
-    export_buttons(cases, "casebook_filtered", key="cb_filtered")
+    narrowed = any(filters[k] for k in ("dataset", "tags", "verdict", "author", "text"))
+    # the files are named after what they hold: every case, or the filtered list
+    export_buttons(cases, "casebook_filtered" if narrowed else "casebook_all", key="cb_filtered")

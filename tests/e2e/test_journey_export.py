@@ -438,3 +438,23 @@ def test_j4_crafted_view_and_remote_image_stay_inert(
     assert page.url.startswith(f"{server}/casebook?")
     no_exception(page)
     assert away == [], away
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS[:1])
+def test_the_case_list_export_is_named_after_its_filter(
+    server: str, db_url: str, page: Page, viewport: dict[str, int], tmp_path: Path
+) -> None:
+    """The Cases tab's download holds the list shown: every case with no filter set
+    (`casebook_all`), the filtered list once one is (`casebook_filtered`)."""
+    store = open_store(db_url)
+    store.add(
+        make_case(
+            "mars", "mars", query=[("qid", "1")], source={"kind": "sample"},
+            item={"qid": "1"}, title="named export", author="ada",
+        )
+    )  # fmt: skip
+    open_url(page, f"{server}/casebook", ready="Export these cases")
+    assert _download(page, "Download CSV", tmp_path).name == "casebook_all.csv"
+    open_url(page, f"{server}/casebook?q=named+export", ready="Export these cases")
+    assert _download(page, "Download CSV", tmp_path).name == "casebook_filtered.csv"
+    no_exception(page)
