@@ -75,7 +75,7 @@ def _headline(pair: PolicyPair, a: str, b: str) -> None:
             "question); negative: A spends fewer tokens than B on the same traces",
         )
         m.metric(
-            "McNemar exact p (two-sided)",
+            "McNemar exact p (two-sided, iterations as independent)",
             fmt_num(mc.p_value, ".3g"),
             help=f"iterations A right and B wrong: {mc.a_only:,}; B right and A wrong: "
             f"{mc.b_only:,}; the test uses only these",
@@ -90,6 +90,23 @@ def _headline(pair: PolicyPair, a: str, b: str) -> None:
         f"B right and A wrong {mc.b_only:,}; McNemar's exact test treats them as independent, "
         "which iterations of one question are not (they reuse its traces), so read the interval "
         "for the size of the difference and the p-value for how lopsided the split is."
+    )
+    note = disagreement_note(acc.lo, acc.hi, mc.p_value)
+    if note:
+        st.warning(note, icon=":material/balance:")
+
+
+def disagreement_note(lo: float, hi: float, p_value: float) -> str | None:
+    """When McNemar's p says "significant" while the paired interval holds 0, which to read: the
+    test counts every iteration as a new pair, but iterations of one question reuse its traces,
+    so its p is far too small; the interval resamples questions too."""
+    if not (lo <= 0.0 <= hi) or not p_value < 0.05:
+        return None
+    return (
+        f"The p-value ({p_value:.2g}) and the interval disagree: the interval holds 0, so the "
+        "accuracy difference is not shown to be real. McNemar's test counts every iteration as "
+        "an independent pair, and the iterations of one question reuse its traces; the interval "
+        "resamples the questions as well. Read the interval."
     )
 
 

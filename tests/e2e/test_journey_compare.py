@@ -28,7 +28,9 @@ def test_j7_compare_two_policies(
     page = new_page(browser, viewport)
     # 1. a shared link: SC at full budget (A) against DeepConf online (B), on the Compare tab
     open_url(page, f"{app_url}/playground?policy=offline&vs=dco&view=Compare")
-    expect(page.get_by_text("McNemar exact p (two-sided)")).to_be_visible(timeout=SLOW)
+    expect(
+        page.get_by_text("McNemar exact p (two-sided, iterations as independent)")
+    ).to_be_visible(timeout=SLOW)
     vs = shown_option(page, "Compare with (policy B, at its published settings)")
     expect(vs).to_have_text("dco · DeepConf online (dco)")
     main = page.locator('[data-testid="stMain"]')

@@ -792,7 +792,11 @@ def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
     assert chosen(app, "vs") == "dco"
-    p = next(m for m in shown_metrics(app) if m.label == "McNemar exact p (two-sided)")
+    p = next(
+        m
+        for m in shown_metrics(app)
+        if m.label == "McNemar exact p (two-sided, iterations as independent)"
+    )
     assert float(p.value) == pytest.approx(want.mcnemar.p_value, rel=1e-2)
     captions = " ".join(c.value for c in app.caption)
     assert f"A right and B wrong {want.mcnemar.a_only:,}" in captions
