@@ -36,3 +36,12 @@ def show_frontier(
         "Pareto front; between two points only the lower accuracy is reachable."
         + (f" Along the sweep, {note}." if note and sweep_pts else "")  # our own text
     )
+    names = [name for name, _ in others]
+    if policy.voting.filter or any(name.startswith("dco") for name in names):  # sc-* / dco-*
+        st.caption(
+            "**Two savings scales.** As the MARS simulator reports it, a DeepConf policy's "
+            "(dco…) savings are against DeepConf online's own truncated cost, so dco sits at 0 %; "
+            "the others' are against self-consistency at the full budget. Points of the two "
+            "kinds are not on one token scale, and the front above runs across both: compare "
+            "their tokens in the Compare tab."
+        )

@@ -438,6 +438,8 @@ def test_frontier_shows_the_published_policies_by_default_grouped(open_app) -> N
     titles = {t.get("legendgroup"): t.get("grouptitle") for t in data if t.get("grouptitle")}
     assert titles["baseline"] == "Baselines"
     assert titles["published"] == "Re-simulated at published settings"  # this app's runs
+    # DeepConf points measure savings against their own truncated cost: the chart says so
+    assert any("Two savings scales" in c.value for c in app.caption)
     ours = open_app(policy="sc-mars", budget="16", others=["sc-consensus", "esc"])
     groups = {t.get("name"): t.get("legendgroup") for t in _frontier(ours)["traces"]}
     assert groups["sc-consensus"] == "checkpoint" and groups["esc"] == "sequential"
