@@ -125,6 +125,15 @@ def _load(
 
 def render_models(rel: str, src: SourceConfig, page_qid: int) -> None:
     bench = _pick_benchmark(rel)
+    if bench != mcmp.benchmark_of(rel):
+        own = mcmp.benchmark_of(rel)
+        st.info(
+            f"This tab compares **{md_text(BENCH_TITLES.get(bench, bench))}**; the question "
+            f"above, with its numbers and ground truth, is from the open file, "
+            f"{md_text(rel)} ({md_text(BENCH_TITLES.get(own, own))}). A model's link below "
+            "opens that model's file of this benchmark.",
+            icon=":material/compare_arrows:",
+        )
     stores, absent = _load(bench, src)
     if absent:
         st.warning(
@@ -264,7 +273,7 @@ def _question(
     stamps: dict[str, tuple[str, str, int]],
     grid: bool,
 ) -> None:
-    st.subheader(f"Q{q} across the models", divider="gray")
+    st.subheader(f"{BENCH_TITLES.get(bench, bench)} · Q{q} across the models", divider="gray")
     rows = table.filter(pl.col("qid") == q)
     here = {
         m: v

@@ -54,7 +54,9 @@ def test_j9_compare_models_on_a_question(
     expect(page).to_have_url(re.compile(rf"cq={q}\b"))
     settled(page)
     # 3. each model's row, and the answers of every model on one chart
-    expect(page.get_by_role("heading", name=f"Q{q} across the models")).to_be_visible()
+    expect(
+        page.get_by_role("heading", name=re.compile(rf"· Q{q} across the models$"))
+    ).to_be_visible()
     for model in ("deepseek-8b", "qwen3-32b", "qwen3-next"):
         expect(grid_cell(page, model).first).to_be_attached()
     # drawn without Plotly (Plotly on "zoom"): one group of bars a model

@@ -68,6 +68,16 @@ def test_tab_by_url_names_the_absent_model_and_ranks_questions(open_page) -> Non
     assert not at.get("plotly_chart")  # light charts first: no Plotly bundle at first paint
     bars = [s for s in lite_specs(at) if "final answers" in s["title"]]
     assert bars and {t["name"] for t in bars[0]["traces"]} == {"deepseek-8b", "qwen3-32b"}
+    assert not any("This tab compares" in i.value for i in at.info)  # the open file's benchmark
+
+
+def test_another_benchmark_says_the_question_above_is_the_open_files(open_page) -> None:
+    """Comparing a benchmark other than the open file's: the tab says the question above (its
+    numbers and ground truth) is the open file's, and its heading names the benchmark."""
+    at = open_page(file=DS, qid="0", view="models", bench="hmmt")
+    assert not at.exception, at.exception
+    (note,) = [i.value for i in at.info if "This tab compares" in i.value]
+    assert "HMMT" in note and "aime25" in note and "(AIME 2025)" in note
 
 
 def test_choosing_the_top_question_and_a_missing_one(open_page) -> None:
