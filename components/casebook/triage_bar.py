@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from cache.casebook.errors import EditConflict
-from cache.casebook.links import case_path
+from cache.casebook.links import case_path, view_pairs
 from cache.casebook.model import Case, default_title, make_case, normalize_tags
 from cache.casebook.queue_items import QueueItem
 from cache.casebook.queue_ops import Queue
@@ -53,6 +53,7 @@ from components.common.registered import registered
 from components.common.safe_text import esc
 from components.common.theme import CASE_ACCENT
 from components.common.triage import TPOS, TRIAGE, open_position
+from components.common.url_keys import widget_keys
 
 BAR_KEY = "tq_bar"
 _JS_FILE = Path(__file__).with_name("triage_keys.js")
@@ -207,6 +208,32 @@ def _position(book: CaseStore, queue: Queue) -> int:
     return pos
 
 
+def _first_sight(queue_id: str, pos: int) -> bool:
+    """Whether this session shows step `pos` of the queue for the first time (a link opened, a
+    step taken), not a rerun of the same step (the reader changing the view's own state)."""
+    seen = st.session_state.setdefault(f"_tq_seen_{queue_id}", set())
+    if pos in seen:
+        return False
+    seen.add(pos)
+    return True
+
+
+def _on_screen(item: QueueItem, here: str) -> bool:
+    """The view on screen is the item's and its URL names the item (a link with only
+    `?triage=&tpos=` showed the view's default question while the bar named another). Checked
+    before the view's first run rewrites its URL; keys bound to widgets are left out (a widget
+    at its default leaves the URL)."""
+    if here != item.view:
+        return False
+    skip = widget_keys(item.view)
+    for key, value in view_pairs(item.query):
+        if key in skip or key.startswith("src_"):
+            continue
+        if value not in st.query_params.get_all(key):
+            return False
+    return True
+
+
 def triage_bar(here: str = "") -> None:
     """Above every view while a queue runs (`?triage=`); nothing otherwise. `here`: the view
     on screen (its URL path), where a step can stay."""
@@ -227,6 +254,8 @@ def triage_bar(here: str = "") -> None:
         go = st.session_state.pop("tq_go", None)
         if isinstance(go, int):
             open_position(queue, go, here)
+        elif _first_sight(queue.id, pos) and not _on_screen(queue.items[pos - 1], here):
+            open_position(queue, pos, here)  # a link naming the step but not its item
         case, n_cases = item_case(book, queue.items[pos - 1])
         done = items_with_cases(book, queue)
     except DataError as exc:

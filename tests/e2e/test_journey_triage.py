@@ -9,16 +9,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import polars as pl
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from cache.casebook.links import view_pairs
 from cache.casebook.queue_items import QueueItem
 from cache.casebook.store import CaseStore, open_store
 from cache.sample.parason import make_uuid
 from components.common.casebook import tag_suggestions
 from components.common.triage import item_path
+from components.common.url_keys import widget_keys
 from components.parason.cases import queue_items
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
@@ -304,4 +307,23 @@ def test_a_note_typed_before_it_has_the_focus_is_the_note(
     (case,) = store.list_cases(author="J13 fast note")
     assert case.note == f"{text} jk" and case.verdict == "confirmed"
     assert case.tags == (tag_suggestions("parason")[1],)
+    no_exception(page)
+
+
+def test_a_link_naming_only_the_step_opens_that_steps_item(
+    browser: Browser, server: str, db_url: str
+) -> None:
+    """A link with the queue's keys but not its item's (`?triage=…&tpos=3` on the view's bare
+    path) opens step 3's own item, so the bar and the view below name the same thing."""
+    page = new_page(browser, {"width": 1440, "height": 900})
+    n = _open_queue(page, server)
+    queue_id = parse_qs(urlparse(page.url).query)["triage"][0]
+    queue = open_store(db_url).get_queue(queue_id)
+    assert queue is not None
+    item = queue.items[2]
+    want = {(k, v) for k, v in view_pairs(item.query) if k not in widget_keys(item.view)}
+    assert want  # the item has keys of its own to name it
+    open_url(page, f"{server}/{item.view}?triage={queue_id}&tpos=3")
+    page.wait_for_url(lambda url: want <= set(parse_qsl(urlparse(url).query)))
+    expect(_position(page)).to_have_text(f"3 of {n}")
     no_exception(page)
