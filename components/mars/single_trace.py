@@ -16,6 +16,7 @@ from analysis.mars.summaries import probe_table
 from analysis.mars.trace_filters import read_ahead, verdict_expr
 from cache.sources import SourceConfig
 from components.common import theme
+from components.common.browser import focus_evidence
 from components.common.casebook import evidence
 from components.common.click_text import text_block
 from components.common.formatting import fmt_num
@@ -189,9 +190,16 @@ def show_probe_texts(
         if ref is not None:
             with guard("the probe's casebook control", dataset=mcs.DATASET):
                 mcs.capture_probe(ref, r)
-    text_block(
-        "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;"
-        f"background:{theme.PANEL_BG};border:1px solid {theme.PANEL_BORDER};border-radius:6px;"
-        f"padding:8px 10px;margin:0'>{text}</pre>",
-        key="mars_probe_text",
-    )
+    with st.container(key="mars_probetext_box"):  # the element a link's focus brings in sight
+        text_block(
+            "<pre style='white-space:pre-wrap;word-break:break-word;max-height:320px;"
+            f"overflow:auto;background:{theme.PANEL_BG};border:1px solid {theme.PANEL_BORDER};"
+            f"border-radius:6px;padding:8px 10px;margin:0'>{text}</pre>",
+            key="mars_probe_text",
+        )
+    if opened:  # a link (a search hit) named this probe: bring its table and text into sight,
+        # once per probe in a session (not again on each rerun while it stays open)
+        seen = st.session_state.setdefault("_mars_probe_focused", set())
+        if (whose, at) not in seen:
+            seen.add((whose, at))
+            focus_evidence("mars_probetext", nonce=f"{whose}:{at}", key="mars_probe_focus")

@@ -287,3 +287,17 @@ def test_the_capture_form_shows_whole_where_it_opens(
     assert title.evaluate("(el) => el.scrollWidth <= el.clientWidth")
     assert_no_exception(page)
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_link_naming_a_probe_opens_with_its_text_in_sight(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """A search hit's link names a probe (`probe=`): the Single trace tab opens with that probe's
+    row picked and its full text in the window, not two screens below the top."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}&qid=0&trace=1&view=Single+trace&probe=8192")
+    expect(page.get_by_text("(the probe the link names)")).to_be_visible()
+    expect(page.locator(".st-key-mars_probetext_box")).to_be_in_viewport()
+    assert_no_exception(page)
+    page.context.close()
