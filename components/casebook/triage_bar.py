@@ -254,7 +254,7 @@ def triage_bar(here: str = "") -> None:
         go = st.session_state.pop("tq_go", None)
         if isinstance(go, int):
             open_position(queue, go, here)
-        elif _first_sight(queue.id, pos) and not _on_screen(queue.items[pos - 1], here):
+        elif here and _first_sight(queue.id, pos) and not _on_screen(queue.items[pos - 1], here):
             open_position(queue, pos, here)  # a link naming the step but not its item
         case, n_cases = item_case(book, queue.items[pos - 1])
         done = items_with_cases(book, queue)
