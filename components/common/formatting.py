@@ -31,6 +31,15 @@ def fmt_num(v: object, spec: str = ".2f", *, inf: str | None = None) -> str:
     return format(x, spec)
 
 
+def fmt_p(v: object) -> str:
+    """A p-value to four decimals, and one below 0.0001 as "< 0.0001" (never "0.0000", which
+    reads as impossible)."""
+    x = _as_float(v)
+    if x is not None and 0 <= x < 0.00005:
+        return "< 0.0001"
+    return fmt_num(v, ".4f")
+
+
 def fmt_quantity(value: float, style: str, sign: bool = False) -> str:
     """A table cell by kind: style "x" speedups as 1.98×, "%" ratios as 95.1% (differences in
     points, "+3.0 pt"), anything else a count as 1,116."""

@@ -22,7 +22,7 @@ from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.click_text import click_text, text_block
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import DASH, fmt_num
+from components.common.formatting import DASH, fmt_num, fmt_p
 from components.common.guards import guard, show_error
 from components.common.light_control import light_text
 from components.common.maths import maths_on, maybe_maths
@@ -320,7 +320,7 @@ def step_stats_panel(
         spark = hist_sparkline(r.get("hist"))
         bits = [
             f"z {fmt_num(r.get('z'), '+.2f')}",
-            f"p {fmt_num(r.get('p_value'), '.4f')} (two-sided)",
+            f"p {fmt_p(r.get('p_value'))} (two-sided)",
         ]
         if spark:
             bits.append(
