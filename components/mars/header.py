@@ -7,6 +7,7 @@ Why one module: these sections run before any tab, and the question picker is th
 from __future__ import annotations
 
 import functools
+import uuid
 
 import polars as pl
 import streamlit as st
@@ -17,6 +18,7 @@ from analysis.mars.summaries import question_stats
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common import theme
+from components.common.browser import focus_evidence
 from components.common.cached import present_files
 from components.common.click_text import text_block
 from components.common.deeplink import LinkNotes
@@ -213,10 +215,14 @@ def _choose(qid: int) -> None:
     st.session_state[selector_key(MarsKeys.QID)] = qid
 
 
+OVERVIEW_PICK = "_mars_overview_pick"  # a question picked in the overview, to bring in sight
+
+
 def _on_table_pick(qids: list[int], row: int) -> None:
     """A picked row of the questions table opens its question, as a square of the grid does."""
     if 0 <= row < len(qids):
         _choose(qids[row])
+        st.session_state[OVERVIEW_PICK] = qids[row]
 
 
 def _on_grid_select() -> None:
@@ -228,6 +234,7 @@ def _on_grid_select() -> None:
         qid = None
     if qid is not None:
         _choose(qid)
+        st.session_state[OVERVIEW_PICK] = qid
 
 
 def majority_mark(r: dict) -> str:
@@ -252,6 +259,9 @@ def question_header(store: MarsFeatureStore, qid: int, rel: str, src: SourceConf
     gt = groups["ground_truth"][0] if groups.height else ""
     stats = question_stats(feats, groups)
     # a wrapping row of content-wide figures: at 1024 px five equal columns cut the labels
+    picked = st.session_state.pop(OVERVIEW_PICK, None)
+    if picked == qid:  # picked in the overview above: its numbers and tabs come into sight
+        focus_evidence("mars_question", nonce=f"{rel}:{qid}:{uuid.uuid4().hex}", key="mars_q_focus")
     with stat_row("mars_question_stats", label=f"Question {qid}") as row:
         row.metric("traces", stats.n_traces)
         row.metric("pass@1", f"{stats.pass_at_1:.0%}")

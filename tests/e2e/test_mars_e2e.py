@@ -301,3 +301,21 @@ def test_a_link_naming_a_probe_opens_with_its_text_in_sight(
     expect(page.locator(".st-key-mars_probetext_box")).to_be_in_viewport()
     assert_no_exception(page)
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_question_picked_in_the_overview_comes_into_sight(
+    app_url: str, browser, viewport: dict[str, int]
+) -> None:  # type: ignore[no-untyped-def]
+    """The overview (a grid and a table of every question) is long: a question picked there
+    brings its numbers and tabs into the window, not only a moved frame above them."""
+    page = new_page(browser, viewport)
+    page.goto(f"{app_url}/mars?file={FILE}")
+    table = page.locator('.rte-lite-table:has(table[aria-label="questions"])')
+    table.locator('tr[data-i="7"]').click()
+    expect(page).to_have_url(re.compile(r"qid=7"))
+    stats = page.locator(".st-key-mars_question_stats")
+    expect(stats).to_contain_text("traces")
+    expect(stats).to_be_in_viewport()
+    assert_no_exception(page)
+    page.context.close()
