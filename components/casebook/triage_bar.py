@@ -60,7 +60,7 @@ _JS_FILE = Path(__file__).with_name("triage_keys.js")
 
 # our own constant CSS (no user text): a compact bar pinned above the view
 _CSS = f"""<style>
-@media (min-height: 820px) {{
+@media (min-height: 700px) {{
   [data-testid="stLayoutWrapper"]:has(> .st-key-{BAR_KEY}) {{
     position: sticky; top: 3.75rem; z-index: 990;
   }}

@@ -195,8 +195,9 @@ def _items_of_every_dataset(sample_root: Path) -> list[tuple[QueueItem, str]]:
 def test_j13_each_item_is_brought_into_view(
     browser: Browser, server: str, db_url: str, sample_root: Path
 ) -> None:
-    """At 1024x768 the bar is not pinned and a view's header (MARS: file picker, question
-    overview, metrics) fills the first screen: each step scrolls the item into sight."""
+    """At 1024x768 the bar is pinned too (keys show what they did), and a view's header (MARS:
+    file picker, question overview, metrics) fills the first screen: each step scrolls the item
+    into sight below the bar."""
     items = _items_of_every_dataset(sample_root)
     queue = open_store(db_url).create_queue("every dataset", "test", [i for i, _ in items])
     page = new_page(browser, {"width": 1024, "height": 768})
@@ -207,6 +208,7 @@ def test_j13_each_item_is_brought_into_view(
         expect(_position(page)).to_have_text(f"{n} of {len(items)}")
         _keys_ready(page)
         expect(page.locator(f".st-key-rte_evidence_{key}")).to_be_in_viewport()
+        expect(page.locator(".st-key-tq_bar")).to_be_in_viewport(ratio=1)
     no_exception(page)
     page.context.close()
 
