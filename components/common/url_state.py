@@ -26,6 +26,7 @@ from components.common.light_control import (
     light_switch,
     light_text,
 )
+from components.common.safe_text import md_text
 
 
 def bound(key: str) -> dict[str, str]:
@@ -56,6 +57,20 @@ class Param:
         if self.choices is not None and value not in self.choices:
             return self.default
         return value
+
+    def refused(self, allowed: Callable[[Any], bool] | None = None) -> str | None:
+        """The URL's value when it is there but not one this parameter takes (nor, with
+        `allowed`, one of the choices on screen): a typo in a shared link; else None."""
+        raw = st.query_params.get(self.key)
+        if raw is None or raw == "":
+            return None
+        try:
+            value = self.parse(raw)
+        except (TypeError, ValueError):
+            return str(raw)
+        if self.choices is not None and value not in self.choices:
+            return str(raw)
+        return None if allowed is None or allowed(value) else str(raw)
 
     def write(self, value: Any) -> None:
         """Put `value` in the URL (none for the default, or for a value no URL can hold: a
@@ -155,6 +170,7 @@ def _url_options(
     """One of `options`, URL-bound, drawn by `draw` (`light_select` or `light_radio`); a pick
     then calls `then`."""
     opts = list(options)
+    refused = param.refused(opts.__contains__)
     value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
     pick = _setter(param, then)
     draw(
@@ -166,6 +182,11 @@ def _url_options(
         help=help,
         width=width,
     )
+    if refused is not None:  # said on the run that reads the link; the URL is then rewritten
+        st.caption(
+            f"The link's {md_text(param.key, 40)}=“{md_text(refused, 60)}” is not one of the "
+            f"choices here: {md_text(label, 60)} shows “{md_text(fmt(value), 60)}”."
+        )
     return _written(param, value)
 
 
