@@ -102,7 +102,13 @@ def triage_button(
 ) -> None:
     """The "Triage these N" control of a list: a click stores the queue and opens its first
     item."""
-    n = len(items)
+    if triage_count_button(len(items), key, label or f"Triage these {len(items):,}"):
+        start_queue(name, origin, items)
+
+
+def triage_count_button(n: int, key: str, label: str) -> bool:
+    """A triage control for `n` items listed only once it is clicked (its caller then starts
+    the queue); disabled, saying why, for none, too many or a read-only casebook."""
     too_many = n > MAX_QUEUE_ITEMS
     why = (
         "The casebook is read-only here"
@@ -112,11 +118,10 @@ def triage_button(
         else "Step through these items one by one with their view on screen: j / k next / "
         "previous, 1-9 tags, v verdict, n note, Enter saves the case and moves on"
     )
-    if st.button(
-        label or f"Triage these {n:,}",
+    return st.button(
+        label,
         key=key,
         icon=":material/checklist:",
         disabled=n == 0 or too_many or readonly(),
         help=why,
-    ):
-        start_queue(name, origin, items)
+    )

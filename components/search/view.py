@@ -29,7 +29,7 @@ from analysis.search.results import (
 from cache.datasets import view_names as dataset_view_names
 from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
-from components.common.triage import triage_button
+from components.common.triage import start_queue, triage_button, triage_count_button
 from components.common.url_keys import SearchKeys
 from components.common.url_state import (
     Param,
@@ -43,6 +43,7 @@ from components.search.cached import grade
 from components.search.hits import item_html
 
 PAGE_SIZE = 25
+ALL_TIME_LIMIT = 30.0  # seconds to list every match for "Triage all" (a click, with a spinner)
 CORRECTNESS = ("correct", "wrong")
 CORRECTNESS_CHOICES = ("all", *CORRECTNESS)
 CORRECT = Param("ok", "all", choices=CORRECTNESS_CHOICES)  # the correctness filter's radio group
@@ -288,6 +289,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
         for first, hits in group_by_item(shown.hits)
     ]
     st.html("".join(html))
+    total = None
     if shown.stuck is not None:
         pages = number + 1 + int(shown.has_more)
     else:
@@ -324,3 +326,32 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             key="search_triage",
             label=f"Triage this page's {len(items):,} items",
         )
+        if total is not None and pages > 1:
+            _triage_all(corpus, compiled, filters, total, query_label)
+
+
+def _triage_all(
+    corpus: Corpus, compiled: Compiled, filters: Filters, total: Counts, query_label: str
+) -> None:
+    """Every matching item in one queue (a page may hold one item's many hits): the hits are
+    listed only on the click, the count comes from the counts already made."""
+    views = dataset_view_names()
+    n = total.per_item.filter(pl.col("dataset").is_in(list(views))).height  # a case is no item
+    if not triage_count_button(n, "search_triage_all", f"Triage all {n:,} matching items"):
+        return
+    with st.spinner(f"Listing the {n:,} matching items…"):
+        every = page(corpus, compiled, filters, size=max(total.total, 1), time_limit=ALL_TIME_LIMIT)
+    items = [
+        replace(i, query=(*i.query, *source_pairs()))
+        for i in queue_items(every.hits)
+        if i.view in views
+    ]
+    cut = every.timed_out or every.stuck is not None
+    if cut:  # said here and in the queue's name, which its bar shows
+        st.warning(
+            f"Listing every match took too long: the queue holds the first {len(items):,} "
+            "items. Narrow the search (a filter, more words) to queue the rest.",
+            icon=":material/timer:",
+        )
+    which = f"first {len(items):,} of {n:,}" if cut else f"all {len(items):,}"
+    start_queue(f"Search {query_label} · {which}", f"search: {query_label}", items)

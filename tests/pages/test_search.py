@@ -183,6 +183,25 @@ def test_a_page_of_results_starts_a_triage_queue(sample_root: Path, db: str) -> 
     assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
 
 
+def test_every_matching_item_starts_one_triage_queue(sample_root: Path, db: str) -> None:
+    """A page may hold one item's many hits: "Triage all N matching items" queues every item
+    the search matched (N from the full counts), one stop each, not only this page's."""
+    from cache.casebook.store import open_store
+
+    at = run_page("pages/search.py", q="double-check")
+    page_btn = next(b for b in at.button if b.key == "search_triage")
+    on_page = int(page_btn.label.split()[-2].replace(",", ""))
+    btn = next(b for b in at.button if b.key == "search_triage_all")
+    n = int(btn.label.split()[2].replace(",", ""))
+    assert n > on_page and not btn.disabled
+    btn.click().run()
+    assert not at.exception
+    (queue,) = open_store(db).queues()
+    assert queue.size == n and queue.name.endswith(f"· all {n:,}")
+    assert len({(i.view, i.query) for i in queue.items}) == n
+    assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
+
+
 def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
     sample_root: Path, db: str
 ) -> None:
