@@ -158,3 +158,23 @@ def test_the_query_box_follows_back_and_escape(browser: Browser, app_url: str) -
     expect(page_).not_to_have_url(re.compile(r"q="))
     no_exception(page_)
     page_.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS[:1])
+def test_every_matching_item_opens_as_one_queue(
+    browser: Browser, app_url: str, viewport: dict[str, int]
+) -> None:
+    """More hits than a page: "Triage all N matching items" opens a queue of every matching
+    item at its first one (the bar says "1 of N"), not only the page's few."""
+    corpus = load_corpus()
+    n = counts(corpus, compile_query(Query(PHRASE))).per_item.height
+    page_ = new_page(browser, viewport)
+    open_url(page_, f"{app_url}/search?q={PHRASE}", ready="Triage this page")
+    button = page_.get_by_role("button", name=re.compile(r"^Triage all [\d,]+ matching items"))
+    expect(button).to_be_enabled(timeout=SLOW)
+    shown = int(re.findall(r"[\d,]+", button.inner_text())[0].replace(",", ""))
+    assert 1 < shown <= n  # case notes are hits, but no item to step to
+    button.click()
+    expect(page_.get_by_test_id("tq-position")).to_have_text(f"1 of {shown}", timeout=SLOW)
+    no_exception(page_)
+    page_.context.close()
