@@ -75,6 +75,9 @@ _CSS = f"""<style>
   flex-wrap: nowrap !important; overflow-x: auto; column-gap: 0.35rem !important;
   padding-bottom: 2px; scrollbar-width: thin;
 }}
+@media (min-height: 820px) {{  /* room for a second row: every tag key's chip in sight */
+  .st-key-tq_tags {{ flex-wrap: wrap !important; overflow-x: visible; row-gap: 0.35rem; }}
+}}
 .st-key-tq_tags > div {{ flex-shrink: 0; }}
 /* Streamlit's "Press Ctrl+Enter to apply" would cover the note's text; the placeholder says it */
 .st-key-{BAR_KEY} [data-testid="InputInstructions"] {{ display: none; }}

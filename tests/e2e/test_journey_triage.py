@@ -329,3 +329,18 @@ def test_a_link_naming_only_the_step_opens_that_steps_item(
     page.wait_for_url(lambda url: want <= set(parse_qsl(urlparse(url).query)))
     expect(_position(page)).to_have_text(f"3 of {n}")
     no_exception(page)
+
+
+def test_every_tag_key_has_its_chip_in_sight(browser: Browser, server: str) -> None:
+    """Keys 1-9 toggle the tag suggestions: at 1440x900 each one's chip is on screen, whole (the
+    row wraps; it scrolled sideways, and the last keys' chips were out of sight). Below 820 px
+    high the row still scrolls, to keep the bar low."""
+    page = new_page(browser, {"width": 1440, "height": 900})
+    _open_queue(page, server)
+    chips = page.locator(".st-key-tq_tags button")
+    count = len(tag_suggestions("parason")[:9])
+    expect(chips).to_have_count(count)
+    for i in range(count):
+        expect(chips.nth(i)).to_be_in_viewport(ratio=1)
+    no_exception(page)
+    page.context.close()
