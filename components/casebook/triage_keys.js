@@ -95,6 +95,7 @@ function apply(action) {
   if (action === "note") {
     const note = noteField();
     if (!note) return null;
+    if (note.disabled) return false; // a read-only casebook: no note to write, keys stay keys
     state.noteMode = true;
     editNote((text) => text);
     return false;
