@@ -154,6 +154,13 @@ def render_trace(src: SourceConfig) -> None:
     annotated, _notes, extra = fc.prefixes(src)
     summary = fc.traces(src)
     pid, sample = FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read()
+    bad = FineproofsKeys.SAMPLE.refused()
+    if bad is not None:  # a typo in a shared link: say so, not only "click a cell"
+        st.warning(
+            f"The link's sample “{md_text(bad, 40)}” is not a sample number: pick the trace "
+            "below or in the Overview.",
+            icon=":material/link_off:",
+        )
     if pid is None or sample is None:
         st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
         _trace_picker(summary)
@@ -169,8 +176,18 @@ def render_trace(src: SourceConfig) -> None:
         _trace_picker(summary)
         return
     prefix = FineproofsKeys.PREFIX.read()
-    if prefix is not None and prefix not in series["ordinal"].to_list():
+    ordinals = series["ordinal"].to_list()
+    asked = FineproofsKeys.PREFIX.refused() or (
+        str(prefix) if prefix is not None and prefix not in ordinals else None
+    )
+    if prefix is not None and prefix not in ordinals:
         prefix = None
+    if asked is not None:
+        st.warning(
+            f"The link asks for prefix “{md_text(asked, 40)}”, which this trace does not have "
+            f"(prefixes {min(ordinals)}–{max(ordinals)}): no step is selected; click one below.",
+            icon=":material/link_off:",
+        )
     info = trace_row(summary, pid, sample)
     # a flex row: the control keeps its full label and wraps below the title when narrow
     with st.container(

@@ -346,7 +346,14 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         with lazy_expander(warnings_title(traj), (), "pa_warnings_open") as draw:
             if draw:
                 st.dataframe(warnings_frame(traj), hide_index=True, placeholder=DASH)
-    node = known_node(read_node(), g)
+    asked = read_node()
+    node = known_node(asked, g)
+    if asked is not None and node is None:  # a typo in a shared link: said, not dropped
+        st.warning(
+            f"The link asks for node “{md_text(st.query_params.get('node', asked), 40)}”, which "
+            "this trajectory does not have: no node is selected; click one in the DAG.",
+            icon=":material/link_off:",
+        )
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     h = None
     with guard("the DAG", dataset=DATASET):

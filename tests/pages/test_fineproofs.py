@@ -185,6 +185,21 @@ def test_unknown_trace_in_link_is_a_message(sample_fp: Path) -> None:
     )
 
 
+def test_a_links_bad_sample_or_prefix_is_said(sample_fp: Path) -> None:
+    """A sample that is no number, or a prefix the trace lacks, gets a note saying what the
+    link asked for (they fell back without a word); a good link gets none."""
+    pid, sample = _astral_trace(sample_fp)
+    warnings = lambda at: "\n".join(w.value for w in at.warning)  # noqa: E731
+    at = _app({"problem": pid, "sample": "abc", "view": "Trace"})
+    assert "The link's sample “abc” is not a sample number" in warnings(at)
+    at = _app({"problem": pid, "sample": str(sample), "prefix": "999", "view": "Trace"})
+    assert "asks for prefix “999”, which this trace does not have" in warnings(at)
+    at = _app({"problem": pid, "sample": str(sample), "prefix": "-1", "view": "Trace"})
+    assert "asks for prefix “\\-1”" in warnings(at)  # Markdown-escaped, shown as -1
+    at = _app({"problem": pid, "sample": str(sample), "prefix": "2", "view": "Trace"})
+    assert "The link" not in warnings(at)
+
+
 def test_collection_tab_renders_side_files(sample_fp: Path) -> None:
     at = _app({"view": "Collection"})
     assert not _errors(at)

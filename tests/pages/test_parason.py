@@ -151,6 +151,16 @@ def test_old_and_one_based_node_links_open_the_same_node(node: str) -> None:
     assert "floor(999/77) = 12" in _html(at)  # trial 1.3 of the 8x row, either way
 
 
+def test_a_node_the_trajectory_lacks_is_said() -> None:
+    """A link's node that the trajectory does not have gets a note (it was dropped silently);
+    a node it has gets none."""
+    at = _app({"uuid": FOUR, "node": "zzz", "subset": "sft-8x"})
+    notes = "\n".join(w.value for w in at.warning)
+    assert "The link asks for node “zzz”, which this trajectory does not have" in notes
+    at = _app({"uuid": FOUR, "node": "1.3", "subset": "sft-8x"})
+    assert not any("The link asks for node" in w.value for w in at.warning)
+
+
 def test_deep_link_restores_trajectory_and_node() -> None:
     at = _app({"uuid": FOUR, "node": "b0t2", "subset": "sft-8x"})
     assert not _errors(at)
