@@ -67,6 +67,7 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
             return tf.TraceFilter()
         # wrapping rows of fixed-width widgets: nothing is cut at 1024 px
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
+            asked = st.query_params.get(VERDICT_KEY)
             verdict = st.segmented_control(
                 "Verdict",
                 tf.VERDICTS,
@@ -75,6 +76,11 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
                 width="content",
                 **bound_kept(VERDICT_KEY),
             )
+            if asked and asked not in tf.VERDICTS:  # Streamlit drops it without a word
+                st.caption(
+                    f"The link's verdict “{md_text(asked, 40)}” is not one of "
+                    f"{', '.join(tf.VERDICTS)}: every trace is shown."
+                )
             counts = dict(tf.answer_counts(feats))
             answers = st.multiselect(
                 "Final answer",

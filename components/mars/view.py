@@ -58,8 +58,8 @@ TABS = tuple(TAB_RENDER)  # in the order the row shows them
 
 
 TRACE_NOTE = (
-    "The link asks for trace {asked}, which question {qid} does not have ({have}): no trace is "
-    "selected, and the Single trace tab shows trace {shown}."
+    "The link asks for trace {asked}, which question {qid} does not have ({have}): the curves "
+    "highlight none, and the Single trace tab shows trace {shown} (the address now names it)."
 )
 
 

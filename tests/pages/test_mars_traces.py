@@ -72,6 +72,17 @@ def test_the_picker_lists_only_the_traces_the_url_filters_pass(open_page, local_
     ]
 
 
+def test_a_links_unknown_verdict_is_said(open_page, local_mars) -> None:
+    """`verdict=maybe` is no verdict: the filter says so (Streamlit's bound widget dropped it
+    without a word) and shows every trace; a known verdict gets no such line."""
+    at = open_page(qid="2", view="Single trace", verdict="maybe")
+    _ok(at)
+    notes = [c.value for c in at.caption if "The link's verdict" in c.value]
+    assert notes and "“maybe” is not one of" in notes[0]
+    at = open_page(qid="2", view="Single trace", verdict="wrong")
+    assert not any("The link's verdict" in c.value for c in at.caption)
+
+
 def test_length_and_confidence_ranges_from_the_url(open_page, local_mars) -> None:
     feats = _feats(local_mars, 1)
     lo, hi = sorted(feats["length"].to_list())[5], sorted(feats["length"].to_list())[15]
