@@ -21,6 +21,7 @@ from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
 from cache.sources import SourceConfig
 from components.common.casebook import evidence
 from components.common.click_text import click_text, text_block
+from components.common.deeplink import LinkNotes
 from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num, fmt_p
 from components.common.guards import guard, show_error
@@ -149,18 +150,24 @@ def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     st.caption(" · ".join(facts))
 
 
+DL = LinkNotes("fineproofs")  # this view's deep-link notes
+SAMPLE_NOTE = (
+    "The link's sample “{asked}” is not a sample number: pick the trace below or in the Overview."
+)
+PREFIX_NOTE = (
+    "The link asks for prefix “{asked}”, which this trace does not have (prefixes {have}): no "
+    "step is selected; click one below."
+)
+
+
 def render_trace(src: SourceConfig) -> None:
     """Value curve with ±2 SE, histogram per prefix, highlighted text, table and downloads."""
     annotated, _notes, extra = fc.prefixes(src)
     summary = fc.traces(src)
     pid, sample = FineproofsKeys.PROBLEM.read(), FineproofsKeys.SAMPLE.read()
-    bad = FineproofsKeys.SAMPLE.refused()
-    if bad is not None:  # a typo in a shared link: say so, not only "click a cell"
-        st.warning(
-            f"The link's sample “{md_text(bad, 40)}” is not a sample number: pick the trace "
-            "below or in the Overview.",
-            icon=":material/link_off:",
-        )
+    raw = DL.asked("sample")
+    DL.remember("sample", raw, raw is None or sample is not None, sample)
+    DL.show("sample", SAMPLE_NOTE, sample)
     if pid is None or sample is None:
         st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
         _trace_picker(summary)
@@ -177,17 +184,12 @@ def render_trace(src: SourceConfig) -> None:
         return
     prefix = FineproofsKeys.PREFIX.read()
     ordinals = series["ordinal"].to_list()
-    asked = FineproofsKeys.PREFIX.refused() or (
-        str(prefix) if prefix is not None and prefix not in ordinals else None
-    )
     if prefix is not None and prefix not in ordinals:
         prefix = None
-    if asked is not None:
-        st.warning(
-            f"The link asks for prefix “{md_text(asked, 40)}”, which this trace does not have "
-            f"(prefixes {min(ordinals)}–{max(ordinals)}): no step is selected; click one below.",
-            icon=":material/link_off:",
-        )
+    raw = DL.asked("prefix")
+    DL.remember("prefix", raw, raw is None or prefix is not None, prefix)
+    span = f"{min(ordinals)}–{max(ordinals)}"
+    DL.show("prefix", PREFIX_NOTE.replace("{have}", span), prefix)
     info = trace_row(summary, pid, sample)
     # a flex row: the control keeps its full label and wraps below the title when narrow
     with st.container(

@@ -27,6 +27,7 @@ from analysis.parason.tables import (
 from cache.sources import SourceConfig
 from components.common.casebook import capture, cases_here, evidence
 from components.common.click_text import click_text, text_block
+from components.common.deeplink import LinkNotes
 from components.common.downloads import download_file, file_stem
 from components.common.formatting import DASH, fmt_quantity, fmt_tokens
 from components.common.guards import guard
@@ -64,6 +65,12 @@ NODE_TEXT_KEY = "pa_node_text"
 VIEW = "Trajectory"
 # the stage table's ratios, as the metric cards show them (token sums keep thousands separators)
 STAGE_FORMATS = {"block speedup": ".2f", "imbalance": ".2f"}
+
+DL = LinkNotes("parason")  # this view's deep-link notes
+NODE_NOTE = (
+    "The link asks for node “{asked}”, which this trajectory does not have: no node is selected; "
+    "click one in the DAG."
+)
 
 
 def warning_badges(traj: Trajectory) -> str:
@@ -346,14 +353,10 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
         with lazy_expander(warnings_title(traj), (), "pa_warnings_open") as draw:
             if draw:
                 st.dataframe(warnings_frame(traj), hide_index=True, placeholder=DASH)
-    asked = read_node()
-    node = known_node(asked, g)
-    if asked is not None and node is None:  # a typo in a shared link: said, not dropped
-        st.warning(
-            f"The link asks for node “{md_text(st.query_params.get('node', asked), 40)}”, which "
-            "this trajectory does not have: no node is selected; click one in the DAG.",
-            icon=":material/link_off:",
-        )
+    node = known_node(read_node(), g)
+    raw = DL.asked("node")
+    DL.remember("node", raw, raw is None or node is not None, node)
+    DL.show("node", NODE_NOTE, node)
     added = added_vs_1x(src, counter, uid, traj) if subset == "sft-8x" else set()
     h = None
     with guard("the DAG", dataset=DATASET):

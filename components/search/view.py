@@ -17,6 +17,7 @@ from analysis.search.queue import queue_items
 from analysis.search.results import (
     TRY_INSTEAD,
     Counts,
+    Hit,
     LeftOut,
     Page,
     Stuck,
@@ -26,6 +27,7 @@ from analysis.search.results import (
     no_correctness,
     page,
 )
+from cache.casebook.queue_items import QueueItem
 from cache.datasets import view_names as dataset_view_names
 from components.common.safe_text import esc, md_text
 from components.common.source_picker import source_pairs
@@ -314,11 +316,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             icon=":material/chevron_right:",
         )
         query_label = repr(compiled.query.text[:60])
-        items = [
-            replace(i, query=(*i.query, *source_pairs()))
-            for i in queue_items(shown.hits)
-            if i.view in dataset_view_names()
-        ]
+        items = _queue_of(shown.hits)
         triage_button(
             items,
             f"Search {query_label} · page {number + 1} ({len(items):,})",
@@ -328,6 +326,14 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
         )
         if total is not None and pages > 1:
             _triage_all(corpus, compiled, filters, total, query_label)
+
+
+def _queue_of(hits: list[Hit]) -> list[QueueItem]:
+    """One queue stop per dataset item of `hits`, each carrying the sidebar's sources."""
+    views = dataset_view_names()
+    return [
+        replace(i, query=(*i.query, *source_pairs())) for i in queue_items(hits) if i.view in views
+    ]
 
 
 def _triage_all(
@@ -341,11 +347,7 @@ def _triage_all(
         return
     with st.spinner(f"Listing the {n:,} matching items…"):
         every = page(corpus, compiled, filters, size=max(total.total, 1), time_limit=ALL_TIME_LIMIT)
-    items = [
-        replace(i, query=(*i.query, *source_pairs()))
-        for i in queue_items(every.hits)
-        if i.view in views
-    ]
+    items = _queue_of(every.hits)
     cut = every.timed_out or every.stuck is not None
     if cut:  # said here and in the queue's name, which its bar shows
         st.warning(
