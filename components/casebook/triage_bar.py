@@ -85,10 +85,18 @@ _CSS = f"""<style>
 
 
 def _keys(queue_id: str) -> None:
-    """The key listener, once per page (in the sidebar: a zero-height element costs no room)."""
+    """The key listener, once per page (in the sidebar: a zero-height element costs no room).
+    Drawn after the whole bar, with a new token each run: the listener knows that the run of
+    its last key has drawn every control of the bar (a run stopped early by a step draws none)."""
     mount = registered("rte_triage_keys", lambda: _JS_FILE.read_text(encoding="utf-8"))
     with st.sidebar:
-        mount(key="rte_triage_keys", data={"qid": queue_id}, height=0)
+        mount(key="rte_triage_keys", data={"qid": queue_id, "run": uuid.uuid4().hex}, height=0)
+
+
+def _step_to(pos: int) -> None:
+    """Keys j/k (the step buttons): the step is taken at the top of the next run, before the
+    bar is drawn, as a save's is (a press read inline is lost if its run is restarted)."""
+    st.session_state["tq_go"] = pos
 
 
 def verdict_choices(current: str | None) -> list[str | None]:
@@ -265,7 +273,7 @@ def triage_bar(here: str = "") -> None:
         show_error(exc, key="triage")
         return
     with st.container(border=True, key=BAR_KEY):
-        _bar(book, queue, pos, case, n_cases, done, here)
+        _bar(book, queue, pos, case, n_cases, done)
     _keys(queue.id)
     if not presenting():  # the view's item below the bar, as present mode brings it
         focus_evidence(EVIDENCE_PREFIX, nonce=f"{queue.id}:{pos}", key="tq_focus")
@@ -291,9 +299,7 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     return (
         f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
         f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
-        # a new token each run: the key listener knows the run of its last key has drawn the bar
-        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position' "
-        f"data-run='{uuid.uuid4().hex}'>{pos} of "
+        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
         f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
         f"{mark}</div>"
     )
@@ -306,7 +312,6 @@ def _bar(
     case: Case | None,
     n_cases: int,
     done: set[int],
-    here: str,
 ) -> None:
     s = st.session_state
     item = queue.items[pos - 1]
@@ -318,15 +323,12 @@ def _bar(
     head, steps = st.columns([4, 1.7], vertical_alignment="center")
     head.html(_head(queue, pos, n_cases, done))
     with steps, st.container(horizontal=True, horizontal_alignment="right", gap="small"):
-        prev = st.button("k", key="tq_prev", icon=":material/arrow_back:", disabled=pos <= 1,
-                         help="Previous item (k)")  # fmt: skip
-        nxt = st.button("j", key="tq_next", icon=":material/arrow_forward:",
-                        disabled=pos >= queue.size, help="Next item (j)")  # fmt: skip
+        st.button("k", key="tq_prev", icon=":material/arrow_back:", disabled=pos <= 1,
+                  help="Previous item (k)", on_click=_step_to, args=(pos - 1,))  # fmt: skip
+        st.button("j", key="tq_next", icon=":material/arrow_forward:",
+                  disabled=pos >= queue.size, help="Next item (j)", on_click=_step_to,
+                  args=(pos + 1,))  # fmt: skip
         end = st.button("End", key="tq_end", type="tertiary", help="Leave the queue here")
-    if prev:
-        open_position(queue, pos - 1, here)
-    if nxt:
-        open_position(queue, pos + 1, here)
     if end:
         navigate(case_path(item.view, item.query) or view_href("casebook"))
     left, right = st.columns([3, 2], vertical_alignment="top")

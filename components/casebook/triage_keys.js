@@ -12,8 +12,9 @@
 // Keys are applied one at a time, in the order pressed. A click sent while the app's script runs
 // restarts that run with the click's widget state only, which drops the running one's button
 // press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
-// key before it has drawn the bar again (each run writes a new `data-run` token into the bar's
-// position) and no script runs. A key whose button is not drawn yet, or that Streamlit has
+// key before it has drawn the whole bar again (each run hands this listener, drawn after the
+// bar, a new `run` token) and no script has run for IDLE_MS (a run stopped by `st.rerun` reads
+// "notRunning" for a moment before the next one starts). A key whose button is not drawn yet, or that Streamlit has
 // disabled while it reconnects, waits for it (up to GIVE_UP_MS) instead of being dropped. Keys
 // still waiting when a step loads another page are kept in sessionStorage and applied on that
 // page. Keys pressed while that page loads, before this listener is attached there, are kept by
@@ -23,10 +24,12 @@ const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
+const IDLE_MS = 120;
 const state =
   window.__rteTriage ||
   (window.__rteTriage = {
     queue: [], wait: null, blocked: null, qid: null, typed: "", noteMode: false,
+    run: null, changed: 0,
   });
 
 function control(name, tag) {
@@ -38,8 +41,7 @@ function noteField() {
 }
 
 function drawnRun() {
-  const pos = document.querySelector(`${BAR} [data-testid="tq-position"]`);
-  return pos ? pos.dataset.run : null;
+  return state.run; // the token of the last run that drew the whole bar
 }
 
 function connected() {
@@ -51,6 +53,11 @@ function running() {
   const app = document.querySelector('[data-testid="stApp"]');
   const now = app && app.dataset.testScriptState;
   return now === "running" || now === "rerunRequested";
+}
+
+function idle() {
+  // no run now, and none started or ended for IDLE_MS (state.changed: the observer below)
+  return !running() && performance.now() - state.changed >= IDLE_MS;
 }
 
 const ACTIONS = {
@@ -95,6 +102,7 @@ function apply(action) {
   if (action === "note") {
     const note = noteField();
     if (!note) return null;
+    if (note.disabled && !connected()) return null; // reconnecting: wait for it
     if (note.disabled) return false; // a read-only casebook: no note to write, keys stay keys
     state.noteMode = true;
     editNote((text) => text);
@@ -116,14 +124,14 @@ function apply(action) {
 function pump() {
   while (state.queue.length) {
     if (state.wait) {
-      const drawn = drawnRun() !== state.wait.run && !running();
+      const drawn = drawnRun() !== state.wait.run && idle();
       if (!drawn && Date.now() - state.wait.since < GIVE_UP_MS) {
         requestAnimationFrame(pump);
         return;
       }
       state.wait = null;
     }
-    if (running() || !document.querySelector(BAR)) {
+    if (!idle() || !document.querySelector(BAR)) {
       requestAnimationFrame(pump);
       return;
     }
@@ -237,8 +245,15 @@ function restore() {
 export default function (component) {
   const d = (component && component.data) || {};
   if (d.qid) state.qid = d.qid;
+  if (d.run) state.run = d.run;
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
+    // when a run starts or ends: a key waits until none has for IDLE_MS
+    new MutationObserver(() => {
+      state.changed = performance.now();
+    }).observe(document.body, {
+      subtree: true, attributes: true, attributeFilter: ["data-test-script-state"],
+    });
     document.addEventListener("keydown", onKey, true); // before the page's own handlers
     document.addEventListener(
       "pointerdown",

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, shown_option
+from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, settled, shown_option
 
 pytestmark = pytest.mark.e2e
 
@@ -278,6 +278,9 @@ def test_the_capture_form_shows_whole_where_it_opens(
     enough that its Save button is on screen, at 1024x768 too, without scrolling the page."""
     page = new_page(browser, viewport)
     page.goto(f"{app_url}/mars?file={FILE}&qid=2")
+    # on the page as drawn: a form opened while the run still adds the view below it is placed
+    # against a button that then moves
+    settled(page)
     page.get_by_role("button", name=re.compile("Add question")).click()
     body = page.locator('[data-testid="stPopoverBody"]')
     title = body.get_by_label("Title")
