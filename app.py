@@ -19,6 +19,7 @@ from components.common.links import CASEBOOK, HOME, views
 from components.common.maths import maths_toggle
 from components.common.md_table import table_style
 from components.common.router import routed
+from components.common.search_marks import search_marks
 from components.common.source_picker import render_source_sidebar
 
 HERE = Path(__file__).parent
@@ -47,6 +48,7 @@ try:
         if page.url_path != CASEBOOK.url_path:
             present_banner()
             triage_bar(page.url_path)
+        search_marks()  # a search hit's text, marked in the view it opens
         page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

@@ -179,9 +179,9 @@ SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dat
 
 def global_keys() -> tuple[str, ...]:
     """Keys every view reads: each dataset's source in the sidebar, a running presentation, a
-    running triage queue, the sidebar's "Render maths" switch."""
+    running triage queue, the sidebar's "Render maths" switch, a search hit's marked text."""
     sources = tuple(f"src_{d}_{f}" for d in DATASETS for f in SOURCE_FIELDS)
-    return (*sources, "present", "step", "triage", "tpos", "maths")
+    return (*sources, "present", "step", "triage", "tpos", "maths", "hl", "hlcs")
 
 
 class ViewKeys:

@@ -13,6 +13,7 @@ from analysis.search.results import Hit
 from components.common import theme
 from components.common.links import view_href
 from components.common.safe_text import esc
+from components.common.search_marks import mark_pairs
 
 _SNIPPET = (
     "font-family:var(--font-mono, monospace);font-size:0.82rem;white-space:normal;"
@@ -58,8 +59,10 @@ def item_html(
     title: str,
     total: int | None,
     extra: Mapping[str, str] | None = None,
+    case_sensitive: bool = False,
 ) -> str:
-    """One item: its header and its hits on this page, each a link to where it is."""
+    """One item: its header and its hits on this page, each a link to where it is, which marks
+    the text the hit matched there."""
     count = f"{total:,} hit{'s' if total != 1 else ''}" if total is not None else ""
     head = (
         f"<div style='font-size:0.92rem'><b>{esc(title)}</b> · {esc(first.label)}"
@@ -68,7 +71,7 @@ def item_html(
     lines = []
     for h in hits:
         where = f"{h.field} · {h.locator}" if h.locator else h.field
-        link = hit_link(h, extra)
+        link = hit_link(h, {**(extra or {}), **mark_pairs(h.match, case_sensitive)})
         opener = (
             f"<a href='{esc(link)}' target='_self' class='rte-search-hit' "
             # below the underscores of field names such as raw_text, which it would hide

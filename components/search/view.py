@@ -287,6 +287,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             corpus.titles.get(first.dataset, first.dataset),
             per_item.get((first.dataset, first.file, first.item)),
             extra,
+            compiled.query.case_sensitive,
         )
         for first, hits in group_by_item(shown.hits)
     ]

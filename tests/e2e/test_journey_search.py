@@ -32,6 +32,11 @@ from tests.e2e.journey_helpers import (
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 PHRASE = "double-check"
+# each search mark on the page: its text, and whether it is in the trajectory's text component
+MARKED_JS = """() => [...CSS.highlights.get('rte-search-mark')].map((r) => [
+  r.toString(),
+  !!(r.startContainer.getRootNode().host || {}).closest?.('[class*="st-key-pa_text"]'),
+])"""
 SLOW = 120_000  # the first search reads (and on a fresh cache builds) the text tables
 
 
@@ -71,6 +76,19 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     expect(page_).to_have_url(re.compile(rf"uuid={pq['uuid']}.*node={re.escape(pq['node'])}"))
     expect(page_.get_by_text("Selected node", exact=True)).to_be_visible(timeout=SLOW)
     expect(page_.get_by_text(re.compile(PHRASE, re.I)).first).to_be_visible()
+    # the phrase is marked where it occurs, in the trajectory's text too (not only the note
+    # above the view that names it), and the marks can be cleared
+    expect(page_).to_have_url(re.compile(rf"[?&]hl={re.escape(PHRASE)}(&|$)"))
+    expect(page_.get_by_text("Marked on this page:")).to_be_visible()
+    expect(page_.locator("html")).to_have_attribute(
+        "data-rte-marks", re.compile(r"^([3-9]|\d\d+)$")
+    )
+    marked = page_.evaluate(MARKED_JS)
+    assert {t.lower() for t, _ in marked} == {PHRASE}
+    assert sum(1 for _, in_text in marked if in_text) >= 2
+    page_.get_by_role("button", name="Clear marks").click()
+    expect(page_.locator("html")).not_to_have_attribute("data-rte-marks", re.compile(".*"))
+    expect(page_).not_to_have_url(re.compile(r"[?&]hl="))
     no_exception(page_)
     # 4. the FineProofs hits, ticked in the Datasets filter: the first opens its trace at the
     # step that holds the phrase

@@ -121,7 +121,8 @@ def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> No
     assert not at.exception
     html = _html(at)
     assert "<script>" not in html
-    assert "&lt;script&gt;" in html and "href='casebook?case=case1'" in html
+    assert "&lt;script&gt;" in html
+    assert "href='casebook?case=case1&amp;hl=%3Cscript%3E'" in html  # the mark, URL-encoded
     at = run_page("pages/search.py", q="&amp;", ds="Casebook")
     assert "&amp;amp;" in _html(at)
 

@@ -3,6 +3,8 @@ probes are right or wrong each, whatever its final answer, so the item's header 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from analysis.search.results import Hit
 from components.search.hits import item_html
 
@@ -30,3 +32,16 @@ def test_each_hit_carries_its_own_correctness_and_the_header_none() -> None:
 def test_a_text_without_correctness_gets_no_badge() -> None:
     out = item_html(_hit("ground truth", "", None), [_hit("ground truth", "", None)], "MARS", 1)
     assert "· correct" not in out and "· wrong" not in out
+
+
+def test_each_hits_link_marks_the_text_it_matched() -> None:
+    """The link opens the view with the hit's own text to mark (`hl`), and `hlcs` only when the
+    search matched case; a text too long to carry is not marked (the link still opens)."""
+    hit = _hit("probe raw_text", "token 8192", True)
+    out = item_html(hit, [hit], "MARS", 1)
+    assert "href='mars?qid=0&amp;trace=1&amp;hl=wait'" in out
+    exact = item_html(hit, [hit], "MARS", 1, case_sensitive=True)
+    assert "&amp;hl=wait&amp;hlcs=1'" in exact
+    long = replace(hit, match="x" * 201, end=201)
+    assert "hl=" not in item_html(long, [long], "MARS", 1)
+    assert "href='mars?qid=0&amp;trace=1'" in item_html(long, [long], "MARS", 1)

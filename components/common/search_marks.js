@@ -1,0 +1,136 @@
+// search marks: every place the page's text holds the phrase a search hit's link names, marked
+// with the CSS Custom Highlight API (ranges painted by a ::highlight rule; the page's DOM and
+// text are not touched). Text in components' shadow roots is marked too, root by root (a range
+// cannot cross into a shadow root); typeset maths is not (KaTeX replaced its source).
+const NAME = "rte-search-mark";
+const RESCAN_MS = 1000; // components fill their shadow roots later than the page: look again
+const RESCAN_FOR_MS = 20000;
+const SKIP = new Set(["SCRIPT", "STYLE", "TEXTAREA", "INPUT", "NOSCRIPT"]);
+const state = window.__rteMarks || (window.__rteMarks = { key: "", observer: null, timer: null });
+
+function rule(colour) {
+  return `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }`;
+}
+
+function styled(root, colour) {
+  // the rule must be in each tree it paints (a shadow root does not see the page's rules)
+  const host = root === document ? document.head : root;
+  let style = host.querySelector(`style[data-rte-marks]`);
+  if (!style) {
+    style = document.createElement("style");
+    style.dataset.rteMarks = "1";
+    host.appendChild(style);
+  }
+  style.textContent = rule(colour);
+}
+
+function roots(main) {
+  const out = [main];
+  for (let i = 0; i < out.length; i++) {
+    out[i].querySelectorAll("*").forEach((el) => {
+      if (el.shadowRoot) out.push(el.shadowRoot);
+    });
+  }
+  return out;
+}
+
+function rangesIn(root, phrase, cs) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) => {
+      const parent = node.parentElement;
+      return parent && SKIP.has(parent.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+    },
+  });
+  const nodes = [];
+  const starts = [];
+  let text = "";
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    nodes.push(node);
+    starts.push(text.length);
+    text += node.data;
+  }
+  let hay = text;
+  let needle = phrase;
+  if (!cs) {
+    // any case, where lower-casing keeps every offset (else the phrase as written)
+    const lower = text.toLowerCase();
+    const low = phrase.toLowerCase();
+    if (lower.length === text.length && low.length === phrase.length) {
+      hay = lower;
+      needle = low;
+    }
+  }
+  const at = (offset, end) => {
+    // the text node holding `offset` (at an end: the node it closes)
+    let lo = 0;
+    let hi = nodes.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] < offset || (!end && starts[mid] === offset)) lo = mid;
+      else hi = mid - 1;
+    }
+    return [nodes[lo], offset - starts[lo]];
+  };
+  const out = [];
+  for (let i = hay.indexOf(needle); i >= 0 && needle; i = hay.indexOf(needle, i + needle.length)) {
+    const range = new Range();
+    range.setStart(...at(i, false));
+    range.setEnd(...at(i + needle.length, true));
+    out.push(range);
+  }
+  return out;
+}
+
+function mark(phrase, cs, colour) {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return;
+  const ranges = [];
+  for (const root of roots(main)) {
+    if (root !== main) styled(root, colour);
+    ranges.push(...rangesIn(root, phrase, cs));
+  }
+  CSS.highlights.set(NAME, new Highlight(...ranges));
+  document.documentElement.dataset.rteMarks = String(ranges.length); // for the journeys
+}
+
+function stop() {
+  if (state.observer) state.observer.disconnect();
+  if (state.timer) clearInterval(state.timer);
+  state.observer = null;
+  state.timer = null;
+  CSS.highlights.delete(NAME);
+  delete document.documentElement.dataset.rteMarks;
+}
+
+export default function (component) {
+  const d = (component && component.data) || {};
+  if (!window.CSS || !CSS.highlights || typeof Highlight !== "function") return;
+  const phrase = typeof d.phrase === "string" ? d.phrase : "";
+  const colour = /^#[0-9a-f]{6}$/i.test(d.colour || "") ? d.colour : "#ffe58f";
+  const key = `${phrase}\u0000${!!d.cs}`;
+  if (key === state.key) return;
+  stop();
+  state.key = key;
+  if (!phrase) return;
+  styled(document, colour);
+  let pending = false;
+  const again = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      mark(phrase, !!d.cs, colour);
+    });
+  };
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (main) {
+    state.observer = new MutationObserver(again);
+    state.observer.observe(main, { childList: true, subtree: true, characterData: true });
+  }
+  const since = Date.now();
+  state.timer = setInterval(() => {
+    if (Date.now() - since > RESCAN_FOR_MS) clearInterval(state.timer);
+    else again();
+  }, RESCAN_MS);
+  again();
+}

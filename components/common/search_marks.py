@@ -1,0 +1,74 @@
+"""A search hit's phrase, marked in the view the hit opens.
+
+A hit's link carries the text the search matched (`hl`, and `hlcs` when case mattered). The
+view draws as it always does; a script in the browser then marks every place where that text
+occurs on the page with the CSS Custom Highlight API: ranges over the page's text, painted by a
+`::highlight()` rule. Nothing of the page is rewritten and the phrase is never HTML, so marking
+cannot change what the text says or load anything. Marks span the coloured steps and nodes of a
+text, but not typeset maths, whose source KaTeX replaces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from components.common.registered import registered
+from components.common.safe_text import md_text
+from components.common.theme import HIT_BG
+from components.common.url_state import Param, parse_bool
+
+MAX_PHRASE = 200  # characters: a hit's link carries no longer text
+_JS_FILE = Path(__file__).with_name("search_marks.js")
+
+
+def phrase(raw: str) -> str:
+    """A marked phrase from a URL: bounded, not blank, no control characters but line breaks
+    and tabs (a hit of a regular expression can span lines)."""
+    if len(raw) > MAX_PHRASE or not raw.strip():
+        raise ValueError(raw)
+    if any(not (c.isprintable() or c in "\n\t") for c in raw):
+        raise ValueError(raw)
+    return raw
+
+
+HL = Param("hl", None, parse=phrase)
+HLCS = Param("hlcs", False, parse=parse_bool)
+
+
+def mark_pairs(match: str, case_sensitive: bool) -> dict[str, str]:
+    """The keys a hit's link adds to mark its text: none for a text too long or blank to mark."""
+    try:
+        phrase(match)
+    except ValueError:
+        return {}
+    return {HL.key: match, **({HLCS.key: "1"} if case_sensitive else {})}
+
+
+def _clear() -> None:
+    for key in (HL.key, HLCS.key):
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def search_marks() -> None:
+    """Once per run, above the view: mark the link's phrase, and say what the marks are."""
+    text = HL.read()
+    mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"))
+    with st.sidebar:  # a zero-height element costs no room there
+        mount(
+            key="rte_search_marks",
+            data={"phrase": text or "", "cs": bool(HLCS.read()), "colour": HIT_BG},
+            height=0,
+        )
+    if not text:
+        return
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        shown = md_text(text if len(text) <= 80 else text[:79] + "…", 200)
+        st.caption(
+            f":material/ink_highlighter: Marked on this page: “{shown}”, the text the search "
+            f"found{'' if HLCS.read() else ' (any case)'}.",
+            width="content",
+        )
+        st.button("Clear marks", key="rte_search_marks_clear", type="tertiary", on_click=_clear)
