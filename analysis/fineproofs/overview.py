@@ -8,8 +8,9 @@ summary; the cells are built only for the shown page.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import polars as pl
 
@@ -118,3 +119,55 @@ def resolve_trace(text: str, traces: Iterable[tuple[str, int]]) -> tuple[str, in
         have = ", ".join(str(s) for s in samples[:12]) + (" …" if len(samples) > 12 else "")
         return f"Problem {pid} has no sample {int(sample)} (its samples: {have})."
     return pid, int(sample)
+
+
+@dataclass(frozen=True)
+class StartingPoint:
+    """A trace worth opening first, with why (its rule) and its figure under that rule."""
+
+    why: str
+    problem_id: str
+    sample_index: int
+    figure: str
+
+
+# (why, column, keep rows where, its figure): the largest value of the column wins
+_STARTS: tuple[tuple[str, str, pl.Expr, Callable[[Any], str]], ...] = (
+    (
+        "the sharpest significant drop",
+        "largest_drop",
+        pl.col("largest_drop_sig").fill_null(False) & pl.col("largest_drop").is_finite(),
+        lambda v: f"a fall of {v:.3f}",
+    ),
+    (
+        "the most recoveries",
+        "n_recoveries",
+        pl.col("n_recoveries") > 0,
+        lambda n: "1 recovery" if n == 1 else f"{n} recoveries",
+    ),
+    (
+        "the most bimodal prefixes",
+        "n_bimodal",
+        pl.col("n_bimodal") > 0,
+        lambda n: "1 bimodal prefix" if n == 1 else f"{n} bimodal prefixes",
+    ),
+)
+
+
+def starting_points(summary: pl.DataFrame) -> list[StartingPoint]:
+    """For a Trace tab with no trace open: the trace with the sharpest significant drop, the
+    most recoveries and the most bimodal prefixes (ties: the first by problem id and sample);
+    a rule no trace meets is left out."""
+    out = []
+    for why, col, keep, figure in _STARTS:
+        if col not in summary.columns:
+            continue
+        rows = summary.filter(keep).sort(
+            [col, "problem_id", "sample_index"], descending=[True, False, False]
+        )
+        if rows.height:
+            r = rows.row(0, named=True)
+            out.append(
+                StartingPoint(why, str(r["problem_id"]), int(r["sample_index"]), figure(r[col]))
+            )
+    return out

@@ -14,7 +14,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.fineproofs.multitest import flag_burden
-from analysis.fineproofs.overview import resolve_trace
+from analysis.fineproofs.overview import StartingPoint, resolve_trace, starting_points
 from analysis.fineproofs.steptext import attach_step_text, export_frame, text_segments
 from analysis.fineproofs.values import trace_row, trace_series
 from cache.fineproofs_io import TraceRecord, TraceTextUnavailable
@@ -26,8 +26,9 @@ from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num, fmt_p
 from components.common.guards import guard, show_error
 from components.common.light_control import light_text
+from components.common.links import view_href
 from components.common.maths import maths_on, maybe_maths
-from components.common.safe_text import line_text, md_label, md_text
+from components.common.safe_text import esc, line_text, md_label, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.stat_row import stat_row
 from components.common.url_keys import FineproofsKeys
@@ -119,6 +120,32 @@ def _trace_picker(summary: pl.DataFrame) -> None:
         st.warning(md_text(why, 300), icon=":material/search_off:")
 
 
+def _open_start(points: list[StartingPoint], value: str) -> None:
+    if value.isdigit() and int(value) < len(points):
+        p = points[int(value)]
+        open_trace(p.problem_id, p.sample_index)
+
+
+def _starting_points(summary: pl.DataFrame) -> None:
+    """A few traces worth a first look, each with its rule and figure; a click opens it."""
+    points = starting_points(summary)
+    if not points:
+        return
+    items = "".join(
+        f"<li><a data-pick='{n}' href='"
+        + esc(view_href(DATASET, problem=p.problem_id, sample=p.sample_index, view="Trace"))
+        + f"' target='_self'>Trace {esc(p.problem_id[:10])} · sample {p.sample_index}</a>"
+        f" — {esc(p.why)}: {esc(p.figure)}</li>"
+        for n, p in enumerate(points)
+    )
+    click_text(
+        f"<div style='font-size:0.95rem'>Or start with one of these traces:"
+        f"<ul style='margin:0.3rem 0 0 0'>{items}</ul></div>",
+        key="fp_starts",
+        on_pick=functools.partial(_open_start, points),
+    )
+
+
 def _trace_header(info: dict[str, Any], n_prefixes: int) -> None:
     """Headline metrics and the one-line shape description of the trace."""
     with stat_row("fp_trace_stats", label="The trace's figures") as m:
@@ -169,8 +196,12 @@ def render_trace(src: SourceConfig) -> None:
     DL.remember("sample", raw, raw is None or sample is not None, sample)
     DL.show("sample", SAMPLE_NOTE, sample)
     if pid is None or sample is None:
-        st.info("Click a cell in the Overview (or enter a trace below) to open a trace.")
+        st.info(
+            "No trace is open. Click a cell in the Overview, enter a trace below, or start with "
+            "one of the traces listed under it."
+        )
         _trace_picker(summary)
+        _starting_points(summary)
         return
     st.session_state.pop(PICK_ERROR, None)  # a trace is open: an earlier typo is moot
     series = trace_series(annotated, pid, sample)

@@ -11,6 +11,8 @@ import polars as pl
 import pytest
 from playwright.sync_api import expect
 
+from analysis.fineproofs.overview import starting_points
+from analysis.fineproofs.store import traces_table
 from analysis.fineproofs.utf16 import Utf16Index
 from cache.fineproofs_io import load_trace
 from tests.e2e.conftest import assert_no_exception, wait_for_app
@@ -209,4 +211,33 @@ def test_a_trace_opens_from_its_typed_id_and_sample(app_url: str, page, sample_r
     expect(
         page.locator('[data-testid="stHeading"]').filter(has_text=f"Trace {pid}")
     ).to_be_visible()
+    assert_no_exception(page)
+
+
+def test_an_empty_trace_tab_offers_traces_to_start_with(
+    app_url: str, page, sample_root: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The Trace tab with no trace lists the traces the rules pick (each with its rule and
+    figure); a click opens one in place, without a reload."""
+    summary = traces_table(sample_root / "fineproofs" / "data/prefix_values.parquet")
+    points = starting_points(summary)
+    assert [p.why for p in points] == [
+        "the sharpest significant drop", "the most recoveries", "the most bimodal prefixes"
+    ]  # fmt: skip
+    page.goto(f"{app_url}/fineproofs?view=Trace")
+    wait_for_app(page)
+    expect(page.get_by_text("No trace is open.", exact=False)).to_be_visible()
+    for p in points:
+        expect(page.get_by_text(f"{p.why}: {p.figure}", exact=False)).to_be_visible()
+    page.evaluate("window.__rteSamePage = true")
+    second = points[1]
+    page.get_by_role(
+        "button", name=f"Trace {second.problem_id[:10]} · sample {second.sample_index}"
+    ).click()
+    expect(page).to_have_url(re.compile(rf"[?&]problem={second.problem_id}(&|$)"))
+    expect(page).to_have_url(re.compile(rf"[?&]sample={second.sample_index}(&|$)"))
+    expect(
+        page.locator('[data-testid="stHeading"]').filter(has_text=f"Trace {second.problem_id}")
+    ).to_be_visible()
+    assert page.evaluate("window.__rteSamePage === true")  # opened in place: no reload
     assert_no_exception(page)
