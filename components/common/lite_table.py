@@ -41,6 +41,7 @@ _CSS = """
   overflow: hidden; text-overflow: ellipsis; text-align: left; box-sizing: border-box;
   border-bottom: 1px solid rgba(49, 51, 63, 0.1); }
 .rte-lite-table th { position: sticky; top: 0; z-index: 1; font-weight: 400; font-size: 13px;
+  white-space: normal; line-height: 1.15; overflow-wrap: normal;
   color: rgba(49, 51, 63, 0.7); background: var(--st-secondary-background-color, #f0f2f6); }
 .rte-lite-table .rte-lt-num { text-align: right; font-variant-numeric: tabular-nums; }
 .rte-lite-table tr[tabindex] { cursor: pointer; }
@@ -78,6 +79,7 @@ ROW_PX = 35  # lite_table.js ROW_PX: a row's height, the header's too
 AUTO_ROWS = 200
 CHAR_PX = 8.0
 HEADER_CHAR_PX = 7.2  # the header's smaller font
+HEADER_SLACK_PX = 6  # a header line wider than the average characters say still fits
 PAD_PX = 6
 MIN_WIDTH, MAX_WIDTH = 44, 320
 NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # the grid's own sizes, in px
@@ -127,17 +129,30 @@ def cell_text(value: object, fmt: str | None = None) -> str:
     return str(value)
 
 
+def header_chars(label: str) -> int:
+    """The characters of a header's longer line when it takes two lines (a header wraps at a
+    space, so "first differing iteration" needs the width of "differing iteration", not of
+    the whole label; a row's height holds two lines of the header's font)."""
+    words = label.split(" ")
+    if len(words) < 2:
+        return len(label)
+    return min(
+        max(len(" ".join(words[:i])), len(" ".join(words[i:]))) for i in range(1, len(words))
+    )
+
+
 def _width(declared: object, label: str, cells: list[str]) -> int:
-    """A column's width in px: its declaration's (widened to fit its label), else what its
-    label and its longest cell among the first rows need (as the grid sizes a column to its
-    content), within bounds."""
-    header = round(len(label) * HEADER_CHAR_PX) + 2 * PAD_PX  # a header is never cut
+    """A column's width in px: its declaration's (widened to fit its label in two lines), else
+    what that label and its longest cell among the first rows need (as the grid sizes a column
+    to its content), within bounds."""
+    header = round(header_chars(label) * HEADER_CHAR_PX) + 2 * PAD_PX + HEADER_SLACK_PX
     if isinstance(declared, str) and declared in NAMED_WIDTHS:
         return max(NAMED_WIDTHS[declared], header)
     if isinstance(declared, int | float) and declared > 0:
         return max(int(declared), header)
-    longest = max([len(label), *(len(c) for c in cells[:AUTO_ROWS])])
-    return max(MIN_WIDTH, min(MAX_WIDTH, round(longest * CHAR_PX) + 2 * PAD_PX))
+    longest = max([0, *(len(c) for c in cells[:AUTO_ROWS])])
+    content = round(longest * CHAR_PX) + 2 * PAD_PX
+    return max(MIN_WIDTH, min(MAX_WIDTH, max(header, content)))
 
 
 def _as_spec(declared: object) -> Mapping[str, Any]:

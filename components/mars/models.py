@@ -235,9 +235,9 @@ def _ranking(rank: pl.DataFrame, models: list[str], bench: str, grid: bool) -> N
             return_dtype=pl.String,
         )
         .alias("interval"),
-    ).select(
-        "rank", "qid", "majority_split", "right_models", "wrong_models", "best_model",
-        "worst_model", "gap_pp", "interval", "missing_models", "truth_agrees",
+    ).select(  # the figures first: at 1024 px the model lists would push them out of sight
+        "rank", "qid", "majority_split", "gap_pp", "interval", "best_model", "worst_model",
+        "right_models", "wrong_models", "missing_models", "truth_agrees",
     )  # fmt: skip
     table_or_grid(
         shown,
@@ -251,8 +251,8 @@ def _ranking(rank: pl.DataFrame, models: list[str], bench: str, grid: bool) -> N
             "majority_split": st.column_config.CheckboxColumn(
                 "split", width=48, help="one model's majority right, another's wrong"
             ),
-            "right_models": "majority right",
-            "wrong_models": "majority wrong",
+            "right_models": st.column_config.TextColumn("majority right", width=180),
+            "wrong_models": st.column_config.TextColumn("majority wrong", width=180),
             "best_model": "best pass@1",
             "worst_model": "worst pass@1",
             "gap_pp": st.column_config.NumberColumn("gap (pp)", format="%.1f", width=70),

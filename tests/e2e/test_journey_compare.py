@@ -46,6 +46,22 @@ def test_j7_compare_two_policies(
     assert counts is not None
     n_lost, n_questions = int(counts[1]), int(counts[2])
     assert n_lost >= 1 and b_only >= n_lost  # each lost question has a discordant iteration
+    # the losses' table: every header whole (a long one wraps into two lines), and at 1024 px
+    # at most two of its eight columns out of sight (the figures first)
+    losses = page.locator(".rte-lite-table").filter(
+        has=page.locator("table[aria-label='questions where A loses to B']")
+    )
+    expect(losses.locator("th")).to_have_count(8)
+    clipped = losses.locator("th").evaluate_all(
+        "(ths) => ths.filter((th) => th.scrollHeight > th.clientHeight + 1"
+        " || th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent)"
+    )
+    assert clipped == []
+    out_of_sight = losses.evaluate(
+        "(root) => [...root.querySelectorAll('th')].filter((th) =>"
+        " th.getBoundingClientRect().right > root.getBoundingClientRect().right + 1).length"
+    )
+    assert out_of_sight <= (2 if viewport["width"] == 1024 else 0)
     # 2. the per-question export, named after the pair, agrees with the page
     with page.expect_download() as info:
         page.get_by_role("button", name="Download CSV", exact=True).click()

@@ -14,10 +14,12 @@ from components.common.links import is_view_href
 from components.common.lite_table import (
     CHAR_PX,
     HEADER_CHAR_PX,
+    HEADER_SLACK_PX,
     MAX_WIDTH,
     PAD_PX,
     capped,
     cell_text,
+    header_chars,
     table_payload,
 )
 from tests.pages.tables import lite_payloads, lite_tables
@@ -62,16 +64,27 @@ def test_columns_come_from_their_grid_declaration() -> None:
     }
     assert cols["speedup"]["right"] and cols["speedup"]["width"] == 70
     assert cols["n"]["width"] == 75  # the grid's "small"
-    assert cols["plain"]["width"] == round(5 * CHAR_PX) + 2 * PAD_PX  # its label, "plain"
+    # its label, "plain", in the header's font (wider than its one-character cells)
+    assert cols["plain"]["width"] == round(5 * HEADER_CHAR_PX) + 2 * PAD_PX + HEADER_SLACK_PX
     assert cols["plain"]["label"] == "plain"
     assert payload["rows"] == [["a", "1.50", "3", "p"]]
 
 
-def test_a_declared_width_is_widened_to_fit_its_label() -> None:
+def test_a_declared_width_is_widened_to_fit_its_label_in_two_lines() -> None:
     frame = pl.DataFrame({"added": [1]})
-    columns = {"added": st.column_config.NumberColumn("8x added", width=40)}
+    columns = {"added": st.column_config.NumberColumn("8x added", width=20)}
     [col] = table_payload(frame, columns)["cols"]
-    assert col["width"] == round(len("8x added") * HEADER_CHAR_PX) + 2 * PAD_PX > 40
+    assert col["width"] == round(len("added") * HEADER_CHAR_PX) + 2 * PAD_PX + HEADER_SLACK_PX
+
+
+def test_a_header_wraps_at_the_space_that_balances_its_two_lines() -> None:
+    assert header_chars("first differing iteration") == len("first differing")
+    assert header_chars("A right, B wrong") == len("A right,")
+    assert header_chars("qid") == 3 and header_chars("") == 0
+    frame = pl.DataFrame({"first_differing_iteration": [0, 12]})
+    columns = {"first_differing_iteration": "first differing iteration"}
+    [col] = table_payload(frame, columns)["cols"]
+    assert col["width"] == round(15 * HEADER_CHAR_PX) + 2 * PAD_PX + HEADER_SLACK_PX
 
 
 def test_an_undeclared_column_is_as_wide_as_its_content_within_bounds() -> None:
