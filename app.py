@@ -17,7 +17,7 @@ from components.common.casebook import author
 from components.common.guards import show_bug
 from components.common.links import CASEBOOK, HOME, views
 from components.common.maths import maths_toggle
-from components.common.md_table import table_style
+from components.common.page_layout import app_style
 from components.common.router import routed
 from components.common.search_marks import search_marks
 from components.common.source_picker import render_source_sidebar
@@ -39,7 +39,7 @@ pages = [
     if (HERE / v.script).exists()
 ]
 page = st.navigation(pages)
-table_style()  # a Markdown table wider than its column scrolls sideways
+app_style()  # wide Markdown tables scroll sideways; narrower margins on a small screen
 maths_toggle()  # "Render maths": every view's reasoning text reads it
 render_source_sidebar()
 bridge(author())  # the unsaved-text guard; the author's name kept in this browser

@@ -27,3 +27,27 @@ def test_nothing_is_cut_at_1024x768(app_url: str, page, query: str) -> None:  # 
     expect(page.get_by_text("zoom", exact=True).first).to_be_visible(timeout=60_000)
     # retried until the layout has settled (a late rerun may still move things)
     page.wait_for_function(f"() => ({_CUT})().length === 0", timeout=30_000)
+
+
+@pytest.mark.parametrize(("width", "height", "least"), [(1024, 768, 660), (1440, 900, 960)])
+def test_a_view_has_the_width_the_window_leaves(
+    app_url: str, page, width: int, height: int, least: int
+) -> None:  # type: ignore[no-untyped-def]
+    """Below 1280 px the view keeps narrow margins (Streamlit's 5rem a side left 564 px of
+    1024 beside the sidebar), and on a short window less room above the title: the 1x vs 8x
+    pair's two DAGs get the width."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{app_url}/parason?view=1x+vs+8x&uuid={FOUR}")
+    wait_for_app(page, timeout=180_000)
+    block = page.locator('[data-testid="stMainBlockContainer"]')
+    expect(block).to_be_visible()
+    page.wait_for_function(
+        "(least) => { const b = document.querySelector('[data-testid=\"stMainBlockContainer\"]');"
+        " const s = getComputedStyle(b);"
+        " return b.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) >= least; }",
+        arg=least,
+        timeout=30_000,
+    )
+    title = page.locator('[data-testid="stMain"] h1').first
+    assert title.bounding_box()["y"] < (90 if height < 820 else 130)  # type: ignore[index]
+    assert_no_exception(page)
