@@ -34,6 +34,29 @@ def bound(key: str) -> dict[str, str]:
     return {"key": key, "bind": "query-params"}
 
 
+def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
+    """Read before a widget bound to `key` is drawn: the link's value when the widget will not
+    take it (Streamlit drops such a value without a word); else None."""
+    raw = st.query_params.get(key)
+    if raw is None or raw == "" or takes(raw):
+        return None
+    return str(raw)
+
+
+def say_refused(key: str, refused: str | None, label: str, shown: object) -> None:
+    """Under the widget, on the run that reads the link: what it asked for and what is shown."""
+    if refused is not None:
+        st.caption(
+            f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not one of the choices "
+            f"here: {md_text(label, 60)} shows “{md_text(str(shown), 60)}”."
+        )
+
+
+def int_text_in(lo: int, hi: int) -> Callable[[str], bool]:
+    """Whether a URL's text is a whole number in [lo, hi] (what a bound number box takes)."""
+    return lambda raw: raw.strip().lstrip("-").isdigit() and lo <= int(raw) <= hi
+
+
 def bound_kept(key: str) -> dict[str, str]:
     """`bound`, and the value survives while its tab or section is not rendered."""
     return {**bound(key), "persist_state": "page"}
@@ -182,11 +205,8 @@ def _url_options(
         help=help,
         width=width,
     )
-    if refused is not None:  # said on the run that reads the link; the URL is then rewritten
-        st.caption(
-            f"The link's {md_text(param.key, 40)}=“{md_text(refused, 60)}” is not one of the "
-            f"choices here: {md_text(label, 60)} shows “{md_text(fmt(value), 60)}”."
-        )
+    # said on the run that reads the link; the URL is then rewritten
+    say_refused(param.key, refused, label, fmt(value))
     return _written(param, value)
 
 

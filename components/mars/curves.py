@@ -21,7 +21,14 @@ from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.selection import event_of, selected_points
 from components.common.url_keys import MarsKeys
-from components.common.url_state import bound, url_radio, url_switch
+from components.common.url_state import (
+    bound,
+    int_text_in,
+    refused_link,
+    say_refused,
+    url_radio,
+    url_switch,
+)
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import curve_figures as cf
@@ -107,12 +114,17 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
     threshold: drawn only while their expander is open or one of them is set in the URL."""
     d1, d2 = st.columns(2, vertical_alignment="bottom")
     if n_max > 1:
+        asked = refused_link("n", int_text_in(1, n_max))
         n = d1.slider(
             "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
         )
+        with d1:
+            say_refused("n", asked, "Traces shown", n)
     else:
         n = 1
         d1.caption("1 trace matches" if pool.height > 1 else "1 trace in this question")
+    # the URL holds the window as shown ("1,024")
+    asked_win = refused_link("win", {f"{w:,}" for w in WINDOWS}.__contains__)
     window = int(
         d2.select_slider(
             "Window (tokens)",
@@ -125,7 +137,11 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
             **bound("win"),
         )
     )
+    with d2:
+        say_refused("win", asked_win, "Window (tokens)", f"{window:,}")
     e1, e2 = st.columns([3, 2], vertical_alignment="bottom")
+    asked_by = refused_link("probes_by", {BY_AGREEMENT, BY_CORRECTNESS}.__contains__)
+    asked_policy = refused_link("policy", set(POLICIES).__contains__)
     probes_by = e1.radio(
         "Probe markers by",
         [BY_AGREEMENT, BY_CORRECTNESS],
@@ -138,6 +154,10 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
     policy = e2.selectbox(
         "Threshold", list(POLICIES), help=_POLICY_HELP.format(w=warmup), **bound("policy")
     )
+    with e1:
+        say_refused("probes_by", asked_by, "Probe markers by", probes_by)
+    with e2:
+        say_refused("policy", asked_policy, "Threshold", policy)
     return int(n), window, str(probes_by), str(policy)
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 from analysis.mars import trace_filters as tf
 from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
-from components.common.url_state import bound_kept
+from components.common.url_state import bound_kept, refused_link, say_refused
 
 VERDICT_KEY = "verdict"
 ANSWER_KEY = "answer"
@@ -97,9 +97,12 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
             lb = _range_bounds(feats["length"], 0)
             length = _range("Length (tokens)", lb, LENGTH_KEY, step=1)
         by_name = {name: col for col, name in tf.CONFIDENCES.items()}
+        asked_conf = refused_link(CONF_BY_KEY, by_name.__contains__)
         conf_name = d2.selectbox(  # the URL holds the name shown
             "Confidence", list(by_name), help=_HELP_CONF, **bound_kept(CONF_BY_KEY)
         )
+        with d2:
+            say_refused(CONF_BY_KEY, asked_conf, "Confidence", conf_name)
         conf_by = by_name.get(str(conf_name), tf.DEFAULT_CONFIDENCE)
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None

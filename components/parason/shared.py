@@ -20,7 +20,7 @@ from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.light_control import light_select
 from components.common.url_keys import ParasonKeys
-from components.common.url_state import Param, bound_kept, selector_key
+from components.common.url_state import Param, bound_kept, refused_link, say_refused, selector_key
 
 DATASET = "parason"
 VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
@@ -129,6 +129,10 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     top = speedup_top(table["speedup"])
     # a wrapping row of fixed-width controls: columns cut labels and values at 1024 px
     bar = st.container(horizontal=True, vertical_alignment="bottom")
+    asked = {
+        "correct": refused_link("correct", {"all", "correct", "incorrect"}.__contains__),
+        "warn": refused_link("warn", {"any", "with", "without"}.__contains__),
+    }
     correct = bar.selectbox(
         "Correctness", ["all", "correct", "incorrect"], width=FILTER_WIDTHS[0],
         **bound_kept("correct"),
@@ -150,6 +154,8 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
         "Search questions", placeholder="text or uuid prefix", width=FILTER_WIDTHS[4],
         **bound_kept("q"),
     )  # fmt: skip
+    say_refused("correct", asked["correct"], "Correctness", correct)
+    say_refused("warn", asked["warn"], "Warnings", warn)
     return filter_table(
         table,
         correctness=correct or "all",

@@ -31,8 +31,11 @@ from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
 from components.common.url_state import (
     Param,
     bound,
+    int_text_in,
     parse_bool,
+    refused_link,
     safe_token,
+    say_refused,
     selector_drawn,
     url_selectbox,
     url_slider,
@@ -200,6 +203,13 @@ def settings_controls() -> tuple[SimSettings, bool]:
     ) as draw:
         if draw:
             c = st.columns(5)
+            asked = {
+                "budget": refused_link("budget", int_text_in(1, 4096)),
+                "iters": refused_link("iters", int_text_in(1, 256)),
+                "warmup": refused_link("warmup", int_text_in(1, 128)),
+                "window": refused_link("window", {str(w) for w in WINDOWS}.__contains__),
+                "seed": refused_link("seed", int_text_in(0, 2**31 - 1)),
+            }
             budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
             iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
             warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
@@ -211,6 +221,9 @@ def settings_controls() -> tuple[SimSettings, bool]:
                 **bound("window"),
             )
             seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
+            shown = {"budget": budget, "iters": iters, "warmup": warmup, "window": window}
+            for key, value in {**shown, "seed": seed}.items():
+                say_refused(key, asked[key], key, value)
     preview = url_switch(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
     )

@@ -213,3 +213,18 @@ def test_k_and_j_step_unless_a_triage_queue_owns_the_letter_keys(
     at = open_page(qid="2", view="Single trace", verdict="wrong", triage="q1")
     assert not at.exception, at.exception
     assert not at.button(key=PREV_KEY).proto.shortcut and not at.button(key=NEXT_KEY).proto.shortcut
+
+
+def test_a_links_chart_options_that_the_controls_refuse_are_said(open_page, local_mars) -> None:
+    """Streamlit's URL-bound controls drop a value they do not take without a word: each says
+    what the link asked for and what it shows; values they take get no such line."""
+    at = open_page(qid="1", n="0", win="4096", probes_by="zzz", policy="nope", conf_by="loud")
+    _ok(at)
+    said = " ".join(c.value for c in at.caption if "The link's" in c.value).replace("\\", "")
+    keys = [("n", "0"), ("win", "4096"), ("probes_by", "zzz"), ("policy", "nope")]
+    for key, asked in [*keys, ("conf_by", "loud")]:
+        assert f"The link's {key}=“{asked}” is not one of the choices here" in said, key
+    assert "shows “2,048”" in said  # the window as the control shows it
+    at = open_page(qid="1", n="3", win="1,024", probes_by="correctness", policy="none")
+    _ok(at)
+    assert not [c.value for c in at.caption if "The link's" in c.value]

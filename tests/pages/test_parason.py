@@ -112,6 +112,19 @@ def test_filters_from_the_url(table: pl.DataFrame) -> None:
     assert "No trajectory matches" in " ".join(i.value for i in at.info)
 
 
+def test_a_links_filter_value_the_controls_refuse_is_said(table: pl.DataFrame) -> None:
+    """`correct=maybe` and `warn=xx` are no choices: each filter says what the link asked for
+    and that it shows everything (Streamlit's bound box dropped them without a word)."""
+    at = _app({"correct": "maybe", "warn": "xx"})
+    assert not at.error, _errors(at)
+    said = " ".join(c.value for c in at.caption if "The link's" in c.value)
+    assert "correct=“maybe” is not one of the choices here: Correctness shows “all”" in said
+    assert "warn=“xx” is not one of the choices here: Warnings shows “any”" in said
+    assert len(_browse(at)) == table.height
+    at = _app({"correct": "incorrect", "warn": "without"})
+    assert not [c.value for c in at.caption if "The link's" in c.value]
+
+
 def test_sorting_widgets(table: pl.DataFrame) -> None:
     at = _app({"sort": "speedup T/C", "desc": "true"})
     assert not at.error, _errors(at)
