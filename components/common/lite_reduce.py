@@ -222,8 +222,9 @@ def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str,
     given_x, given_y = t.get("x"), t.get("y")
     xs: list[Any] = list(given_x) if given_x is not None else list(range(cols))
     ys: list[Any] = list(given_y) if given_y is not None else list(range(rows))
-    if not all(isinstance(y, int | float) for y in ys):
-        raise Unsupported("a heatmap with category rows")
+    labels_y: list[str] | None = None
+    if not all(isinstance(y, int | float) for y in ys):  # category rows: row i at position i
+        labels_y, ys = [str(y) for y in ys], list(range(rows))
     text = t.get("text")
     custom = t.get("customdata")
     template = str(t.get("hovertemplate") or "%{x}, %{y}: %{z}")
@@ -237,7 +238,7 @@ def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str,
                 template,
                 {
                     "x": xs[j],
-                    "y": ys[i],
+                    "y": labels_y[i] if labels_y else ys[i],
                     "z": float(z[i, j]),
                     "text": text[i][j] if text is not None else "",
                     "customdata": custom[i][j] if custom is not None else "",
@@ -248,7 +249,7 @@ def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str,
         out.append(
             {
                 "type": "bar",
-                "name": f"row {ys[i]}",
+                "name": f"row {labels_y[i] if labels_y else ys[i]}",
                 "showlegend": False,
                 "x": cells,
                 "y": [ys[i] + 0.5 - gap] * len(cells),
@@ -267,7 +268,8 @@ def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str,
     labels = [str(x) for x in xs]
     step = max(1, math.ceil(cols / 10))
     xaxis.update(
-        domain=[0.0, 0.9],
+        type="linear",  # the columns are positions 0..n-1 now, labelled by their ticks
+        domain=[0.0, 0.88],
         tickvals=list(range(0, cols, step)),
         ticktext=labels[::step],
         showgrid=False,
@@ -275,15 +277,26 @@ def heatmap_as_bars(t: dict[str, Any], layout: dict[str, Any]) -> list[dict[str,
     )
     yaxis = dict(layout.get("yaxis") or {})
     yaxis.update(range=[min(ys) - 0.5, max(ys) + 0.5], showgrid=False)
+    if labels_y:
+        yaxis.update(tickvals=ys, ticktext=labels_y)
     bar = t.get("colorbar") or {}
     title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else None
     layout.update(
         xaxis=xaxis,
         yaxis=yaxis,
-        xaxis2={"domain": [0.94, 0.97], "anchor": "y2", "showticklabels": False, "showgrid": False,
-                "title": title or "", "range": [-0.5, 0.5]},
-        yaxis2={"anchor": "x2", "range": [zmin, zmax], "showgrid": False},
+        xaxis2={"domain": [0.9, 0.94], "anchor": "y2", "showticklabels": False, "showgrid": False,
+                "title": "", "range": [-0.5, 0.5]},
+        # no tick labels beside the bar (they would run into the cells): its ends are named
+        # above it, with its title, as Plotly puts a colour bar's title
+        yaxis2={"anchor": "x2", "range": [zmin, zmax], "showgrid": False,
+                "showticklabels": False},
+        annotations=[*(layout.get("annotations") or []), {
+            "text": f"{title + ' ' if title else ''}{zmin:g}–{zmax:g}", "xref": "paper",
+            "yref": "paper", "x": 0.94, "y": 1.0, "xanchor": "right", "yanchor": "bottom",
+            "showarrow": False, "font": {"size": 11},
+        }],
         bargap=0.0,
+        barmode="overlay",  # one row a trace: each cell fills its column, not a share of it
     )  # fmt: skip
     size = (zmax - zmin) / COLOURBAR_STEPS
     mids = [zmin + (k + 0.5) * size for k in range(COLOURBAR_STEPS)]

@@ -249,6 +249,16 @@ def _stack(traces: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return traces
 
 
+def _band_as_area(t: dict[str, Any]) -> dict[str, Any]:
+    """A band drawn as Plotly draws one with `fill="toself"` (its upper edge along x, then its
+    lower edge back along the same x) as an area from the lower edge (`base`) up to the upper."""
+    x, y = _array(t.get("x")) or [], _array(t.get("y")) or []
+    k = len(x) // 2
+    if len(x) != len(y) or len(x) % 2 or not k or x[:k] != x[k:][::-1]:
+        raise LiteUnsupported("a filled shape that is not a band along x")
+    return {**t, "x": x[:k], "y": y[:k], "base": y[k:][::-1], "fill": None}
+
+
 def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
     kind = str(t.get("type") or "scatter")
     if kind not in TRACE_TYPES:
@@ -261,7 +271,9 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         raise LiteUnsupported("horizontal stacks")
     if kind == "bar" and (t.get("orientation") or "v") != "v":
         raise LiteUnsupported("horizontal bars")
-    if t.get("fill") not in (None, "none"):
+    if t.get("fill") == "toself":
+        t = _band_as_area(t)
+    elif t.get("fill") not in (None, "none"):
         raise LiteUnsupported("filled areas")
     for key in ("x", "y", "customdata", "text", "hovertext"):
         t[f"_{key}"] = _array(t.get(key))

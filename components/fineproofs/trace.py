@@ -26,6 +26,7 @@ from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num, fmt_p
 from components.common.guards import guard, show_error
 from components.common.light_control import light_text
+from components.common.lite_chart import lite_chart
 from components.common.links import view_href
 from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import esc, line_text, md_label, md_text
@@ -250,12 +251,10 @@ def render_trace(src: SourceConfig) -> None:
     x = "ordinal" if axis == "ordinal" else "rel_depth"
     c1, c2 = st.columns([3, 2])
     with c1, guard("the value curve", dataset=DATASET):
-        st.plotly_chart(
+        lite_chart(
             value_curve_figure(series, x=x, selected=prefix),
             key=CURVE_KEY,
             on_select=_on_curve_select,
-            selection_mode="points",
-            config={"displayModeBar": False},
         )
         st.caption(
             "Value = mean grade of the continuations from that prefix (a value of the policy, not a "
@@ -265,7 +264,7 @@ def render_trace(src: SourceConfig) -> None:
         )
         st.caption(multiple_tests_note(flag_burden(series["z"]), correction(), FDR_Q))
     with c2, guard("the continuation histograms", dataset=DATASET):
-        st.plotly_chart(hist_heatmap_figure(series), config={"displayModeBar": False})
+        lite_chart(hist_heatmap_figure(series), key="fp_hist")
         n_bad = int(series["hist"].is_null().sum()) if "hist" in series.columns else series.height
         if n_bad:
             st.caption(f"{n_bad} prefixes have no usable histogram (blank columns).")

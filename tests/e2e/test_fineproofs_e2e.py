@@ -92,9 +92,11 @@ def test_clicking_a_curve_point_selects_and_scrolls_to_its_step(
     page.goto(f"{app_url}/fineproofs?problem={pid}&sample={sample}")
     wait_for_app(page)
     page.wait_for_selector("#fp-trace-text .fp-step", timeout=30_000)
-    # the value curve is the first chart of the trace view; its "mean grade" trace has the points
-    curve = page.locator(".js-plotly-plot").first
-    points = curve.locator(".scatterlayer .trace").nth(1).locator(".points path")
+    # the value curve, a light chart (no Plotly for a trace's link); its second trace, "mean
+    # grade", has the points (the first is the ±2 SE band)
+    expect(page.locator(".js-plotly-plot")).to_have_count(0)
+    curve = page.locator('.st-key-fp_curve svg[data-testid="lite-chart-svg"]')
+    points = curve.locator('[data-t="1"][data-p]')
     points.first.wait_for(timeout=30_000)
     n = points.count()
     assert n >= 4

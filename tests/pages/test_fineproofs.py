@@ -168,7 +168,8 @@ def test_deep_link_shows_trace_with_highlighted_steps(sample_fp: Path) -> None:
     text_view = _text_view(at)
     assert text_view.count("data-picked") == 1  # the selected prefix is scrolled into view
     assert 'data-pick="2" data-picked' in text_view and "outline: 3px" in text_view
-    assert len(at.get("plotly_chart")) == 2  # value curve + histogram heatmap
+    # value curve + histogram heatmap, light charts: no Plotly bundle for a trace's link
+    assert not at.get("plotly_chart") and len(lite_specs(at)) == 2
     assert len(at.get("download_button")) == 2
     table = shown_tables(at)[0]
     assert list(table["ordinal"]) == list(range(1, len(rec.steps) + 1))
@@ -284,9 +285,7 @@ def test_missing_shard_and_missing_trace_keep_the_rest(bad_copy: dict) -> None:
     s = str(bad_copy["sample"])
     at = _app({"problem": bad_copy["no_shard"], "sample": s})
     assert "is missing" in _errors(at) and "Traceback" not in _errors(at)
-    assert (
-        len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
-    )  # curve + table still there
+    assert len(lite_specs(at)) == 2 and len(shown_tables(at)) == 1  # curve + table still there
     at = _app({"problem": bad_copy["not_in_shard"], "sample": s})
     assert "is not in the export" in _errors(at)
     assert len(at.get("download_button")) == 2
@@ -296,7 +295,7 @@ def test_corrupt_shard_message(bad_copy: dict) -> None:
     pid, sample = bad_copy["corrupt"]
     at = _app({"problem": pid, "sample": str(sample)})
     assert "cannot decompress" in _errors(at) and len(at.error) == 1  # only the text section
-    assert len(at.get("plotly_chart")) == 2
+    assert len(lite_specs(at)) == 2
 
 
 def test_bad_histograms_nan_grades_and_extra_columns(bad_copy: dict) -> None:

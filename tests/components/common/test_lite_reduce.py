@@ -103,5 +103,26 @@ def test_a_heatmap_is_a_row_of_coloured_cells_with_its_colour_bar() -> None:
     assert row1["tips"][1] == "b: 0.25 t" and unpack(row1["base"]) == [0.5] * 3
     assert row0["marker"]["color"][0] == "rgb(103, 0, 31)"  # RdBu at 0, as Plotly colours it
     assert spec["axes"]["xaxis"]["ticktext"] == ["a", "b", "c"]
-    assert bar["xaxis"] == "x2" and spec["axes"]["xaxis2"]["title"] == "median"
-    assert spec["axes"]["yaxis2"]["range"] == [0, 1]
+    assert bar["xaxis"] == "x2" and spec["axes"]["yaxis2"]["range"] == [0, 1]
+    # the bar's title and its ends above it (tick labels beside it would run into the cells)
+    assert [a["text"] for a in spec["annotations"]] == ["median 0–1"]
+    assert not spec["axes"]["yaxis2"]["showticklabels"]
+    assert spec["axes"]["xaxis"]["domain"][1] < spec["axes"]["xaxis2"]["domain"][0]
+
+
+def test_a_heatmap_with_category_rows_puts_row_i_at_i_with_its_label() -> None:
+    fig = go.Figure(
+        go.Heatmap(
+            z=[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], x=["1", "2"], y=["0/7", "1/7", "2/7"],
+            zmin=0, zmax=1, colorscale="Blues",
+            hovertemplate="prefix %{x} · grade %{y}: %{z:.1f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_xaxes(type="category")
+    spec = chart_spec(fig)
+    rows = spec["traces"][:3]
+    assert [unpack(r["base"])[0] for r in rows] == [-0.5, 0.5, 1.5]
+    assert rows[2]["tips"] == ["prefix 1 · grade 2/7: 0.5", "prefix 2 · grade 2/7: 0.6"]
+    assert spec["axes"]["yaxis"]["ticktext"] == ["0/7", "1/7", "2/7"]
+    assert spec["axes"]["xaxis"]["ticktext"] == ["1", "2"]  # the columns' own labels
+    assert spec["barmode"] == "overlay"  # each cell fills its column
