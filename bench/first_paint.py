@@ -305,7 +305,7 @@ def measure(
         for name, path in views.items():
             _open(browser, profile, base + path)  # warm: builds what the view needs
             links = [(name, base + path)]
-            if tabs:
+            if tabs and "?" not in path:  # a link (`--link`) is timed as it is
                 ctx = profile or new_context(browser)
                 page = ctx.new_page()
                 page.goto(base + path)
@@ -400,8 +400,20 @@ def main(argv: list[str] | None = None) -> int:
         help="open each run in a fresh browser profile: a first visit, the ~10 MB of the "
         "app's JavaScript (Plotly 4.7 MB) fetched and compiled again every time",
     )
+    ap.add_argument(
+        "--link",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="also time a deep link, e.g. 'fineproofs trace=/fineproofs?problem=…&sample=2'",
+    )
     args = ap.parse_args(argv)
     views = {v: paths[v] for v in (args.view or list(paths))}
+    for link in args.link:
+        label, sep, path = link.partition("=")
+        if not sep or not path.startswith("/"):
+            ap.error(f"--link takes LABEL=/path?query, not {link!r}")
+        views[label] = path
     cache = Path(tempfile.gettempdir()) / "rte-bench" / "first-paint-cache"
     cache.mkdir(parents=True, exist_ok=True)
     runs_dir = Path(tempfile.mkdtemp(prefix="script-runs-", dir=cache.parent))
