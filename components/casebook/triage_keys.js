@@ -14,12 +14,13 @@
 // press (a `j` then a quick `2` lost the step, or the `2`); so a key waits until the run of the
 // key before it has drawn the whole bar again (each run hands this listener, drawn after the
 // bar, a new `run` token) and no script has run for IDLE_MS (a run stopped by `st.rerun` reads
-// "notRunning" for a moment before the next one starts). A key whose button is not drawn yet, or that Streamlit has
-// disabled while it reconnects, waits for it (up to GIVE_UP_MS) instead of being dropped. Keys
-// still waiting when a step loads another page are kept in sessionStorage and applied on that
-// page. Keys pressed while that page loads, before this listener is attached there, are kept by
-// the page itself (the view's page shell, components/server/page_shell.py, listens from its
-// first line when STEP says a queue is open) and applied here once attached.
+// "notRunning" for a moment before the next one starts). A key whose button is not drawn yet,
+// or that Streamlit has disabled while it reconnects, waits for it (up to GIVE_UP_MS) instead
+// of being dropped. Keys still waiting when a step loads another page are kept in
+// sessionStorage and applied on that page. Keys pressed while that page loads, before this
+// listener is attached there, are kept by the page itself (the view's page shell,
+// components/server/page_shell.py, listens from its first line when STEP says a queue is open)
+// and applied here once attached.
 const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
