@@ -43,13 +43,21 @@ def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
     return str(raw)
 
 
-def say_refused(key: str, refused: str | None, label: str, shown: object) -> None:
-    """Under the widget, on the run that reads the link: what it asked for and what is shown."""
+def say_refused(
+    key: str, refused: str | None, label: str, shown: object, takes: str = "one of the choices here"
+) -> None:
+    """Under the widget, on the run that reads the link: what it asked for, what the widget
+    takes (`takes`, e.g. "a whole number from 1 to 4,096") and what it shows."""
     if refused is not None:
         st.caption(
-            f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not one of the choices "
-            f"here: {md_text(label, 60)} shows “{md_text(str(shown), 60)}”."
+            f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not {md_text(takes, 80)}: "
+            f"{md_text(label, 60)} shows “{md_text(str(shown), 60)}”."
         )
+
+
+def whole_numbers(lo: int, hi: int) -> str:
+    """What a number box from `lo` to `hi` takes, in words (`say_refused`)."""
+    return f"a whole number from {lo:,} to {hi:,}"
 
 
 def int_text_in(lo: int, hi: int) -> Callable[[str], bool]:

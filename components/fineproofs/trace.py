@@ -26,8 +26,8 @@ from components.common.downloads import download_buttons, file_stem
 from components.common.formatting import DASH, fmt_num, fmt_p
 from components.common.guards import guard, show_error
 from components.common.light_control import light_text
-from components.common.lite_chart import lite_chart
 from components.common.links import view_href
+from components.common.lite_chart import lite_chart
 from components.common.maths import maths_on, maybe_maths
 from components.common.safe_text import esc, line_text, md_label, md_text
 from components.common.selection import event_of, first_point_value

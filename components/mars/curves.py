@@ -28,6 +28,7 @@ from components.common.url_state import (
     say_refused,
     url_radio,
     url_switch,
+    whole_numbers,
 )
 from components.mars import cached as mc
 from components.mars import cases as mcs
@@ -119,7 +120,7 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
             "Traces shown", 1, n_max, min(DEFAULT_CURVES, n_max), **bound("n"), help=_N_HELP
         )
         with d1:
-            say_refused("n", asked, "Traces shown", n)
+            say_refused("n", asked, "Traces shown", n, whole_numbers(1, n_max))
     else:
         n = 1
         d1.caption("1 trace matches" if pool.height > 1 else "1 trace in this question")

@@ -40,6 +40,7 @@ from components.common.url_state import (
     url_selectbox,
     url_slider,
     url_switch,
+    whole_numbers,
 )
 
 DL = LinkNotes("playground")  # this view's deep-link notes
@@ -221,9 +222,13 @@ def settings_controls() -> tuple[SimSettings, bool]:
                 **bound("window"),
             )
             seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
-            shown = {"budget": budget, "iters": iters, "warmup": warmup, "window": window}
-            for key, value in {**shown, "seed": seed}.items():
-                say_refused(key, asked[key], key, value)
+            shown = {"budget": budget, "iters": iters, "warmup": warmup, "seed": seed}
+            ranges = {"budget": (1, 4096), "iters": (1, 256), "warmup": (1, 128)}
+            for key, value in shown.items():
+                say_refused(
+                    key, asked[key], key, value, whole_numbers(*ranges.get(key, (0, 2**31 - 1)))
+                )
+            say_refused("window", asked["window"], "window", window)
     preview = url_switch(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
     )

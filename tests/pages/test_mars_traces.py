@@ -221,9 +221,10 @@ def test_a_links_chart_options_that_the_controls_refuse_are_said(open_page, loca
     at = open_page(qid="1", n="0", win="4096", probes_by="zzz", policy="nope", conf_by="loud")
     _ok(at)
     said = " ".join(c.value for c in at.caption if "The link's" in c.value).replace("\\", "")
-    keys = [("n", "0"), ("win", "4096"), ("probes_by", "zzz"), ("policy", "nope")]
-    for key, asked in [*keys, ("conf_by", "loud")]:
+    keys = [("win", "4096"), ("probes_by", "zzz"), ("policy", "nope"), ("conf_by", "loud")]
+    for key, asked in keys:
         assert f"The link's {key}=“{asked}” is not one of the choices here" in said, key
+    assert "The link's n=“0” is not a whole number from 1 to " in said
     assert "shows “2,048”" in said  # the window as the control shows it
     at = open_page(qid="1", n="3", win="1,024", probes_by="correctness", policy="none")
     _ok(at)
