@@ -6,7 +6,10 @@ const NAME = "rte-search-mark";
 const RESCAN_MS = 1000; // components fill their shadow roots later than the page: look again
 const RESCAN_FOR_MS = 20000;
 const SKIP = new Set(["SCRIPT", "STYLE", "TEXTAREA", "INPUT", "NOSCRIPT"]);
-const state = window.__rteMarks || (window.__rteMarks = { key: "", observer: null, timer: null });
+const LINE = ".st-key-rte_marks_line"; // the line naming the marks: its phrase is no mark
+const state =
+  window.__rteMarks ||
+  (window.__rteMarks = { key: "", observer: null, timer: null, ranges: [], at: -1, label: null });
 
 function rule(colour) {
   return `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }`;
@@ -38,7 +41,8 @@ function rangesIn(root, phrase, cs) {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     acceptNode: (node) => {
       const parent = node.parentElement;
-      return parent && SKIP.has(parent.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      const skip = !parent || SKIP.has(parent.tagName) || parent.closest(LINE);
+      return skip ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
     },
   });
   const nodes = [];
@@ -90,7 +94,36 @@ function mark(phrase, cs, colour) {
     ranges.push(...rangesIn(root, phrase, cs));
   }
   CSS.highlights.set(NAME, new Highlight(...ranges));
+  state.ranges = ranges;
   document.documentElement.dataset.rteMarks = String(ranges.length); // for the journeys
+  if (state.label) state.label();
+}
+
+function nextButton(parentElement) {
+  // "Next mark": brings the marks into sight one after the other, in the page's order
+  let btn = parentElement.querySelector("button");
+  if (!btn) {
+    btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "rte-next-mark";
+    parentElement.appendChild(btn);
+  }
+  const label = () => {
+    const n = (state.ranges || []).length;
+    btn.textContent = n ? `Next mark (${state.at >= 0 ? state.at + 1 : 0} of ${n}) ↓` : "No mark yet";
+    btn.disabled = !n;
+  };
+  state.label = label;
+  state.at = -1;
+  btn.onclick = () => {
+    const ranges = state.ranges || [];
+    if (!ranges.length) return;
+    state.at = (state.at + 1) % ranges.length;
+    const node = ranges[state.at].startContainer.parentElement;
+    if (node) node.scrollIntoView({ block: "center", behavior: "instant" });
+    label();
+  };
+  label();
 }
 
 function stop() {
@@ -99,12 +132,17 @@ function stop() {
   state.observer = null;
   state.timer = null;
   CSS.highlights.delete(NAME);
+  state.ranges = [];
   delete document.documentElement.dataset.rteMarks;
 }
 
 export default function (component) {
   const d = (component && component.data) || {};
   if (!window.CSS || !CSS.highlights || typeof Highlight !== "function") return;
+  if (d.button) {
+    nextButton(component.parentElement);
+    return;
+  }
   const phrase = typeof d.phrase === "string" ? d.phrase : "";
   const colour = /^#[0-9a-f]{6}$/i.test(d.colour || "") ? d.colour : "#ffe58f";
   const key = `${phrase}\u0000${!!d.cs}`;

@@ -21,6 +21,15 @@ from components.common.url_state import Param, parse_bool
 
 MAX_PHRASE = 200  # characters: a hit's link carries no longer text
 _JS_FILE = Path(__file__).with_name("search_marks.js")
+# the "Next mark" button, drawn by the component in its shadow root: a plain text button
+_CSS = """
+.rte-next-mark { font: inherit; font-size: 0.875rem; border: 1px solid rgba(49, 51, 63, 0.2);
+  border-radius: 0.5rem; background: transparent; color: var(--st-text-color, #31333f);
+  padding: 0.2rem 0.6rem; cursor: pointer; white-space: nowrap; }
+.rte-next-mark:hover { border-color: var(--st-primary-color, #3b6fd8); }
+.rte-next-mark:focus-visible { outline: 2px solid var(--st-primary-color, #3b6fd8); }
+.rte-next-mark:disabled { cursor: default; opacity: 0.6; }
+"""
 
 
 def phrase(raw: str) -> str:
@@ -55,7 +64,7 @@ def _clear() -> None:
 def search_marks() -> None:
     """Once per run, above the view: mark the link's phrase, and say what the marks are."""
     text = HL.read()
-    mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"))
+    mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
     with st.sidebar:  # a zero-height element costs no room there
         mount(
             key="rte_search_marks",
@@ -64,11 +73,14 @@ def search_marks() -> None:
         )
     if not text:
         return
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+    with st.container(
+        horizontal=True, vertical_alignment="center", gap="small", key="rte_marks_line"
+    ):
         shown = md_text(text if len(text) <= 80 else text[:79] + "…", 200)
         st.caption(
-            f":material/ink_highlighter: Marked on this page: “{shown}”, the text the search "
-            f"found{'' if HLCS.read() else ' (any case)'}.",
+            f":material/ink_highlighter: Marked: “{shown}”, the text the search found"
+            f"{'' if HLCS.read() else ' (any case)'}.",
             width="content",
         )
+        mount(key="rte_search_marks_next", data={"button": True}, width="content")
         st.button("Clear marks", key="rte_search_marks_clear", type="tertiary", on_click=_clear)

@@ -32,6 +32,11 @@ from tests.e2e.journey_helpers import (
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 PHRASE = "double-check"
+# where the first mark is in the window
+FIRST_MARK_JS = """() => {
+  const r = [...CSS.highlights.get('rte-search-mark')][0].getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom };
+}"""
 # each search mark on the page: its text, and whether it is in the trajectory's text component
 MARKED_JS = """() => [...CSS.highlights.get('rte-search-mark')].map((r) => [
   r.toString(),
@@ -79,13 +84,20 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     # the phrase is marked where it occurs, in the trajectory's text too (not only the note
     # above the view that names it), and the marks can be cleared
     expect(page_).to_have_url(re.compile(rf"[?&]hl={re.escape(PHRASE)}(&|$)"))
-    expect(page_.get_by_text("Marked on this page:")).to_be_visible()
+    expect(page_.get_by_text("Marked: “double-check”")).to_be_visible()
     expect(page_.locator("html")).to_have_attribute(
         "data-rte-marks", re.compile(r"^([3-9]|\d\d+)$")
     )
     marked = page_.evaluate(MARKED_JS)
     assert {t.lower() for t, _ in marked} == {PHRASE}
     assert sum(1 for _, in_text in marked if in_text) >= 2
+    # "Next mark" brings the marks into sight one by one, the first one first
+    step = page_.get_by_role("button", name=re.compile(r"^Next mark"))
+    expect(step).to_have_text(f"Next mark (0 of {len(marked)}) ↓")
+    step.click()
+    expect(step).to_have_text(f"Next mark (1 of {len(marked)}) ↓")
+    first = page_.evaluate(FIRST_MARK_JS)
+    assert first["top"] >= 0 and first["bottom"] <= viewport["height"], first
     page_.get_by_role("button", name="Clear marks").click()
     expect(page_.locator("html")).not_to_have_attribute("data-rte-marks", re.compile(".*"))
     expect(page_).not_to_have_url(re.compile(r"[?&]hl="))
