@@ -42,7 +42,7 @@ CHROMIUM_ARGS = [
 # light tables, stat rows, light controls, clickable text); the page-ready checks of the bench and the browser
 # tests
 COMPONENT_DRAWN = (
-    '.rte-click-root, .rte-lite-table table, .rte-stats, .rte-lc, .rte-next-mark, '
+    ".rte-click-root, .rte-lite-table table, .rte-stats, .rte-lc, .rte-next-mark, "
     'svg[data-testid="lite-chart-svg"]'
 )
 SETTLED_JS = """() => {

@@ -26,6 +26,7 @@ from tests.analysis.fineproofs.crafted import (
     inject_lone_surrogate,
     push_end_past_text,
 )
+from tests.pages.charts import lite_specs
 from tests.pages.conftest import new_app
 from tests.pages.controls import tabs
 from tests.pages.stats import shown_metrics
@@ -157,7 +158,7 @@ def test_missing_shard_keeps_values_curve_and_step_panel(copy: Path) -> None:
     err = _errors(at)
     assert "Trace shard missing" in err and f"{shard_relpath(pid)} is missing in folder" in err
     assert "laid out like" not in err  # the folder layout is fine
-    assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
+    assert len(lite_specs(at)) == 2 and len(shown_tables(at)) == 1
     assert any(m.value.startswith("**Selected step · prefix 2") for m in at.markdown)
     assert {m.label for m in shown_metrics(at)} >= {"value", "± 2 SE", "change"}
     # the way back keeps the user's source: no switch to the sample
@@ -219,7 +220,7 @@ def test_a_shard_that_is_not_gzip_is_reported_so(copy: Path) -> None:
     at = _app({"problem": pid, "sample": str(sample)})
     err = _errors(at)
     assert f"{path.name} is not gzip" in err and "gzip -c" in err
-    assert len(at.get("plotly_chart")) == 2  # the curve does not need the text
+    assert len(lite_specs(at)) == 2  # the curve does not need the text
 
 
 def test_a_shard_the_hub_cannot_give_keeps_values_curve_and_step_panel(
@@ -250,5 +251,5 @@ def test_a_shard_the_hub_cannot_give_keeps_values_curve_and_step_panel(
     err = _errors(at)
     assert "Trace text unavailable" in err and missing in err and "HF_HUB_OFFLINE" in err
     assert "shown without the text" in err
-    assert len(at.get("plotly_chart")) == 2 and len(shown_tables(at)) == 1
+    assert len(lite_specs(at)) == 2 and len(shown_tables(at)) == 1
     assert {m.label for m in shown_metrics(at)} >= {"value", "± 2 SE", "change"}
