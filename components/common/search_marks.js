@@ -157,6 +157,13 @@ export default function (component) {
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
+      if (new URLSearchParams(window.location.search).get("hl") !== phrase) {
+        // the marks were cleared, or another view opened without them: this script is only
+        // drawn while a link names a phrase, so it stops itself here
+        stop();
+        state.key = "";
+        return;
+      }
       mark(phrase, !!d.cs, colour);
     });
   };
@@ -167,8 +174,9 @@ export default function (component) {
   }
   const since = Date.now();
   state.timer = setInterval(() => {
-    if (Date.now() - since > RESCAN_FOR_MS) clearInterval(state.timer);
-    else again();
+    // a look again while components fill in; after that, only whether the URL still names it
+    if (Date.now() - since <= RESCAN_FOR_MS) again();
+    else if (new URLSearchParams(window.location.search).get("hl") !== phrase) again();
   }, RESCAN_MS);
   again();
 }

@@ -62,17 +62,18 @@ def _clear() -> None:
 
 
 def search_marks() -> None:
-    """Once per run, above the view: mark the link's phrase, and say what the marks are."""
+    """Once per run, above the view: when the link names a phrase, mark it, and say what the
+    marks are."""
     text = HL.read()
+    if not text:  # nothing drawn: a view without marks pays nothing (the script stops itself)
+        return
     mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
     with st.sidebar:  # a zero-height element costs no room there
         mount(
             key="rte_search_marks",
-            data={"phrase": text or "", "cs": bool(HLCS.read()), "colour": HIT_BG},
+            data={"phrase": text, "cs": bool(HLCS.read()), "colour": HIT_BG},
             height=0,
         )
-    if not text:
-        return
     with st.container(
         horizontal=True, vertical_alignment="center", gap="small", key="rte_marks_line"
     ):
