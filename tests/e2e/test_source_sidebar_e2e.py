@@ -25,8 +25,19 @@ def test_a_source_box_draws_its_controls_when_opened_and_keeps_the_choice(
     side.get_by_text("MARS · Bundled sample").click()
     expect(side.locator('[data-testid="stRadio"]')).to_have_count(1)
     idle(page)  # the runs the opening started have ended: a click during one can be lost
-    side.get_by_text("Local folder").click()
-    expect(side.get_by_role("radio", name="Local folder")).to_be_checked()
+    # On a loaded machine a run that the opening queued can still start after the hold, and
+    # a click that lands as it redraws the box is lost (seen once in CI): the reader clicks
+    # again, once. A choice that never takes still fails.
+    local = side.get_by_role("radio", name="Local folder")
+    for attempt in range(2):
+        side.get_by_text("Local folder").click()
+        try:
+            expect(local).to_be_checked(timeout=10_000)
+            break
+        except AssertionError:
+            if attempt:
+                raise
+            idle(page)
     expect(side.get_by_text("MARS · Local folder")).to_be_visible()
     expect(side.locator('input[aria-label="Folder laid out like the Hub repo"]')).to_be_visible()
     expect(page).to_have_url(re.compile(r"src_mars_kind=Local\+folder"))
