@@ -126,6 +126,11 @@ function nextButton(parentElement) {
   label();
 }
 
+function named(phrase) {
+  // whether the page's URL still names the phrase (the marks cleared, another view opened)
+  return new URLSearchParams(window.location.search).get("hl") === phrase;
+}
+
 function stop() {
   if (state.observer) state.observer.disconnect();
   if (state.timer) clearInterval(state.timer);
@@ -157,7 +162,7 @@ export default function (component) {
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
-      if (new URLSearchParams(window.location.search).get("hl") !== phrase) {
+      if (!named(phrase)) {
         // the marks were cleared, or another view opened without them: this script is only
         // drawn while a link names a phrase, so it stops itself here
         stop();
@@ -176,7 +181,7 @@ export default function (component) {
   state.timer = setInterval(() => {
     // a look again while components fill in; after that, only whether the URL still names it
     if (Date.now() - since <= RESCAN_FOR_MS) again();
-    else if (new URLSearchParams(window.location.search).get("hl") !== phrase) again();
+    else if (!named(phrase)) again();
   }, RESCAN_MS);
   again();
 }

@@ -64,14 +64,14 @@ def _clear() -> None:
 def search_marks() -> None:
     """Once per run, above the view: when the link names a phrase, mark it, and say what the
     marks are."""
-    text = HL.read()
+    text, case = HL.read(), bool(HLCS.read())
     if not text:  # nothing drawn: a view without marks pays nothing (the script stops itself)
         return
     mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
     with st.sidebar:  # a zero-height element costs no room there
         mount(
             key="rte_search_marks",
-            data={"phrase": text, "cs": bool(HLCS.read()), "colour": HIT_BG},
+            data={"phrase": text, "cs": case, "colour": HIT_BG},
             height=0,
         )
     with st.container(
@@ -80,7 +80,7 @@ def search_marks() -> None:
         shown = md_text(text if len(text) <= 80 else text[:79] + "…", 200)
         st.caption(
             f":material/ink_highlighter: Marked: “{shown}”, the text the search found"
-            f"{'' if HLCS.read() else ' (any case)'}.",
+            f"{'' if case else ' (any case)'}.",
             width="content",
         )
         mount(key="rte_search_marks_next", data={"button": True}, width="content")

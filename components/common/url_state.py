@@ -92,16 +92,17 @@ class Param:
     def refused(self, allowed: Callable[[Any], bool] | None = None) -> str | None:
         """The URL's value when it is there but not one this parameter takes (nor, with
         `allowed`, one of the choices on screen): a typo in a shared link; else None."""
-        raw = st.query_params.get(self.key)
-        if raw is None or raw == "":
-            return None
-        try:
-            value = self.parse(raw)
-        except (TypeError, ValueError):
-            return str(raw)
-        if self.choices is not None and value not in self.choices:
-            return str(raw)
-        return None if allowed is None or allowed(value) else str(raw)
+
+        def takes(raw: str) -> bool:
+            try:
+                value = self.parse(raw)
+            except (TypeError, ValueError):
+                return False
+            if self.choices is not None and value not in self.choices:
+                return False
+            return allowed is None or allowed(value)
+
+        return refused_link(self.key, takes)
 
     def write(self, value: Any) -> None:
         """Put `value` in the URL (none for the default, or for a value no URL can hold: a

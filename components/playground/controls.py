@@ -191,6 +191,8 @@ def pick_others(method: str) -> list[str]:
 
 
 SETTINGS_KEYS = ("budget", "iters", "warmup", "window", "seed")  # URL keys of the settings
+# each number box's range: what it takes, and what a link's refused value is told
+BOUNDS = {"budget": (1, 4096), "iters": (1, 256), "warmup": (1, 128), "seed": (0, 2**31 - 1)}
 
 
 def settings_controls() -> tuple[SimSettings, bool]:
@@ -204,16 +206,15 @@ def settings_controls() -> tuple[SimSettings, bool]:
     ) as draw:
         if draw:
             c = st.columns(5)
-            asked = {
-                "budget": refused_link("budget", int_text_in(1, 4096)),
-                "iters": refused_link("iters", int_text_in(1, 256)),
-                "warmup": refused_link("warmup", int_text_in(1, 128)),
-                "window": refused_link("window", {str(w) for w in WINDOWS}.__contains__),
-                "seed": refused_link("seed", int_text_in(0, 2**31 - 1)),
-            }
-            budget = c[0].number_input("budget (traces)", 1, 4096, d.budget, **bound("budget"))
-            iters = c[1].number_input("iterations", 1, 256, d.iterations, **bound("iters"))
-            warmup = c[2].number_input("warmup", 1, 128, d.warmup, **bound("warmup"))
+            asked = {k: refused_link(k, int_text_in(*BOUNDS[k])) for k in BOUNDS}
+            asked["window"] = refused_link("window", {str(w) for w in WINDOWS}.__contains__)
+            budget = c[0].number_input(
+                "budget (traces)", *BOUNDS["budget"], d.budget, **bound("budget")
+            )
+            iters = c[1].number_input(
+                "iterations", *BOUNDS["iters"], d.iterations, **bound("iters")
+            )
+            warmup = c[2].number_input("warmup", *BOUNDS["warmup"], d.warmup, **bound("warmup"))
             window = c[3].selectbox(
                 "window W (tokens)",
                 WINDOWS,
@@ -221,13 +222,10 @@ def settings_controls() -> tuple[SimSettings, bool]:
                 help=WINDOW_HELP,
                 **bound("window"),
             )
-            seed = c[4].number_input("seed", 0, 2**31 - 1, d.seed, **bound("seed"))
+            seed = c[4].number_input("seed", *BOUNDS["seed"], d.seed, **bound("seed"))
             shown = {"budget": budget, "iters": iters, "warmup": warmup, "seed": seed}
-            ranges = {"budget": (1, 4096), "iters": (1, 256), "warmup": (1, 128)}
             for key, value in shown.items():
-                say_refused(
-                    key, asked[key], key, value, whole_numbers(*ranges.get(key, (0, 2**31 - 1)))
-                )
+                say_refused(key, asked[key], key, value, whole_numbers(*BOUNDS[key]))
             say_refused("window", asked["window"], "window", window)
     preview = url_switch(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
