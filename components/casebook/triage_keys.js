@@ -26,6 +26,7 @@ const STASH = "rte_triage_keys";
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
 const IDLE_MS = 120;
+const QUIET_MS = 1500;
 const state =
   window.__rteTriage ||
   (window.__rteTriage = {
@@ -125,7 +126,11 @@ function apply(action) {
 function pump() {
   while (state.queue.length) {
     if (state.wait) {
-      const drawn = drawnRun() !== state.wait.run && idle();
+      // drawn: the listener has the run's new token; or, should that token not come, a run
+      // has started or ended since the click and the app has been quiet for QUIET_MS
+      const quiet = state.changed > state.wait.at && !running()
+        && performance.now() - state.changed >= QUIET_MS;
+      const drawn = (drawnRun() !== state.wait.run && idle()) || quiet;
       if (!drawn && Date.now() - state.wait.since < GIVE_UP_MS) {
         requestAnimationFrame(pump);
         return;
@@ -147,7 +152,7 @@ function pump() {
     }
     state.blocked = null;
     state.queue.shift();
-    if (done) state.wait = { run: drawnRun(), since: Date.now() };
+    if (done) state.wait = { run: drawnRun(), since: Date.now(), at: performance.now() };
   }
 }
 
