@@ -9,7 +9,9 @@ const SKIP = new Set(["SCRIPT", "STYLE", "TEXTAREA", "INPUT", "NOSCRIPT"]);
 const LINE = ".st-key-rte_marks_line"; // the line naming the marks: its phrase is no mark
 const state =
   window.__rteMarks ||
-  (window.__rteMarks = { key: "", observer: null, timer: null, ranges: [], at: -1, label: null });
+  (window.__rteMarks = {
+    key: "", observer: null, timer: null, ranges: [], at: -1, label: null, boxes: new WeakSet(),
+  });
 
 function rule(colour) {
   return `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }`;
@@ -85,6 +87,44 @@ function rangesIn(root, phrase, cs) {
   return out;
 }
 
+function up(el) {
+  // the element's parent, out of a shadow root through its host
+  if (el.parentElement) return el.parentElement;
+  const root = el.getRootNode();
+  return root && root.host ? root.host : null;
+}
+
+function scrollBox(el, main) {
+  // the nearest box inside the view that scrolls its own text (a node's text, a trace's text),
+  // not the page
+  for (let at = el; at && at !== main; at = up(at)) {
+    const style = getComputedStyle(at);
+    if (/(auto|scroll)/.test(style.overflowY) && at.scrollHeight > at.clientHeight + 4) return at;
+  }
+  return null;
+}
+
+function openBoxesAtMarks(ranges, main) {
+  // a box of text that scrolls on its own (a node's text, a trace's text) opens at a mark, once:
+  // none of its marks in sight, it scrolls to the first below what it shows (a box a view has
+  // scrolled to its selected part keeps that part), else to its first; the page is not moved,
+  // and a box seen once is left to the reader
+  const byBox = new Map();
+  for (const range of ranges) {
+    const box = scrollBox(range.startContainer.parentElement, main);
+    if (!box || state.boxes.has(box)) continue;
+    if (!byBox.has(box)) byBox.set(box, []);
+    byBox.get(box).push(range.getBoundingClientRect());
+  }
+  for (const [box, rects] of byBox) {
+    state.boxes.add(box);
+    const b = box.getBoundingClientRect();
+    if (rects.some((r) => r.bottom > b.top && r.top < b.bottom)) continue; // one in sight
+    const r = rects.find((x) => x.top >= b.bottom) || rects[0];
+    box.scrollTop += r.top - b.top - box.clientHeight / 3;
+  }
+}
+
 function mark(phrase, cs, colour) {
   const main = document.querySelector('[data-testid="stMain"]');
   if (!main) return;
@@ -95,6 +135,7 @@ function mark(phrase, cs, colour) {
   }
   CSS.highlights.set(NAME, new Highlight(...ranges));
   state.ranges = ranges;
+  openBoxesAtMarks(ranges, main);
   document.documentElement.dataset.rteMarks = String(ranges.length); // for the journeys
   if (state.label) state.label();
 }
@@ -154,6 +195,7 @@ export default function (component) {
   if (key === state.key) return;
   stop();
   state.key = key;
+  state.boxes = new WeakSet();
   if (!phrase) return;
   styled(document, colour);
   let pending = false;

@@ -124,6 +124,46 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     page_.context.close()
 
 
+# the first mark in the selected node's own text box: (its offset from the top of the box's
+# text, the box's height, whether it is in the box's sight); null until the box holds a mark
+NODE_BOX_MARK_JS = """() => {
+  const box = document.querySelector('.rte-node-text');
+  const marks = [...(CSS.highlights.get('rte-search-mark') || [])]
+    .filter((r) => box && box.contains(r.startContainer));
+  if (!marks.length) return null;
+  const b = box.getBoundingClientRect();
+  const r = marks[0].getBoundingClientRect();
+  return [r.top - b.top + box.scrollTop, box.clientHeight, r.bottom > b.top && r.top < b.bottom];
+}"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
+    browser: Browser, app_url: str, viewport: dict[str, int]
+) -> None:
+    """A hit whose phrase lies below the first screen of its node's text (the text scrolls in its
+    own box) opens that box at the mark: the reader sees the phrase without scrolling for it."""
+    hits = page(
+        load_corpus(), compile_query(Query(PHRASE)), Filters(datasets=("parason",)), size=40
+    ).hits
+    nodes = list(dict.fromkeys(h.query for h in hits))[:6]  # distinct nodes, in the hits' order
+    page_ = new_page(browser, viewport)
+    deep = 0
+    for query in nodes:
+        open_url(page_, f"{app_url}/parason?{urlencode([*query, ('hl', PHRASE)])}")
+        expect(page_.get_by_text("Selected node", exact=True)).to_be_visible(timeout=SLOW)
+        page_.wait_for_function(f"() => ({NODE_BOX_MARK_JS})() !== null")
+        offset, height, _ = page_.evaluate(NODE_BOX_MARK_JS)
+        if offset <= height:
+            continue  # in sight without scrolling: not the case this test is about
+        deep += 1
+        page_.wait_for_function(f"() => ({NODE_BOX_MARK_JS})()[2]")  # auto-retried
+        break
+    assert deep, f"none of the nodes {nodes} holds the phrase below its text box's first screen"
+    no_exception(page_)
+    page_.context.close()
+
+
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_j8_wrong_extracted_answers_after_their_grade(
     browser: Browser,
