@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +45,44 @@ def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
     return str(raw)
 
 
+# the controls of this run that refused a link's value: (label, key), for the line atop the view
+_REFUSED: ContextVar[list[tuple[str, str]] | None] = ContextVar("rte_refused", default=None)
+
+
+@contextmanager
+def refused_summary() -> Iterator[None]:
+    """Around a view's run: when some control refused a value of the link, one line atop the view
+    names them (each control says why under itself, which may be far down the page)."""
+    slot = st.empty()
+    token = _REFUSED.set([])
+    try:
+        yield
+    finally:
+        said = _REFUSED.get() or []
+        _REFUSED.reset(token)
+        if said:
+            names = ", ".join(
+                f"{md_text(label, 60)} ({md_text(key, 40)})" for label, key in dict.fromkeys(said)
+            )
+            one = len(dict.fromkeys(said)) == 1
+            slot.warning(
+                f"This link holds {'a value' if one else 'values'} the view could not use: "
+                f"{names}. {'It is' if one else 'Each is'} named under {'its' if one else 'its own'}"
+                " control below, with what the view shows instead.",
+                icon=":material/link_off:",
+            )
+
+
 def say_refused(
     key: str, refused: str | None, label: str, shown: object, takes: str = "one of the choices here"
 ) -> None:
     """Under the widget, on the run that reads the link: what it asked for, what the widget
-    takes (`takes`, e.g. "a whole number from 1 to 4,096") and what it shows."""
+    takes (`takes`, e.g. "a whole number from 1 to 4,096") and what it shows; named in the line
+    atop the view too (`refused_summary`)."""
     if refused is not None:
+        said = _REFUSED.get()
+        if said is not None:
+            said.append((label, key))
         st.caption(
             f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not {md_text(takes, 80)}: "
             f"{md_text(label, 60)} shows “{md_text(str(shown), 60)}”."
