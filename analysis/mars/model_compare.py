@@ -12,7 +12,7 @@ derived tables (`mars-features`, `mars-groups`), never the raw files.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -105,18 +105,40 @@ def side_by_side(rows: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     )
 
 
-def wide(table: pl.DataFrame, models: list[str]) -> pl.DataFrame:
-    """One row per question, a block of columns per model (`<model> pass@1` ...)."""
+def _majority_text() -> pl.Expr:
+    """The majority answer after ✓ / ✗ (right / wrong; first, so a long answer cut short in a
+    narrow column keeps it); the answer alone on an exact tie (no majority to grade)."""
+    mark = (
+        pl.when(pl.col("majority_correct"))
+        .then(pl.lit("✓ "))
+        .when(pl.col("majority_correct").not_())
+        .then(pl.lit("✗ "))
+        .otherwise(pl.lit(""))
+    )
+    return mark + pl.col("majority_answer")
+
+
+# the figures a model's block of the side-by-side table can show: (column suffix, expression)
+FIGURES: dict[str, tuple[str, Callable[[], pl.Expr]]] = {
+    "pass@1": ("pass@1", lambda: pl.col("pass_at_1")),
+    "majority": ("majority", _majority_text),
+    "distinct answers": ("distinct", lambda: pl.col("n_answers")),
+    "median tokens": ("median tokens", lambda: pl.col("median_len")),
+    "traces": ("n", lambda: pl.col("n_traces")),
+}
+SHOWN_FIGURES = ("pass@1", "majority")  # what fits three models' blocks on a 1024 px screen
+
+
+def wide(
+    table: pl.DataFrame, models: list[str], figures: Sequence[str] = tuple(FIGURES)
+) -> pl.DataFrame:
+    """One row per question, a block of columns per model (`<model> pass@1` ...), of the
+    `figures` asked for (`FIGURES`), in their order there."""
+    asked = [f for f in FIGURES if f in figures]
     out = table.select("qid", "truth_agrees").unique("qid").sort("qid")
     for m in models:
         part = table.filter(pl.col("model") == m).select(
-            "qid",
-            pl.col("pass_at_1").alias(f"{m} pass@1"),
-            pl.col("n_traces").alias(f"{m} n"),
-            pl.col("majority_answer").alias(f"{m} majority"),
-            pl.col("majority_correct").alias(f"{m} majority right"),
-            pl.col("n_answers").alias(f"{m} distinct"),
-            pl.col("median_len").alias(f"{m} median tokens"),
+            "qid", *(FIGURES[f][1]().alias(f"{m} {FIGURES[f][0]}") for f in asked)
         )
         out = out.join(part, on="qid", how="left")
     return out

@@ -70,6 +70,7 @@ class MarsKeys:
         "bench", None, parse=str, choices=tuple(dict.fromkeys(b for _, b, _ in MARS_FILES.values()))
     )
     CQ = Param("cq", None, parse=int_in(0, 10**6))
+    FIGURES_KEY = "mfig"  # the figures of each model's block in the side-by-side table
     PROBE = Param("probe", None, parse=int_in(0, 10**8))  # a probe's token position (a search hit)
     # light controls (`url_switch`, `url_radio`): Plotly "zoom" on any tab; the Curves tab's
     # curves or quantile bands, and its probe markers
@@ -97,6 +98,7 @@ class MarsKeys:
         "conf_by",
         "conf",
         "models_grid",  # Compare models' tables as data grids
+        "mfig",  # Compare models: the figures per model
         "data_grid",  # the Data tab's traces as a data grid
     )
 

@@ -434,14 +434,20 @@ def url_multiselect(
     help: str = "",  # noqa: A002 - Streamlit's name for it
     width: int | str = "stretch",
     on_change: Callable[[], None] | None = None,
+    default: Sequence[Any] = (),
 ) -> list[Any]:
     """Several of `options` at once, drawn as a light control, kept in the URL as a repeated
-    key (`?src=aops&src=putnam`, the options' own values); a value a link names that is not an
-    option is left out."""
+    key (`?src=aops&src=putnam`, the options' own values; none for `default`, what a link
+    without the key shows); a value a link names that is not an option is left out."""
     opts = list(options)
     by_text = {str(o): o for o in opts}
     state_key = f"_sel_{key}"
-    asked = tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
+    base = tuple(o for o in default if o in opts)
+    asked = (
+        tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
+        if key in st.query_params
+        else base
+    )
     value = tuple(v for v in _url_list(state_key, asked) if v in opts)
 
     def pick(indices: list[int]) -> None:
@@ -459,7 +465,7 @@ def url_multiselect(
         help=help,
         width=width,
     )
-    _write_list(key, state_key, value, ())
+    _write_list(key, state_key, value, base)
     return list(value)
 
 

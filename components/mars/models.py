@@ -31,7 +31,7 @@ from components.common.links import view_href
 from components.common.lite_table import grid_switch, table_or_grid
 from components.common.safe_text import md_text
 from components.common.url_keys import MarsKeys
-from components.common.url_state import url_selectbox
+from components.common.url_state import url_multiselect, url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
 from components.mars import figures as mf
@@ -191,7 +191,17 @@ def _rank_label(r: dict) -> str:
 
 def _side_by_side(table: pl.DataFrame, models: list[str], bench: str, grid: bool) -> None:
     st.subheader("Per question, side by side", divider="gray")
-    w = mcmp.wide(table, models)
+    figures = url_multiselect(
+        "Figures per model",
+        list(mcmp.FIGURES),
+        MarsKeys.FIGURES_KEY,
+        default=mcmp.SHOWN_FIGURES,
+        help="Each model's block of columns shows these (the downloads hold them all).",
+        width=420,
+    )
+    w = mcmp.wide(table, models, figures or mcmp.SHOWN_FIGURES)
+    if w["truth_agrees"].all():  # the line above says so: the room goes to the models' figures
+        w = w.drop("truth_agrees")
     config: dict[str, Any] = {
         "qid": st.column_config.NumberColumn("qid", pinned=True),
         "truth_agrees": st.column_config.CheckboxColumn("same truth", help="ground truths agree"),
@@ -203,14 +213,17 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str, grid: bool
         config[f"{m} median tokens"] = st.column_config.NumberColumn(
             f"{m} median tokens", format="%,.0f"
         )
+        # a long answer (LaTeX) is cut short, whole in its tooltip: three models fit at 1024 px
+        config[f"{m} majority"] = st.column_config.TextColumn(f"{m} majority", width=104)
     table_or_grid(
         w, key="models_wide", grid=grid, columns=config, height=320, label="models per question"
     )
     st.caption(
-        "pass@1: share of the model's traces whose final answer is right (n = traces); majority: "
-        "the most voted final answer, ✓/✗ whether it is right (empty on an exact tie); distinct: "
-        "final answers with at least one vote; median tokens: over all traces. A block of –: "
-        "the model's file lacks the question."
+        "pass@1: share of the model's traces whose final answer is right; majority: the most "
+        "voted final answer after ✓/✗, whether it is right (no mark on an exact tie; a long "
+        "answer is cut short, whole when the pointer rests on it); distinct: final "
+        "answers with at least one vote; median tokens: over all traces; n: traces. A block of "
+        "–: the model's file lacks the question."
     )
     download_buttons(table, _stem(bench, models, "per-question"), "models_table")
 

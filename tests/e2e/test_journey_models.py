@@ -44,6 +44,17 @@ def test_j9_compare_models_on_a_question(
     # the sample's files of a benchmark share their questions: no ground-truth warning
     expect(page.get_by_text(re.compile(r"agrees across the files on 30 of 30"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"name different ground truths"))).to_have_count(0)
+    # the side-by-side table: qid, then each model's pass@1 and majority (no "same truth": the
+    # line above says they agree), no column out of sight at 1024 px
+    side = page.locator(".rte-lite-table").filter(
+        has=page.locator("table[aria-label='models per question']")
+    )
+    expect(side.locator("th")).to_have_count(1 + 3 * 2)
+    out_of_sight = side.evaluate(
+        "(root) => [...root.querySelectorAll('th')].filter((th) =>"
+        " th.getBoundingClientRect().right > root.getBoundingClientRect().right + 1).length"
+    )
+    assert out_of_sight == 0
     # 2. the question ranked first by disagreement
     choose_option(page, re.compile(r"^Compared question"), re.compile(r"^#1 · "))
     picked = shown_option(page, re.compile(r"^Compared question"))

@@ -150,7 +150,9 @@ def downloads(monkeypatch) -> dict[str, Callable[[], bytes]]:
 def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downloads) -> None:
     # the data grids hold the exact numbers (tests/pages/test_mars_models.py's light-table test:
     # the light tables show the same rows)
-    at = open_page(file=DS, qid="0", view="models", cq="3", models_grid="true")
+    at = open_page(
+        file=DS, qid="0", view="models", cq="3", models_grid="true", mfig=["pass@1", "traces"]
+    )
     assert not at.exception, at.exception
     stem = "mars_aime-2025_models_deepseek-8b_qwen3-32b"
     for what in ("per-question", "disagreement"):
@@ -208,3 +210,33 @@ def test_the_light_tables_show_the_grids_rows_as_text(open_page) -> None:
     assert pass_cols and all(
         row[i] == "–" or row[i].endswith("%") for row in wide["rows"] for i in pass_cols
     )  # pass@1 as a percentage, as the grid's progress bars label it
+
+
+def test_the_side_by_side_shows_the_figures_chosen_per_model(open_page, downloads) -> None:
+    """By default each model's block shows pass@1 and the majority answer after ✓/✗ (three
+    models fit a 1024 px screen); a link's `mfig` chooses others, in the table's own order."""
+    at = open_page(file=DS, qid="0", view="models", models_grid="true")
+    assert not at.exception, at.exception
+    shown = next(d.value for d in at.dataframe if d.value.columns[0] == "qid")
+    models = ("deepseek-8b", "qwen3-32b")
+    # (these two files' ground truths differ, so the "same truth" column stays)
+    assert list(shown.columns) == [
+        "qid", "truth_agrees", *(f"{m} {f}" for m in models for f in ("pass@1", "majority"))
+    ]  # fmt: skip
+    csv = downloads["mars_aime-2025_models_deepseek-8b_qwen3-32b_per-question.csv"]()
+    long = pl.read_csv(io.BytesIO(csv), schema_overrides={"majority_answer": pl.String})
+    for m in models:
+        for q, answer, right in long.filter(pl.col("model") == m).select(
+            "qid", "majority_answer", "majority_correct"
+        ).iter_rows():
+            cell = shown.loc[shown["qid"] == q, f"{m} majority"].iloc[0]
+            if answer is None:  # the file lacks the question
+                assert pd.isna(cell), (m, q)
+            else:
+                assert cell == (answer if right is None else f"{'✓' if right else '✗'} {answer}")
+    at = open_page(
+        file=DS, qid="0", view="models", models_grid="true", mfig=["median tokens", "pass@1"]
+    )
+    shown = next(d.value for d in at.dataframe if d.value.columns[0] == "qid")
+    assert list(shown.columns)[2:4] == ["deepseek-8b pass@1", "deepseek-8b median tokens"]
+    assert "deepseek-8b majority" not in shown.columns
