@@ -226,9 +226,11 @@ def test_the_side_by_side_shows_the_figures_chosen_per_model(open_page, download
     csv = downloads["mars_aime-2025_models_deepseek-8b_qwen3-32b_per-question.csv"]()
     long = pl.read_csv(io.BytesIO(csv), schema_overrides={"majority_answer": pl.String})
     for m in models:
-        for q, answer, right in long.filter(pl.col("model") == m).select(
-            "qid", "majority_answer", "majority_correct"
-        ).iter_rows():
+        for q, answer, right in (
+            long.filter(pl.col("model") == m)
+            .select("qid", "majority_answer", "majority_correct")
+            .iter_rows()
+        ):
             cell = shown.loc[shown["qid"] == q, f"{m} majority"].iloc[0]
             if answer is None:  # the file lacks the question
                 assert pd.isna(cell), (m, q)
