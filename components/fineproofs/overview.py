@@ -62,11 +62,25 @@ ROWS = Param("rows", PAGE_SIZES[0], parse=int, choices=PAGE_SIZES)
 GRID_KEY = "fp_grid"
 TABLE_KEY = "fp_page_table"
 CASES_COLUMN = "cases"
-TABLE_COLUMNS = (
-    "problem_id", "sample_index", "source", "shape", "endpoint", "first_value", "last_value",
-    "largest_drop", "largest_drop_depth", "drop_share", "first_error_depth", "n_prefixes",
-    "n_sig_drops", "n_recoveries", "n_bimodal",
-)  # fmt: skip
+# the row picker's columns, what a reader scans first first (at 1024 px the last ones scroll),
+# each with its label and what it means (the data grid shows the same)
+TABLE_COLUMNS: dict[str, tuple[str, str]] = {
+    "problem_id": ("problem", ""),
+    "sample_index": ("sample", "the trace's sample index within its problem"),
+    "shape": ("shape", "how the prefix values move along the trace (the Overview's shapes)"),
+    "endpoint": ("endpoint grade", "the whole proof's grade, 0-1 (7/7 = 1)"),
+    "largest_drop": ("largest drop", "the largest fall of the value from one prefix to the next"),
+    "n_sig_drops": ("significant drops", "steps whose fall is significant (z < −2, ≤ −0.15)"),
+    "n_recoveries": ("recoveries", "significant rises after a significant drop"),
+    "n_bimodal": ("bimodal prefixes", "prefixes whose continuations split into low and high"),
+    "n_prefixes": ("prefixes", "prefixes graded along the trace"),
+    "first_value": ("first value", "the value of the first graded prefix"),
+    "last_value": ("last value", "the value of the last graded prefix"),
+    "largest_drop_depth": ("largest drop at", "relative depth (0-1) of the largest drop"),
+    "drop_share": ("drop share", "the largest drop's share of the whole decline"),
+    "first_error_depth": ("first error at", "relative depth (0-1) of the first error"),
+    "source": ("source", "the problem's competition or collection"),
+}
 
 
 def _on_grid_pick(page_rows: list[tuple[str, int]], value: str) -> None:
@@ -174,7 +188,11 @@ def render_overview(src: SourceConfig) -> None:
     cases_column = {
         CASES_COLUMN: st.column_config.TextColumn(
             CASES_COLUMN, help="cases in the casebook on this trace or its steps"
-        )
+        ),
+        **{
+            c: st.column_config.Column(label, help=help or None)
+            for c, (label, help) in TABLE_COLUMNS.items()
+        },
     }
     table_or_grid(
         formatted(view, TRACE_FORMATS),

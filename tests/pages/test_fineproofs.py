@@ -537,3 +537,20 @@ def test_a_range_or_source_a_link_cannot_hold_opens_the_default(sample_fp: Path,
     assert chosen(at, "grade") == (0.0, 1.0) and "grade" not in at.query_params
     assert chosen(at, "src") == ("aops",)
     assert at.query_params["src"] in ("aops", ["aops"])  # one value: AppTest gives it bare
+
+
+def test_the_row_picker_names_its_columns_and_shows_the_telling_ones_first(sample_fp: Path) -> None:
+    """The Overview's trace table reads in words (not column names), the figures a reader scans
+    first before the rest (at 1024 px the last ones scroll), each explained in its header's tip."""
+    from tests.pages.tables import lite_payloads
+
+    at = _app()
+    (table,) = [p for p in lite_payloads(at) if p["label"] == "traces on this page"]
+    labels = [c["label"] for c in table["cols"]]
+    assert labels[:9] == [
+        "problem", "sample", "cases", "shape", "endpoint grade", "largest drop",
+        "significant drops", "recoveries", "bimodal prefixes",
+    ]  # fmt: skip
+    assert "problem_id" not in labels and "n_sig_drops" not in labels
+    tips = {c["label"]: c["help"] for c in table["cols"]}
+    assert "z < −2" in tips["significant drops"]
