@@ -132,6 +132,38 @@ def _error_trace(
     )
 
 
+SWEEP_BAND = "95 % interval of accuracy along the sweep"
+
+
+def _sweep_band(fig: go.Figure, pts: Sequence[FrontierPoint], color: str) -> None:
+    """The sweep's accuracy intervals as one shaded band along its points (by savings): a dozen
+    bars side by side read as a fence, not as a curve's uncertainty. The savings intervals stay
+    in each point's tip."""
+    ok = sorted(
+        (p for p in pts if np.isfinite(p.accuracy_ci[0]) and np.isfinite(p.accuracy_ci[1])),
+        key=lambda p: p.savings_pct,
+    )
+    if len(ok) < 2:
+        _error_trace(fig, ok, color, "sweep", 0.45)  # one point: its bars
+        return
+    x = [p.savings_pct for p in ok]
+    fig.add_trace(
+        go.Scatter(
+            x=x + x[::-1],
+            y=[p.accuracy_ci[1] for p in ok] + [p.accuracy_ci[0] for p in ok][::-1],
+            fill="toself",
+            fillcolor=color,
+            opacity=0.18,
+            mode="lines",
+            line={"width": 0, "color": color},
+            name=SWEEP_BAND,
+            showlegend=False,
+            legendgroup="sweep",
+            hoverinfo="skip",
+        )
+    )
+
+
 _CI_HOVER = (
     "<br>accuracy 95 % CI [%{customdata[1]}, %{customdata[2]}] %"
     "<br>savings 95 % CI [%{customdata[3]}, %{customdata[4]}] %"
@@ -167,9 +199,9 @@ def frontier_figure(
     others: Sequence[tuple[str, FrontierPoint]],
     sweep_title: str | None = None,
 ) -> go.Figure:
-    """Accuracy (%) against mean token savings (%): the policy swept over its main parameter,
-    the current setting, the baselines and other policies, each point with its 95 % intervals
-    (error bars); the Pareto front drawn as a staircase."""
+    """Accuracy (%) against mean token savings (%): the policy swept over its main parameter
+    (its accuracy intervals a band), the current setting, the baselines and other policies, each
+    with its 95 % intervals (error bars); the Pareto front drawn as a staircase."""
     fig = go.Figure()
     xs = [p.savings_pct for p in sweep_pts] + [p.savings_pct for _n, p in others]
     ys = [p.accuracy_pct for p in sweep_pts] + [p.accuracy_pct for _n, p in others]
@@ -189,6 +221,7 @@ def frontier_figure(
             )
         )
     if sweep_pts:
+        _sweep_band(fig, sweep_pts, PALETTE[0])  # beneath its line
         name = sweep_title or f"{sweep_pts[0].method}: {param_label} swept"
         fig.add_trace(
             go.Scatter(
@@ -210,7 +243,6 @@ def frontier_figure(
                 legendgroup="sweep",
             )
         )
-        _error_trace(fig, sweep_pts, PALETTE[0], "sweep", 0.45)  # many: lighter
     for name, p in sorted(others, key=lambda o: _GROUP_ORDER.get(family(o[1].method), 9)):
         symbol, color = marker_style(p.method)
         fam = family(p.method)

@@ -31,8 +31,14 @@ def show_frontier(
         (f"Line: {md_text(title)}, everything else as set above; " if sweep_pts else "")
         + "ring: the current setting; markers: the baselines and other policies, re-simulated "
         "by this app at their published settings on this file (not the papers' numbers). "
-        "Bars through each point: 95 % intervals of accuracy (vertical) and savings "
-        "(horizontal), two-level bootstrap over questions and iterations. Green steps: the "
+        "Bars through each marker and the ring: 95 % intervals of accuracy (vertical) and "
+        "savings (horizontal), two-level bootstrap over questions and iterations"
+        + (
+            "; the shaded band: the line's accuracy intervals (its points' tips give both)"
+            if sweep_pts
+            else ""
+        )
+        + ". Green steps: the "
         "Pareto front; between two points only the lower accuracy is reachable."
         + (f" Along the sweep, {note}." if note and sweep_pts else "")  # our own text
     )

@@ -22,6 +22,7 @@ from analysis.playground.synthetic import hand_pool
 from components.common.lite_spec import chart_spec
 from components.playground.figures import (
     GROUP_TITLES,
+    SWEEP_BAND,
     error_segments,
     frontier_figure,
     replay_figure,
@@ -72,8 +73,14 @@ def test_frontier_draws_bars_steps_and_renamed_groups() -> None:
     names = [t.get("name") for t in data]
     assert title in names
     bars = [t for t in data if t.get("name") == "95 % intervals"]
-    assert len(bars) == 3  # the sweep, the marker, the current setting
-    assert bars[0]["y"][:2] == [65.0, 75.0] and bars[0]["x"][3:5] == [9.0, 11.0]
+    assert len(bars) == 2  # the marker, the current setting
+    assert bars[1]["y"][:2] == [65.0, 75.0] and bars[1]["x"][3:5] == [9.0, 11.0]  # current
+    # the sweep's accuracy intervals: one band, its upper edge along savings, then its lower back
+    (band,) = [t for t in data if t.get("name") == SWEEP_BAND]
+    assert band["fill"] == "toself"
+    assert band["x"] == [10.0, 40.0, 40.0, 10.0] and band["y"] == [75.0, 66.0, 54.0, 65.0]
+    names = [t.get("name") for t in data]
+    assert names.index(SWEEP_BAND) < names.index(title)  # beneath the sweep's line
     front = next(t for t in fig.data if t.name == "Pareto front (steps)")
     assert list(front.x) == [10.0, 10.0, 20.0, 20.0, 40.0]
     assert list(front.y) == [70.0, 65.0, 65.0, 60.0, 60.0]
@@ -85,6 +92,7 @@ def test_frontier_draws_bars_steps_and_renamed_groups() -> None:
     # the SVG renderer draws all of it (no Plotly fallback)
     spec = chart_spec(fig, None)
     assert any(t["name"] == "95 % intervals" for t in spec["traces"])
+    assert any(t["name"] == SWEEP_BAND for t in spec["traces"])
 
 
 def test_sweep_names_say_what_is_swept() -> None:
