@@ -2,7 +2,8 @@
 // step controls, `draw` (one render of the spec) and the Streamlit component's entry point.
 // It draws the spec of components/common/lite_spec.py as SVG (no Plotly, no CDN).
 
-// the hover box: the hovered point's text, beside the pointer (flipped near the right edge)
+// the hover box: the hovered point's text, above the pointer (below it near the chart's top),
+// kept inside the chart: beside the pointer it covered the curve's next points
 function hoverTip(root, svg, spec) {
   const tip = document.createElement("div");
   tip.className = "rte-lite-tip";
@@ -25,10 +26,10 @@ function hoverTip(root, svg, spec) {
     const box = root.getBoundingClientRect();
     const x = ev.clientX - box.left;
     const y = ev.clientY - box.top;
-    const flip = x > box.width * 0.6;
-    tip.style.left = flip ? "" : `${x + 14}px`;
-    tip.style.right = flip ? `${box.width - x + 14}px` : "";
-    tip.style.top = `${Math.max(0, y - 10)}px`;
+    const w = tip.offsetWidth;
+    const h = tip.offsetHeight;
+    tip.style.left = `${Math.max(0, Math.min(box.width - w, x - w / 2))}px`;
+    tip.style.top = `${y - h - 14 >= 0 ? y - h - 14 : y + 18}px`;
   };
   svg.addEventListener("pointermove", show);
   svg.addEventListener("pointerleave", () => (tip.hidden = true));

@@ -32,6 +32,16 @@ bars = go.Figure(go.Bar(x=answers, y=[50, 30, 19, 11, 8, 6, 4]))
 bars.update_layout(xaxis_title="final answer", xaxis_type="category", height=300)
 with st.container(key="answers", width=280):
     lite_chart(bars, key="b")
+
+curve = go.Figure(
+    go.Scatter(
+        x=list(range(12)), y=[0.5 + 0.02 * i for i in range(12)], mode="lines+markers",
+        text=[f"prefix {{i}}" for i in range(12)], hovertemplate="%{{text}}<extra></extra>",
+    )
+)
+curve.update_layout(height=300)
+with st.container(key="curve"):
+    lite_chart(curve, key="k")
 """
 
 
@@ -39,6 +49,41 @@ with st.container(key="answers", width=280):
 def chart_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with one_page_app(tmp_path_factory, "lite_chart_app", APP) as url:
         yield url
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_points_tip_sits_above_it_and_leaves_its_neighbours_in_sight(
+    browser: Browser, chart_app: str, viewport: dict[str, int]
+) -> None:
+    """The hover box of a point on a flat-ish curve opens above the pointer, inside the chart:
+    beside the pointer it covered the next points of the curve."""
+    page = new_page(browser, viewport)
+    page.goto(chart_app)
+    points = page.locator('.st-key-curve svg[data-testid="lite-chart-svg"] [data-p]')
+    expect(points).to_have_count(12)
+    point = points.nth(6)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tip = page.locator(".st-key-curve .rte-lite-tip")
+    expect(tip).to_have_text("prefix 6")
+    tip_box = tip.bounding_box()
+    chart = page.locator('.st-key-curve svg[data-testid="lite-chart-svg"]').bounding_box()
+    assert tip_box is not None and chart is not None
+    assert tip_box["y"] + tip_box["height"] < box["y"]  # above the point
+    for i in (5, 7):  # its neighbours stay in sight
+        near = points.nth(i).bounding_box()
+        assert near is not None
+        overlap_x = min(near["x"] + near["width"], tip_box["x"] + tip_box["width"]) - max(
+            near["x"], tip_box["x"]
+        )
+        overlap_y = min(near["y"] + near["height"], tip_box["y"] + tip_box["height"]) - max(
+            near["y"], tip_box["y"]
+        )
+        assert overlap_x <= 0 or overlap_y <= 0, i
+    assert chart["x"] - 1 <= tip_box["x"] <= chart["x"] + chart["width"]
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
