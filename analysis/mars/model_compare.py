@@ -124,7 +124,7 @@ FIGURES: dict[str, tuple[str, Callable[[], pl.Expr]]] = {
     "majority": ("majority", _majority_text),
     "distinct answers": ("distinct", lambda: pl.col("n_answers")),
     "median tokens": ("median tokens", lambda: pl.col("median_len")),
-    "traces": ("n", lambda: pl.col("n_traces")),
+    "traces": ("traces", lambda: pl.col("n_traces")),
 }
 SHOWN_FIGURES = ("pass@1", "majority")  # what fits three models' blocks on a 1024 px screen
 

@@ -52,6 +52,10 @@ function draw(root, state, force, top = root.scrollTop) {
         td.textContent = link ? "" : text;
       }
       if (state.right[c]) td.classList.add("rte-lt-num");
+      if (state.pins[c] !== null) {
+        td.classList.add("rte-lt-pin");
+        td.style.left = `${state.pins[c]}px`;
+      }
       const tone = state.tones && state.tones[i] ? state.tones[i][c] : "";
       if (tone && TONE.test(tone)) td.classList.add(`rte-lt-tone-${tone}`);
       if (text.length > 12) td.title = text;
@@ -79,14 +83,27 @@ function build(root, payload) {
   });
   table.appendChild(group);
   table.style.minWidth = `${total}px`;
+  // a pinned column (the grid's `pinned`) stays at the left edge as the table scrolls
+  // sideways, after the pinned columns before it: its offset, else null
+  let pinned = 0;
+  const pins = cols.map((c) => {
+    if (!c.pinned) return null;
+    const at = pinned;
+    pinned += Number(c.width) || 0;
+    return at;
+  });
   const head = document.createElement("thead");
   const tr = document.createElement("tr");
-  cols.forEach((c) => {
+  cols.forEach((c, i) => {
     const th = document.createElement("th");
     th.setAttribute("role", "columnheader");
     th.textContent = c.label;
     if (c.help) th.title = c.help;
-    if (c.right) th.className = "rte-lt-num";
+    if (c.right) th.classList.add("rte-lt-num");
+    if (pins[i] !== null) {
+      th.classList.add("rte-lt-pin");
+      th.style.left = `${pins[i]}px`;
+    }
     tr.appendChild(th);
   });
   head.appendChild(tr);
@@ -94,12 +111,15 @@ function build(root, payload) {
   table.appendChild(document.createElement("tbody"));
   root.replaceChildren(table);
   root.style.maxHeight = `${payload.height}px`;
+  // the left edge's shade starts after the pinned columns (what scrolls under them)
+  if (root.parentElement) root.parentElement.style.setProperty("--rte-pin-w", `${pinned}px`);
   return {
     table,
     rows: payload.rows || [],
     height: payload.height,
     right: cols.map((c) => Boolean(c.right)),
     widths: cols.map((c) => Number(c.width) || 0),
+    pins,
     tones: Array.isArray(payload.tones) ? payload.tones : null,
     links: cols.map((c) => c.link || ""),
     selected: Number.isInteger(payload.selected) ? payload.selected : -1, // the row in use
@@ -135,9 +155,9 @@ function hint(root) {
   let edge = 0;
   let right = 0;
   let left = 0;
-  state.widths.forEach((w) => {
+  state.widths.forEach((w, i) => {
     if (edge + w > seen + 1) right += 1;
-    if (edge < root.scrollLeft - 1) left += 1;
+    if (edge < root.scrollLeft - 1 && state.pins[i] === null) left += 1;
     edge += w;
   });
   // a table narrower than its box fills it: nothing is out of sight

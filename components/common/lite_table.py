@@ -49,6 +49,11 @@ _CSS = """
 .rte-lite-table tr[tabindex]:focus-visible { outline: 2px solid var(--st-primary-color);
   outline-offset: -2px; }
 .rte-lite-table tr.rte-lt-spacer td { border: 0; }
+.rte-lite-table td.rte-lt-pin { position: sticky; z-index: 1;
+  background: var(--st-background-color, #fff); }
+.rte-lite-table th.rte-lt-pin { z-index: 2; }
+.rte-lite-table tr[tabindex]:hover td.rte-lt-pin { background: #f1f5fc; }
+.rte-lite-table tr[aria-selected="true"] td.rte-lt-pin { background: #e8eefa; }
 .rte-lite-table tr[aria-selected="true"] td { background: rgba(59, 111, 216, 0.12); }
 .rte-lite-table a { color: var(--st-primary-color, #3b6fd8); }
 .rte-lt-frame { position: relative; }
@@ -57,7 +62,7 @@ _CSS = """
   transition: opacity 0.15s; }
 .rte-lt-frame::after { right: 1px; border-radius: 0 0.5rem 0.5rem 0;
   background: linear-gradient(to right, rgba(49, 51, 63, 0), rgba(49, 51, 63, 0.16)); }
-.rte-lt-frame::before { left: 1px; border-radius: 0.5rem 0 0 0.5rem;
+.rte-lt-frame::before { left: calc(1px + var(--rte-pin-w, 0px)); border-radius: 0.5rem 0 0 0.5rem;
   background: linear-gradient(to left, rgba(49, 51, 63, 0), rgba(49, 51, 63, 0.16)); }
 .rte-lt-frame.rte-lt-cut-right::after, .rte-lt-frame.rte-lt-cut-left::before { opacity: 1; }
 .rte-lt-more { position: absolute; top: 7px; right: 4px; z-index: 3; cursor: pointer;
@@ -191,6 +196,7 @@ def table_payload(
             "width": _width(spec.get("width"), label, [r[i] for r in rows[:AUTO_ROWS]]),
             "help": str(spec.get("help") or ""),
             "right": bool(numeric),
+            "pinned": bool(spec.get("pinned")),
         }
         if config.get("type") == "link":  # the explorer's own view links only
             col["link"] = str(config.get("display_text") or "open")

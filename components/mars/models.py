@@ -222,7 +222,7 @@ def _side_by_side(table: pl.DataFrame, models: list[str], bench: str, grid: bool
         "pass@1: share of the model's traces whose final answer is right; majority: the most "
         "voted final answer after ✓/✗, whether it is right (no mark on an exact tie; a long "
         "answer is cut short, whole when the pointer rests on it); distinct: final "
-        "answers with at least one vote; median tokens: over all traces; n: traces. A block of "
+        "answers with at least one vote; median tokens: over all traces; traces: the pool's size. A block of "
         "–: the model's file lacks the question."
     )
     download_buttons(table, _stem(bench, models, "per-question"), "models_table")

@@ -63,6 +63,16 @@ with st.container(key="wide", width=320):
         columns={{n: st.column_config.TextColumn(n, width=100) for n in wide.columns}},
     )
 
+with st.container(key="pinned", width=320):
+    lite_table(
+        wide,
+        key="p",
+        columns={{
+            n: st.column_config.TextColumn(n, width=100, pinned=n == "column 0")
+            for n in wide.columns
+        }},
+    )
+
 with st.container(key="capped"):
     table_or_grid(
         frame.head(5),
@@ -203,4 +213,28 @@ def test_a_table_wider_than_its_box_says_how_many_columns_are_out_of_sight(
     assert table.evaluate(HIDDEN_JS) == 0
     # a table as wide as its box says nothing
     expect(page.locator(".st-key-capped .rte-lt-more")).to_be_hidden()
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_pinned_column_stays_at_the_left_edge_as_the_table_scrolls_sideways(
+    browser: Browser, table_app: str, viewport: dict[str, int]
+) -> None:
+    """A column declared `pinned` (as the data grid pins it: a row's key, such as qid) keeps its
+    place while the other columns scroll under it, header and cells."""
+    page = new_page(browser, viewport)
+    page.goto(table_app)
+    table = page.locator(".st-key-pinned .rte-lite-table")
+    first_head = table.locator("th").first
+    expect(first_head).to_have_text("column 0")
+    expect(table.locator("td").first).to_have_text("cell 0.0")
+    left = table.evaluate("(root) => root.getBoundingClientRect().left")
+    table.evaluate("(root) => { root.scrollLeft = 250; }")
+    page.wait_for_function("(root) => root.scrollLeft >= 250", arg=table.element_handle())
+    for cell in (first_head, table.locator("td").first):
+        box = cell.bounding_box()
+        assert box is not None and abs(box["x"] - left) <= 2, box
+    # the columns after it did move: the second header is under the pinned one or gone left
+    second = table.locator("th").nth(1).bounding_box()
+    assert second is not None and second["x"] < left + 100 - 200
     page.context.close()

@@ -177,7 +177,7 @@ def test_the_exports_hold_the_rows_shown_and_say_what_they_are(open_page, downlo
                 if gone:  # the file lacks the question: empty in both
                     assert pd.isna(row[f"{m} pass@1"]) and p is None and n is None
                     continue
-                assert p == pytest.approx(row[f"{m} pass@1"]) and n == row[f"{m} n"]
+                assert p == pytest.approx(row[f"{m} pass@1"]) and n == row[f"{m} traces"]
         assert got.filter(pl.col("missing"))["model"].to_list() == ["qwen3-32b"]  # Q3
     rank = _table(at, "rank")
     for name in (f"{stem}_disagreement.csv", f"{stem}_disagreement.parquet"):

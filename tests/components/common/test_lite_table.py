@@ -47,7 +47,7 @@ def test_columns_come_from_their_grid_declaration() -> None:
         {"uuid": ["a"], "speedup": [1.5], "n": [3], "hidden": ["x"], "plain": ["p"]}
     )
     columns = {
-        "uuid": st.column_config.TextColumn("id", width=80, help="first 8"),
+        "uuid": st.column_config.TextColumn("id", width=80, help="first 8", pinned=True),
         "speedup": st.column_config.NumberColumn("speedup", format="%.2f", width=70),
         "n": st.column_config.NumberColumn("n", width="small"),
         "hidden": None,
@@ -61,8 +61,10 @@ def test_columns_come_from_their_grid_declaration() -> None:
         "width": 80,
         "help": "first 8",
         "right": False,
+        "pinned": True,  # kept at the left edge as the table scrolls sideways
     }
     assert cols["speedup"]["right"] and cols["speedup"]["width"] == 70
+    assert not cols["speedup"]["pinned"]
     assert cols["n"]["width"] == 75  # the grid's "small"
     # its label, "plain", in the header's font (wider than its one-character cells)
     assert cols["plain"]["width"] == round(5 * HEADER_CHAR_PX) + 2 * PAD_PX + HEADER_SLACK_PX
