@@ -3,6 +3,9 @@
 // text are not touched). Text in components' shadow roots is marked too, root by root (a range
 // cannot cross into a shadow root); typeset maths is not (KaTeX replaced its source).
 const NAME = "rte-search-mark";
+const CURRENT = "rte-search-mark-current"; // the mark "Next mark" brought into sight
+const CURRENT_BG = "#f5a524";
+const LAND_MS = 6000; // while a view draws, a hit with no mark in sight is brought to one
 const RESCAN_MS = 1000; // components fill their shadow roots later than the page: look again
 const RESCAN_FOR_MS = 20000;
 const SKIP = new Set(["SCRIPT", "STYLE", "TEXTAREA", "INPUT", "NOSCRIPT"]);
@@ -14,7 +17,10 @@ const state =
   });
 
 function rule(colour) {
-  return `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }`;
+  return (
+    `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }\n` +
+    `::highlight(${CURRENT}) { background-color: ${CURRENT_BG}; color: inherit; }`
+  );
 }
 
 function styled(root, colour) {
@@ -104,11 +110,62 @@ function scrollBox(el, main) {
   return null;
 }
 
+function inside(r, b) {
+  return r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.left >= b.left - 1
+    && r.right <= b.right + 1;
+}
+
+function hiddenBy(range, main, scrolling) {
+  // whether a box between the mark and the page cuts it off: one that hides its overflow (a
+  // table cell cut short with "…"), and with `scrolling` one that scrolls its own text too
+  const r = range.getBoundingClientRect();
+  if (!r.width && !r.height) return true; // not laid out: a closed tab or section
+  for (let at = range.startContainer.parentElement; at && at !== main; at = up(at)) {
+    const style = getComputedStyle(at);
+    const cuts = (o) => o === "hidden" || o === "clip" || (scrolling && (o === "auto" || o === "scroll"));
+    const b = at.getBoundingClientRect();
+    if (cuts(style.overflowX) && (r.left < b.left - 1 || r.right > b.right + 1)) return true;
+    if (cuts(style.overflowY) && (r.top < b.top - 1 || r.bottom > b.bottom + 1)) return true;
+  }
+  return false;
+}
+
+function reachable(main) {
+  // the marks a reader can be brought to (not those in a cell cut short, or a closed tab)
+  return (state.ranges || []).filter((range) => !hiddenBy(range, main, false));
+}
+
+function inSight(range, main) {
+  const r = range.getBoundingClientRect();
+  return inside(r, { top: 0, bottom: window.innerHeight, left: 0, right: window.innerWidth })
+    && !hiddenBy(range, main, true);
+}
+
+function scroller(from) {
+  // the nearest box at or above `from` that scrolls vertically (the page's own, at the end)
+  for (let at = from; at; at = up(at)) {
+    const style = getComputedStyle(at);
+    if (/(auto|scroll)/.test(style.overflowY) && at.scrollHeight > at.clientHeight + 4) return at;
+  }
+  return document.scrollingElement;
+}
+
+function bringIntoSight(range, main) {
+  // the mark's own box scrolled to it (a third down), then the page (the mark at its middle)
+  const box = scrollBox(range.startContainer.parentElement, main);
+  if (box) {
+    const r = range.getBoundingClientRect();
+    box.scrollTop += r.top - box.getBoundingClientRect().top - box.clientHeight / 3;
+  }
+  const page = scroller(box ? up(box) : range.startContainer.parentElement);
+  if (page) page.scrollTop += range.getBoundingClientRect().top - window.innerHeight / 2;
+}
+
 function openBoxesAtMarks(ranges, main) {
   // a box of text that scrolls on its own (a node's text, a trace's text) opens at a mark, once:
-  // none of its marks in sight, it scrolls to the first below what it shows (a box a view has
-  // scrolled to its selected part keeps that part), else to its first; the page is not moved,
-  // and a box seen once is left to the reader
+  // none of its marks wholly in sight, it scrolls to the first below what it shows (a box a view
+  // has scrolled to its selected part keeps that part), else to its first; the page is not
+  // moved, and a box seen once is left to the reader
   const byBox = new Map();
   for (const range of ranges) {
     const box = scrollBox(range.startContainer.parentElement, main);
@@ -119,10 +176,19 @@ function openBoxesAtMarks(ranges, main) {
   for (const [box, rects] of byBox) {
     state.boxes.add(box);
     const b = box.getBoundingClientRect();
-    if (rects.some((r) => r.bottom > b.top && r.top < b.bottom)) continue; // one in sight
+    if (rects.some((r) => inside(r, { ...b.toJSON(), left: -1e9, right: 1e9 }))) continue;
     const r = rects.find((x) => x.top >= b.bottom) || rects[0];
     box.scrollTop += r.top - b.top - box.clientHeight / 3;
   }
+}
+
+function land(main) {
+  // the view opens at the hit: while it draws, and until the reader scrolls or clicks, a page
+  // with no mark in sight is brought to its first mark
+  if (state.moved || Date.now() > state.landBy) return;
+  const reach = reachable(main);
+  if (!reach.length || reach.some((range) => inSight(range, main))) return;
+  bringIntoSight(reach[0], main);
 }
 
 function mark(phrase, cs, colour) {
@@ -136,12 +202,14 @@ function mark(phrase, cs, colour) {
   CSS.highlights.set(NAME, new Highlight(...ranges));
   state.ranges = ranges;
   openBoxesAtMarks(ranges, main);
+  land(main);
   document.documentElement.dataset.rteMarks = String(ranges.length); // for the journeys
   if (state.label) state.label();
 }
 
 function nextButton(parentElement) {
-  // "Next mark": brings the marks into sight one after the other, in the page's order
+  // "Next mark": brings the marks into sight one after the other, in the page's order, the
+  // current one in a stronger colour (those cut off in a cell or a closed tab are skipped)
   let btn = parentElement.querySelector("button");
   if (!btn) {
     btn = document.createElement("button");
@@ -149,19 +217,24 @@ function nextButton(parentElement) {
     btn.className = "rte-next-mark";
     parentElement.appendChild(btn);
   }
+  const main = () => document.querySelector('[data-testid="stMain"]');
   const label = () => {
-    const n = (state.ranges || []).length;
-    btn.textContent = n ? `Next mark (${state.at >= 0 ? state.at + 1 : 0} of ${n}) ↓` : "No mark yet";
+    const n = main() ? reachable(main()).length : 0;
+    btn.textContent = n ? `Next mark (${state.at >= 0 ? Math.min(state.at, n - 1) + 1 : 0} of ${n}) ↓` : "No mark yet";
     btn.disabled = !n;
   };
   state.label = label;
   state.at = -1;
   btn.onclick = () => {
-    const ranges = state.ranges || [];
+    const root = main();
+    const ranges = root ? reachable(root) : [];
     if (!ranges.length) return;
     state.at = (state.at + 1) % ranges.length;
-    const node = ranges[state.at].startContainer.parentElement;
-    if (node) node.scrollIntoView({ block: "center", behavior: "instant" });
+    const range = ranges[state.at];
+    const current = new Highlight(range);
+    current.priority = 1;
+    CSS.highlights.set(CURRENT, current);
+    bringIntoSight(range, root);
     label();
   };
   label();
@@ -178,6 +251,7 @@ function stop() {
   state.observer = null;
   state.timer = null;
   CSS.highlights.delete(NAME);
+  CSS.highlights.delete(CURRENT);
   state.ranges = [];
   delete document.documentElement.dataset.rteMarks;
 }
@@ -196,6 +270,16 @@ export default function (component) {
   stop();
   state.key = key;
   state.boxes = new WeakSet();
+  state.landBy = Date.now() + LAND_MS;
+  state.moved = false;
+  if (!window.__rteMarksMoved) {
+    // the reader moved the page (or clicked): landing on a mark stops for good
+    window.__rteMarksMoved = true;
+    const moved = () => { state.moved = true; };
+    for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+      window.addEventListener(type, moved, { capture: true, passive: true });
+    }
+  }
   if (!phrase) return;
   styled(document, colour);
   let pending = false;

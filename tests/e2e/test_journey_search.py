@@ -32,11 +32,25 @@ from tests.e2e.journey_helpers import (
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 PHRASE = "double-check"
-# whether the first mark is in the window
-FIRST_MARK_IN_SIGHT_JS = """() => {
-  const r = [...CSS.highlights.get('rte-search-mark')][0].getBoundingClientRect();
-  return r.top >= 0 && r.bottom <= window.innerHeight;
+# whether a range is wholly in sight: in the window, and not cut off by a box that scrolls or
+# hides its overflow (a node's text scrolled elsewhere, a table cell cut short)
+SEEN_JS = """(range) => {
+  const r = range.getBoundingClientRect();
+  if (!(r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight)) return false;
+  for (let el = range.startContainer.parentElement; el && el !== document.documentElement;
+       el = el.parentElement || el.getRootNode().host) {
+    if (/(auto|scroll|hidden)/.test(getComputedStyle(el).overflowY)) {
+      const b = el.getBoundingClientRect();
+      if (r.top < b.top - 1 || r.bottom > b.bottom + 1) return false;
+    }
+  }
+  return true;
 }"""
+# a mark in sight (the view opened at the hit); the current mark ("Next mark") in sight
+ANY_MARK_IN_SIGHT_JS = f"""() => [...(CSS.highlights.get('rte-search-mark') || [])]
+  .some({SEEN_JS})"""
+CURRENT_IN_SIGHT_JS = f"""() => [...(CSS.highlights.get('rte-search-mark-current') || [])]
+  .some({SEEN_JS})"""
 # each search mark on the page: its text, and whether it is in the trajectory's text component
 MARKED_JS = """() => [...CSS.highlights.get('rte-search-mark')].map((r) => [
   r.toString(),
@@ -93,12 +107,17 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     page_.wait_for_function(f"() => ({MARKED_JS})().filter(([, inText]) => inText).length >= 2")
     marked = page_.evaluate(MARKED_JS)
     assert {t.lower() for t, _ in marked} == {PHRASE}
-    # "Next mark" brings the marks into sight one by one, the first one first
+    # the view opened at the hit: a mark is in sight without scrolling for it
+    page_.wait_for_function(ANY_MARK_IN_SIGHT_JS)  # auto-retried while the view draws
+    # "Next mark" brings the marks into sight one by one, in the page's order: the node's own
+    # text (which scrolls in its box) first, each in a stronger colour while it is the current
     step = page_.get_by_role("button", name=re.compile(r"^Next mark"))
-    expect(step).to_have_text(re.compile(r"^Next mark \(0 of [1-9]\d*\) ↓$"))
-    step.click()
-    expect(step).to_have_text(re.compile(r"^Next mark \(1 of [1-9]\d*\) ↓$"))
-    page_.wait_for_function(FIRST_MARK_IN_SIGHT_JS)  # auto-retried: late content may move it
+    at_least_3 = r"(?:[3-9]|[1-9]\d+)"
+    expect(step).to_have_text(re.compile(rf"^Next mark \(0 of {at_least_3}\) ↓$"))
+    for i in (1, 2, 3):
+        step.click()
+        expect(step).to_have_text(re.compile(rf"^Next mark \({i} of {at_least_3}\) ↓$"))
+        page_.wait_for_function(CURRENT_IN_SIGHT_JS)  # auto-retried: late content may move it
     page_.get_by_role("button", name="Clear marks").click()
     expect(page_.locator("html")).not_to_have_attribute("data-rte-marks", re.compile(".*"))
     expect(page_).not_to_have_url(re.compile(r"[?&]hl="))
