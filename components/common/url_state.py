@@ -45,8 +45,9 @@ def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
     return str(raw)
 
 
-# the controls of this run that refused a link's value: (label, key), for the line atop the view
-_REFUSED: ContextVar[list[tuple[str, str]] | None] = ContextVar("rte_refused", default=None)
+# the controls of this run that refused a link's value: (label, key, value), for the line atop
+# the view
+_REFUSED: ContextVar[list[tuple[str, str, str]] | None] = ContextVar("rte_refused", default=None)
 
 
 @contextmanager
@@ -61,10 +62,12 @@ def refused_summary() -> Iterator[None]:
         said = _REFUSED.get() or []
         _REFUSED.reset(token)
         if said:
+            each = list(dict.fromkeys(said))
             names = ", ".join(
-                f"{md_text(label, 60)} ({md_text(key, 40)})" for label, key in dict.fromkeys(said)
+                f"“{md_text(label, 60)}” ({md_text(key, 40)}={md_text(value, 30)})"
+                for label, key, value in each
             )
-            one = len(dict.fromkeys(said)) == 1
+            one = len(each) == 1
             slot.warning(
                 f"This link holds {'a value' if one else 'values'} the view could not use: "
                 f"{names}. {'It is' if one else 'Each is'} named under {'its' if one else 'its own'}"
@@ -82,10 +85,11 @@ def say_refused(
     if refused is not None:
         said = _REFUSED.get()
         if said is not None:
-            said.append((label, key))
+            said.append((label, key, refused))
         st.caption(
-            f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not {md_text(takes, 80)}: "
-            f"{md_text(label, 60)} shows “{md_text(str(shown), 60)}”."
+            f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not a value this control "
+            f"takes ({md_text(takes, 80)}): “{md_text(label, 60)}” is set to "
+            f"“{md_text(str(shown), 60)}”."
         )
 
 

@@ -193,6 +193,14 @@ def pick_others(method: str) -> list[str]:
 SETTINGS_KEYS = ("budget", "iters", "warmup", "window", "seed")  # URL keys of the settings
 # each number box's range: what it takes, and what a link's refused value is told
 BOUNDS = {"budget": (1, 4096), "iters": (1, 256), "warmup": (1, 128), "seed": (0, 2**31 - 1)}
+# each setting's box: its column in the row and its label (a refused link value is said under it)
+BOXES = {
+    "budget": (0, "budget (traces)"),
+    "iters": (1, "iterations"),
+    "warmup": (2, "warmup"),
+    "window": (3, "window W"),  # in tokens (its help says so): one line at 1024 px
+    "seed": (4, "seed"),
+}
 
 
 def settings_controls() -> tuple[SimSettings, bool]:
@@ -208,25 +216,31 @@ def settings_controls() -> tuple[SimSettings, bool]:
             c = st.columns(5)
             asked = {k: refused_link(k, int_text_in(*BOUNDS[k])) for k in BOUNDS}
             asked["window"] = refused_link("window", {str(w) for w in WINDOWS}.__contains__)
-            budget = c[0].number_input(
-                "budget (traces)", *BOUNDS["budget"], d.budget, **bound("budget")
+            slot = {k: c[i] for k, (i, _) in BOXES.items()}
+            name = {k: text for k, (_, text) in BOXES.items()}
+            budget = slot["budget"].number_input(
+                name["budget"], *BOUNDS["budget"], d.budget, **bound("budget")
             )
-            iters = c[1].number_input(
-                "iterations", *BOUNDS["iters"], d.iterations, **bound("iters")
+            iters = slot["iters"].number_input(
+                name["iters"], *BOUNDS["iters"], d.iterations, **bound("iters")
             )
-            warmup = c[2].number_input("warmup", *BOUNDS["warmup"], d.warmup, **bound("warmup"))
-            window = c[3].selectbox(
-                "window W (tokens)",
+            warmup = slot["warmup"].number_input(
+                name["warmup"], *BOUNDS["warmup"], d.warmup, **bound("warmup")
+            )
+            window = slot["window"].selectbox(
+                name["window"],
                 WINDOWS,
                 index=WINDOWS.index(d.window),
                 help=WINDOW_HELP,
                 **bound("window"),
             )
-            seed = c[4].number_input("seed", *BOUNDS["seed"], d.seed, **bound("seed"))
+            seed = slot["seed"].number_input(name["seed"], *BOUNDS["seed"], d.seed, **bound("seed"))
             shown = {"budget": budget, "iters": iters, "warmup": warmup, "seed": seed}
             for key, value in shown.items():
-                say_refused(key, asked[key], key, value, whole_numbers(*BOUNDS[key]))
-            say_refused("window", asked["window"], "window", window)
+                with slot[key]:  # under its own box
+                    say_refused(key, asked[key], name[key], value, whole_numbers(*BOUNDS[key]))
+            with slot["window"]:
+                say_refused("window", asked["window"], name["window"], window)
     preview = url_switch(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
     )

@@ -223,13 +223,16 @@ def test_a_links_chart_options_that_the_controls_refuse_are_said(open_page, loca
     said = " ".join(c.value for c in at.caption if "The link's" in c.value).replace("\\", "")
     keys = [("win", "4096"), ("probes_by", "zzz"), ("policy", "nope"), ("conf_by", "loud")]
     for key, asked in keys:
-        assert f"The link's {key}=“{asked}” is not one of the choices here" in said, key
-    assert "The link's n=“0” is not a whole number from 1 to " in said
-    assert "shows “2,048”" in said  # the window as the control shows it
+        assert (
+            f"The link's {key}=“{asked}” is not a value this control takes (one of the choices here)"
+            in said
+        ), key
+    assert "The link's n=“0” is not a value this control takes (a whole number from 1 to " in said
+    assert "“Window (tokens)” is set to “2,048”" in said  # the window as the control shows it
     # and one line atop the view names them all: each line above may be far down the page
     (top,) = [w.value for w in at.warning if w.value.startswith("This link holds values")]
-    for key, _ in [("n", "0"), *keys]:
-        assert f"({key})" in top.replace("\\", ""), key
+    for key, asked in [("n", "0"), *keys]:
+        assert f"({key}={asked})" in top.replace("\\", ""), key
     main = [getattr(e, "value", None) for e in at.main]  # atop the view: before its title
     assert main.index(top) < main.index("MARS pools")
     at = open_page(qid="1", n="3", win="1,024", probes_by="correctness", policy="none")

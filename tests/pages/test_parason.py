@@ -118,8 +118,14 @@ def test_a_links_filter_value_the_controls_refuse_is_said(table: pl.DataFrame) -
     at = _app({"correct": "maybe", "warn": "xx"})
     assert not at.error, _errors(at)
     said = " ".join(c.value for c in at.caption if "The link's" in c.value)
-    assert "correct=“maybe” is not one of the choices here: Correctness shows “all”" in said
-    assert "warn=“xx” is not one of the choices here: Warnings shows “any”" in said
+    assert (
+        "correct=“maybe” is not a value this control takes (one of the choices here): “Correctness” is set to “all”"
+        in said
+    )
+    assert (
+        "warn=“xx” is not a value this control takes (one of the choices here): “Warnings” is set to “any”"
+        in said
+    )
     assert len(_browse(at)) == table.height
     at = _app({"correct": "incorrect", "warn": "without"})
     assert not [c.value for c in at.caption if "The link's" in c.value]

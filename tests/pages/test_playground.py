@@ -110,10 +110,19 @@ def test_a_links_settings_the_boxes_refuse_are_said(open_app) -> None:
     box says what the link asked for and what it runs with instead."""
     app = open_app(file=REL, budget="99999", iters="abc", window="77", seed="7")
     assert not app.exception, app.exception
-    said = " ".join(c.value for c in app.caption if "The link's" in c.value)
-    assert "budget=“99999” is not a whole number from 1 to 4,096: budget shows “512”" in said
-    assert "iters=“abc” is not a whole number from 1 to 256: iters shows “64”" in said
-    assert "window=“77” is not one of the choices here: window shows “2048”" in said
+    said = " ".join(c.value for c in app.caption if "The link's" in c.value).replace("\\", "")
+    assert (
+        "budget=“99999” is not a value this control takes (a whole number from 1 to 4,096): “budget (traces)” is set to “512”"
+        in said
+    )
+    assert (
+        "iters=“abc” is not a value this control takes (a whole number from 1 to 256): “iterations” is set to “64”"
+        in said
+    )
+    assert (
+        "window=“77” is not a value this control takes (one of the choices here): “window W” is set to “2048”"
+        in said
+    )
     assert "seed=" not in said  # a seed the box takes
     assert next(n for n in app.number_input if n.key == "seed").value == 7
 

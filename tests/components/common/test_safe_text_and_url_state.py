@@ -104,10 +104,10 @@ def test_the_tabs_follow_the_url_an_alias_and_a_callback() -> None:
         assert at.markdown[0].value == shown
         assert at.query_params.get("view") in ((None, [], "") if shown == "A" else (shown, [shown]))
         # a value the tabs do not take is said once, escaped; a known one (or none) says nothing
-        notes = [c.value for c in at.caption if "is not one of the choices" in c.value]
+        notes = [c.value for c in at.caption if "is not a value this control takes" in c.value]
         if asked in ("Nope", "<b>"):
             (note,) = notes
-            assert "view=“" in note and "shows “A”" in note and "<b>" not in note
+            assert "view=“" in note and "is set to “A”" in note and "<b>" not in note
         else:
             assert notes == []
     at.button(key="to_c").click().run()
