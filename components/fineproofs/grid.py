@@ -188,10 +188,13 @@ def overview_grid_html(
         f"<div class='fpk'><span>{esc(x_title)} · {esc(title)}:</span>{fmt_num(lo, '.1f')}"
         f"<span style='display:inline-block;width:160px;height:10px;border-radius:2px;"
         f"background:linear-gradient(to right,{gradient})'></span>{fmt_num(hi, '.1f')}"
-        "<span>·</span><span class='nv' style='display:inline-block;width:12px;height:12px;"
-        "border-radius:2px'></span>no value (no grade, or no previous prefix to change from)"
-        "<span>·</span><span class='d'>▼</span>significant drop "
+        # a key's mark and its name stay on one line (the flex row wraps between keys)
+        "<span>·</span><span style='white-space:nowrap'><span class='nv' style='display:"
+        "inline-block;width:12px;height:12px;border-radius:2px;vertical-align:middle'></span>"
+        " no value</span><span>(no grade, or no previous prefix to change from)</span>"
+        "<span>·</span><span style='white-space:nowrap'><span class='d'>▼</span> significant "
+        "drop</span><span>"
         + esc(f"({'Benjamini-Hochberg, q = 0.05' if fdr else RULE})")
-        + "</div>"
+        + "</span></div>"
     )
     return "".join(out)

@@ -65,7 +65,7 @@ CASES_COLUMN = "cases"
 # the row picker's columns, what a reader scans first first (at 1024 px the last ones scroll),
 # each with its label and what it means (the data grid shows the same)
 TABLE_COLUMNS: dict[str, tuple[str, str]] = {
-    "problem_id": ("problem", ""),
+    "problem_id": ("problem", "the problem's id (a click on the row opens this trace)"),
     "sample_index": ("sample", "the trace's sample index within its problem"),
     "shape": ("shape", "how the prefix values move along the trace (the Overview's shapes)"),
     "endpoint": ("endpoint grade", "the whole proof's grade, 0-1 (7/7 = 1)"),
@@ -190,7 +190,7 @@ def render_overview(src: SourceConfig) -> None:
             CASES_COLUMN, help="cases in the casebook on this trace or its steps"
         ),
         **{
-            c: st.column_config.Column(label, help=help or None)
+            c: st.column_config.Column(label, help=help)
             for c, (label, help) in TABLE_COLUMNS.items()
         },
     }

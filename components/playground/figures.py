@@ -208,6 +208,8 @@ def frontier_figure(
     if current is not None:
         xs.append(current.savings_pct)
         ys.append(current.accuracy_pct)
+    if sweep_pts:
+        _sweep_band(fig, sweep_pts, PALETTE[0])  # beneath the front and the sweep's line
     if xs:
         sx, sy = step_front(xs, ys)
         fig.add_trace(
@@ -221,7 +223,6 @@ def frontier_figure(
             )
         )
     if sweep_pts:
-        _sweep_band(fig, sweep_pts, PALETTE[0])  # beneath its line
         name = sweep_title or f"{sweep_pts[0].method}: {param_label} swept"
         fig.add_trace(
             go.Scatter(

@@ -34,7 +34,8 @@ def show_frontier(
         "Bars through each marker and the ring: 95 % intervals of accuracy (vertical) and "
         "savings (horizontal), two-level bootstrap over questions and iterations"
         + (
-            "; the shaded band: the line's accuracy intervals (its points' tips give both)"
+            "; the shaded band: the line's accuracy intervals (hover a point on the line for "
+            "both of its intervals)"
             if sweep_pts
             else ""
         )
