@@ -282,3 +282,35 @@ def test_the_reference_diff_opens_on_light_tables(app_url: str, browser, viewpor
         pg.wait_for_function("() => window.location.search.includes('ref_grid=true')")
     finally:
         pg.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+def test_a_links_refused_settings_are_named_atop_the_view_and_under_each_box(
+    app_url: str, browser, viewport
+) -> None:  # type: ignore[no-untyped-def]
+    """A shared link with a budget out of range and a seed that is no number: one line above
+    the title names both (with what the link asked), and each box says why under itself; the
+    view runs with the defaults."""
+    pg = new_page(browser, viewport)
+    try:
+        pg.goto(f"{app_url}/playground?budget=-5&seed=abc")
+        wait_for_app(pg)
+        assert_no_exception(pg)
+        top = pg.get_by_text(re.compile(r"^This link holds values the view could not use"))
+        expect(top).to_be_visible()
+        expect(top).to_contain_text("“budget (traces)” (budget=-5)")
+        expect(top).to_contain_text("“seed” (seed=abc)")
+        title = pg.get_by_role("heading", name="Stopping playground")
+        top_box, title_box = top.bounding_box(), title.bounding_box()
+        assert top_box is not None and title_box is not None
+        assert top_box["y"] < title_box["y"]  # atop the view, in sight as it opens
+        for box, note in (
+            ("budget (traces)", "“budget (traces)” is set to “512”"),
+            ("seed", "“seed” is set to “42”"),
+        ):
+            column = pg.locator('[data-testid="stColumn"]').filter(
+                has=pg.get_by_label(box, exact=True)
+            )
+            expect(column.get_by_text(note)).to_be_visible()  # under its own box
+    finally:
+        pg.context.close()

@@ -67,7 +67,11 @@ def test_no_value_is_hatched_outside_the_scale_and_drops_are_marked() -> None:
     assert ".fpg td.c.nv,.fpk .nv{background:repeating-linear-gradient(45deg," in out
     legend = out.split("<div class='fpk'>")[1]
     assert "<span class='nv'" in legend and "no value" in legend
-    assert "'d'>▼</span>significant drop (z &lt; −2 and change ≤ −0.15, each test alone)" in legend
+    # the mark and its name on one line; the rule after them
+    assert (
+        "<span style='white-space:nowrap'><span class='d'>▼</span> significant drop</span>"
+        "<span>(z &lt; −2 and change ≤ −0.15, each test alone)</span>"
+    ) in legend
     assert "(Benjamini-Hochberg, q = 0.05)" in overview_grid_html(cells, traces, fdr=True)
 
 
