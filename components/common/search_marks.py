@@ -32,6 +32,25 @@ _CSS = """
 """
 
 
+LINE_KEY = "rte_marks_line"
+# our own constant CSS (no user text): the line naming the marks, with Next mark and Clear marks,
+# stays pinned under the header while the reader is down the view at the hit; not when a present
+# banner or a triage bar holds that place
+_PAGE_CSS = f"""<style>
+@media (min-height: 600px) {{
+  [data-testid="stLayoutWrapper"]:has(> .st-key-{LINE_KEY}) {{
+    position: sticky; top: 3.75rem; z-index: 980;
+  }}
+  [data-testid="stMain"]:has(.st-key-tq_bar, .st-key-present_banner)
+    [data-testid="stLayoutWrapper"]:has(> .st-key-{LINE_KEY}) {{ position: static; }}
+}}
+.st-key-{LINE_KEY} {{
+  background: var(--st-background-color, #fff); box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.3);
+  padding: 0.25rem 0;
+}}
+</style>"""
+
+
 def phrase(raw: str) -> str:
     """A marked phrase from a URL: bounded, not blank, no control characters but line breaks
     and tabs (a hit of a regular expression can span lines)."""
@@ -74,9 +93,8 @@ def search_marks() -> None:
             data={"phrase": text, "cs": case, "colour": HIT_BG},
             height=0,
         )
-    with st.container(
-        horizontal=True, vertical_alignment="center", gap="small", key="rte_marks_line"
-    ):
+    st.html(_PAGE_CSS)
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key=LINE_KEY):
         shown = md_text(text if len(text) <= 80 else text[:79] + "…", 200)
         st.caption(
             f":material/ink_highlighter: Marked: “{shown}”, the text the search found"

@@ -112,6 +112,8 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     # "Next mark" brings the marks into sight one by one, in the page's order: the node's own
     # text (which scrolls in its box) first, each in a stronger colour while it is the current
     step = page_.get_by_role("button", name=re.compile(r"^Next mark"))
+    # the line naming the marks (above the view's title) stays pinned in sight at the hit
+    expect(step).to_be_in_viewport()
     at_least_3 = r"(?:[3-9]|[1-9]\d+)"
     expect(step).to_have_text(re.compile(rf"^Next mark \(0 of {at_least_3}\) ↓$"))
     for i in (1, 2, 3):
