@@ -184,11 +184,18 @@ function openBoxesAtMarks(ranges, main) {
 
 function land(main) {
   // the view opens at the hit: while it draws, and until the reader scrolls or clicks, a page
-  // with no mark in sight is brought to its first mark
+  // with no mark in sight is brought to its first mark. "Next mark" counts from the mark in
+  // sight (before any press), so its first press moves on to the one after
   if (state.moved || Date.now() > state.landBy) return;
   const reach = reachable(main);
-  if (!reach.length || reach.some((range) => inSight(range, main))) return;
-  bringIntoSight(reach[0], main);
+  if (!reach.length) return;
+  const seen = reach.findIndex((range) => inSight(range, main));
+  if (seen < 0) {
+    bringIntoSight(reach[0], main);
+    state.at = 0;
+  } else {
+    state.at = seen;
+  }
 }
 
 function mark(phrase, cs, colour) {
@@ -224,7 +231,6 @@ function nextButton(parentElement) {
     btn.disabled = !n;
   };
   state.label = label;
-  state.at = -1;
   btn.onclick = () => {
     const root = main();
     const ranges = root ? reachable(root) : [];
@@ -270,6 +276,7 @@ export default function (component) {
   stop();
   state.key = key;
   state.boxes = new WeakSet();
+  state.at = -1; // no mark counted yet: landing or the first press sets it
   state.landBy = Date.now() + LAND_MS;
   state.moved = false;
   if (!window.__rteMarksMoved) {

@@ -48,6 +48,10 @@ _PAGE_CSS = f"""<style>
   background: var(--st-background-color, #fff); box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.3);
   padding: 0.25rem 0;
 }}
+/* the header above the pinned line is opaque: the view does not show through between them */
+body:has(.st-key-{LINE_KEY}) [data-testid="stHeader"] {{
+  background: var(--st-background-color, #fff);
+}}
 </style>"""
 
 
