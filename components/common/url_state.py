@@ -88,9 +88,18 @@ def say_refused(
             said.append((label, key, refused))
         st.caption(
             f"The link's {md_text(key, 40)}=“{md_text(refused, 60)}” is not a value this control "
-            f"takes ({md_text(takes, 80)}): “{md_text(label, 60)}” is set to "
+            f"takes ({md_text(takes, 200)}): “{md_text(label, 60)}” is set to "
             f"“{md_text(str(shown), 60)}”."
         )
+
+
+def one_of(options: Sequence[object], limit: int = 8) -> str:
+    """What a control of a few choices takes, in words, naming them (`say_refused`): a reader
+    of a refused link sees what would have been valid."""
+    shown = [str(o) for o in options]
+    if not shown or len(shown) > limit:
+        return f"one of the {len(shown)} choices here" if shown else "one of the choices here"
+    return "one of: " + ", ".join(shown)
 
 
 def whole_numbers(lo: int, hi: int) -> str:
@@ -253,7 +262,7 @@ def _url_options(
         width=width,
     )
     # said on the run that reads the link; the URL is then rewritten
-    say_refused(param.key, refused, label, fmt(value))
+    say_refused(param.key, refused, label, fmt(value), one_of([fmt(o) for o in opts]))
     return _written(param, value)
 
 

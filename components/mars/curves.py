@@ -24,6 +24,7 @@ from components.common.url_keys import MarsKeys
 from components.common.url_state import (
     bound,
     int_text_in,
+    one_of,
     refused_link,
     say_refused,
     url_radio,
@@ -139,7 +140,9 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
         )
     )
     with d2:
-        say_refused("win", asked_win, "Window (tokens)", f"{window:,}")
+        say_refused(
+            "win", asked_win, "Window (tokens)", f"{window:,}", one_of([f"{w:,}" for w in WINDOWS])
+        )
     e1, e2 = st.columns([3, 2], vertical_alignment="bottom")
     asked_by = refused_link("probes_by", {BY_AGREEMENT, BY_CORRECTNESS}.__contains__)
     asked_policy = refused_link("policy", set(POLICIES).__contains__)
@@ -156,9 +159,12 @@ def _chart_options(pool: pl.DataFrame, n_max: int) -> tuple[int, int, str, str]:
         "Threshold", list(POLICIES), help=_POLICY_HELP.format(w=warmup), **bound("policy")
     )
     with e1:
-        say_refused("probes_by", asked_by, "Probe markers by", probes_by)
+        say_refused(
+            "probes_by", asked_by, "Probe markers by", probes_by,
+            one_of([BY_AGREEMENT, BY_CORRECTNESS]),
+        )  # fmt: skip
     with e2:
-        say_refused("policy", asked_policy, "Threshold", policy)
+        say_refused("policy", asked_policy, "Threshold", policy, one_of(list(POLICIES)))
     return int(n), window, str(probes_by), str(policy)
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 from analysis.mars import trace_filters as tf
 from components.common.lazy_expander import lazy_expander
 from components.common.safe_text import md_text
-from components.common.url_state import bound_kept, refused_link, say_refused
+from components.common.url_state import bound_kept, one_of, refused_link, say_refused
 
 VERDICT_KEY = "verdict"
 ANSWER_KEY = "answer"
@@ -102,7 +102,7 @@ def filter_bar(feats: pl.DataFrame) -> tf.TraceFilter:
             "Confidence", list(by_name), help=_HELP_CONF, **bound_kept(CONF_BY_KEY)
         )
         with d2:
-            say_refused(CONF_BY_KEY, asked_conf, "Confidence", conf_name)
+            say_refused(CONF_BY_KEY, asked_conf, "Confidence", conf_name, one_of(list(by_name)))
         conf_by = by_name.get(str(conf_name), tf.DEFAULT_CONFIDENCE)
         with d3:
             cb = _range_bounds(feats[conf_by], 2) if conf_by in feats.columns else None

@@ -20,7 +20,14 @@ from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.light_control import light_select
 from components.common.url_keys import ParasonKeys
-from components.common.url_state import Param, bound_kept, refused_link, say_refused, selector_key
+from components.common.url_state import (
+    Param,
+    bound_kept,
+    one_of,
+    refused_link,
+    say_refused,
+    selector_key,
+)
 
 DATASET = "parason"
 VIEWS = ("Browse", "Trajectory", "1x vs 8x", "Charts", "RL")
@@ -123,6 +130,10 @@ def _on_pick_trajectory(uuids: list[str], first: int, i: int) -> None:
         NODE.write(None)
 
 
+CORRECTNESS = ("all", "correct", "incorrect")  # the filters' choices, as the URL holds them
+WARNINGS = ("any", "with", "without")
+
+
 def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     """The filter bar above the tabs; returns the filtered (unsorted) table."""
     kinds = sorted(table["kind_mix"].unique().drop_nulls().to_list())
@@ -130,11 +141,11 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     # a wrapping row of fixed-width controls: columns cut labels and values at 1024 px
     bar = st.container(horizontal=True, vertical_alignment="bottom")
     asked = {
-        "correct": refused_link("correct", {"all", "correct", "incorrect"}.__contains__),
-        "warn": refused_link("warn", {"any", "with", "without"}.__contains__),
+        "correct": refused_link("correct", set(CORRECTNESS).__contains__),
+        "warn": refused_link("warn", set(WARNINGS).__contains__),
     }
     correct = bar.selectbox(
-        "Correctness", ["all", "correct", "incorrect"], width=FILTER_WIDTHS[0],
+        "Correctness", list(CORRECTNESS), width=FILTER_WIDTHS[0],
         **bound_kept("correct"),
     )  # fmt: skip
     chosen = bar.multiselect(
@@ -147,15 +158,15 @@ def render_filters(table: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
     # bound widgets put the *shown* option in the URL, so the options are the plain words
     warn = bar.selectbox(
-        "Warnings", ["any", "with", "without"], width=FILTER_WIDTHS[3],
+        "Warnings", list(WARNINGS), width=FILTER_WIDTHS[3],
         help="parser warnings (⚠, invalid data); notes are not warnings", **bound_kept("warn"),
     )  # fmt: skip
     query = bar.text_input(
         "Search questions", placeholder="text or uuid prefix", width=FILTER_WIDTHS[4],
         **bound_kept("q"),
     )  # fmt: skip
-    say_refused("correct", asked["correct"], "Correctness", correct)
-    say_refused("warn", asked["warn"], "Warnings", warn)
+    say_refused("correct", asked["correct"], "Correctness", correct, one_of(CORRECTNESS))
+    say_refused("warn", asked["warn"], "Warnings", warn, one_of(WARNINGS))
     return filter_table(
         table,
         correctness=correct or "all",

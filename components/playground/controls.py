@@ -32,6 +32,7 @@ from components.common.url_state import (
     Param,
     bound,
     int_text_in,
+    one_of,
     parse_bool,
     refused_link,
     safe_token,
@@ -240,7 +241,9 @@ def settings_controls() -> tuple[SimSettings, bool]:
                 with slot[key]:  # under its own box
                     say_refused(key, asked[key], name[key], value, whole_numbers(*BOUNDS[key]))
             with slot["window"]:
-                say_refused("window", asked["window"], name["window"], window)
+                say_refused(
+                    "window", asked["window"], name["window"], window, one_of(list(WINDOWS))
+                )
     preview = url_switch(
         f"Quick preview ({PREVIEW_ITERATIONS} iterations; turn off for the full run)", PREVIEW
     )

@@ -223,10 +223,9 @@ def test_a_links_chart_options_that_the_controls_refuse_are_said(open_page, loca
     said = " ".join(c.value for c in at.caption if "The link's" in c.value).replace("\\", "")
     keys = [("win", "4096"), ("probes_by", "zzz"), ("policy", "nope"), ("conf_by", "loud")]
     for key, asked in keys:
-        assert (
-            f"The link's {key}=“{asked}” is not a value this control takes (one of the choices here)"
-            in said
-        ), key
+        # the choices named, so a reader sees what would have been valid
+        assert f"The link's {key}=“{asked}” is not a value this control takes (one of: " in said
+    assert "(one of: 256, 512, 1,024, 2,048)" in said  # the windows, as the control shows them
     assert "The link's n=“0” is not a value this control takes (a whole number from 1 to " in said
     assert "“Window (tokens)” is set to “2,048”" in said  # the window as the control shows it
     # and one line atop the view names them all: each line above may be far down the page

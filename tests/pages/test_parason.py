@@ -119,11 +119,11 @@ def test_a_links_filter_value_the_controls_refuse_is_said(table: pl.DataFrame) -
     assert not at.error, _errors(at)
     said = " ".join(c.value for c in at.caption if "The link's" in c.value)
     assert (
-        "correct=“maybe” is not a value this control takes (one of the choices here): “Correctness” is set to “all”"
+        "correct=“maybe” is not a value this control takes (one of: all, correct, incorrect): “Correctness” is set to “all”"
         in said
     )
     assert (
-        "warn=“xx” is not a value this control takes (one of the choices here): “Warnings” is set to “any”"
+        "warn=“xx” is not a value this control takes (one of: any, with, without): “Warnings” is set to “any”"
         in said
     )
     assert len(_browse(at)) == table.height

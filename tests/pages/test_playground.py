@@ -120,7 +120,7 @@ def test_a_links_settings_the_boxes_refuse_are_said(open_app) -> None:
         in said
     )
     assert (
-        "window=“77” is not a value this control takes (one of the choices here): “window W” is set to “2048”"
+        "window=“77” is not a value this control takes (one of: 1024, 2048, 4096): “window W” is set to “2048”"
         in said
     )
     assert "seed=" not in said  # a seed the box takes
