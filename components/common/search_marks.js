@@ -100,14 +100,21 @@ function up(el) {
   return root && root.host ? root.host : null;
 }
 
+function scrolls(el) {
+  // whether `el` scrolls vertically: its overflow allows it and its content is taller
+  return /(auto|scroll)/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 4;
+}
+
 function scrollBox(el, main) {
   // the nearest box inside the view that scrolls its own text (a node's text, a trace's text),
   // not the page
-  for (let at = el; at && at !== main; at = up(at)) {
-    const style = getComputedStyle(at);
-    if (/(auto|scroll)/.test(style.overflowY) && at.scrollHeight > at.clientHeight + 4) return at;
-  }
+  for (let at = el; at && at !== main; at = up(at)) if (scrolls(at)) return at;
   return null;
+}
+
+function scrollBoxTo(box, rect) {
+  // `box` scrolled so that `rect` (in the window's coordinates) sits a third down it
+  box.scrollTop += rect.top - box.getBoundingClientRect().top - box.clientHeight / 3;
 }
 
 function inside(r, b) {
@@ -120,9 +127,9 @@ function hiddenBy(range, main, scrolling) {
   // table cell cut short with "…"), and with `scrolling` one that scrolls its own text too
   const r = range.getBoundingClientRect();
   if (!r.width && !r.height) return true; // not laid out: a closed tab or section
+  const cuts = (o) => o === "hidden" || o === "clip" || (scrolling && (o === "auto" || o === "scroll"));
   for (let at = range.startContainer.parentElement; at && at !== main; at = up(at)) {
     const style = getComputedStyle(at);
-    const cuts = (o) => o === "hidden" || o === "clip" || (scrolling && (o === "auto" || o === "scroll"));
     const b = at.getBoundingClientRect();
     if (cuts(style.overflowX) && (r.left < b.left - 1 || r.right > b.right + 1)) return true;
     if (cuts(style.overflowY) && (r.top < b.top - 1 || r.bottom > b.bottom + 1)) return true;
@@ -132,7 +139,7 @@ function hiddenBy(range, main, scrolling) {
 
 function reachable(main) {
   // the marks a reader can be brought to (not those in a cell cut short, or a closed tab)
-  return (state.ranges || []).filter((range) => !hiddenBy(range, main, false));
+  return main ? (state.ranges || []).filter((range) => !hiddenBy(range, main, false)) : [];
 }
 
 function inSight(range, main) {
@@ -143,20 +150,14 @@ function inSight(range, main) {
 
 function scroller(from) {
   // the nearest box at or above `from` that scrolls vertically (the page's own, at the end)
-  for (let at = from; at; at = up(at)) {
-    const style = getComputedStyle(at);
-    if (/(auto|scroll)/.test(style.overflowY) && at.scrollHeight > at.clientHeight + 4) return at;
-  }
+  for (let at = from; at; at = up(at)) if (scrolls(at)) return at;
   return document.scrollingElement;
 }
 
 function bringIntoSight(range, main) {
   // the mark's own box scrolled to it (a third down), then the page (the mark at its middle)
   const box = scrollBox(range.startContainer.parentElement, main);
-  if (box) {
-    const r = range.getBoundingClientRect();
-    box.scrollTop += r.top - box.getBoundingClientRect().top - box.clientHeight / 3;
-  }
+  if (box) scrollBoxTo(box, range.getBoundingClientRect());
   const page = scroller(box ? up(box) : range.startContainer.parentElement);
   if (page) page.scrollTop += range.getBoundingClientRect().top - window.innerHeight / 2;
 }
@@ -177,18 +178,15 @@ function openBoxesAtMarks(ranges, main) {
     state.boxes.add(box);
     const b = box.getBoundingClientRect();
     if (rects.some((r) => inside(r, { ...b.toJSON(), left: -1e9, right: 1e9 }))) continue;
-    const r = rects.find((x) => x.top >= b.bottom) || rects[0];
-    box.scrollTop += r.top - b.top - box.clientHeight / 3;
+    scrollBoxTo(box, rects.find((x) => x.top >= b.bottom) || rects[0]);
   }
 }
 
-function land(main) {
+function land(main, reach) {
   // the view opens at the hit: while it draws, and until the reader scrolls or clicks, a page
   // with no mark in sight is brought to its first mark. "Next mark" counts from the mark in
   // sight (before any press), so its first press moves on to the one after
-  if (state.moved || Date.now() > state.landBy) return;
-  const reach = reachable(main);
-  if (!reach.length) return;
+  if (state.moved || Date.now() > state.landBy || !reach.length) return;
   const seen = reach.findIndex((range) => inSight(range, main));
   if (seen < 0) {
     bringIntoSight(reach[0], main);
@@ -209,9 +207,10 @@ function mark(phrase, cs, colour) {
   CSS.highlights.set(NAME, new Highlight(...ranges));
   state.ranges = ranges;
   openBoxesAtMarks(ranges, main);
-  land(main);
+  const reach = reachable(main); // once a pass: it reads the layout of each mark's boxes
+  land(main, reach);
   document.documentElement.dataset.rteMarks = String(ranges.length); // for the journeys
-  if (state.label) state.label();
+  if (state.label) state.label(reach.length);
 }
 
 function nextButton(parentElement) {
@@ -225,15 +224,14 @@ function nextButton(parentElement) {
     parentElement.appendChild(btn);
   }
   const main = () => document.querySelector('[data-testid="stMain"]');
-  const label = () => {
-    const n = main() ? reachable(main()).length : 0;
+  const label = (n = reachable(main()).length) => {
     btn.textContent = n ? `Next mark (${state.at >= 0 ? Math.min(state.at, n - 1) + 1 : 0} of ${n}) ↓` : "No mark yet";
     btn.disabled = !n;
   };
   state.label = label;
   btn.onclick = () => {
     const root = main();
-    const ranges = root ? reachable(root) : [];
+    const ranges = reachable(root);
     if (!ranges.length) return;
     state.at = (state.at + 1) % ranges.length;
     const range = ranges[state.at];
@@ -241,7 +239,7 @@ function nextButton(parentElement) {
     current.priority = 1;
     CSS.highlights.set(CURRENT, current);
     bringIntoSight(range, root);
-    label();
+    label(ranges.length);
   };
   label();
 }

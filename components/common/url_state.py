@@ -97,8 +97,10 @@ def one_of(options: Sequence[object], limit: int = 8) -> str:
     """What a control of a few choices takes, in words, naming them (`say_refused`): a reader
     of a refused link sees what would have been valid."""
     shown = [str(o) for o in options]
-    if not shown or len(shown) > limit:
-        return f"one of the {len(shown)} choices here" if shown else "one of the choices here"
+    if not shown:
+        return "one of the choices here"
+    if len(shown) > limit:
+        return f"one of the {len(shown)} choices here"
     return "one of: " + ", ".join(shown)
 
 
