@@ -1,5 +1,6 @@
 """Search results as escaped HTML: an item's header (dataset, label, correctness, its hit count)
-and one line per hit (what the text is, where it opens, the snippet with the hit marked).
+and one line per text holding hits (what the text is, where it opens), then each hit's snippet with
+the hit marked.
 
 Every piece of text is escaped on its own and the highlight is our markup around the escaped
 hit; links come only from `view_href` (a view and its registered URL keys), never from text.
@@ -53,6 +54,42 @@ def _badge(correct: bool | None) -> str:
     )
 
 
+def _same_text(hits: list[Hit]) -> list[list[Hit]]:
+    """Consecutive hits of one matched string in one text: they share a link (the view marks
+    every occurrence there), so one line opens them all."""
+    runs: list[list[Hit]] = []
+    for h in hits:
+        last = runs[-1][0] if runs else None
+        if last and (last.row, last.field, last.locator, last.match) == (
+            h.row,
+            h.field,
+            h.locator,
+            h.match,
+        ):
+            runs[-1].append(h)
+        else:
+            runs.append([h])
+    return runs
+
+
+def _snippets(hits: list[Hit]) -> str:
+    """Each hit's snippet; a snippet that reads exactly as the one before is shown once, with
+    how many hits read so (repetitive texts otherwise fill the page with copies)."""
+    out: list[tuple[str, int]] = []
+    for h in hits:
+        html = snippet_html(h)
+        if out and out[-1][0] == html:
+            out[-1] = (html, out[-1][1] + 1)
+        else:
+            out.append((html, 1))
+    return "".join(
+        f"<div style='{_SNIPPET}'>{html}"
+        + (f"<span style='color:{theme.NO_ANSWER}'> (×{n} here)</span>" if n > 1 else "")
+        + "</div>"
+        for html, n in out
+    )
+
+
 def item_html(
     first: Hit,
     hits: list[Hit],
@@ -61,15 +98,16 @@ def item_html(
     extra: Mapping[str, str] | None = None,
     case_sensitive: bool = False,
 ) -> str:
-    """One item: its header and its hits on this page, each a link to where it is, which marks
-    the text the hit matched there."""
+    """One item: its header and its hits on this page, one line per text holding them with a
+    link to where they are (which marks the matched text there), then their snippets."""
     count = f"{total:,} hit{'s' if total != 1 else ''}" if total is not None else ""
     head = (
         f"<div style='font-size:0.92rem'><b>{esc(title)}</b> · {esc(first.label)}"
         f"<span style='color:{theme.NO_ANSWER};font-size:0.8rem'> · {esc(count)}</span></div>"
     )
     lines = []
-    for h in hits:
+    for run in _same_text(hits):
+        h = run[0]
         where = f"{h.field} · {h.locator}" if h.locator else h.field
         link = hit_link(h, {**(extra or {}), **mark_pairs(h.match, case_sensitive)})
         opener = (
@@ -79,9 +117,10 @@ def item_html(
             if link
             else esc(where)
         )
+        here = f" · {len(run)} hits here" if len(run) > 1 else ""
         lines.append(
-            f"<div style='font-size:0.8rem;color:{theme.NO_ANSWER}'>{opener}{_badge(h.correct)}</div>"
-            f"<div style='{_SNIPPET}'>{snippet_html(h)}</div>"
+            f"<div style='font-size:0.8rem;color:{theme.NO_ANSWER}'>{opener}{_badge(h.correct)}"
+            f"{here}</div>{_snippets(run)}"
         )
     return (
         f"<div class='rte-search-item' style='border-left:3px solid {theme.PANEL_BORDER};"

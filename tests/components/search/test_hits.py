@@ -45,3 +45,17 @@ def test_each_hits_link_marks_the_text_it_matched() -> None:
     long = replace(hit, match="x" * 201, end=201)
     assert "hl=" not in item_html(long, [long], "MARS", 1)
     assert "href='mars?qid=0&amp;trace=1'" in item_html(long, [long], "MARS", 1)
+
+
+def test_hits_in_one_text_share_one_link_and_identical_snippets_show_once() -> None:
+    """Repetitive reasoning text: three hits in one node are one link ("3 hits here"), the two
+    that read alike one snippet (×2); a hit in the next text gets a link of its own."""
+    a = replace(_hit("reasoning", "node s0", True), row=5, start=10, before="let me ")
+    b = replace(a, start=90)  # reads exactly as `a`
+    c = replace(a, start=200, before="so I ")
+    d = replace(a, row=6, locator="node 1.1", before="let me ")
+    out = item_html(a, [a, b, c, d], "Parason", total=4)
+    assert out.count("class='rte-search-hit'") == 2
+    assert "node s0 ↗</a>" in out and "node 1.1 ↗</a>" in out
+    assert out.count("3 hits here") == 1 and "(×2 here)" in out
+    assert out.count("<mark") == 3  # a + b once, c, d
