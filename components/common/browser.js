@@ -40,20 +40,6 @@ function installGuard() {
   });
 }
 
-function pinnedBottom() {
-  // where the page's pinned top ends: the present banner, the triage bar while it is pinned
-  // (a tall window), else the app's header
-  for (const sel of [".st-key-present_banner", ".st-key-tq_bar"]) {
-    const bar = document.querySelector(sel);
-    const wrap = bar && bar.closest('[data-testid="stLayoutWrapper"]');
-    if (bar && (!wrap || getComputedStyle(wrap).position === "sticky")) {
-      return bar.getBoundingClientRect().bottom;
-    }
-  }
-  const header = document.querySelector('[data-testid="stHeader"]');
-  return header ? header.getBoundingClientRect().bottom : 64;
-}
-
 function focusWhenDrawn(cls, nonce) {
   // the view draws its item after the banner (or the triage bar): wait for it, bring it below
   // what is pinned at the top, and keep it there while charts above it finish drawing (until

@@ -10,21 +10,19 @@ shared link does in a fresh browser, so whatever the state holds opens the same 
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import streamlit as st
 
-from components.common.registered import registered
+from components.common.registered import joined_js, registered
 
 COMPONENT = "rte_browser"
 AUTHOR_COOKIE = "rte_author"
-_JS_FILE = Path(__file__).with_name("browser.js")
 
 
 def _component() -> Any:
-    return registered(COMPONENT, lambda: _JS_FILE.read_text(encoding="utf-8"))
+    return registered(COMPONENT, lambda: joined_js("page_scroll.js", "browser.js"))
 
 
 def _mount(key: str, **data: object) -> None:

@@ -20,18 +20,47 @@ import streamlit as st
 
 from cache.maths_spans import MATHS_CLASS
 from components.common.maths import TYPESET_JS, component_css, katex_payload
-from components.common.registered import registered
+from components.common.registered import joined_js, registered
 from components.common.selection import picked_value
 
 PICK_EVENT = "pick"
 
 _JS = (
-    TYPESET_JS
+    joined_js("page_scroll.js")
+    + TYPESET_JS
     + """
-// Scroll the picked element into sight, and keep it there while the page above it is still
-// being drawn (a chart that arrives late pushes the text down), until the reader scrolls.
+// The picked element brought into sight: its own scrolling box scrolled to it, and the page,
+// when it is not in sight below what is pinned at the window's top, scrolled to the top of the
+// column holding it (the heading and legend above the text stay in sight) or, when that would
+// leave the element out of sight, to the element itself.
+function holder(el) {
+  // what is brought into sight with the element: the view's column holding the component (its
+  // heading and legend above the text), else the component itself
+  let at = el;
+  while (at && !(at.dataset && at.dataset.testid === "stColumn")) at = up(at);
+  return at || el.closest(".rte-click-root") || el;
+}
+
+function place(chosen, moved) {
+  // returns whether the page was scrolled (`moved`: it was, on an earlier call, so it is
+  // aligned again even though the element is in sight: content drawn above it shifted it)
+  const box = chosen.closest("[data-keep-scroll]");
+  if (box) box.scrollTop += chosen.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  const top = pinnedBottom() + 8;
+  const at = chosen.getBoundingClientRect().top;
+  if (!moved && at >= top && at <= window.innerHeight - 48) return false;
+  const main = scroller(up(box || chosen));
+  const start = holder(chosen).getBoundingClientRect().top;
+  const fits = at - start + 48 <= window.innerHeight - top;
+  const by = (fits ? start : at) - top;
+  if (Math.abs(by) > 4) main.scrollTop += by;
+  return true;
+}
+
+// ... and kept in sight while the page above it is still being drawn (a chart that arrives late
+// pushes the text down), until the reader scrolls.
 function reveal(chosen, parentElement) {
-  chosen.scrollIntoView({ block: "nearest" });
+  const moved = place(chosen, false);
   let page = null;
   for (let node = parentElement; node && !page; node = node.getRootNode().host) {
     // the component draws into a shadow root: climb out through its host
@@ -52,9 +81,7 @@ function reveal(chosen, parentElement) {
       return;
     }
     const box = chosen.getBoundingClientRect();
-    if (box.bottom < 0 || box.top > window.innerHeight) {
-      chosen.scrollIntoView({ block: "nearest" });
-    }
+    if (moved || box.bottom < 0 || box.top > window.innerHeight) place(chosen, moved);
   });
   watch.observe(page);
 }

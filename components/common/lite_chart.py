@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
@@ -21,16 +20,13 @@ import streamlit as st
 
 from cache.kept import Kept
 from components.common.lite_spec import LiteUnsupported, chart_spec
-from components.common.registered import registered
+from components.common.registered import joined_js, registered
 
 LOG = logging.getLogger(__name__)
 COMPONENT = "rte_lite_chart"
 SELECT_EVENT = "selection"
 # one module in three files, joined in this order: the layout helpers, the drawing, the component
-_JS_FILES = tuple(
-    Path(__file__).with_name(name)
-    for name in ("lite_chart_layout.js", "lite_chart_draw.js", "lite_chart.js")
-)
+_JS_FILES = ("lite_chart_layout.js", "lite_chart_draw.js", "lite_chart.js")
 _CSS = """
 .rte-lite-root { position: relative; width: 100%; }
 .rte-lite-root svg { display: block; overflow: visible; }
@@ -58,7 +54,7 @@ _SPECS: Kept[tuple[int, str], tuple[weakref.ref, dict[str, Any]]] = Kept(256)
 
 def component_js() -> str:
     """The component's JavaScript: its three files joined into one ES module."""
-    return "\n".join(path.read_text(encoding="utf-8") for path in _JS_FILES)
+    return joined_js(*_JS_FILES)
 
 
 def _component() -> Any:

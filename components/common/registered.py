@@ -7,11 +7,19 @@ function here by name."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 _MOUNTS: dict[str, Any] = {}
+HERE = Path(__file__).parent
+
+
+def joined_js(*names: str) -> str:
+    """Script files of this folder joined, in order, into one ES module: a component's code
+    split by concern, or a helper (`page_scroll.js`) that several components share."""
+    return "\n".join((HERE / name).read_text(encoding="utf-8") for name in names)
 
 
 def registered(name: str, js: str | Callable[[], str], css: str | None = None) -> Any:

@@ -93,18 +93,6 @@ function rangesIn(root, phrase, cs) {
   return out;
 }
 
-function up(el) {
-  // the element's parent, out of a shadow root through its host
-  if (el.parentElement) return el.parentElement;
-  const root = el.getRootNode();
-  return root && root.host ? root.host : null;
-}
-
-function scrolls(el) {
-  // whether `el` scrolls vertically: its overflow allows it and its content is taller
-  return /(auto|scroll)/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 4;
-}
-
 function scrollBox(el, main) {
   // the nearest box inside the view that scrolls its own text (a node's text, a trace's text),
   // not the page
@@ -144,22 +132,19 @@ function reachable(main) {
 
 function inSight(range, main) {
   const r = range.getBoundingClientRect();
-  return inside(r, { top: 0, bottom: window.innerHeight, left: 0, right: window.innerWidth })
+  return inside(r, { top: pinnedBottom(), bottom: window.innerHeight, left: 0, right: window.innerWidth })
     && !hiddenBy(range, main, true);
 }
 
-function scroller(from) {
-  // the nearest box at or above `from` that scrolls vertically (the page's own, at the end)
-  for (let at = from; at; at = up(at)) if (scrolls(at)) return at;
-  return document.scrollingElement;
-}
-
 function bringIntoSight(range, main) {
-  // the mark's own box scrolled to it (a third down), then the page (the mark at its middle)
+  // the mark's own box scrolled to it (a third down), then the page: the mark three fifths down
+  // what is not covered, so the headings and text just above it are in sight too
   const box = scrollBox(range.startContainer.parentElement, main);
   if (box) scrollBoxTo(box, range.getBoundingClientRect());
   const page = scroller(box ? up(box) : range.startContainer.parentElement);
-  if (page) page.scrollTop += range.getBoundingClientRect().top - window.innerHeight / 2;
+  const top = pinnedBottom();
+  const at = top + (window.innerHeight - top) * 0.6;
+  if (page) page.scrollTop += range.getBoundingClientRect().top - at;
 }
 
 function openBoxesAtMarks(ranges, main) {

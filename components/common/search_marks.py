@@ -10,17 +10,14 @@ text, but not typeset maths, whose source KaTeX replaces.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from components.common.registered import registered
+from components.common.registered import joined_js, registered
 from components.common.safe_text import md_text
 from components.common.theme import HIT_BG
 from components.common.url_state import Param, parse_bool
 
 MAX_PHRASE = 200  # characters: a hit's link carries no longer text
-_JS_FILE = Path(__file__).with_name("search_marks.js")
 # the "Next mark" button, drawn by the component in its shadow root: a plain text button
 _CSS = """
 .rte-next-mark { font: inherit; font-size: 0.875rem; border: 1px solid rgba(49, 51, 63, 0.2);
@@ -90,7 +87,9 @@ def search_marks() -> None:
     text, case = HL.read(), bool(HLCS.read())
     if not text:  # nothing drawn: a view without marks pays nothing (the script stops itself)
         return
-    mount = registered("rte_search_marks", lambda: _JS_FILE.read_text(encoding="utf-8"), _CSS)
+    mount = registered(
+        "rte_search_marks", lambda: joined_js("page_scroll.js", "search_marks.js"), _CSS
+    )
     with st.sidebar:  # a zero-height element costs no room there
         mount(
             key="rte_search_marks",

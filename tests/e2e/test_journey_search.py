@@ -163,12 +163,27 @@ NODE_BOX_MARK_JS = """() => {
 }"""
 
 
+# the node's two headings wholly in the window, below the pinned line naming the marks
+HEADINGS_UNCOVERED_JS = """() => {
+  const line = document.querySelector('.st-key-rte_marks_line');
+  const below = line ? line.getBoundingClientRect().bottom - 1 : 0;
+  const find = (t) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] strong,'
+    + ' [data-testid="stMarkdownContainer"] p')].find((e) => e.textContent.trim() === t);
+  return ['Selected node', 'Whole trajectory'].every((t) => {
+    const el = find(t);
+    const r = el && el.getBoundingClientRect();
+    return r && r.top >= below && r.bottom <= window.innerHeight;
+  });
+}"""
+
+
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
     browser: Browser, app_url: str, viewport: dict[str, int]
 ) -> None:
     """A hit whose phrase lies below the first screen of its node's text (the text scrolls in its
-    own box) opens that box at the mark: the reader sees the phrase without scrolling for it."""
+    own box) opens that box at the mark: the reader sees the phrase without scrolling for it,
+    and the node's headings above it, not under the pinned line naming the marks."""
     hits = page(
         load_corpus(), compile_query(Query(PHRASE)), Filters(datasets=("parason",)), size=40
     ).hits
@@ -184,6 +199,7 @@ def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
             continue  # in sight without scrolling: not the case this test is about
         deep += 1
         page_.wait_for_function(f"() => ({NODE_BOX_MARK_JS})()[2]")  # auto-retried
+        page_.wait_for_function(HEADINGS_UNCOVERED_JS)
         break
     assert deep, f"none of the nodes {nodes} holds the phrase below its text box's first screen"
     no_exception(page_)
