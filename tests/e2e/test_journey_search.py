@@ -21,6 +21,7 @@ from analysis.search.engine import Filters
 from analysis.search.query import Query, compile_query
 from analysis.search.results import Hit, counts, page
 from cache.sources import SourceConfig
+from components.search.view import PAGE_SIZE
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
     new_page,
@@ -89,6 +90,13 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     expect(first_item).to_contain_text(parason.label)
     expect(first_item).to_contain_text(re.compile(r"\d+ hits?"))
     expect(first_item.locator("mark").first).to_have_text(re.compile(PHRASE, re.I))
+    # the hits of one text share one link: as many links as texts holding the item's hits
+    shown = page(load_corpus(), compile_query(Query(PHRASE)), Filters(), size=PAGE_SIZE).hits
+    mine = [h for h in shown if (h.dataset, h.item) == (parason.dataset, parason.item)]
+    texts = {(h.row, h.field, h.locator, h.match) for h in mine}
+    assert len(texts) < len(mine), "the sample's first item should hold two hits in one text"
+    expect(first_item.locator("a.rte-search-hit")).to_have_count(len(texts))
+    expect(first_item).to_contain_text(re.compile(r"\d+ hits here"))
     settled(page_)
     # 3. the first Parason hit opens its trajectory at the node holding the phrase
     first_item.locator("a.rte-search-hit").first.click()
