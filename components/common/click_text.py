@@ -44,28 +44,29 @@ function holder(el) {
 function place(chosen, moved) {
   // returns whether the page was scrolled (`moved`: it was, on an earlier call, so it is
   // aligned again even though the element is in sight: content drawn above it shifted it)
+  if (!chosen.getClientRects().length) return false; // not drawn: a closed section or tab
   const box = chosen.closest("[data-keep-scroll]");
-  if (box) box.scrollTop += chosen.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  if (box) {
+    const r = chosen.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    if (r.top < b.top || r.top > b.bottom - 24) box.scrollTop += r.top - b.top - 8;
+  }
   const top = pinnedBottom() + 8;
   const at = chosen.getBoundingClientRect().top;
   if (!moved && at >= top && at <= window.innerHeight - 48) return false;
-  const main = scroller(up(box || chosen));
   const start = holder(chosen).getBoundingClientRect().top;
   const fits = at - start + 48 <= window.innerHeight - top;
   const by = (fits ? start : at) - top;
-  if (Math.abs(by) > 4) main.scrollTop += by;
+  if (Math.abs(by) > 4) scroller(up(box || chosen)).scrollTop += by;
   return true;
 }
 
 // ... and kept in sight while the page above it is still being drawn (a chart that arrives late
 // pushes the text down), until the reader scrolls.
 function reveal(chosen, parentElement) {
-  const moved = place(chosen, false);
-  let page = null;
-  for (let node = parentElement; node && !page; node = node.getRootNode().host) {
-    // the component draws into a shadow root: climb out through its host
-    page = node.closest ? node.closest('[data-testid="stMainBlockContainer"]') : null;
-  }
+  let moved = place(chosen, false);
+  let page = parentElement;
+  while (page && !(page.dataset && page.dataset.testid === "stMainBlockContainer")) page = up(page);
   page = page || document.body;
   const started = performance.now();
   let handsOn = false;
@@ -81,7 +82,7 @@ function reveal(chosen, parentElement) {
       return;
     }
     const box = chosen.getBoundingClientRect();
-    if (moved || box.bottom < 0 || box.top > window.innerHeight) place(chosen, moved);
+    if (moved || box.bottom < 0 || box.top > window.innerHeight) moved = place(chosen, moved);
   });
   watch.observe(page);
 }

@@ -1,21 +1,22 @@
 // The page's scrolling, shared by the components that bring something into sight (joined before
 // their own script): what is pinned at the window's top, and which box scrolls what.
 
-// where the window's pinned top ends: the first of these bars that is pinned (sticky) at the top,
-// else the app's header. What a script brings into sight is placed below it, not under a bar.
+// where the window's pinned top ends: the first of these bars that is pinned at the top (sticky,
+// or drawn outside the page's layout wrappers), else the app's header. What a script brings into
+// sight is placed below it, not under a bar.
 const PINNED_BARS = [".st-key-present_banner", ".st-key-tq_bar", ".st-key-rte_marks_line"];
 
 function pinnedBottom() {
   for (const sel of PINNED_BARS) {
     const bar = document.querySelector(sel);
     const wrap = bar && bar.closest('[data-testid="stLayoutWrapper"]');
-    if (bar && !wrap) return bar.getBoundingClientRect().bottom;
+    if (bar && !wrap) return Math.max(0, bar.getBoundingClientRect().bottom);
     const style = wrap && getComputedStyle(wrap);
     if (style && style.position === "sticky") {
       // where it ends once stuck (the page scrolled past it), wherever it is drawn now: a view
       // opening at the top still has it in its place in the page
-      const holder = scroller(up(wrap)).getBoundingClientRect().top;
-      return Math.max(0, holder) + (parseFloat(style.top) || 0) + wrap.getBoundingClientRect().height;
+      const paneTop = scroller(up(wrap)).getBoundingClientRect().top;
+      return Math.max(0, paneTop) + (parseFloat(style.top) || 0) + wrap.getBoundingClientRect().height;
     }
   }
   const header = document.querySelector('[data-testid="stHeader"]');

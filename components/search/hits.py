@@ -1,6 +1,6 @@
 """Search results as escaped HTML: an item's header (dataset, label, correctness, its hit count)
-and one line per text holding hits (what the text is, where it opens), then each hit's snippet with
-the hit marked.
+and one line per text and matched string (what the text is, where it opens), then each hit's
+snippet with the hit marked.
 
 Every piece of text is escaped on its own and the highlight is our markup around the escaped
 hit; links come only from `view_href` (a view and its registered URL keys), never from text.
@@ -54,18 +54,17 @@ def _badge(correct: bool | None) -> str:
     )
 
 
-def _same_text(hits: list[Hit]) -> list[list[Hit]]:
-    """Consecutive hits of one matched string in one text: they share a link (the view marks
-    every occurrence there), so one line opens them all."""
+def _same_text(hits: list[Hit], case_sensitive: bool) -> list[list[Hit]]:
+    """Consecutive hits of one matched string in one text (in any case, unless the search
+    matched case): they share a link (the view marks every occurrence there), so one line opens
+    them all."""
+
+    def key(h: Hit) -> tuple[int, str, str, str]:
+        return (h.row, h.field, h.locator, h.match if case_sensitive else h.match.casefold())
+
     runs: list[list[Hit]] = []
     for h in hits:
-        last = runs[-1][0] if runs else None
-        if last and (last.row, last.field, last.locator, last.match) == (
-            h.row,
-            h.field,
-            h.locator,
-            h.match,
-        ):
+        if runs and key(runs[-1][0]) == key(h):
             runs[-1].append(h)
         else:
             runs.append([h])
@@ -106,7 +105,7 @@ def item_html(
         f"<span style='color:{theme.NO_ANSWER};font-size:0.8rem'> · {esc(count)}</span></div>"
     )
     lines = []
-    for run in _same_text(hits):
+    for run in _same_text(hits, case_sensitive):
         h = run[0]
         where = f"{h.field} · {h.locator}" if h.locator else h.field
         link = hit_link(h, {**(extra or {}), **mark_pairs(h.match, case_sensitive)})

@@ -93,7 +93,7 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
     # the hits of one text share one link: as many links as texts holding the item's hits
     shown = page(load_corpus(), compile_query(Query(PHRASE)), Filters(), size=PAGE_SIZE).hits
     mine = [h for h in shown if (h.dataset, h.item) == (parason.dataset, parason.item)]
-    texts = {(h.row, h.field, h.locator, h.match) for h in mine}
+    texts = {(h.row, h.field, h.locator, h.match.casefold()) for h in mine}
     assert len(texts) < len(mine), "the sample's first item should hold two hits in one text"
     expect(first_item.locator("a.rte-search-hit")).to_have_count(len(texts))
     expect(first_item).to_contain_text(re.compile(r"\d+ hits here"))
@@ -208,6 +208,8 @@ def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
         deep += 1
         page_.wait_for_function(f"() => ({NODE_BOX_MARK_JS})()[2]")  # auto-retried
         page_.wait_for_function(HEADINGS_UNCOVERED_JS)
+        settled(page_)
+        page_.wait_for_function(HEADINGS_UNCOVERED_JS)  # and still so once the view is drawn
         break
     assert deep, f"none of the nodes {nodes} holds the phrase below its text box's first screen"
     no_exception(page_)

@@ -59,3 +59,11 @@ def test_hits_in_one_text_share_one_link_and_identical_snippets_show_once() -> N
     assert "node s0 ↗</a>" in out and "node 1.1 ↗</a>" in out
     assert out.count("3 hits here") == 1 and "(×2 here)" in out
     assert out.count("<mark") == 3  # a + b once, c, d
+
+
+def test_hits_differing_only_in_case_share_a_link_unless_the_search_matched_case() -> None:
+    a = replace(_hit("reasoning", "node s0", True), row=5, match="Wait")
+    b = replace(a, start=40, match="wait")
+    assert item_html(a, [a, b], "Parason", 2).count("class='rte-search-hit'") == 1
+    exact = item_html(a, [a, b], "Parason", 2, case_sensitive=True)
+    assert exact.count("class='rte-search-hit'") == 2
