@@ -353,7 +353,7 @@ function drawNotes(svg, ctx) {
 function legendSwatch(item, t, size) {
   if (t.base) {
     const box = { x: 4, y: 3, width: 18, height: size };
-    el("rect", { ...box, fill: t.fillcolor }, item);
+    el("rect", { ...box, fill: t.fillcolor, opacity: t.opacity }, item);
     if (t.fillpattern) el("rect", { ...box, fill: hatch(item.ownerSVGElement, t.fillpattern, t.fillpatterncolor) }, item);
   }
   if (t.type === "bar") el("rect", { x: 4, y: 3, width: 18, height: size, fill: at(t.marker.color, 0, t.line.color) }, item);

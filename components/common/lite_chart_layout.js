@@ -139,7 +139,11 @@ function layoutLegend(spec, width) {
   // legend entries: group titles and items, flowed into rows (horizontal) or one column
   const entries = [];
   const seenGroups = new Set();
-  spec.traces.forEach((t, i) => {
+  // in Plotly's order: by each trace's legend rank, then as drawn
+  const order = spec.traces.map((t, i) => i);
+  order.sort((a, b) => (spec.traces[a].legendrank ?? 1000) - (spec.traces[b].legendrank ?? 1000) || a - b);
+  order.forEach((i) => {
+    const t = spec.traces[i];
     if (t.showlegend === false || !spec.legend.show || t.visible === false) return;
     if (t.legendgroup && t.grouptitle && !seenGroups.has(t.legendgroup)) {
       seenGroups.add(t.legendgroup);

@@ -300,6 +300,7 @@ def _trace(t: dict[str, Any], index: int) -> dict[str, Any]:
         "mode": mode,
         "name": plain_text(t.get("name")) if t.get("name") is not None else f"trace {index}",
         "showlegend": t.get("showlegend"),
+        "legendrank": float(t.get("legendrank", 1000)),  # Plotly's default: trace order
         "legendgroup": t.get("legendgroup"),
         "grouptitle": plain_text(group_title) if group_title else None,
         "visible": t.get("visible", True),

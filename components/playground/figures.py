@@ -157,8 +157,8 @@ def _sweep_band(fig: go.Figure, pts: Sequence[FrontierPoint], color: str) -> Non
             mode="lines",
             line={"width": 0, "color": color},
             name=SWEEP_BAND,
-            showlegend=False,
             legendgroup="sweep",
+            legendrank=2,  # right after the sweep's own entry
             hoverinfo="skip",
         )
     )
@@ -242,6 +242,7 @@ def frontier_figure(
                 hovertemplate="%{meta}=%{customdata[0]}<br>savings %{x:.1f}%<br>accuracy "
                 "%{y:.1f}%" + _CI_HOVER + "<extra></extra>",
                 legendgroup="sweep",
+                legendrank=1,  # first in the legend, its band next
             )
         )
     for name, p in sorted(others, key=lambda o: _GROUP_ORDER.get(family(o[1].method), 9)):

@@ -42,6 +42,14 @@ curve = go.Figure(
 curve.update_layout(height=300)
 with st.container(key="curve"):
     lite_chart(curve, key="k")
+
+ranked = go.Figure()
+for name, rank in (("drawn first, ranked 3", 3), ("drawn second, unranked", None),
+                   ("drawn third, ranked 1", 1)):
+    ranked.add_trace(go.Scatter(x=[0, 1], y=[0, 1], name=name, legendrank=rank))
+ranked.update_layout(height=300, legend={{"orientation": "h"}})
+with st.container(key="ranked"):
+    lite_chart(ranked, key="r")
 """
 
 
@@ -83,6 +91,22 @@ def test_a_points_tip_sits_above_it_and_leaves_its_neighbours_in_sight(
         )
         assert overlap_x <= 0 or overlap_y <= 0, i
     assert chart["x"] - 1 <= tip_box["x"] <= chart["x"] + chart["width"]
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_the_legend_lists_traces_by_their_legend_rank_as_plotly_does(
+    browser: Browser, chart_app: str, viewport: dict[str, int]
+) -> None:
+    """Plotly orders legend items by `legendrank` (default 1000), then as drawn: a view draws
+    the minority class last (on top) and still lists it first; a band drawn beneath its line
+    is listed after it."""
+    page = new_page(browser, viewport)
+    page.goto(chart_app)
+    items = page.locator('.st-key-ranked svg[data-testid="lite-chart-svg"] [data-legend] text')
+    expect(items).to_have_text(
+        ["drawn third, ranked 1", "drawn first, ranked 3", "drawn second, unranked"]
+    )
     page.context.close()
 
 

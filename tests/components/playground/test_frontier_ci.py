@@ -82,6 +82,9 @@ def test_frontier_draws_bars_steps_and_renamed_groups() -> None:
     names = [t.get("name") for t in data]
     # beneath the front and the sweep's line (a tint over them hid the front's green)
     assert names.index(SWEEP_BAND) < min(names.index("Pareto front (steps)"), names.index(title))
+    # yet listed in the legend right after the sweep's line (legend ranks 1 and 2)
+    line = next(t for t in data if t.get("name") == title)
+    assert band.get("showlegend", True) and (line["legendrank"], band["legendrank"]) == (1, 2)
     front = next(t for t in fig.data if t.name == "Pareto front (steps)")
     assert list(front.x) == [10.0, 10.0, 20.0, 20.0, 40.0]
     assert list(front.y) == [70.0, 65.0, 65.0, 60.0, 60.0]
