@@ -142,13 +142,15 @@ MARS_TEXTS = DerivedTable(
 )
 FINEPROOFS_TEXTS = DerivedTable(
     name="fineproofs-texts",
-    version=2,
+    version=3,
     dataset=FINEPROOFS.name,
     inputs=(FINEPROOFS_PREFIX_FILE,),
     params=("trace shards present",),
     built_by="analysis.fineproofs.texts.text_tables",
     history=_TEXTS_HISTORY
-    + " (a trace step, the problem); 2: a trace step's `correct` from its endpoint grade (7/7)",
+    + " (a trace step, the problem); 2: a trace step's `correct` from its endpoint grade (7/7);"
+    " 3: a piece's locator names its prefix and the step it runs up to (it holds the text"
+    " before that step too)",
 )
 
 TABLES: tuple[DerivedTable, ...] = (

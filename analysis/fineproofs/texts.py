@@ -84,6 +84,15 @@ def correctness(prefix_path: Path) -> dict[tuple[str, int], bool | None]:
     return {(pid, int(s)): proof_correct(g) for pid, s, g in firsts.iter_rows()}
 
 
+def locator(step: int | None, ordinal: int | None) -> str:
+    """Where a piece is: the text a prefix adds, which runs from the previous prefix's end up to
+    and including its last step (the steps between carry no span of their own), so "step 6"
+    alone would name a span that a hit just before it is not in."""
+    if step is None:
+        return ""
+    return f"prefix {ordinal} · up to step {step}" if ordinal is not None else f"up to step {step}"
+
+
 def pieces(rec: TraceRecord) -> list[tuple[int | None, str]]:
     """(step index or None, text) pieces covering the trace text once, in text order."""
     text = rec.text
@@ -136,7 +145,7 @@ def build(prefix_path: Path, shards: list[Path], progress: ProgressFn | None = N
                     field="trace text",
                     text=text,
                     query={**at, "prefix": ordinal},
-                    locator=f"step {step}" if step is not None else "",
+                    locator=locator(step, ordinal),
                     correct=correct,
                     **common,
                 )

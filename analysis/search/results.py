@@ -22,6 +22,7 @@ from analysis.search.engine import (
     Filters,
     Scan,
     count_in,
+    narrow,
     row_counts,
     scan,
 )
@@ -221,17 +222,25 @@ def group_by_item(hits: list[Hit]) -> list[tuple[Hit, list[Hit]]]:
 
 
 def item_hits(
-    corpus: Corpus, compiled: Compiled, hits: list[Hit], time_limit: float = PAGE_TIME_LIMIT
+    corpus: Corpus,
+    compiled: Compiled,
+    hits: list[Hit],
+    filters: Filters = NO_FILTERS,
+    time_limit: float = PAGE_TIME_LIMIT,
 ) -> dict[tuple[str, str, str], int]:
-    """Every hit of the items on a page, counted over those items' rows alone (a page shows
-    its items' counts without waiting for the full count); empty past the time limit."""
+    """Every hit of the items on a page within the filters (a text the correctness filter
+    leaves out is not counted, as it is not listed), counted over those items' rows alone (a
+    page shows its items' counts without waiting for the full count); empty past the time
+    limit."""
     keys = {(h.dataset, h.file, h.item) for h in hits}
     if not keys:
         return {}
     items = sorted({k[2] for k in keys})
-    rows = corpus.frame.select("dataset", "file", "item", "text").filter(
-        pl.col("item").is_in(items)
-    )
+    rows = filters.apply(
+        corpus.frame.select("dataset", "group", "file", "item", "correct", "text").filter(
+            pl.col("item").is_in(items)
+        )
+    ).select("dataset", "file", "item", "text")
     mine = [r for r in rows.iter_rows() if (r[0], r[1], r[2]) in keys]
     found = count_in(compiled, [r[3] for r in mine], time_limit)
     out: dict[tuple[str, str, str], int] = {}
@@ -256,23 +265,44 @@ class LeftOut:
         return len(self.waiting_in)
 
 
-def no_correctness(corpus: Corpus, filters: Filters) -> dict[str, LeftOut]:
+def _rows_with_hits(frame: pl.DataFrame, compiled: Compiled) -> pl.Series:
+    """The `row`s of `frame` whose text holds a hit (a regex past the page's time limit: every
+    row that may hold one)."""
+    found = narrow(frame, compiled)
+    if compiled.exact is None and found.height:
+        n = count_in(compiled, found["text"].to_list(), PAGE_TIME_LIMIT)
+        if n is not None:
+            found = found.filter(pl.Series(n) > 0)
+    return found["row"]
+
+
+def no_correctness(
+    corpus: Corpus, filters: Filters, compiled: Compiled | None = None
+) -> dict[str, LeftOut]:
     """dataset -> what the correctness filter leaves out for want of a correctness, within the
-    other filters (datasets in corpus order); empty when the filter is off."""
+    other filters (datasets in corpus order); empty when the filter is off. With `compiled`,
+    the items and fields counted are those whose left-out texts hold a hit of it (what a reader
+    of the results misses); what waits for a grade is counted whatever the query."""
     if filters.correct is None:
         return {}
     scope = replace(filters, correct=None).apply(
-        corpus.frame.select("dataset", "group", "file", "item", "field", "correct")
+        corpus.frame.select("row", "text", "dataset", "group", "file", "item", "field", "correct")
     )
     unknown = pl.col("correct").is_null()
     per_item = scope.group_by("dataset", "file", "item", maintain_order=True).agg(
         unknown.any().alias("some"), unknown.all().alias("all")
     )
     per_item = per_item.filter(pl.col("some"))
+    missed = unknown
+    if compiled is not None:
+        rows = _rows_with_hits(scope.filter(unknown), compiled).implode()
+        missed = unknown & pl.col("row").is_in(rows)
+        hit = scope.filter(missed).select("dataset", "file", "item").unique()
+        per_item = per_item.join(hit, on=["dataset", "file", "item"], how="semi")
     out = {}
     for d in per_item["dataset"].unique(maintain_order=True).to_list():
         mine = per_item.filter(pl.col("dataset") == d)
-        fields = scope.filter((pl.col("dataset") == d) & unknown)["field"].unique(
+        fields = scope.filter((pl.col("dataset") == d) & missed)["field"].unique(
             maintain_order=True
         )
         grading = corpus.grading.get(d)

@@ -159,20 +159,22 @@ def too_slow(stuck: Stuck) -> None:
     )
 
 
-def left_out(corpus: Corpus, filters: Filters) -> None:
-    """What the correctness filter leaves out for want of a correctness, per dataset."""
+def left_out(corpus: Corpus, filters: Filters, compiled: Compiled) -> None:
+    """The hits the correctness filter leaves out for want of a correctness, per dataset."""
     lines, waiting = [], []
-    for name, out in no_correctness(corpus, filters).items():
+    for name, out in no_correctness(corpus, filters, compiled).items():
         title = md_text(corpus.titles.get(name, name))
         fields = ", ".join(md_text(f) for f in out.fields)
+        items = f"{out.items:,} item{'s' if out.items != 1 else ''}"
         if out.whole == out.items:
             lines.append(
-                f"- {title}: {out.items:,} items have no correctness ({fields}) and are not shown"
+                f"- {title}: hits in {items} with no correctness ({fields}); those items are "
+                "not shown"
             )
         else:
             lines.append(
-                f"- {title}: {out.items:,} items have texts with no correctness ({fields}); "
-                "those texts are not shown"
+                f"- {title}: hits in {items}' texts with no correctness ({fields}); those "
+                "texts are not shown"
             )
         if out.waiting:
             waiting.append((name, out))
@@ -273,13 +275,13 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
     number = shown.number
     if shown.stuck is not None:
         too_slow(shown.stuck)
-    left_out(corpus, filters)
+    left_out(corpus, filters, compiled)
     if not shown.hits:
         if shown.stuck is None:
             st.info(no_hit_advice(compiled.query, filters), icon=":material/search_off:")
         return
     counted = st.container()
-    per_item = item_hits(corpus, compiled, shown.hits)
+    per_item = item_hits(corpus, compiled, shown.hits, filters)
     html = [
         item_html(
             first,

@@ -7,9 +7,11 @@ import shutil
 import time
 from pathlib import Path
 
+import polars as pl
 import pyarrow.parquet as pq
 from streamlit.testing.v1 import AppTest
 
+from analysis.search.corpus import load_corpus
 from cache.casebook.model import Case
 from components.common import casebook
 from components.home.search_box import ENTERED
@@ -215,10 +217,19 @@ def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
     assert "href='fineproofs?problem=" in html and "· correct" in html  # graded 7/7
     assert "· wrong" not in html
     left = _text(at)
+    # what is said left out is the hits a reader misses: items whose texts with no correctness
+    # hold the phrase, by a plain scan of the texts the page searches
+    corpus = load_corpus()
+    missed = corpus.frame.filter(
+        pl.col("correct").is_null() & pl.col("text").str.contains("𝑥³", literal=True)
+    )
+    assert missed.height, "the sample should hold the phrase in a text with no correctness"
     assert "Left out by the correctness filter:" in left
-    assert "Casebook: 1 items have no correctness (case title) and are not shown" in left
-    assert "FineProofs: 10 items have texts with no correctness (problem, trace text)" in left
-    assert "Parason: 60 items have no correctness (RL prompt, ground truth)" in left
+    for d in missed["dataset"].unique().to_list():
+        mine = missed.filter(pl.col("dataset") == d)
+        n = mine.select("file", "item").unique().height
+        assert f"{corpus.titles[d]}: hits in {n:,} item" in left, (d, n, left)
+    assert "Casebook" not in left  # its case title does not hold the phrase
     at = run_page("pages/search.py", q="𝑥³", ok="wrong", ds="FineProofs")
     html = _html(at)
     assert "href='fineproofs?problem=" in html and "· wrong" in html

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.search.engine import python_scan
+from analysis.search.corpus import load_corpus
+from analysis.search.engine import Filters, python_scan
 from analysis.search.query import Query, compile_query
 from analysis.search.queue import queue_items
 from analysis.search.results import counts, group_by_item, item_hits, page, snippet
@@ -86,3 +87,19 @@ def test_cli_prints_json(tmp_path: Path) -> None:
         timeout=600,
     )
     assert bad.returncode == 2 and "Not a valid regular expression" in bad.stderr
+
+
+def test_an_items_count_under_the_correctness_filter_counts_only_the_texts_it_lists() -> None:
+    """An item's header counts the hits the filters keep (a MARS trace's right probes are not
+    listed under "wrong", so they are not counted in its header either)."""
+    corpus = load_corpus()
+    q = compile_query(Query("double-check"))
+    wrong = Filters(datasets=("mars",), correct=False)  # a trace's texts differ in correctness
+    shown = page(corpus, q, wrong, size=60).hits
+    full = counts(corpus, q, wrong).per_item
+    keys = zip(full["dataset"], full["group"], full["item"], strict=True)
+    want = dict(zip(keys, full["hits"], strict=True))
+    group = {(h.dataset, h.file, h.item): h.group for h in shown}
+    got = item_hits(corpus, q, shown, wrong)
+    assert got and all(want[(k[0], group[k], k[2])] == n for k, n in got.items())
+    assert got != item_hits(corpus, q, shown)  # unfiltered, some item counts its right texts

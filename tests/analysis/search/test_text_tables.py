@@ -120,3 +120,19 @@ def test_fineproofs_rows_carry_their_traces_endpoint_correctness(sample_root: Pa
     got = {r["correct"] for r in traces}
     assert got == {True, False, None}  # the sample has full marks, less, and a missing grade
     assert all(r["correct"] is None for r in rows if r["field"] == "problem")
+
+
+def test_a_fineproofs_piece_names_the_prefix_that_adds_it_and_its_last_step(
+    sample_root: Path,
+) -> None:
+    """A piece runs from the previous prefix's end up to its step's end, so it holds text
+    before that step's own span (steps between carry none): the locator names the prefix its
+    link opens and says "up to step N", never "step N" alone."""
+    (path,) = fineproofs_tables(SourceConfig())
+    rows = [r for r in pq.read_table(path).to_pylist() if r["field"] == "trace text"]
+    stepped = [r for r in rows if r["locator"]]
+    assert stepped
+    for r in stepped:
+        prefix = dict(pairs_of(r["query"])).get("prefix")
+        want = f"prefix {prefix} · up to step " if prefix else "up to step "
+        assert r["locator"].startswith(want) and r["locator"][len(want) :].isdigit(), r
