@@ -179,7 +179,8 @@ def show_probe_texts(
         " (the probe the link names)" if mine is None and i == start and at in positions else ""
     )
     st.caption("Pick a row (a click, or Enter) to read its probe text in full.")
-    answer = f"<code>{esc(r['answer'])}</code>" if r["answer"] is not None else "(none)"
+    given = r["answer"] if isinstance(r["answer"], str) and r["answer"].strip() else None
+    answer = f"<code>{esc(given)}</code>" if given is not None else "(no answer)"
     text = maybe_maths(r["raw_text"]) or "(no text)"
     with st.container(horizontal=True, vertical_alignment="center"):
         st.html(

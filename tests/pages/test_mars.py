@@ -610,3 +610,19 @@ def test_the_overview_is_drawn_while_open_only(open_page) -> None:
     linked = open_page(qid="1")
     assert not linked.exception, linked.exception
     assert not _overview_table(linked)
+
+
+def test_a_probe_that_gave_no_answer_says_so(sample_root: Path) -> None:
+    """The bundled sample's probes include ones that gave no answer (an empty string): the
+    probe's header says "(no answer)", not an empty answer."""
+    rel = "DeepSeek-8B/aime25_deepseek.parquet"
+    rows = pq.read_table(sample_root / "mars" / rel).to_pylist()
+    qid, trace = next(
+        (r["qid"], r["trace_idx"])
+        for r in rows
+        if r["probes"] and min(r["probes"], key=lambda p: p["position"])["answer"] in ("", None)
+    )
+    at = run_page(PAGE, file=rel, qid=str(qid), view="Single trace", trace=str(trace))
+    assert not at.exception, at.exception
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "answer (no answer):" in bodies and "<code></code>" not in bodies
