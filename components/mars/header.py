@@ -46,7 +46,7 @@ MAX_NOTES = 12
 
 
 FILE_NOTE = (
-    "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
+    "The link asks for the file “{asked}”, which is not one of the MARS files: showing "
     "{shown} instead."
 )
 QID_NOTE = (

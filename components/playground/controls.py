@@ -62,10 +62,10 @@ WINDOW_HELP = (
 )
 
 FILE_NOTE = (
-    "The link asks for the file `{asked}`, which is not one of the MARS files: showing "
+    "The link asks for the file “{asked}”, which is not one of the MARS files: showing "
     "{shown} instead."
 )
-POLICY_NOTE = "The link asks for the policy `{asked}`, which does not exist: showing {shown}."
+POLICY_NOTE = "The link asks for the policy “{asked}”, which does not exist: showing {shown}."
 
 
 def pick_file(src: SourceConfig) -> str:

@@ -626,3 +626,12 @@ def test_a_probe_that_gave_no_answer_says_so(sample_root: Path) -> None:
     assert not at.exception, at.exception
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "answer (no answer):" in bodies and "<code></code>" not in bodies
+
+
+def test_a_bad_file_in_a_link_is_named_as_written() -> None:
+    """The refused file is quoted as the link wrote it: escaped for Markdown, outside a code span
+    (where the escapes would show as backslashes)."""
+    at = run_page(PAGE, file="../../etc/passwd")
+    assert not at.exception, at.exception
+    (note,) = [w.value for w in at.warning if "The link asks for the file" in w.value]
+    assert "`" not in note and "“\\.\\./\\.\\./etc/passwd”" in note

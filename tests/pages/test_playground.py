@@ -742,7 +742,7 @@ def _link_notes(at) -> list[str]:  # type: ignore[no-untyped-def]
     [
         ({"qid": "999"}, "question 999", "replaying Q0 instead"),
         ({"it": "99"}, "iteration 99", "replaying iteration 0 instead"),
-        ({"policy": "no-such-rule"}, "policy `no-such-rule`", "showing sc-mars-cal"),
+        ({"policy": "no-such-rule"}, "policy “no-such-rule”", "showing sc-mars-cal"),
         ({"file": "Nope/unknown.parquet"}, "Nope/unknown", "instead"),
     ],
 )
