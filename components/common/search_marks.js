@@ -136,9 +136,23 @@ function inSight(range, main) {
     && !hiddenBy(range, main, true);
 }
 
+function scrollSideways(range, main) {
+  // a table wider than its box (it scrolls sideways) scrolled to the mark's column, when the
+  // mark is out of its sight to the left or right
+  for (let at = range.startContainer.parentElement; at && at !== main; at = up(at)) {
+    if (!/(auto|scroll)/.test(getComputedStyle(at).overflowX) || at.scrollWidth <= at.clientWidth + 4) continue;
+    const r = range.getBoundingClientRect();
+    const b = at.getBoundingClientRect();
+    if (r.left < b.left || r.right > b.right) at.scrollLeft += r.left - b.left - 24;
+    return;
+  }
+}
+
 function bringIntoSight(range, main) {
-  // the mark's own box scrolled to it (a third down), then the page: the mark three fifths down
-  // what is not covered, so the headings and text just above it are in sight too
+  // the mark's own box scrolled to it (a third down; a wide table sideways too), then the page:
+  // the mark three fifths down what is not covered, so the headings and text just above it are
+  // in sight too
+  scrollSideways(range, main);
   const box = scrollBox(range.startContainer.parentElement, main);
   if (box) scrollBoxTo(box, range.getBoundingClientRect());
   const page = scroller(box ? up(box) : range.startContainer.parentElement);

@@ -38,11 +38,16 @@ PHRASE = "double-check"
 SEEN_JS = """(range) => {
   const r = range.getBoundingClientRect();
   if (!(r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight)) return false;
+  if (r.left < 0 || r.right > window.innerWidth) return false;
   for (let el = range.startContainer.parentElement; el && el !== document.documentElement;
        el = el.parentElement || el.getRootNode().host) {
-    if (/(auto|scroll|hidden)/.test(getComputedStyle(el).overflowY)) {
-      const b = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    const b = el.getBoundingClientRect();
+    if (/(auto|scroll|hidden)/.test(style.overflowY)) {
       if (r.top < b.top - 1 || r.bottom > b.bottom + 1) return false;
+    }
+    if (/(auto|scroll|hidden)/.test(style.overflowX)) {
+      if (r.left < b.left - 1 || r.right > b.right + 1) return false;
     }
   }
   return true;
@@ -212,6 +217,29 @@ def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
         page_.wait_for_function(HEADINGS_UNCOVERED_JS)  # and still so once the view is drawn
         break
     assert deep, f"none of the nodes {nodes} holds the phrase below its text box's first screen"
+    no_exception(page_)
+    page_.context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_j8_next_mark_scrolls_a_wide_table_sideways_to_its_mark(
+    browser: Browser, app_url: str, viewport: dict[str, int]
+) -> None:
+    """A MARS probe hit: the phrase is also in the probe table's raw_text column, beyond the
+    table's right edge in a narrow window; each press of Next mark leaves the current mark
+    wholly in sight, the table scrolled sideways to it."""
+    (hit,) = page(
+        load_corpus(), compile_query(Query(PHRASE)), Filters(datasets=("mars",)), size=1
+    ).hits
+    page_ = new_page(browser, viewport)
+    open_url(page_, f"{app_url}/mars?{urlencode([*hit.query, ('hl', PHRASE)])}")
+    step = page_.get_by_role("button", name=re.compile(r"^Next mark"))
+    expect(step).to_have_text(re.compile(r"^Next mark \(\d+ of [2-9]\d*\)"), timeout=SLOW)
+    found = re.search(r"of (\d+)", step.inner_text())
+    assert found
+    for _ in range(int(found.group(1))):
+        step.click()
+        page_.wait_for_function(CURRENT_IN_SIGHT_JS)
     no_exception(page_)
     page_.context.close()
 
