@@ -97,11 +97,14 @@ def filter_bar(corpus: Corpus) -> Filters:
     if chosen:
         frame = frame.filter(pl.col("dataset").is_in(chosen))
     groups = frame["group"].unique(maintain_order=True).to_list()
+    # each choice names its dataset: a FineProofs source "hmmt" beside a MARS file of HMMT
+    owner = dict(frame.select("group", "dataset").unique(subset="group", keep="first").iter_rows())
     with c2:
         picked = url_multiselect(
             "Subset / file",
             groups,
             "grp",
+            lambda g: f"{corpus.titles.get(owner.get(g, ''), owner.get(g, ''))} · {g}",
             placeholder="every subset and file",
             on_change=_first_page,
         )

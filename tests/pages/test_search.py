@@ -238,6 +238,9 @@ def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
     correctness = light_control(at, "Correctness")
     assert (correctness.kind, correctness.shown) == ("radio", "wrong")
     assert light_control(at, "Datasets").kind == "multi" and chosen(at, "ds") == ("FineProofs",)
+    # each subset or file names its dataset (FineProofs sources beside MARS files of one name)
+    groups = light_control(at, "Subset / file").options
+    assert groups and all(g.startswith("FineProofs · ") for g in groups), groups
     help_text = correctness.help
     assert "7/7 correct" in help_text  # the rule is named where the filter is
 
