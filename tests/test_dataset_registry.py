@@ -119,7 +119,7 @@ VERSIONS = {
     "fineproofs-depth": 3,
     "parason-texts": 2,
     "mars-texts": 1,
-    "fineproofs-texts": 2,  # 2: a trace step's correctness from its endpoint grade
+    "fineproofs-texts": 3,  # 3: a piece names its prefix and the step it runs up to
 }
 
 

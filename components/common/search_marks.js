@@ -5,6 +5,7 @@
 const NAME = "rte-search-mark";
 const CURRENT = "rte-search-mark-current"; // the mark "Next mark" brought into sight
 const CURRENT_BG = "#f5a524";
+const UNDERLINE = "#8a5a00"; // under every mark, dark enough on any light shading
 const LAND_MS = 6000; // while a view draws, a hit with no mark in sight is brought to one
 const RESCAN_MS = 1000; // components fill their shadow roots later than the page: look again
 const RESCAN_FOR_MS = 20000;
@@ -17,9 +18,12 @@ const state =
   });
 
 function rule(colour) {
+  // underlined too: a mark inside text a view already shades (a selected node, a step) still
+  // stands out
+  const line = `text-decoration: underline 2px ${UNDERLINE}; text-underline-offset: 2px;`;
   return (
-    `::highlight(${NAME}) { background-color: ${colour}; color: inherit; }\n` +
-    `::highlight(${CURRENT}) { background-color: ${CURRENT_BG}; color: inherit; }`
+    `::highlight(${NAME}) { background-color: ${colour}; color: inherit; ${line} }\n` +
+    `::highlight(${CURRENT}) { background-color: ${CURRENT_BG}; color: inherit; ${line} }`
   );
 }
 
