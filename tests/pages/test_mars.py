@@ -612,26 +612,25 @@ def test_the_overview_is_drawn_while_open_only(open_page) -> None:
     assert not _overview_table(linked)
 
 
-def test_a_probe_that_gave_no_answer_says_so(sample_root: Path) -> None:
-    """The bundled sample's probes include ones that gave no answer (an empty string): the
-    probe's header says "(no answer)", not an empty answer."""
-    rel = "DeepSeek-8B/aime25_deepseek.parquet"
-    rows = pq.read_table(sample_root / "mars" / rel).to_pylist()
+def test_a_probe_that_gave_no_answer_says_so(open_page, local_mars: Path) -> None:
+    """Probes that gave no answer (an empty string, as in the published files): the probe's
+    header says "(no answer)", not an empty answer."""
+    rows = pq.read_table(local_mars / REL).to_pylist()
     qid, trace = next(
         (r["qid"], r["trace_idx"])
         for r in rows
         if r["probes"] and min(r["probes"], key=lambda p: p["position"])["answer"] in ("", None)
     )
-    at = run_page(PAGE, file=rel, qid=str(qid), view="Single trace", trace=str(trace))
+    at = open_page(qid=str(qid), view="Single trace", trace=str(trace))
     assert not at.exception, at.exception
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "answer (no answer):" in bodies and "<code></code>" not in bodies
 
 
-def test_a_bad_file_in_a_link_is_named_as_written() -> None:
+def test_a_bad_file_in_a_link_is_named_as_written(open_page) -> None:
     """The refused file is quoted as the link wrote it: escaped for Markdown, outside a code span
     (where the escapes would show as backslashes)."""
-    at = run_page(PAGE, file="../../etc/passwd")
+    at = open_page(file="../../etc/passwd")
     assert not at.exception, at.exception
     (note,) = [w.value for w in at.warning if "The link asks for the file" in w.value]
     assert "`" not in note and "“\\.\\./\\.\\./etc/passwd”" in note
