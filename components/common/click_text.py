@@ -36,9 +36,7 @@ _JS = (
 function holder(el) {
   // what is brought into sight with the element: the view's column holding the component (its
   // heading and legend above the text), else the component itself
-  let at = el;
-  while (at && !(at.dataset && at.dataset.testid === "stColumn")) at = up(at);
-  return at || el.closest(".rte-click-root") || el;
+  return closestUp(el, "stColumn") || el.closest(".rte-click-root") || el;
 }
 
 function place(chosen, moved) {
@@ -65,9 +63,7 @@ function place(chosen, moved) {
 // pushes the text down), until the reader scrolls.
 function reveal(chosen, parentElement) {
   let moved = place(chosen, false);
-  let page = parentElement;
-  while (page && !(page.dataset && page.dataset.testid === "stMainBlockContainer")) page = up(page);
-  page = page || document.body;
+  const page = closestUp(parentElement, "stMainBlockContainer") || document.body;
   const started = performance.now();
   let handsOn = false;
   const stop = () => { handsOn = true; };

@@ -30,9 +30,20 @@ function up(el) {
   return root && root.host ? root.host : null;
 }
 
-function scrolls(el) {
-  // whether `el` scrolls vertically: its overflow allows it and its content is taller
-  return /(auto|scroll)/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 4;
+function scrolls(el, sideways = false) {
+  // whether `el` scrolls vertically (`sideways`: horizontally): its overflow allows it and its
+  // content is taller (wider)
+  const style = getComputedStyle(el);
+  return sideways
+    ? /(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 4
+    : /(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 4;
+}
+
+function closestUp(el, testid) {
+  // the nearest element at or above `el` with Streamlit's `data-testid`, out of shadow roots
+  let at = el;
+  while (at && !(at.dataset && at.dataset.testid === testid)) at = up(at);
+  return at;
 }
 
 function scroller(from) {

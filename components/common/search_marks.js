@@ -134,9 +134,10 @@ function reachable(main) {
   return main ? (state.ranges || []).filter((range) => !hiddenBy(range, main, false)) : [];
 }
 
-function inSight(range, main) {
+function inSight(range, main, top) {
+  // `top`: where the window stops being covered (`pinnedBottom`, read once by the caller)
   const r = range.getBoundingClientRect();
-  return inside(r, { top: pinnedBottom(), bottom: window.innerHeight, left: 0, right: window.innerWidth })
+  return inside(r, { top, bottom: window.innerHeight, left: 0, right: window.innerWidth })
     && !hiddenBy(range, main, true);
 }
 
@@ -144,7 +145,7 @@ function scrollSideways(range, main) {
   // a table wider than its box (it scrolls sideways) scrolled to the mark's column, when the
   // mark is out of its sight to the left or right
   for (let at = range.startContainer.parentElement; at && at !== main; at = up(at)) {
-    if (!/(auto|scroll)/.test(getComputedStyle(at).overflowX) || at.scrollWidth <= at.clientWidth + 4) continue;
+    if (!scrolls(at, true)) continue;
     const r = range.getBoundingClientRect();
     const b = at.getBoundingClientRect();
     if (r.left < b.left || r.right > b.right) at.scrollLeft += r.left - b.left - 24;
@@ -190,7 +191,8 @@ function land(main, reach) {
   // with no mark in sight is brought to its first mark. "Next mark" counts from the mark in
   // sight (before any press), so its first press moves on to the one after
   if (state.moved || Date.now() > state.landBy || !reach.length) return;
-  const seen = reach.findIndex((range) => inSight(range, main));
+  const top = pinnedBottom();
+  const seen = reach.findIndex((range) => inSight(range, main, top));
   if (seen < 0) {
     bringIntoSight(reach[0], main);
     state.at = 0;

@@ -9,6 +9,7 @@ hit; links come only from `view_href` (a view and its registered URL keys), neve
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import groupby
 
 from analysis.search.results import Hit
 from components.common import theme
@@ -62,31 +63,18 @@ def _same_text(hits: list[Hit], case_sensitive: bool) -> list[list[Hit]]:
     def key(h: Hit) -> tuple[int, str, str, str]:
         return (h.row, h.field, h.locator, h.match if case_sensitive else h.match.casefold())
 
-    runs: list[list[Hit]] = []
-    for h in hits:
-        if runs and key(runs[-1][0]) == key(h):
-            runs[-1].append(h)
-        else:
-            runs.append([h])
-    return runs
+    return [list(run) for _, run in groupby(hits, key)]
 
 
 def _snippets(hits: list[Hit]) -> str:
     """Each hit's snippet; a snippet that reads exactly as the one before is shown once, with
     how many hits read so (repetitive texts otherwise fill the page with copies)."""
-    out: list[tuple[str, int]] = []
-    for h in hits:
-        html = snippet_html(h)
-        if out and out[-1][0] == html:
-            out[-1] = (html, out[-1][1] + 1)
-        else:
-            out.append((html, 1))
-    return "".join(
-        f"<div style='{_SNIPPET}'>{html}"
-        + (f"<span style='color:{theme.NO_ANSWER}'> (×{n} here)</span>" if n > 1 else "")
-        + "</div>"
-        for html, n in out
-    )
+    out = []
+    for html, same in groupby(snippet_html(h) for h in hits):
+        n = sum(1 for _ in same)
+        here = f"<span style='color:{theme.NO_ANSWER}'> (×{n} here)</span>" if n > 1 else ""
+        out.append(f"<div style='{_SNIPPET}'>{html}{here}</div>")
+    return "".join(out)
 
 
 def item_html(
