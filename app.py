@@ -21,6 +21,7 @@ from components.common.page_layout import app_style
 from components.common.router import routed
 from components.common.search_marks import search_marks
 from components.common.source_picker import render_source_sidebar
+from components.common.url_keys import keys_of
 from components.common.url_state import refused_summary
 
 HERE = Path(__file__).parent
@@ -50,7 +51,8 @@ try:
             present_banner()
             triage_bar(page.url_path)
         search_marks()  # a search hit's text, marked in the view it opens
-        with refused_summary():  # a link's values the view's controls refused, named atop it
+        # a link's values the view's controls refused, and keys it does not read, named atop it
+        with refused_summary(keys_of(page.url_path or HOME.url_path)):
             page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

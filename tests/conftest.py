@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,11 +31,36 @@ for _name in ("PARASON", "MARS", "FINEPROOFS"):
 NO_EXT_SAME = (Path(__file__).parent / "cache" / "casebook",)
 
 
+# the modules that take longest, by kind: browser journeys, other browser tests, the source checks
+# (mypy), the pages' AppTests; the rest are quick
+_SLOW_FIRST = (("e2e", "test_journey_"), ("e2e", ""), ("", "test_architecture"), ("pages", ""))
+
+
+def _cost_class(item: pytest.Item) -> int:
+    """Lower runs earlier: the index of the first kind in `_SLOW_FIRST` the module is of."""
+    rel = item.path.relative_to(Path(__file__).parent)
+    folder = rel.parts[0] if len(rel.parts) > 1 else ""
+    for rank, (where, prefix) in enumerate(_SLOW_FIRST):
+        if folder == where and rel.name.startswith(prefix):
+            return rank
+    return len(_SLOW_FIRST)
+
+
+def _slowest_modules_first(items: list[pytest.Item]) -> None:
+    """The two xdist workers take modules off one queue in this order (`--dist loadscope`, with
+    its own reordering by test count off): the long modules first, the many quick ones last to
+    even out the end, instead of a long module starting last while the other worker idles."""
+    per_module = Counter(item.path for item in items)
+    items.sort(key=lambda item: (_cost_class(item), -per_module[item.path], str(item.path)))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In the `RTE_NO_EXT=1` pass, skip what the switch cannot change: the checks of the source
-    (it changes no file they read) and the casebook store's tests; the first pass ran them."""
+    """Order the modules slowest first; in the `RTE_NO_EXT=1` pass, skip what the switch cannot
+    change: the checks of the source (it changes no file they read) and the casebook store's
+    tests; the first pass ran them."""
     from cache import extensions
 
+    _slowest_modules_first(items)
     if not extensions.disabled():
         return
     static = pytest.mark.skip(reason="RTE_NO_EXT=1: a static check, run in the first pass")

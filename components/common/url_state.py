@@ -50,17 +50,37 @@ def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
 _REFUSED: ContextVar[list[tuple[str, str, str]] | None] = ContextVar("rte_refused", default=None)
 
 
+# keys Streamlit itself reads from any URL (embedding), never named as unknown
+STREAMLIT_KEYS = frozenset({"embed", "embed_options"})
+
+
+def unknown_keys(known: set[str]) -> list[tuple[str, str]]:
+    """The link's keys that no part of the view reads (a typo such as `re=1` for `rx=1`), with
+    their first values, in the link's order."""
+    return [
+        (k, str(st.query_params.get(k) or ""))
+        for k in st.query_params
+        if k not in known and k not in STREAMLIT_KEYS
+    ]
+
+
 @contextmanager
-def refused_summary() -> Iterator[None]:
+def refused_summary(known: set[str] | None = None) -> Iterator[None]:
     """Around a view's run: when some control refused a value of the link, one line atop the view
-    names them (each control says why under itself, which may be far down the page)."""
+    names them (each control says why under itself, which may be far down the page). With
+    `known` (every key the view reads), keys outside it are named there too and dropped from
+    the address, so a link copied from it carries only what the view reads."""
     slot = st.empty()
+    unknown = unknown_keys(known) if known is not None else []
+    for key, _ in unknown:
+        del st.query_params[key]
     token = _REFUSED.set([])
     try:
         yield
     finally:
         said = _REFUSED.get() or []
         _REFUSED.reset(token)
+        lines = []
         if said:
             each = list(dict.fromkeys(said))
             names = ", ".join(
@@ -68,12 +88,22 @@ def refused_summary() -> Iterator[None]:
                 for label, key, value in each
             )
             one = len(each) == 1
-            slot.warning(
+            lines.append(
                 f"This link holds {'a value' if one else 'values'} the view could not use: "
                 f"{names}. {'It is' if one else 'Each is'} named under {'its' if one else 'its own'}"
-                " control below, with what the view shows instead.",
-                icon=":material/link_off:",
+                " control below, with what the view shows instead."
             )
+        if unknown:
+            one = len(unknown) == 1
+            names = ", ".join(f"“{md_text(k, 40)}={md_text(v, 30)}”" for k, v in unknown[:8])
+            more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+            lines.append(
+                f"This link holds {'a key' if one else 'keys'} this view does not read: "
+                f"{names}{more}. {'It is' if one else 'They are'} ignored and left out of the "
+                "address; check the link for a misspelt key."
+            )
+        if lines:
+            slot.warning("  \n".join(lines), icon=":material/link_off:")
 
 
 def say_refused(
@@ -247,9 +277,11 @@ def _url_options(
     help: str,  # noqa: A002 - Streamlit's name for it
     width: int | str,
     then: Callable[[], None] | None = None,
+    noted: bool = False,
 ) -> Any:
     """One of `options`, URL-bound, drawn by `draw` (`light_select` or `light_radio`); a pick
-    then calls `then`."""
+    then calls `then`. A link's value outside `options` is named under the control and atop
+    the view, unless the caller has a note of its own for it (`noted`)."""
     opts = list(options)
     refused = param.refused(opts.__contains__)
     value = _url_choice(param, opts.__contains__, fallback if fallback in opts else opts[0])
@@ -264,7 +296,8 @@ def _url_options(
         width=width,
     )
     # said on the run that reads the link; the URL is then rewritten
-    say_refused(param.key, refused, label, fmt(value), one_of([fmt(o) for o in opts]))
+    if not noted:
+        say_refused(param.key, refused, label, fmt(value), one_of([fmt(o) for o in opts]))
     return _written(param, value)
 
 
@@ -277,11 +310,15 @@ def url_selectbox(
     *,
     help: str = "",  # noqa: A002 - Streamlit's name for it
     width: int | str = "stretch",
+    noted: bool = False,
 ) -> Any:
     """A select box whose choice lives in the URL as the plain value (`?file=<relpath>`,
     `?qid=3`) while it displays a readable label, drawn as a light control (a native select:
-    Streamlit's select box costs a new tab more than the rest of a first screen)."""
-    return _url_options(light_select, label, options, param, fallback, fmt, help, width)
+    Streamlit's select box costs a new tab more than the rest of a first screen). `noted`: the
+    caller says itself what a link's refused value was (a `LinkNotes` note)."""
+    return _url_options(
+        light_select, label, options, param, fallback, fmt, help, width, noted=noted
+    )
 
 
 def url_radio(

@@ -75,6 +75,7 @@ def pick_file(src: SourceConfig) -> str:
             MarsKeys.FILE,
             DEFAULT_MARS_FILE,
             label,
+            noted=True,  # FILE_NOTE below
         )
     )
     DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
@@ -153,7 +154,9 @@ def _pick_qid(ov: pl.DataFrame, qids: list) -> int:
     """The question selector bound to `?qid=` (always explicit in the URL)."""
     raw = DL.asked(MarsKeys.QID.key)
     labels = {r["qid"]: _q_label(r) for r in ov.iter_rows(named=True)}  # one pass, not per option
-    qid = url_selectbox("Question", qids, MarsKeys.QID, qids[0], lambda q: labels.get(q, f"Q{q}"))
+    qid = url_selectbox(  # a refused question is said by QID_NOTE below
+        "Question", qids, MarsKeys.QID, qids[0], lambda q: labels.get(q, f"Q{q}"), noted=True
+    )
     MarsKeys.QID.write(qid)  # always explicit in the URL, so a copied link names the question
     DL.remember("qid", raw, raw is None or raw in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"

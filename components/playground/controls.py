@@ -89,6 +89,7 @@ def pick_file(src: SourceConfig) -> str:
             PlaygroundKeys.FILE,
             fallback=DEFAULT_FILE,
             fmt=label,
+            noted=True,  # FILE_NOTE below
         )
     )
     st.caption(md_text(rel))
@@ -101,7 +102,9 @@ def pick_method() -> str:
     raw = DL.asked("policy")
     methods = list(all_methods())
     method = str(
-        url_selectbox("Stopping policy (method id)", methods, POLICY, fallback=DEFAULT_METHOD)
+        url_selectbox(  # a refused policy is said by POLICY_NOTE below
+            "Stopping policy (method id)", methods, POLICY, fallback=DEFAULT_METHOD, noted=True
+        )
     )
     st.caption(md_text(method_label(method)))
     DL.remember("policy", raw, raw is None or raw in methods, method)

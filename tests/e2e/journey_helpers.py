@@ -22,6 +22,9 @@ VIEWPORTS = [
     pytest.param({"width": 1440, "height": 900}, id="1440x900"),
     pytest.param({"width": 1024, "height": 768}, id="1024x768"),
 ]
+# a part's behaviour that does not hang on the window's size (an order, a click opening something):
+# checked once, on the smaller window; journeys and layouts run on both
+SMALL = VIEWPORTS[-1:]
 TIMEOUT_MS = 60_000  # a first load of a view reads and caches its data
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 EXCEPTION = '[data-testid="stException"]'

@@ -6,6 +6,7 @@ Each step asserts with Playwright's auto-retrying `expect()`, at 1440x900 and 10
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -226,8 +227,10 @@ def _journey(  # type: ignore[no-untyped-def]
     _rows(page).nth(0).get_by_role("button", name="Down").click()
     _order(page, run, [5, 7, 6, 4, 3, 2, 1, 0])
 
-    shots = cache_dir / f"journey-demo-{width}"
-    shots.mkdir(exist_ok=True)
+    shots = None  # each step's screenshot, for a review by eye: RTE_JOURNEY_SHOTS=<folder>
+    if os.environ.get("RTE_JOURNEY_SHOTS"):
+        shots = Path(os.environ["RTE_JOURNEY_SHOTS"]) / f"journey-demo-{width}"
+        shots.mkdir(parents=True, exist_ok=True)
     page.get_by_role("button", name="Present").click()
     _step_through(page, n, first=1, last=n, back=1, shots=shots)
 

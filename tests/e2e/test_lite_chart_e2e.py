@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, one_page_app
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -94,7 +94,7 @@ def test_a_points_tip_sits_above_it_and_leaves_its_neighbours_in_sight(
     page.context.close()
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_the_legend_lists_traces_by_their_legend_rank_as_plotly_does(
     browser: Browser, chart_app: str, viewport: dict[str, int]
 ) -> None:

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from components.common import theme
-from tests.e2e.journey_helpers import VIEWPORTS, new_page, one_page_app
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -90,7 +90,7 @@ def table_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_a_light_table_keeps_text_as_text_and_picks_rows(
     browser: Browser, table_app: str, viewport: dict[str, int]
 ) -> None:

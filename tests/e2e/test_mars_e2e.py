@@ -11,7 +11,14 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, settled, shown_option
+from tests.e2e.journey_helpers import (
+    SMALL,
+    VIEWPORTS,
+    choose_option,
+    new_page,
+    settled,
+    shown_option,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -70,7 +77,7 @@ def test_clicking_a_grid_square_opens_that_question(app_url: str, page) -> None:
     expect(shown_option(page, "Question")).to_have_text(re.compile(r"^Q13 · pass@1"))
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_the_questions_table_opens_a_question_by_click_or_keyboard(
     app_url: str, browser, viewport: dict[str, int]
 ) -> None:  # type: ignore[no-untyped-def]
@@ -183,7 +190,7 @@ def test_back_leaves_a_view_whose_first_run_named_its_question(app_url: str, pag
     assert_no_exception(page)
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_back_from_another_view_returns_with_the_filters(
     app_url: str, browser, viewport: dict[str, int]
 ) -> None:  # type: ignore[no-untyped-def]
@@ -209,7 +216,7 @@ def test_back_from_another_view_returns_with_the_filters(
     page.context.close()
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
     app_url: str, browser, viewport: dict[str, int]
 ) -> None:  # type: ignore[no-untyped-def]

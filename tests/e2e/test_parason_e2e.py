@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
-from tests.e2e.journey_helpers import STATS_CUT, VIEWPORTS, new_page, vp_id
+from tests.e2e.journey_helpers import SMALL, STATS_CUT, new_page, vp_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -221,7 +221,7 @@ def test_wide_tables_scroll_inside_their_column_at_1024(app_url: str, page, widt
         assert any(scrolls for _, scrolls in edges), edges  # the stage table scrolls
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+@pytest.mark.parametrize("viewport", SMALL, ids=vp_id)
 def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  # type: ignore[no-untyped-def]
     """The RL prompts open on a light table: a click on a row shows that prompt, marks the row
     and names it in the URL; a search that leaves it out hides it; the link opens it again."""
@@ -253,7 +253,7 @@ def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  #
         pg.context.close()
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+@pytest.mark.parametrize("viewport", SMALL, ids=vp_id)
 def test_a_trajectory_opens_from_a_few_typed_characters(
     app_url: str, browser, viewport: dict[str, int]
 ) -> None:  # type: ignore[no-untyped-def]

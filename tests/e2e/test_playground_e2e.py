@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import VIEWPORTS, choose_option, new_page, shown_option, vp_id
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, choose_option, new_page, shown_option, vp_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -284,22 +284,24 @@ def test_the_reference_diff_opens_on_light_tables(app_url: str, browser, viewpor
         pg.context.close()
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+@pytest.mark.parametrize("viewport", SMALL, ids=vp_id)
 def test_a_links_refused_settings_are_named_atop_the_view_and_under_each_box(
     app_url: str, browser, viewport
 ) -> None:  # type: ignore[no-untyped-def]
-    """A shared link with a budget out of range and a seed that is no number: one line above
-    the title names both (with what the link asked), and each box says why under itself; the
-    view runs with the defaults."""
+    """A shared link with a budget out of range, a seed that is no number and a misspelt key: one
+    line above the title names the three (with what the link asked), each box says why under
+    itself, the misspelt key leaves the address; the view runs with the defaults."""
     pg = new_page(browser, viewport)
     try:
-        pg.goto(f"{app_url}/playground?budget=-5&seed=abc")
+        pg.goto(f"{app_url}/playground?budget=-5&seed=abc&bugdet=9")
         wait_for_app(pg)
         assert_no_exception(pg)
         top = pg.get_by_text(re.compile(r"^This link holds values the view could not use"))
         expect(top).to_be_visible()
         expect(top).to_contain_text("“budget (traces)” (budget=-5)")
         expect(top).to_contain_text("“seed” (seed=abc)")
+        expect(top).to_contain_text("This link holds a key this view does not read: “bugdet=9”")
+        expect(pg).not_to_have_url(re.compile("bugdet"))
         title = pg.get_by_role("heading", name="Stopping playground")
         top_box, title_box = top.bounding_box(), title.bounding_box()
         assert top_box is not None and title_box is not None

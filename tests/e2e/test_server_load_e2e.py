@@ -1,4 +1,4 @@
-"""The load bench's smoke version: 2 browser sessions for 15 s against a server of its own, with
+"""The load bench's smoke version: 2 browser sessions for 10 s against a server of its own, with
 no error, no exception element, no page error, and the server's memory measured."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e
 
 
-def test_two_sessions_for_fifteen_seconds(sample_root: Path, cache_dir: Path) -> None:
+def test_two_sessions_for_ten_seconds(sample_root: Path, cache_dir: Path) -> None:
     # its own process, as the bench runs: the asyncio driver cannot share this process's loop
     # with the sync Playwright fixtures of the other browser tests
     out = cache_dir / "load-smoke.json"
-    args = ["--sessions", "2", "--seconds", "15", "--no-warmup", "--cache-dir", str(cache_dir)]
+    args = ["--sessions", "2", "--seconds", "10", "--no-warmup", "--cache-dir", str(cache_dir)]
     subprocess.run(
         [sys.executable, "-m", "bench.load", *args, "--json", str(out)],
         cwd=REPO,

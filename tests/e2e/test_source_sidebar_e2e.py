@@ -8,12 +8,12 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import VIEWPORTS, idle, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import SMALL, idle, new_page, no_exception, open_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("viewport", SMALL)
 def test_a_source_box_draws_its_controls_when_opened_and_keeps_the_choice(
     browser: Browser, app_url: str, viewport: dict[str, int]
 ) -> None:

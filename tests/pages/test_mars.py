@@ -529,6 +529,11 @@ def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
     assert not at.exception, at.exception
     notes = [w for w in _warnings(at) if "The link asks for" in w]
     assert len(notes) == 1, _warnings(at)
+    # said once: no line atop the view or caption under the picker repeats it
+    asked_value = next(iter(params.values())) if len(params) == 1 else None
+    if asked_value is not None:
+        assert not [w for w in _warnings(at) if "could not use" in w], _warnings(at)
+        assert not [c.value for c in at.caption if f"=“{asked_value}”" in c.value]
     plain = notes[0].replace("\\", "")
     assert asked in plain and shown in plain, plain
     # the note stays on the next rerun (the URL no longer holds the bad value)
