@@ -71,12 +71,8 @@ _CSS = f"""<style>
 }}
 .st-key-{BAR_KEY} button {{ min-height: 1.8rem; padding: 0 0.55rem; }}
 .st-key-{BAR_KEY} button p {{ font-size: 0.85rem; }}
-.st-key-tq_tags {{
-  flex-wrap: nowrap !important; overflow-x: auto; column-gap: 0.35rem !important;
-  padding-bottom: 2px; scrollbar-width: thin;
-}}
-@media (min-height: 820px) {{  /* room for a second row: every tag key's chip in sight */
-  .st-key-tq_tags {{ flex-wrap: wrap !important; overflow-x: visible; row-gap: 0.35rem; }}
+.st-key-tq_tags {{  /* the bar's whole width, wrapping: every tag key's chip in sight */
+  flex-wrap: wrap !important; column-gap: 0.35rem !important; row-gap: 0.35rem;
 }}
 .st-key-tq_tags > div {{ flex-shrink: 0; }}
 /* Streamlit's "Press Ctrl+Enter to apply" would cover the note's text; the placeholder says it */
@@ -331,10 +327,9 @@ def _bar(
         end = st.button("End", key="tq_end", type="tertiary", help="Leave the queue here")
     if end:
         navigate(case_path(item.view, item.query) or view_href("casebook"))
-    left, right = st.columns([3, 2], vertical_alignment="top")
     tags = tags_of(fid)
     suggested = list(tag_suggestions(item.view))[:9]
-    with left, st.container(horizontal=True, key="tq_tags"):
+    with st.container(horizontal=True, key="tq_tags"):  # the bar's width: every chip in sight
         for n, tag in enumerate(suggested, start=1):
             st.button(
                 f"{n} · {tag}", key=f"tq_tag_{n}", type="primary" if tag in tags else "secondary",
@@ -346,7 +341,7 @@ def _bar(
                 tag, key=f"tq_tag_x_{tag}", type="primary", icon=":material/check:", disabled=ro,
                 on_click=toggle_tag, args=(fid, tag), help="Click to remove this tag",
             )  # fmt: skip
-    with left, st.container(horizontal=True, vertical_alignment="center", gap="small"):
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         verdict = verdict_of(fid)
         st.button(
             f"Verdict (v): {verdict or '—'}", key="tq_verdict", disabled=ro,
@@ -354,7 +349,6 @@ def _bar(
         )  # fmt: skip
         if not author() and case is None:
             name_input()
-    with right, st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         st.text_area(
             "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
             height=68, label_visibility="collapsed", disabled=ro,

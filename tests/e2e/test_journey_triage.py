@@ -331,11 +331,14 @@ def test_a_link_naming_only_the_step_opens_that_steps_item(
     no_exception(page)
 
 
-def test_every_tag_key_has_its_chip_in_sight(browser: Browser, server: str) -> None:
-    """Keys 1-9 toggle the tag suggestions: at 1440x900 each one's chip is on screen, whole (the
-    row wraps; it scrolled sideways, and the last keys' chips were out of sight). Below 820 px
-    high the row still scrolls, to keep the bar low."""
-    page = new_page(browser, {"width": 1440, "height": 900})
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=vp_id)
+def test_every_tag_key_has_its_chip_in_sight(
+    browser: Browser, server: str, viewport: dict[str, int]
+) -> None:
+    """Keys 1-9 toggle the tag suggestions: each one's chip is on screen, whole, at both sizes
+    (the chips have the bar's whole width and wrap; at 1024x768 they shared it with the note and
+    scrolled sideways, the last keys' chips out of sight)."""
+    page = new_page(browser, viewport)
     _open_queue(page, server)
     chips = page.locator(".st-key-tq_tags button")
     count = len(tag_suggestions("parason")[:9])
