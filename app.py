@@ -29,30 +29,27 @@ HERE = Path(__file__).parent
 st.set_page_config(page_title="Reasoning Trace Explorer", page_icon="🧭", layout="wide")
 
 # a view appears once its file exists (the list lives in components.common.links)
+shown = [v for v in views().values() if (HERE / v.script).exists()]
 pages = [
     st.Page(
-        str(HERE / v.script),
-        title=v.title,
-        url_path=v.url_path,
-        icon=v.icon,
-        default=(v == HOME),
+        str(HERE / v.script), title=v.title, url_path=v.url_path, icon=v.icon, default=v == HOME
     )
-    for v in views().values()
-    if (HERE / v.script).exists()
+    for v in shown
 ]
 page = st.navigation(pages)
+view = next((v for v, p in zip(shown, pages, strict=True) if p is page), HOME)  # the open one
 app_style()  # wide Markdown tables scroll sideways; narrower margins on a small screen
 maths_toggle()  # "Render maths": every view's reasoning text reads it
 render_source_sidebar()
 bridge(author())  # the unsaved-text guard; the author's name kept in this browser
 try:
     with routed():
-        if page.url_path != CASEBOOK.url_path:
+        if view != CASEBOOK:
             present_banner()
             triage_bar(page.url_path)
         search_marks()  # a search hit's text, marked in the view it opens
         # a link's values the view's controls refused, and keys it does not read, named atop it
-        with refused_summary(keys_of(page.url_path or HOME.url_path)):
+        with refused_summary(keys_of(view.url_path)):
             page.run()
 except Exception as exc:  # noqa: BLE001 - the page boundary: never show a traceback
     show_bug(exc, page.title)

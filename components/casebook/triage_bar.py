@@ -71,9 +71,7 @@ _CSS = f"""<style>
 }}
 .st-key-{BAR_KEY} button {{ min-height: 1.8rem; padding: 0 0.55rem; }}
 .st-key-{BAR_KEY} button p {{ font-size: 0.85rem; }}
-.st-key-tq_tags {{  /* the bar's whole width, wrapping: every tag key's chip in sight */
-  flex-wrap: wrap !important; column-gap: 0.35rem !important; row-gap: 0.35rem;
-}}
+.st-key-tq_tags {{ column-gap: 0.35rem !important; row-gap: 0.35rem; }}
 .st-key-tq_tags > div {{ flex-shrink: 0; }}
 /* Streamlit's "Press Ctrl+Enter to apply" would cover the note's text; the placeholder says it */
 .st-key-{BAR_KEY} [data-testid="InputInstructions"] {{ display: none; }}

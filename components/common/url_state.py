@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from components.common.light_control import (
     light_multi,
@@ -50,18 +51,11 @@ def refused_link(key: str, takes: Callable[[str], bool]) -> str | None:
 _REFUSED: ContextVar[list[tuple[str, str, str]] | None] = ContextVar("rte_refused", default=None)
 
 
-# keys Streamlit itself reads from any URL (embedding), never named as unknown
-STREAMLIT_KEYS = frozenset({"embed", "embed_options"})
-
-
 def unknown_keys(known: set[str]) -> list[tuple[str, str]]:
     """The link's keys that no part of the view reads (a typo such as `re=1` for `rx=1`), with
-    their first values, in the link's order."""
-    return [
-        (k, str(st.query_params.get(k) or ""))
-        for k in st.query_params
-        if k not in known and k not in STREAMLIT_KEYS
-    ]
+    their values (the last, for a repeated key), in the link's order. Streamlit's own embedding
+    keys are not listed: `st.query_params` hides them."""
+    return [(k, str(st.query_params.get(k) or "")) for k in st.query_params if k not in known]
 
 
 @contextmanager
@@ -73,7 +67,8 @@ def refused_summary(known: set[str] | None = None) -> Iterator[None]:
     slot = st.empty()
     unknown = unknown_keys(known) if known is not None else []
     for key, _ in unknown:
-        del st.query_params[key]
+        with suppress(StreamlitAPIException):  # a widget's key left out of the registry: kept
+            del st.query_params[key]
     token = _REFUSED.set([])
     try:
         yield
