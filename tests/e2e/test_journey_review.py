@@ -17,6 +17,7 @@ from tests.e2e.journey_helpers import (
     VIEWPORTS,
     grid_cell,
     idle,
+    leave,
     mars_case,
     new_page,
     no_exception,
@@ -148,5 +149,5 @@ def test_j2_review_conflict_merge_reload_undo(
         no_exception(a)
         no_exception(b)
     finally:
-        a.context.close()
-        b.context.close()
+        leave(a)
+        leave(b)
