@@ -1,5 +1,5 @@
 """Shared pieces of the casebook journey tests J2-J4 (docs/JOURNEYS.md): the two viewports, a
-browser context lent to one visitor at a time (`new_page`, `leave`), "the app has drawn this page", and cases made straight in the store
+browser context per visitor, "the app has drawn this page", and cases made straight in the store
 (only the steps a journey is about go through the UI).
 
 Every wait is Playwright's auto-retrying `expect()` on a real outcome: no fixed sleeps."""
@@ -47,36 +47,12 @@ def vp_id(viewport: dict[str, int]) -> str:
     return f"{viewport['width']}x{viewport['height']}"
 
 
-# one browser context per (browser, viewport, options), lent to one visitor at a time: its HTTP
-# and code caches keep the app's JavaScript fetched and compiled once, not once per test
-_LENT: dict[tuple[int, str], BrowserContext] = {}
-
-
 def new_page(browser: Browser, viewport: dict[str, int], **options: Any) -> Page:
-    """A fresh visitor (own cookies and session) at `viewport`: a new page in the pooled context
-    of its kind with its cookies cleared, or, while that context's page is open (a second
-    visitor at once), a context of its own. End it with `leave`."""
-    key = (id(browser), repr(sorted({**options, **viewport}.items())))
-    ctx = _LENT.get(key)
-    if ctx is None or ctx.pages:
-        ctx = browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
-        if key not in _LENT:
-            _LENT[key] = ctx
-            ctx.on("close", lambda _: _LENT.pop(key, None))
-    else:
-        ctx.clear_cookies()  # the author's name and Streamlit's XSRF cookie of the last visitor
+    """A fresh visitor (own cookies and session) at `viewport`."""
+    ctx: BrowserContext = browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
     page = ctx.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     return page
-
-
-def leave(page: Page) -> None:
-    """End a visitor of `new_page`: its page, and its context unless the pool lends it again."""
-    if page.context in _LENT.values():
-        for each in page.context.pages:  # a tab the visit opened too
-            each.close()
-    else:
-        page.context.close()
 
 
 def settled(page: Page, timeout: float = TIMEOUT_MS) -> None:

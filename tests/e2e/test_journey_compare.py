@@ -14,14 +14,7 @@ import polars as pl
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import (
-    VIEWPORTS,
-    leave,
-    new_page,
-    no_exception,
-    open_url,
-    shown_option,
-)
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url, shown_option
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -81,4 +74,4 @@ def test_j7_compare_two_policies(
     assert int((table["accuracy_diff_pp"] < -1e-9).sum()) == n_lost
     assert (int(table["a_only"].sum()), int(table["b_only"].sum())) == (a_only, b_only)
     no_exception(page)
-    leave(page)
+    page.context.close()

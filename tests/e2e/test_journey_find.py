@@ -17,7 +17,13 @@ from playwright.sync_api import Browser, expect
 
 from analysis.parason.metrics import added_branches, trajectory_text
 from analysis.parason.parse import parse
-from tests.e2e.journey_helpers import VIEWPORTS, leave, new_page, no_exception, open_url, settled
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+)
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -81,4 +87,4 @@ def test_j6_find_a_pair_the_8x_expansion_changed(
         page.get_by_text(f"{n_added} branches were added by the 8x expansion", exact=False)
     ).to_be_visible(timeout=SLOW)
     no_exception(page)
-    leave(page)
+    page.context.close()

@@ -19,7 +19,6 @@ from cache.lenses import all_lenses
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
     choose_option,
-    leave,
     new_page,
     no_exception,
     open_url,
@@ -66,4 +65,4 @@ def test_j12_open_a_confidently_wrong_trace_from_its_lens(
     expect(page.get_by_role("button", name=f"Add trace {trace}")).to_be_visible()
     expect(page.get_by_text("Final answer (wrong):")).to_be_visible()
     no_exception(page)
-    leave(page)
+    page.context.close()

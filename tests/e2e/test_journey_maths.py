@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Request, expect
 from cache.fineproofs_io import load_trace
 from cache.maths_spans import maths_spans
 from cache.sample.parason import make_uuid
-from tests.e2e.journey_helpers import VIEWPORTS, leave, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import VIEWPORTS, new_page, no_exception, open_url
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -115,4 +115,4 @@ def test_j11_read_the_maths(
     expect(text.locator(".fp-step").first).to_be_visible()
     no_exception(page)
     assert away == [], f"requests left the server: {away}"
-    leave(page)
+    page.context.close()

@@ -17,7 +17,6 @@ from tests.e2e.journey_helpers import (
     VIEWPORTS,
     choose_option,
     grid_cell,
-    leave,
     new_page,
     no_exception,
     open_url,
@@ -87,4 +86,4 @@ def test_j9_compare_models_on_a_question(
     expect(shown_option(other, "Question")).to_have_text(re.compile(rf"^Q{q} · pass@1"))
     no_exception(other)
     no_exception(page)
-    leave(page)
+    page.context.close()

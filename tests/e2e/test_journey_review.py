@@ -17,7 +17,6 @@ from tests.e2e.journey_helpers import (
     VIEWPORTS,
     grid_cell,
     idle,
-    leave,
     mars_case,
     new_page,
     no_exception,
@@ -149,5 +148,5 @@ def test_j2_review_conflict_merge_reload_undo(
         no_exception(a)
         no_exception(b)
     finally:
-        leave(a)
-        leave(b)
+        a.context.close()
+        b.context.close()

@@ -22,7 +22,13 @@ from analysis.search.query import Query, compile_query
 from analysis.search.results import Hit, counts, page
 from cache.sources import SourceConfig
 from components.search.view import PAGE_SIZE
-from tests.e2e.journey_helpers import VIEWPORTS, leave, new_page, no_exception, open_url, settled
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+)
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -154,7 +160,7 @@ def test_j8_find_a_phrase_and_open_it_where_it_is(
         page_.get_by_text(re.compile(rf"Selected step · prefix {fq['prefix']} ·"))
     ).to_be_visible(timeout=SLOW)
     no_exception(page_)
-    leave(page_)
+    page_.context.close()
 
 
 # the first mark in the selected node's own text box: (its offset from the top of the box's
@@ -212,7 +218,7 @@ def test_j8_a_hit_deep_in_a_nodes_text_opens_that_text_at_the_mark(
         break
     assert deep, f"none of the nodes {nodes} holds the phrase below its text box's first screen"
     no_exception(page_)
-    leave(page_)
+    page_.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -235,7 +241,7 @@ def test_j8_next_mark_scrolls_a_wide_table_sideways_to_its_mark(
         step.click()
         page_.wait_for_function(CURRENT_IN_SIGHT_JS)
     no_exception(page_)
-    leave(page_)
+    page_.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -279,7 +285,7 @@ def test_j8_wrong_extracted_answers_after_their_grade(
     expect(page_).to_have_url(re.compile(rf"qid={q['qid']}&trace={q['trace']}"))
     expect(page_.get_by_text("Final answer (wrong):")).to_be_visible(timeout=SLOW)
     no_exception(page_)
-    leave(page_)
+    page_.context.close()
 
 
 def test_the_query_box_follows_back_and_escape(browser: Browser, app_url: str) -> None:
@@ -302,7 +308,7 @@ def test_the_query_box_follows_back_and_escape(browser: Browser, app_url: str) -
     page_.keyboard.press("Escape")
     expect(page_).not_to_have_url(re.compile(r"q="))
     no_exception(page_)
-    leave(page_)
+    page_.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS[:1])
@@ -322,4 +328,4 @@ def test_every_matching_item_opens_as_one_queue(
     button.click()
     expect(page_.get_by_test_id("tq-position")).to_have_text(f"1 of {shown}", timeout=SLOW)
     no_exception(page_)
-    leave(page_)
+    page_.context.close()

@@ -17,7 +17,13 @@ from playwright.sync_api import Browser, expect
 
 from analysis.mars import trace_filters as tf
 from analysis.mars.store import load_features
-from tests.e2e.journey_helpers import VIEWPORTS, leave, new_page, no_exception, open_url, settled
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    new_page,
+    no_exception,
+    open_url,
+    settled,
+)
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -90,4 +96,4 @@ def test_j10_step_through_the_wrong_traces(
     expect(page.locator(f"text={match} >> visible=true")).to_have_count(1)  # not the hidden tab's
     expect(page).to_have_url(re.compile(r"verdict=wrong"))
     no_exception(page)
-    leave(page)
+    page.context.close()

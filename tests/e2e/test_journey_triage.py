@@ -26,7 +26,6 @@ from components.parason.cases import queue_items
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.journey_helpers import (
     VIEWPORTS,
-    leave,
     new_page,
     no_exception,
     open_url,
@@ -143,7 +142,7 @@ def test_j13_triage_a_filtered_table(
     expect(panel).to_contain_text("confirmed")
     expect(panel).to_contain_text("the branches agree <b>too</b> early")
     no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def test_j13_keys_right_after_a_step_apply_once(
@@ -173,7 +172,7 @@ def test_j13_keys_right_after_a_step_apply_once(
     assert all(c.tags == (tag,) and c.verdict == "confirmed" for c in cases)
     expect(page.locator(".st-key-tq_bar")).to_contain_text("3 of 5 have cases")
     no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def _items_of_every_dataset(sample_root: Path) -> list[tuple[QueueItem, str]]:
@@ -211,7 +210,7 @@ def test_j13_each_item_is_brought_into_view(
         expect(page.locator(f".st-key-rte_evidence_{key}")).to_be_in_viewport()
         expect(page.locator(".st-key-tq_bar")).to_be_in_viewport(ratio=1)
     no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def test_j13_keys_while_a_step_loads_another_view_apply_there(
@@ -242,7 +241,7 @@ def test_j13_keys_while_a_step_loads_another_view_apply_there(
     assert case.dataset == "fineproofs" and case.item["problem"] == items[1][0].item["problem"]
     assert case.tags == (tag_suggestions("fineproofs")[1],) and case.verdict == "confirmed"
     no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def test_keys_typed_into_a_light_control_stay_there(browser: Browser, server: str) -> None:
@@ -265,7 +264,7 @@ def test_keys_typed_into_a_light_control_stay_there(browser: Browser, server: st
     page.keyboard.press("j")
     expect(_position(page)).to_have_text(f"2 of {n}")
     no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def test_a_note_typed_before_it_has_the_focus_is_the_note(
@@ -347,4 +346,4 @@ def test_every_tag_key_has_its_chip_in_sight(
     for i in range(count):
         expect(chips.nth(i)).to_be_in_viewport(ratio=1)
     no_exception(page)
-    leave(page)
+    page.context.close()

@@ -15,7 +15,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from analysis.fineproofs.values import annotate, normalise, trace_summary
-from tests.e2e.journey_helpers import VIEWPORTS, leave, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import (
+    VIEWPORTS,
+    new_page,
+    no_exception,
+    open_url,
+)
 
 # expect()'s timeout for a journey: tests/e2e/conftest.py
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
@@ -102,4 +107,4 @@ def test_j5_weigh_a_result(
     assert float(m[1]) == pytest.approx(100 * share, abs=0.6)
     expect(page.get_by_text("more than all of it", exact=False).first).to_be_visible()
     no_exception(page)
-    leave(page)
+    page.context.close()

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import SMALL, VIEWPORTS, leave, new_page, one_page_app
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -91,7 +91,7 @@ def test_a_points_tip_sits_above_it_and_leaves_its_neighbours_in_sight(
         )
         assert overlap_x <= 0 or overlap_y <= 0, i
     assert chart["x"] - 1 <= tip_box["x"] <= chart["x"] + chart["width"]
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", SMALL)
@@ -107,7 +107,7 @@ def test_the_legend_lists_traces_by_their_legend_rank_as_plotly_does(
     expect(items).to_have_text(
         ["drawn third, ranked 1", "drawn first, ranked 3", "drawn second, unranked"]
     )
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -133,7 +133,7 @@ def test_long_titles_are_cut_to_fit_and_keep_their_whole_text(
     # the narrow x axis is labelled (two "nice" ticks used to both fall outside its range)
     labels = [t for t in svg.locator("g.grid > text").all_text_contents() if t.endswith("k")]
     assert labels, svg.locator("g.grid").inner_html()[:500]
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -167,4 +167,4 @@ def test_category_labels_too_wide_for_their_room_are_turned_whole(
     bar_top = float(svg.locator('rect[data-y="50"]').get_attribute("y") or 0)
     plot_top = float(svg.locator("clipPath rect").first.get_attribute("y") or 0) + 12
     assert bar_top - plot_top >= 4, (bar_top, plot_top)
-    leave(page)
+    page.context.close()

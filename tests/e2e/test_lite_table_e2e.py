@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from components.common import theme
-from tests.e2e.journey_helpers import SMALL, VIEWPORTS, leave, new_page, one_page_app
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, new_page, one_page_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -140,7 +140,7 @@ def test_a_light_table_keeps_text_as_text_and_picks_rows(
     expect(table.locator('tr[aria-selected="true"]')).to_have_count(1)
     assert table.evaluate("(el) => el.scrollTop") >= 50 * 35
     expect(far).to_be_in_viewport()
-    leave(page)
+    page.context.close()
 
 
 def test_the_grid_of_table_or_grid_picks_a_row_by_its_selection_box(
@@ -155,7 +155,7 @@ def test_the_grid_of_table_or_grid_picks_a_row_by_its_selection_box(
     assert box is not None
     page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 + 17)  # the second row's selection box
     expect(page.locator(".st-key-grid_out")).to_have_text("grid picked 1")
-    leave(page)
+    page.context.close()
 
 
 def _rgb(hex_colour: str) -> str:
@@ -177,7 +177,7 @@ def test_marked_cells_and_a_capped_table(browser: Browser, table_app: str) -> No
     expect(table.locator("tr[data-i] td:nth-child(1)").nth(0)).to_have_css(
         "background-color", "rgba(0, 0, 0, 0)"
     )
-    leave(page)
+    page.context.close()
 
 
 # the columns whose right edge is past the box's, as the reader sees them
@@ -213,7 +213,7 @@ def test_a_table_wider_than_its_box_says_how_many_columns_are_out_of_sight(
     assert table.evaluate(HIDDEN_JS) == 0
     # a table as wide as its box says nothing
     expect(page.locator(".st-key-capped .rte-lt-more")).to_be_hidden()
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -237,4 +237,4 @@ def test_a_pinned_column_stays_at_the_left_edge_as_the_table_scrolls_sideways(
     # the columns after it did move: the second header is under the pinned one or gone left
     second = table.locator("th").nth(1).bounding_box()
     assert second is not None and second["x"] < left + 100 - 200
-    leave(page)
+    page.context.close()

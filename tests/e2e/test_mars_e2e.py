@@ -15,7 +15,6 @@ from tests.e2e.journey_helpers import (
     SMALL,
     VIEWPORTS,
     choose_option,
-    leave,
     new_page,
     settled,
     shown_option,
@@ -98,7 +97,7 @@ def test_the_questions_table_opens_a_question_by_click_or_keyboard(
     expect(page).to_have_url(re.compile(r"qid=8"))
     expect(question).to_have_text(re.compile(r"^Q8 · pass@1"))
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -115,7 +114,7 @@ def test_a_picked_probe_row_shows_its_text(app_url: str, browser, viewport: dict
     expect(first).not_to_have_attribute("aria-selected", "true")
     expect(page.get_by_text(f"Probe at token {position},")).to_be_visible()
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 def test_clicking_a_probe_opens_the_trace_at_that_probe(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
@@ -214,7 +213,7 @@ def test_back_from_another_view_returns_with_the_filters(
     picker = page.get_by_role("combobox", name="Trace", exact=True)
     expect(picker).to_have_value(re.compile(r"^trace \d+ · wrong"))
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", SMALL)
@@ -248,7 +247,7 @@ def test_the_tabs_open_by_click_or_keyboard_and_keep_the_url(
     expect(page).not_to_have_url(re.compile(r"view="))
     expect(page).to_have_url(re.compile(r"qid=2"))
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -275,7 +274,7 @@ def test_a_help_tip_is_reached_by_tab_and_shows_its_text(
         re.compile(r"rte-lc-help-end") if end else re.compile(r"^rte-lc-help$")
     )
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -297,7 +296,7 @@ def test_the_capture_form_shows_whole_where_it_opens(
     # the whole suggested title fits its box
     assert title.evaluate("(el) => el.scrollWidth <= el.clientWidth")
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -311,7 +310,7 @@ def test_a_link_naming_a_probe_opens_with_its_text_in_sight(
     expect(page.get_by_text("(the probe the link names)")).to_be_visible()
     expect(page.locator(".st-key-mars_probetext_box")).to_be_in_viewport()
     assert_no_exception(page)
-    leave(page)
+    page.context.close()
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -329,4 +328,4 @@ def test_a_question_picked_in_the_overview_comes_into_sight(
     expect(stats).to_contain_text("traces")
     expect(stats).to_be_in_viewport()
     assert_no_exception(page)
-    leave(page)
+    page.context.close()

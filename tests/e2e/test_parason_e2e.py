@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import LITE_SVG, assert_no_exception, drawn, wait_for_app
-from tests.e2e.journey_helpers import SMALL, STATS_CUT, leave, new_page, vp_id
+from tests.e2e.journey_helpers import SMALL, STATS_CUT, new_page, vp_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -250,7 +250,7 @@ def test_an_rl_row_opens_its_prompt(app_url: str, browser, viewport) -> None:  #
         expect(pg.get_by_text(f"Prompt {index}", exact=False).first).to_be_visible()
         expect(table.locator('tr[data-i="2"]')).to_have_attribute("aria-selected", "true")
     finally:
-        leave(pg)
+        pg.context.close()
 
 
 @pytest.mark.parametrize("viewport", SMALL, ids=vp_id)
@@ -270,4 +270,4 @@ def test_a_trajectory_opens_from_a_few_typed_characters(
     expect(page.locator(DAG_NODES).nth(2)).to_be_visible()
     expect(picker).to_have_value(re.compile(rf"^{FOUR[:8]} · "))
     assert_no_exception(page)
-    leave(page)
+    page.context.close()

@@ -19,15 +19,7 @@ from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.e2e.conftest import LITE_POINTS, LITE_SVG, assert_no_exception, wait_for_app
-from tests.e2e.journey_helpers import (
-    SMALL,
-    VIEWPORTS,
-    choose_option,
-    leave,
-    new_page,
-    shown_option,
-    vp_id,
-)
+from tests.e2e.journey_helpers import SMALL, VIEWPORTS, choose_option, new_page, shown_option, vp_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -289,7 +281,7 @@ def test_the_reference_diff_opens_on_light_tables(app_url: str, browser, viewpor
         expect(tables).to_have_count(0)
         pg.wait_for_function("() => window.location.search.includes('ref_grid=true')")
     finally:
-        leave(pg)
+        pg.context.close()
 
 
 @pytest.mark.parametrize("viewport", SMALL, ids=vp_id)
@@ -323,4 +315,4 @@ def test_a_links_refused_settings_are_named_atop_the_view_and_under_each_box(
             )
             expect(column.get_by_text(note)).to_be_visible()  # under its own box
     finally:
-        leave(pg)
+        pg.context.close()

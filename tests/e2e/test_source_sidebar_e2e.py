@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.journey_helpers import SMALL, idle, leave, new_page, no_exception, open_url
+from tests.e2e.journey_helpers import SMALL, idle, new_page, no_exception, open_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("journey_expect_timeout")]
 
@@ -47,4 +47,4 @@ def test_a_source_box_draws_its_controls_when_opened_and_keeps_the_choice(
     expect(radio).to_have_count(1)  # the link names the source: its box's controls are drawn
     expect(radio.locator("label:has(input:checked)")).to_have_text("Local folder")
     no_exception(page)
-    leave(page)
+    page.context.close()
