@@ -316,11 +316,11 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     if full is not None:
         uid = full
     if rec.height == 0:
-        st.warning(
-            f"This trajectory is not in {subset}; pick another one below. Requested id:",
-            icon=":material/search:",
+        st.warning(  # said like the other views' link notes: what was asked, what to do
+            f"Trajectory “{md_text(uid, 80)}” is not in {md_text(subset)}: pick one below, or the "
+            "subset above that holds it.",
+            icon=":material/link_off:",
         )
-        st.code(uid, language=None)
         picker(table, None)
         return
     picker(table, uid)

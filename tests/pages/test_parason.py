@@ -227,7 +227,11 @@ def test_uuid_prefix_and_unknown_uuid() -> None:
     assert len(_figs(at)) == 1
     at = _app({"uuid": "not-a-real-uuid", "node": "<script>"})
     assert not at.exception and not at.error and len(_figs(at)) == 0
-    assert "not in sft-1x" in " ".join(w.value for w in at.warning)
+    said = [w.value for w in at.warning if "not in sft" in w.value]
+    assert said == [
+        "Trajectory “not\\-a\\-real\\-uuid” is not in sft\\-1x: pick one below, or the subset "
+        "above that holds it."
+    ], said
 
 
 def test_wide_stage_collapses() -> None:
