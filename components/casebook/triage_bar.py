@@ -284,6 +284,7 @@ def name_input() -> None:
 
 def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     item = queue.items[pos - 1]
+    label = item.label or item.view
     mark = (
         f" · <span style='color:{CASE_ACCENT}'>● {n_cases} case{'s' if n_cases != 1 else ''} on "
         "this item</span>"
@@ -293,9 +294,13 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     return (
         f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
         f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
-        f"<div style='overflow-wrap:anywhere'><b data-testid='tq-position'>{pos} of "
-        f"{queue.size}</b> · <span data-testid='tq-label'>{esc(item.label or item.view)}</span>"
-        f"{mark}</div>"
+        # one line: the label gives way (cut with "…", whole in its tip), the position and the
+        # case mark stay whole
+        "<div style='display:flex;white-space:pre;min-width:0'>"
+        f"<b data-testid='tq-position'>{pos} of {queue.size}</b> · "
+        f"<span data-testid='tq-label' title='{esc(label)}' style='overflow:hidden;"
+        f"text-overflow:ellipsis;min-width:0;flex:0 1 auto'>{esc(label)}</span>"
+        f"<span style='flex:none'>{mark}</span></div>"
     )
 
 

@@ -337,7 +337,8 @@ def test_every_tag_key_has_its_chip_in_sight(
 ) -> None:
     """Keys 1-9 toggle the tag suggestions: each one's chip is on screen, whole, at both sizes
     (the chips have the bar's whole width and wrap; at 1024x768 they shared it with the note and
-    scrolled sideways, the last keys' chips out of sight)."""
+    scrolled sideways, the last keys' chips out of sight), and the item's line above them stays
+    one line."""
     page = new_page(browser, viewport)
     _open_queue(page, server)
     chips = page.locator(".st-key-tq_tags button")
@@ -345,5 +346,10 @@ def test_every_tag_key_has_its_chip_in_sight(
     expect(chips).to_have_count(count)
     for i in range(count):
         expect(chips.nth(i)).to_be_in_viewport(ratio=1)
+    # the item's line stays one line: a long label gives way, whole in its tip
+    label = page.get_by_test_id("tq-label")
+    line = label.locator("xpath=..").bounding_box()
+    assert line is not None and line["height"] < 30, line
+    expect(label).to_have_attribute("title", label.inner_text())
     no_exception(page)
     page.context.close()
