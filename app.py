@@ -46,7 +46,7 @@ try:
     with routed():
         if view != CASEBOOK:
             present_banner()
-            triage_bar(page.url_path)
+            triage_bar(view.url_path)
         search_marks()  # a search hit's text, marked in the view it opens
         # a link's values the view's controls refused, and keys it does not read, named atop it
         with refused_summary(keys_of(view.url_path)):

@@ -28,7 +28,8 @@ for _name in ("PARASON", "MARS", "FINEPROOFS"):
 
 # the casebook store imports nothing that loads a compiled module (tests/test_no_extensions.py
 # checks it on the import graph), so its tests run the same code with the switch on
-NO_EXT_SAME = (Path(__file__).parent / "cache" / "casebook",)
+TESTS = Path(__file__).parent
+NO_EXT_SAME = (TESTS / "cache" / "casebook",)
 
 
 # the modules that take longest, by kind: browser journeys, other browser tests, the source checks
@@ -38,10 +39,9 @@ _SLOW_FIRST = (("e2e", "test_journey_"), ("e2e", ""), ("", "test_architecture"),
 
 def _cost_class(item: pytest.Item) -> int:
     """Lower runs earlier: the index of the first kind in `_SLOW_FIRST` the module is of."""
-    here = Path(__file__).parent
-    if not item.path.is_relative_to(here):
+    if not item.path.is_relative_to(TESTS):
         return len(_SLOW_FIRST)
-    rel = item.path.relative_to(here)
+    rel = item.path.relative_to(TESTS)
     folder = rel.parts[0] if len(rel.parts) > 1 else ""
     for rank, (where, prefix) in enumerate(_SLOW_FIRST):
         if folder == where and rel.name.startswith(prefix):
