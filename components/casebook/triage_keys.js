@@ -20,9 +20,14 @@
 // sessionStorage and applied on that page. Keys pressed while that page loads, before this
 // listener is attached there, are kept by the page itself (the view's page shell,
 // components/server/page_shell.py, listens from its first line when STEP says a queue is open)
-// and applied here once attached.
+// and applied here once attached. While a step's page load is under way (browser.js marks it),
+// no key clicks the old page's controls.
+//
+// The listener's last decisions (keys, clicks, runs, page changes) are kept in `state.log`, over
+// page loads too, so a journey that fails can say which key went where.
 const BAR = ".st-key-tq_bar";
 const STASH = "rte_triage_keys";
+const LOG = "rte_triage_log"; // the decisions' log, carried over a step that loads a page
 const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page is loading
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
 const IDLE_MS = 120;
@@ -31,8 +36,14 @@ const state =
   window.__rteTriage ||
   (window.__rteTriage = {
     queue: [], wait: null, blocked: null, qid: null, typed: "", noteMode: false,
-    run: null, changed: 0,
+    run: null, changed: 0, log: [],
   });
+
+function record(what, detail) {
+  // the listener's last decisions, for a test that fails to say what happened (bounded)
+  state.log.push(`${Math.round(performance.now())} ${what} ${detail || ""}`);
+  if (state.log.length > 200) state.log.shift();
+}
 
 function control(name, tag) {
   return document.querySelector(`${BAR} .st-key-${name} ${tag}`);
@@ -119,12 +130,25 @@ function apply(action) {
     const note = noteField();
     if (note) note.blur(); // the note's text reaches the server with the save
   }
+  record("click", `${name} run=${drawnRun()} script=${running() ? "running" : "idle"}`);
   btn.click();
   return true;
 }
 
+function leaving() {
+  // a step is loading another page (components/common/browser.js marks it): the keys not
+  // applied yet go to that page (`keep`), never to this one's controls as it unloads; a load
+  // that does not happen (a reader staying for unsaved text) frees them after GIVE_UP_MS
+  const at = window.__rteLeaving;
+  return typeof at === "number" && performance.now() - at < GIVE_UP_MS;
+}
+
 function pump() {
   while (state.queue.length) {
+    if (leaving()) {
+      requestAnimationFrame(pump);
+      return;
+    }
     if (state.wait) {
       // drawn: the listener has the run's new token; or, should that token not come, a run
       // has started or ended since the click and the app has been quiet for QUIET_MS
@@ -135,6 +159,7 @@ function pump() {
         requestAnimationFrame(pump);
         return;
       }
+      record("drawn", drawn ? `run=${drawnRun()}` : "gave up");
       state.wait = null;
     }
     if (!idle() || !document.querySelector(BAR)) {
@@ -142,6 +167,7 @@ function pump() {
       return;
     }
     const done = apply(state.queue[0]);
+    if (done === false) record("skip", state.queue[0]);
     if (done === null) {
       // the key waits for its control, as long as a run may take; then it is dropped
       state.blocked = state.blocked || Date.now();
@@ -207,6 +233,7 @@ function onKey(ev) {
   }
   const action = actionOf(ev.key);
   if (!action) return;
+  record("key", ev.key);
   state.queue.push(action);
   pump();
   ev.preventDefault();
@@ -216,6 +243,8 @@ function keep() {
   // a step that loads another page: the keys not applied yet go with the queue to that page,
   // and the page is told to keep the keys pressed while it loads
   if (!state.qid) return;
+  record("leave", `queue=${state.queue.join(",")} typed=${state.typed.length}`);
+  sessionStorage.setItem(LOG, JSON.stringify(state.log));
   sessionStorage.setItem(STEP, JSON.stringify({ qid: state.qid, at: Date.now() }));
   if (state.queue.length) {
     const kept = { qid: state.qid, keys: state.queue, typed: state.typed };
@@ -233,6 +262,10 @@ function restore() {
   const early = Array.isArray(window.__rteEarlyKeys) ? window.__rteEarlyKeys : [];
   window.__rteEarlyKeys = null;
   try {
+    const before = JSON.parse(sessionStorage.getItem(LOG) || "[]");
+    sessionStorage.removeItem(LOG);
+    if (Array.isArray(before)) state.log.unshift(...before.slice(-150));
+    record("arrive", `kept=${kept} step=${step} early=${early.join(",")}`);
     if (kept) {
       const { qid, keys, typed } = JSON.parse(kept);
       if (qid === state.qid && Array.isArray(keys)) {
@@ -251,12 +284,15 @@ function restore() {
 export default function (component) {
   const d = (component && component.data) || {};
   if (d.qid) state.qid = d.qid;
+  if (d.run && d.run !== state.run) record("token", d.run);
   if (d.run) state.run = d.run;
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
     // when a run starts or ends: a key waits until none has for IDLE_MS
     new MutationObserver(() => {
       state.changed = performance.now();
+      const app = document.querySelector('[data-testid="stApp"]');
+      record("script", app && app.dataset.testScriptState);
     }).observe(document.body, {
       subtree: true, attributes: true, attributeFilter: ["data-test-script-state"],
     });

@@ -82,6 +82,9 @@ export default function (component) {
   if (typeof d.focus === "string" && d.focus) focusWhenDrawn(d.focus, `${d.focus}:${d.nonce}:${location.search}`);
   if (d.navigate && d.nonce && window.__rteNavigated !== d.nonce && sameSiteRelative(d.navigate)) {
     window.__rteNavigated = d.nonce;
+    // this page is being left: the triage keys (components/casebook/triage_keys.js) hold their
+    // keys for the next page instead of clicking the old page's controls while it unloads
+    window.__rteLeaving = performance.now();
     window.location.assign(new URL(d.navigate, document.baseURI).href);
   }
 }

@@ -22,7 +22,7 @@ from components.common.browser import navigate
 from components.common.casebook import author, readonly, store
 from components.common.guards import show_error
 from components.common.url_keys import widget_keys
-from components.common.url_state import Param, int_in, query_pairs, safe_token
+from components.common.url_state import Param, int_in, query_pairs, safe_token, shown_key
 
 TRIAGE = Param("triage", None, parse=safe_token(64))
 TPOS = Param("tpos", None, parse=int_in(1, MAX_QUEUE_ITEMS))  # 1-based, as the bar counts
@@ -72,12 +72,14 @@ def _swap_in_place(item: QueueItem, pos: int) -> bool:
 
 
 def _widget_value(key: str) -> list[str] | None:
-    """A URL-bound widget's value as its URL would spell it, when the URL leaves it out (a
-    widget at its default, e.g. the first subset, is not written): a step to an item on that
-    value needs no reload. None for a widget not drawn or not a plain value."""
+    """A URL-bound control's value as its URL would spell it, when the URL leaves it out (a
+    control at its default, e.g. the first subset, is not written): a step to an item on that
+    value needs no reload. The value a light control shows (`shown_key`), else a Streamlit
+    widget's; None for a control not drawn or not a plain value."""
     if key in st.query_params:
         return None
-    value = st.session_state.get(key)
+    state = st.session_state
+    value = state.get(shown_key(key), state.get(key))
     return [str(value)] if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 

@@ -215,7 +215,12 @@ def safe_token(max_len: int = 200) -> Callable[[str], str]:
 def selector_key(param: Param) -> str:
     """The session-state key of the value `url_selectbox` shows for `param`: a callback that
     sets it moves the selector before the run draws it."""
-    return f"_sel_{param.key}"
+    return shown_key(param.key)
+
+
+def shown_key(url_key: str) -> str:
+    """The session-state key of the value the light control bound to `url_key` shows."""
+    return f"_sel_{url_key}"
 
 
 def selector_drawn(param: Param) -> bool:
@@ -488,7 +493,7 @@ def url_multiselect(
     without the key shows); a value a link names that is not an option is left out."""
     opts = list(options)
     by_text = {str(o): o for o in opts}
-    state_key = f"_sel_{key}"
+    state_key = shown_key(key)
     base = tuple(o for o in default if o in opts)
     asked = (
         tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
@@ -536,7 +541,7 @@ def url_range(
     except ValueError:
         asked = whole
     ok = len(asked) == 2 and all(math.isfinite(v) and lo <= v <= hi for v in asked)
-    state_key = f"_sel_{key}"
+    state_key = shown_key(key)
     value = _url_list(state_key, asked if ok and asked[0] <= asked[1] else whole)
 
     def pick(span: tuple[float, float]) -> None:

@@ -80,6 +80,11 @@ def _open_signed(page: Page, url: str, author: str) -> None:
     expect(name).to_have_count(0)
 
 
+def _key_log(page: Page) -> str:
+    """The key listener's last decisions (keys, clicks, runs), for a failure to show."""
+    return "\n".join(page.evaluate("(window.__rteTriage || {log: []}).log"))
+
+
 def _purge(store: CaseStore) -> None:
     for old in store.list_cases(include_deleted=True):  # another test's cases
         store.purge(old.id)
@@ -162,15 +167,23 @@ def test_j13_keys_right_after_a_step_apply_once(
     queue = store.create_queue("keys", "test", queue_items("sft-1x", rows, {}))
     page = new_page(browser, {"width": 1440, "height": 900})
     _open_signed(page, f"{server}/{item_path(queue.id, queue.items[0], 1)}", "J13 keys")
+    page.evaluate("window.__rteSamePage = true")  # gone if a step loads a page
     for key in ["j", *["2", "v", "Enter"] * 3]:
         page.keyboard.press(key)
-    expect(_position(page)).to_have_text("5 of 5")
+    try:
+        expect(_position(page)).to_have_text("5 of 5")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{_key_log(page)}") from None
     settled(page)
     cases = store.list_cases(author="J13 keys")
     assert sorted(c.item["uuid"] for c in cases) == sorted(u for u, _ in rows[1:4])
     tag = tag_suggestions("parason")[1]
-    assert all(c.tags == (tag,) and c.verdict == "confirmed" for c in cases)
+    saved = [(c.tags, c.verdict) for c in cases]
+    assert saved == [((tag,), "confirmed")] * 3, (saved, _key_log(page))
     expect(page.locator(".st-key-tq_bar")).to_contain_text("3 of 5 have cases")
+    # each step between trajectories of one subset swapped the URL's keys in place: a page load
+    # would drop keys pressed while it loads
+    assert page.evaluate("window.__rteSamePage === true")
     no_exception(page)
     page.context.close()
 

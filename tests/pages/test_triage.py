@@ -211,8 +211,12 @@ def _swap_script() -> None:
 
     from cache.casebook.queue_items import QueueItem
     from components.common.triage import _swap_in_place
+    from components.common.url_keys import ParasonKeys
+    from components.common.url_state import url_radio
 
-    st.session_state.setdefault("subset", "sft-1x")  # the subset widget, at its default
+    # the Parason view's subset control, drawn as the page draws it (a light control), at its
+    # default: the URL leaves it out
+    url_radio("Subset", ["sft-1x", "sft-8x"], ParasonKeys.SUBSET)
     want = st.session_state["want"]
     item = QueueItem(view="parason", query=(("subset", want), ("uuid", "u2")), item={})
     st.session_state["swapped"] = _swap_in_place(item, 2)
