@@ -19,7 +19,6 @@ from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
 from components.common import theme
 from components.common.browser import focus_evidence
-from components.common.cached import present_files
 from components.common.click_text import text_block
 from components.common.deeplink import LinkNotes
 from components.common.formatting import DASH, fmt_kilo, fmt_num, fmt_quantity
@@ -27,11 +26,12 @@ from components.common.guards import guard
 from components.common.lazy_expander import lazy_expander
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import ROW_PX, lite_table
+from components.common.mars_file import pick_mars_file
 from components.common.maths import maybe_maths
 from components.common.safe_text import esc, md_text
 from components.common.selection import event_of, first_point_value
 from components.common.stat_row import stat_row
-from components.common.url_keys import DEFAULT_MARS_FILE, MarsKeys
+from components.common.url_keys import MarsKeys
 from components.common.url_state import selector_drawn, selector_key, url_selectbox
 from components.mars import cached as mc
 from components.mars import cases as mcs
@@ -45,10 +45,6 @@ TABLE_KEY = "mars_overview_table"
 MAX_NOTES = 12
 
 
-FILE_NOTE = (
-    "The link asks for the file “{asked}”, which is not one of the MARS files: showing "
-    "{shown} instead."
-)
 QID_NOTE = (
     "The link asks for question {asked}, which this file does not have ({have}): showing "
     "{shown} instead."
@@ -56,31 +52,8 @@ QID_NOTE = (
 
 
 def pick_file(src: SourceConfig) -> str:
-    """The MARS file, bound to `?file=<relpath>`. A local folder without the default file
-    opens the first file it has; files it lacks say so in the list."""
-    present = present_files("mars", src)
-    raw = DL.asked(MarsKeys.FILE.key)
-    first_run = not selector_drawn(MarsKeys.FILE)
-    if present and DEFAULT_MARS_FILE not in present and first_run and raw not in present:
-        st.query_params[MarsKeys.FILE.key] = present[0]  # the first file the folder has
-
-    def label(r: str) -> str:
-        missing = present is not None and r not in present
-        return f"{MARS_FILES[r][2]}  ({r})" + ("  · not in this folder" if missing else "")
-
-    rel = str(
-        url_selectbox(
-            "MARS file (model · benchmark)",
-            list(MARS_FILES),
-            MarsKeys.FILE,
-            DEFAULT_MARS_FILE,
-            label,
-            noted=True,  # FILE_NOTE below
-        )
-    )
-    DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
-    DL.show("file", FILE_NOTE, rel)
-    return rel
+    """The MARS file, bound to `?file=<relpath>` (`components.common.mars_file`)."""
+    return pick_mars_file(src, MarsKeys.FILE, DL, lambda r: f"{MARS_FILES[r][2]}  ({r})")
 
 
 def show_notes(notes: pl.DataFrame, where: str) -> None:

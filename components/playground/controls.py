@@ -23,11 +23,11 @@ from analysis.playground.policies import (
 from analysis.playground.policies import published_policy as _published_policy
 from cache.datasets import MARS_FILES
 from cache.sources import SourceConfig
-from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
 from components.common.lazy_expander import lazy_expander
+from components.common.mars_file import pick_mars_file
 from components.common.safe_text import md_text
-from components.common.url_keys import DEFAULT_MARS_FILE, PlaygroundKeys
+from components.common.url_keys import PlaygroundKeys
 from components.common.url_state import (
     Param,
     bound,
@@ -37,7 +37,6 @@ from components.common.url_state import (
     refused_link,
     safe_token,
     say_refused,
-    selector_drawn,
     url_selectbox,
     url_slider,
     url_switch,
@@ -46,7 +45,6 @@ from components.common.url_state import (
 
 DL = LinkNotes("playground")  # this view's deep-link notes
 
-DEFAULT_FILE = DEFAULT_MARS_FILE
 PREVIEW_ITERATIONS = 8
 # light controls bound to the URL (`url_selectbox`, `url_switch`)
 POLICY = Param("policy", DEFAULT_METHOD, parse=safe_token(64))
@@ -61,40 +59,14 @@ WINDOW_HELP = (
     "bar). Published: 2048."
 )
 
-FILE_NOTE = (
-    "The link asks for the file “{asked}”, which is not one of the MARS files: showing "
-    "{shown} instead."
-)
 POLICY_NOTE = "The link asks for the policy “{asked}”, which does not exist: showing {shown}."
 
 
 def pick_file(src: SourceConfig) -> str:
     """The file lives in the URL as its Hub relpath (`?file=...`, the MARS view's key), so a
-    link carries it to and from the MARS view. A local folder without the default file opens
-    the first file it has; files it lacks say so in the list."""
-    present = present_files("mars", src)
-    raw = DL.asked(PlaygroundKeys.FILE.key)
-    first_run = not selector_drawn(PlaygroundKeys.FILE)
-    if present and DEFAULT_FILE not in present and first_run and raw not in present:
-        st.query_params[PlaygroundKeys.FILE.key] = present[0]
-
-    def label(r: str) -> str:
-        missing = present is not None and r not in present
-        return MARS_FILES[r][2] + ("  · not in this folder" if missing else "")
-
-    rel = str(
-        url_selectbox(
-            "MARS file (model · benchmark)",
-            list(MARS_FILES),
-            PlaygroundKeys.FILE,
-            fallback=DEFAULT_FILE,
-            fmt=label,
-            noted=True,  # FILE_NOTE below
-        )
-    )
+    link carries it to and from the MARS view (`components.common.mars_file`)."""
+    rel = pick_mars_file(src, PlaygroundKeys.FILE, DL, lambda r: MARS_FILES[r][2])
     st.caption(md_text(rel))
-    DL.remember("file", raw, raw is None or raw in MARS_FILES, rel)
-    DL.show("file", FILE_NOTE, rel)
     return rel
 
 

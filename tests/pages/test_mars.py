@@ -564,6 +564,31 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     assert next(m for m in shown_metrics(at) if m.label == "traces").value == "6"
 
 
+@pytest.mark.parametrize("default_there", [False, True])
+def test_a_linked_file_the_folder_lacks_is_named_and_the_first_file_it_has_shown(
+    tmp_path: Path, monkeypatch, default_there: bool
+) -> None:
+    """Regression: a link's MARS file that the folder lacks was replaced by the folder's first
+    file without a word. It is still replaced (the view shows data), and a note names it."""
+    rel = "Qwen3-32B/brumo25.parquet"
+    write_file(tmp_path / rel, "brumo", 6, seed=4, drop=0, n_questions=2, median_len=5000)
+    if default_there:
+        write_file(tmp_path / REL, "aime", 6, seed=5, drop=0, n_questions=2, median_len=5000)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    asked = "Qwen3-32B/hmmt.parquet"
+    at = run_page(PAGE, file=asked)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    first = sorted([rel, REL] if default_there else [rel])[0]
+    assert light_select(at, "MARS file…").shown.endswith(f"({first})")
+    notes = [w.replace("\\", "") for w in _warnings(at) if "The link asks for" in w]
+    assert notes == [
+        f"The link asks for the file “{asked}”, which this folder does not have: showing "
+        f"{first}, the first file it has, instead."
+    ], notes
+
+
 def test_a_deepconf_policy_draws_its_threshold_across_the_curves(
     open_page, local_mars: Path
 ) -> None:

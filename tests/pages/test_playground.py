@@ -800,6 +800,22 @@ def test_a_folder_without_the_default_file_opens_the_first_file_it_has(
     assert "not in this folder" in pick.options[list(MARS_FILES).index(REL)]
 
 
+def test_a_linked_file_the_folder_lacks_is_named(tmp_path: Path, monkeypatch) -> None:
+    """The playground's file picker is the MARS view's (`components.common.mars_file`): a
+    link's file that the folder lacks opens the folder's first file, with a note naming it."""
+    rel = "Qwen3-32B/brumo25.parquet"
+    write_file(tmp_path / rel, "brumo", 8, seed=4, drop=0, n_questions=2, median_len=5000)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page("pages/playground.py", budget="8", file=REL)
+    assert not at.exception, at.exception
+    assert chosen(at, "file") == rel
+    assert _link_notes(at) == [
+        f"The link asks for the file “{REL}”, which this folder does not have: showing {rel}, "
+        "the first file it has, instead."
+    ]
+
+
 def test_compare_tab_pairs_two_policies_on_the_same_samples(open_app, local_mars: Path) -> None:
     """The Compare tab runs B with the current bootstrap settings: its McNemar counts and
     p-value are those of the two runs simulated here through the analysis layer, B's choice is in
