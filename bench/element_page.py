@@ -179,6 +179,9 @@ PARTS: dict[str, Callable[[], None]] = {
     "browser bridge (shell)": lambda: bridge(""),
     "data sources (shell)": render_source_sidebar,
     "navigation, 8 views (shell)": lambda: None,  # drawn by `main`
+    # a Material Symbols icon (the font the views' navigation, buttons and notes draw icons with)
+    "one material icon": lambda: st.caption(":material/search: a line with an icon"),
+    "sidebar, one line": lambda: st.sidebar.write("A line in the sidebar."),
 }
 NAVIGATION = "navigation, 8 views (shell)"
 SHELL = "whole shell (navigation, switches, bridge, sources)"

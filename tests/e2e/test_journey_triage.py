@@ -108,9 +108,12 @@ def test_j13_triage_a_filtered_table(
     name.press("Enter")
     expect(name).to_have_count(0)  # the name is kept: the field goes, and the focus with it
     settled(page)
-    # 2. j: the next item; each key below is pressed once, right after the step
+    # 2. j: the next item, without a page load (a mark set on this page is still there); each
+    # key below is pressed once, right after the step
+    page.evaluate("window.__rteSamePage = true")
     page.keyboard.press("j")
     expect(_position(page)).to_have_text(f"2 of {n}")
+    assert page.evaluate("window.__rteSamePage === true")
     label = page.get_by_test_id("tq-label").inner_text()
     # 3. 2 toggles the second tag suggestion, v sets a verdict, n focuses the note
     tag = tag_suggestions("parason")[1]
