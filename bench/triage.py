@@ -6,7 +6,10 @@
 A queue of MARS questions and one of Parason trajectories are stored in a fresh casebook; each
 is opened at its first item and, once settled, `j` is pressed again and again. Per press: from
 the key press to the bar painting the next item ("n of N" and its label: `next item`), and to
-the whole view settled (script finished, every chart drawn: `settled`), in the page's clock.
+the whole view settled (script finished, every chart drawn: `settled`), in wall-clock ms kept
+in sessionStorage, so a step that loads a page (as every Parason step did when a light control's
+value was read under the wrong key) is timed too. The Parason queue's items are made as Browse's
+"Triage these N" makes them.
 """
 
 from __future__ import annotations
@@ -32,12 +35,15 @@ SETTLED = SETTLED_JS.replace(
     "\n    .every((el) => el.shadowRoot",
 )
 MARS_FILE = "DeepSeek-8B/aime25_deepseek.parquet"
-# page clock when the bar shows step `n`, relative to the press (window.__tqPress)
+# ms from the press to the bar showing step `n`; the press's time is kept in sessionStorage
+# (wall clock), so a step that loads a page is timed too
+_PRESS = "() => sessionStorage.setItem('bench_tq_press', String(Date.now()))"
+_SINCE = "() => Date.now() - Number(sessionStorage.getItem('bench_tq_press'))"
 _PAINTED = """(n) => {
   const el = document.querySelector('[data-testid="tq-position"]');
   if (!el || !el.textContent.startsWith(n + ' of')) return false;
   return new Promise((done) => requestAnimationFrame(() =>
-    done(performance.now() - window.__tqPress)));
+    done(Date.now() - Number(sessionStorage.getItem('bench_tq_press')))));
 }"""
 
 
@@ -56,6 +62,7 @@ def _stored(db_url: str) -> dict[str, tuple[str, str]]:
     from cache.casebook.queue_items import QueueItem
     from cache.casebook.store import open_store
     from cache.sample import build_all, sample_root
+    from components.parason.cases import queue_items as parason_items
 
     build_all()
     uuids = (
@@ -70,10 +77,8 @@ def _stored(db_url: str) -> dict[str, tuple[str, str]]:
         )
         for q in range(30)
     ]
-    parason = [
-        QueueItem("parason", (("uuid", u),), {"subset": "sft-1x", "uuid": u}, f"trajectory {u}")
-        for u in uuids[:30]
-    ]
+    # as Browse's "Triage these N" makes them: each item's link names its subset
+    parason = parason_items("sft-1x", [(u, f"trajectory {u}") for u in uuids[:30]], {})
     out = {
         items[0].view: (
             store.create_queue(f"bench {items[0].view}", "bench", items).id,
@@ -96,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["RTE_CACHE_DIR"] = str(cache)
         db_url = f"sqlite:///{cache / 'casebook.sqlite'}"
         queues = _queues(db_url)
-        worst = 0.0
+        medians: list[float] = []
         with streamlit_server(cache, RTE_DB_URL=db_url) as srv, sync_playwright() as pw:
             browser = launch(pw)
             page = browser.new_page(viewport={"width": 1440, "height": 900})
@@ -105,23 +110,21 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_function(SETTLED, timeout=120_000, polling=50)
                 painted, settled = [], []
                 for n in range(2, args.steps + 2):
-                    page.evaluate("() => { window.__tqPress = performance.now(); }")
+                    page.evaluate(_PRESS)
                     page.keyboard.press("j")
                     painted.append(
                         float(page.wait_for_function(_PAINTED, arg=n, timeout=60_000).json_value())
                     )
                     page.wait_for_function(SETTLED, timeout=60_000, polling=50)
-                    settled.append(
-                        float(page.evaluate("() => performance.now() - window.__tqPress"))
-                    )
+                    settled.append(float(page.evaluate(_SINCE)))
                 p, s = statistics.median(painted) / 1000, statistics.median(settled) / 1000
-                worst = max(worst, p)
+                medians.append(p)
                 print(
                     f"{view:8s} next item: median {p:.2f} s, max {max(painted) / 1000:.2f} s; "
                     f"view settled: median {s:.2f} s ({len(painted)} presses of j)"
                 )
             browser.close()
-        verdict = "met" if worst <= TARGET_S else "missed"
+        verdict = "met" if all(m <= TARGET_S for m in medians) else "missed"  # NaN: missed
         print(f"target: next item <= {TARGET_S:.0f} s (median per view): {verdict}")
     return 0
 
