@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from cache.datasets import MARS_FILES
+from cache.datasets import MARS, MARS_FILES
 from cache.sources import SourceConfig
 from components.common.cached import present_files
 from components.common.deeplink import LinkNotes
@@ -35,7 +35,7 @@ def pick_mars_file(
 ) -> str:
     """The file picked (a relpath of `MARS_FILES`); `label(relpath)` names it in the list,
     followed by `NOT_HERE` for a file the folder lacks."""
-    present = present_files("mars", src)
+    present = present_files(MARS.name, src)
     raw = notes.asked(param.key)
     first_run = not selector_drawn(param)
     moved = False
