@@ -34,9 +34,13 @@ function installGuard() {
   window.addEventListener("beforeunload", (ev) => {
     for (const form of [...g.dirty]) if (!form.isConnected) g.dirty.delete(form);
     if (g.dirty.size && !g.leaving) {
+      window.__rteLeaving = null; // the reader may stay: the triage keys answer here again
       ev.preventDefault();
       ev.returnValue = "";
     }
+  });
+  window.addEventListener("pageshow", (ev) => {
+    if (ev.persisted) window.__rteLeaving = null; // back on this page from the browser's cache
   });
 }
 

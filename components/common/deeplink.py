@@ -35,6 +35,10 @@ class LinkNotes:
         if value is not None and not ok:
             notes[key] = (value, shown)
 
+    def forget(self, key: str) -> None:
+        """Drop the note for `key` (what it named no longer holds, e.g. another data source)."""
+        st.session_state.get(self.state_key, {}).pop(key, None)
+
     def show(self, key: str, sentence: str, shown: Any) -> None:
         """Draw the note for `key` while the fallback `shown` is still on screen. `sentence` is
         our text with `{asked}` (escaped here) and `{shown}` placeholders."""

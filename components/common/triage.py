@@ -74,8 +74,10 @@ def _swap_in_place(item: QueueItem, pos: int) -> bool:
 def _widget_value(key: str) -> list[str] | None:
     """A URL-bound control's value as its URL would spell it, when the URL leaves it out (a
     control at its default, e.g. the first subset, is not written): a step to an item on that
-    value needs no reload. The value a light control shows (`shown_key`), else a Streamlit
-    widget's; None for a control not drawn or not a plain value."""
+    value needs no reload. The value a light control showed on the last run (`shown_key`; the
+    bar runs before the view draws its controls), else a Streamlit widget's; None when neither
+    is kept or the value is not a plain one (a stale value only costs a reload-free step to the
+    view's own default)."""
     if key in st.query_params:
         return None
     state = st.session_state

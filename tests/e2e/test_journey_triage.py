@@ -186,7 +186,7 @@ def test_j13_keys_right_after_a_step_apply_once(
     expect(page.locator(".st-key-tq_bar")).to_contain_text("3 of 5 have cases")
     # each step between trajectories of one subset swapped the URL's keys in place: a page load
     # would drop keys pressed while it loads
-    assert page.evaluate("window.__rteSamePage === true")
+    assert page.evaluate("window.__rteSamePage === true"), _key_log(page)
     no_exception(page)
     page.context.close()
 

@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from components.common.url_state import shown_key
+
 COMPONENT = "rte_light_control"
 
 
@@ -68,13 +70,13 @@ def light_select(at: Any, label: str) -> Shown:
 def choose(at: Any, url_key: str, value: object) -> Any:
     """Pick `value` in the URL-bound selector of `url_key` (as the browser's pick does: the
     value set before the run), then run."""
-    at.session_state[f"_sel_{url_key}"] = value
+    at.session_state[shown_key(url_key)] = value
     return at.run()
 
 
 def chosen(at: Any, url_key: str) -> Any:
     """The value the URL-bound selector of `url_key` shows (the option, not its label)."""
-    return at.session_state[f"_sel_{url_key}"]
+    return at.session_state[shown_key(url_key)]
 
 
 def light_radio_options(at: Any, label: str) -> list[str]:

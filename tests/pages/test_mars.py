@@ -580,13 +580,27 @@ def test_a_linked_file_the_folder_lacks_is_named_and_the_first_file_it_has_shown
     at = run_page(PAGE, file=asked)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    first = sorted([rel, REL] if default_there else [rel])[0]
+    first = next(r for r in MARS_FILES if r in ({rel, REL} if default_there else {rel}))
     assert light_select(at, "MARS file…").shown.endswith(f"({first})")
     notes = [w.replace("\\", "") for w in _warnings(at) if "The link asks for" in w]
     assert notes == [
         f"The link asks for the file “{asked}”, which this folder does not have: showing "
         f"{first}, the first file it has, instead."
     ], notes
+
+
+def test_the_folder_note_goes_when_the_source_changes(tmp_path: Path) -> None:
+    """The note naming a linked file the folder lacks is not left standing once the sidebar's
+    source is another one (the file shown is the same, so only the source tells)."""
+    rel = "Qwen3-32B/brumo25.parquet"
+    write_file(tmp_path / rel, "brumo", 6, seed=4, drop=0, n_questions=2, median_len=5000)
+    src = {"src_mars_kind": "Local folder", "src_mars_path": str(tmp_path)}
+    at = run_page(PAGE, file="Qwen3-32B/hmmt.parquet", **src)
+    assert [w for w in _warnings(at) if "this folder does not have" in w], _warnings(at)
+    at.query_params["src_mars_kind"] = "Bundled sample"
+    at.run()
+    assert not at.exception, at.exception
+    assert not [w for w in _warnings(at) if "this folder does not have" in w], _warnings(at)
 
 
 def test_a_deepconf_policy_draws_its_threshold_across_the_curves(

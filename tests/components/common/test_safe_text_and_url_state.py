@@ -5,6 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from components.common.safe_text import esc, esc_hover
+from components.common.url_state import shown_key
 
 
 def test_esc_neutralises_markup() -> None:
@@ -71,8 +72,8 @@ def test_a_choice_no_url_can_hold_is_kept_without_a_traceback() -> None:
     """A value from the data with a lone surrogate cannot go into a URL (UTF-8): the light
     controls keep the reader's choice in the session, and the link leaves it out."""
     at = AppTest.from_function(_surrogates).run()
-    at.session_state["_sel_src"] = ("a\ud800b", "plain")
-    at.session_state["_sel_one"] = "c\udc00d"
+    at.session_state[shown_key("src")] = ("a\ud800b", "plain")
+    at.session_state[shown_key("one")] = "c\udc00d"
     for _ in range(2):  # the choice holds on the next run too
         at.run()
         assert not at.exception, at.exception
@@ -114,7 +115,7 @@ def test_the_tabs_follow_the_url_an_alias_and_a_callback() -> None:
     assert at.markdown[0].value == "C" and at.query_params.get("view") in ("C", ["C"])
     at.run()  # the switch is not made again: the tab stays until the reader moves it
     assert at.markdown[0].value == "C"
-    at.session_state["_sel_view"] = "A"  # the reader's click on the first tab
+    at.session_state[shown_key("view")] = "A"  # the reader's click on the first tab
     at.run()
     assert at.markdown[0].value == "A" and "view" not in at.query_params
 
