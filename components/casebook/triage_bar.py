@@ -363,6 +363,9 @@ def _bar(
             help="Save the case and open the next item",
         )  # fmt: skip
     err = s.get("tq_error")
+    if isinstance(err, MissingAuthor) and author():
+        s.pop("tq_error")  # the name it asked for is given now
+        err = None
     if isinstance(err, DataError):
         show_error(err, key="tq")
     if s.pop("tq_done", False):

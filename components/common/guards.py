@@ -26,7 +26,8 @@ log = logging.getLogger("rte")
 def show_error(exc: DataError, dataset: str | None = None, key: str = "") -> None:
     """Render a data error: what is wrong, and what to do."""
     # messages quote column names, ids and values from the data: never let them become markdown
-    text = f"**{exc.title}.** {md_text(exc.message, 600)}"
+    stop = "" if exc.title.endswith(("?", "!", ".")) else "."  # not "Who is writing?."
+    text = f"**{exc.title}{stop}** {md_text(exc.message, 600)}"
     if exc.hint:
         text += f"  \n*What to do:* {md_text(exc.hint, 600)}"
     st.error(text, icon="⚠️")

@@ -187,9 +187,12 @@ def test_a_new_case_needs_a_name_asked_in_the_bar(
     at = bar_app(triage=q.id, tpos="1")
     assert at.text_input(key="tq_author") is not None
     at = _button(at, "tq_save").click().run()
-    assert any("needs an author" in e.value for e in at.error)
+    errors = [e.value for e in at.error if "needs an author" in e.value]
+    assert len(errors) == 1 and errors[0].startswith("**Who is writing?** "), errors
     assert open_store(db).count() == 0
     at.text_input(key="tq_author").set_value("Tess").run()
+    # the name is given: the message that asked for it goes, before any save
+    assert not [e.value for e in at.error if "needs an author" in e.value]
     at = _button(at, "tq_save").click().run()
     (c,) = open_store(db).list_cases()
     assert c.author == "Tess"
