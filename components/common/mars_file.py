@@ -61,8 +61,9 @@ def pick_mars_file(
     known = raw is None or raw in MARS_FILES
     notes.remember("file", raw, known, rel)
     notes.show("file", FILE_NOTE, rel)
-    notes.remember("folder_file", raw, not (moved and raw in MARS_FILES), rel)
-    if present is None or (raw is not None and raw in present):
+    if moved and raw in MARS_FILES:
+        notes.remember("folder_file", raw, False, rel)
+    elif present is None or raw in present:
         notes.forget("folder_file")  # another source now, or a folder that has the file
     notes.show("folder_file", FOLDER_NOTE, rel)
     return rel
