@@ -59,6 +59,19 @@ def default_part(lens: Lens, src: SourceConfig) -> str:
     return want if want in parts else parts[0]
 
 
+def refused_file_note(lens: Lens, asked: str, shown: str) -> str:
+    """What a link's file that this lens does not run on here was, and what is shown instead:
+    a file of the dataset the source (a local folder) lacks, or no file of the dataset at all."""
+    kit = kit_of(lens)
+    label = md_text(kit.part_label, 40)
+    if asked in kit.parts:
+        why = f"which this folder does not have: showing {md_text(shown, 120)}, the first it has"
+    else:
+        title = md_text(DATASETS[lens.dataset].title, 60)
+        why = f"which is not a {label} of {title}: showing {md_text(shown, 120)}"
+    return f"The link asks for the {label} “{md_text(asked, 120)}”, {why}, instead."
+
+
 def _count_cell(lens: Lens, src: SourceConfig) -> tuple[str, str]:
     """(found, of n) as the overview shows them; a source that fails says so in a dash."""
     part = default_part(lens, src)
@@ -162,6 +175,7 @@ def chosen_lens(lens: Lens, src: SourceConfig, pickers: Any) -> LensResult | Non
     kit = kit_of(lens)
     parts = parts_here(lens, src)
     part = default_part(lens, src)
+    asked = st.query_params.get(LensesKeys.FILE.key)
     if len(parts) > 1:
         with pickers:
             part = url_selectbox(
@@ -171,8 +185,13 @@ def chosen_lens(lens: Lens, src: SourceConfig, pickers: Any) -> LensResult | Non
                 fallback=part,
                 fmt=kit.part_title,
                 width=420,
+                noted=True,  # the note below
             )
+    elif asked and asked != part:
+        st.query_params[LensesKeys.FILE.key] = part  # no picker rewrites it
     st.subheader(lens.title)
+    if asked and asked not in parts:
+        st.warning(refused_file_note(lens, asked, kit.part_title(part)), icon=":material/link_off:")
     st.markdown(md_text(lens.rule, 1000))
     items, n = found(lens, part, src)
     where = kit.part_title(part)

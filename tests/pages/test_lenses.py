@@ -17,6 +17,7 @@ from cache.casebook.model import make_case
 from cache.casebook.store import open_store
 from cache.datasets import DatasetInfo, ViewInfo, registered
 from cache.lenses import DatasetLenses, Lens, declared, run
+from cache.sample.mars import write_file
 from cache.sources import default_source, resolve_file
 from tests.pages.conftest import run_page
 from tests.pages.controls import chosen, light_select
@@ -198,3 +199,38 @@ def test_a_lens_starts_a_triage_queue_of_its_items(sample_root: Path, db: str) -
     first = items.row(0, named=True)
     assert dict(queue.items[0].query)["trace"] == str(first["trace_idx"])
     assert queue.items[0].view == "mars"
+
+
+def _link_notes(at: AppTest) -> list[str]:
+    return [w.value.replace("\\", "") for w in at.warning if "The link asks for" in w.value]
+
+
+def test_a_linked_file_a_one_file_folder_lacks_is_named(tmp_path: Path, monkeypatch) -> None:
+    """Regression: with a folder holding one MARS file the lens drew no file picker, and a
+    link's other file was replaced by the folder's without a word. The lens runs on the
+    folder's file, the note names both, and the URL names the file shown."""
+    write_file(tmp_path / MARS_FILE, "aime", 6, seed=5, drop=0, n_questions=2, median_len=5000)
+    monkeypatch.setenv("RTE_MARS_SOURCE", "local")
+    monkeypatch.setenv("RTE_MARS_PATH", str(tmp_path))
+    at = run_page("pages/lenses.py", lens="mars-late-flips", file=OTHER_FILE)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert _link_notes(at) == [
+        f"The link asks for the file “{OTHER_FILE}”, which this folder does not have: showing "
+        "DeepSeek-R1-0528-Qwen3-8B · AIME 2025, the first it has, instead."
+    ], _link_notes(at)
+    assert at.query_params["file"] in (MARS_FILE, [MARS_FILE])
+    text = "\n".join(m.value for m in at.markdown)
+    assert "traces in DeepSeek\\-R1\\-0528\\-Qwen3\\-8B · AIME 2025" in text
+
+
+@pytest.mark.parametrize("lens", ["mars-late-flips", "fineproofs-bimodal"])
+def test_a_linked_file_the_dataset_lacks_is_named(sample_root: Path, lens: str) -> None:
+    """A file no part of the dataset holds, with a picker (MARS) or without one (FineProofs,
+    one file), is named with what is shown instead; nothing else says it twice."""
+    at = run_page("pages/lenses.py", lens=lens, file="nope.parquet")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    (note,) = _link_notes(at)
+    assert note.startswith("The link asks for the file “nope.parquet”, which is not a file of ")
+    assert "is not a value this control takes" not in "\n".join(c.value for c in at.caption)
