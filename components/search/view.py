@@ -321,7 +321,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             args=(number + 2,),
             icon=":material/chevron_right:",
         )
-        query_label = repr(compiled.query.text[:60])
+        query_label = f"“{compiled.query.text[:60]}”"  # as typed: repr() doubles backslashes
         items = _queue_of(shown.hits)
         triage_button(
             items,
@@ -349,7 +349,11 @@ def _triage_all(
     listed only on the click, the count comes from the counts already made."""
     views = dataset_view_names()
     n = total.per_item.filter(pl.col("dataset").is_in(list(views))).height  # a case is no item
-    if not triage_count_button(n, "search_triage_all", f"Triage all {n:,} matching items"):
+    cases = total.per_item.height - n  # counted above, so the button says why it has fewer
+    label = f"Triage all {n:,} matching items" + (
+        f" (not the {cases:,} case{'s' * (cases != 1)})" if cases else ""
+    )
+    if not triage_count_button(n, "search_triage_all", label):
         return
     with st.spinner(f"Listing the {n:,} matching items…"):
         every = page(corpus, compiled, filters, size=max(total.total, 1), time_limit=ALL_TIME_LIMIT)

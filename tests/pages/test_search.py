@@ -180,7 +180,7 @@ def test_a_page_of_results_starts_a_triage_queue(sample_root: Path, db: str) -> 
     assert n > 0 and not btn.disabled
     btn.click().run()
     (queue,) = open_store(db).queues()
-    assert queue.size == n and queue.origin == "search: 'boxed{9', page 1"
+    assert queue.size == n and queue.origin == "search: “boxed{9”, page 1"
     # one stop per item of the page, each opening a dataset's view (casebook hits are no item)
     assert len({(i.view, i.query) for i in queue.items}) == n
     assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
@@ -203,6 +203,27 @@ def test_every_matching_item_starts_one_triage_queue(sample_root: Path, db: str)
     assert queue.size == n and queue.name.endswith(f"· all {n:,}")
     assert len({(i.view, i.query) for i in queue.items}) == n
     assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
+
+
+def test_triage_all_names_the_cases_it_leaves_out_and_the_query_as_typed(
+    sample_root: Path, db: str
+) -> None:
+    """Regression: "Triage all" counted one item fewer than the header above it, which counts a
+    matching case, and the queue's name doubled a regex's backslashes (it was the query's repr)."""
+    from cache.casebook.store import open_store
+
+    casebook.store().add(
+        Case(id="case3", dataset="mars", view="mars", title="double-check", author="tester")
+    )
+    at = run_page("pages/search.py", q="double\\-check", rx="1")
+    assert not at.exception
+    btn = next(b for b in at.button if b.key == "search_triage_all")
+    n = int(btn.label.split()[2].replace(",", ""))
+    assert btn.label.endswith("matching items (not the 1 case)"), btn.label
+    assert f"in <b>{n + 1:,}</b> items" in "".join(h.proto.body for h in at.get("html"))
+    btn.click().run()
+    (queue,) = open_store(db).queues()
+    assert queue.name == f"Search “double\\-check” · all {n:,}", queue.name
 
 
 def test_the_correctness_filter_keeps_fineproofs_and_says_what_it_leaves_out(
