@@ -73,6 +73,14 @@ _CSS = f"""<style>
 .st-key-{BAR_KEY} button p {{ font-size: 0.85rem; }}
 .st-key-tq_tags {{ column-gap: 0.35rem !important; row-gap: 0.35rem; }}
 .st-key-tq_tags > div {{ flex-shrink: 0; }}
+/* an empty note is one line high until it has the focus or text, so the bar takes less of a
+   small window; Streamlit's text area is at least 68 px */
+.st-key-{BAR_KEY} [data-testid="stTextAreaRootElement"]:not(:focus-within):has(textarea:placeholder-shown) {{
+  height: 2.5rem !important; min-height: 0 !important;
+}}
+.st-key-{BAR_KEY} [data-testid="stTextAreaRootElement"]:not(:focus-within):has(textarea:placeholder-shown) textarea {{
+  min-height: 0 !important; overflow: hidden; white-space: nowrap;
+}}
 /* Streamlit's "Press Ctrl+Enter to apply" would cover the note's text; the placeholder says it */
 .st-key-{BAR_KEY} [data-testid="InputInstructions"] {{ display: none; }}
 </style>"""
@@ -292,8 +300,12 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
         else " · no case yet"
     )
     return (
-        f"<div style='font-size:0.8rem;color:{CASE_ACCENT}' title='{esc(queue.origin)}'>"
-        f"Triage “{esc(queue.name)}” · {len(done)} of {queue.size} have cases</div>"
+        # one line too: a long queue name gives way, the count of cases stays whole
+        f"<div style='display:flex;white-space:pre;min-width:0;font-size:0.8rem;"
+        f"color:{CASE_ACCENT}' title='{esc(queue.origin)}'><span data-testid='tq-name' "
+        f"style='overflow:hidden;text-overflow:ellipsis;min-width:0;flex:0 1 auto'>"
+        f"Triage “{esc(queue.name)}”</span><span style='flex:none'> · {len(done)} of "
+        f"{queue.size} have cases</span></div>"
         # one line: the label gives way (cut with "…", whole in its tip), the position and the
         # case mark stay whole
         "<div style='display:flex;white-space:pre;min-width:0'>"
