@@ -354,7 +354,8 @@ def test_every_tag_key_has_its_chip_in_sight(
     """Keys 1-9 toggle the tag suggestions: each one's chip is on screen, whole, at both sizes
     (the chips have the bar's whole width and wrap; at 1024x768 they shared it with the note and
     scrolled sideways, the last keys' chips out of sight), and the item's line above them stays
-    one line."""
+    one line, as does the queue's name; the bar takes at most a quarter of the window, and the
+    note opens to its full height once `n` gives it the focus."""
     page = new_page(browser, viewport)
     _open_queue(page, server)
     chips = page.locator(".st-key-tq_tags button")
@@ -367,5 +368,14 @@ def test_every_tag_key_has_its_chip_in_sight(
     line = label.locator("xpath=..").bounding_box()
     assert line is not None and line["height"] < 30, line
     expect(label).to_have_attribute("title", label.inner_text())
+    name = page.get_by_test_id("tq-name").locator("xpath=..").bounding_box()
+    assert name is not None and name["height"] < 24, name  # the queue's line too
+    # the bar leaves the view most of the window: an empty note is one line until focused
+    bar = page.locator(".st-key-tq_bar").bounding_box()
+    assert bar is not None and bar["height"] <= 0.25 * viewport["height"], bar
+    note = page.locator(".st-key-tq_bar [data-testid='stTextAreaRootElement']")
+    page.keyboard.press("n")
+    expect(page.locator(".st-key-tq_bar textarea")).to_be_focused()
+    expect(note).to_have_js_property("offsetHeight", 68)
     no_exception(page)
     page.context.close()
