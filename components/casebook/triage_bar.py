@@ -290,14 +290,28 @@ def name_input() -> None:
     )  # fmt: skip
 
 
+def label_html(label: str) -> str:
+    """An item's label ("model · benchmark · question 0 · trace 3 · token 2048") in one line
+    where only its longest part gives way (cut with "…"): the short parts say which trace, node
+    or step it is, the long one (a model's name, a question's text) is context. (A part that
+    may shrink at all is drawn cut as soon as it loses a fraction of a pixel.)"""
+    parts = label.split(" · ")
+    widest = max(range(len(parts)), key=lambda i: len(parts[i]))
+    gives = "overflow:hidden;text-overflow:ellipsis;min-width:0;flex:0 1 auto"
+    return "<span style='flex:none'> · </span>".join(
+        f"<span style='{gives if i == widest else 'flex:none'}'>{esc(part)}</span>"
+        for i, part in enumerate(parts)
+    )
+
+
 def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
     item = queue.items[pos - 1]
     label = item.label or item.view
-    mark = (
-        f" · <span style='color:{CASE_ACCENT}'>● {n_cases} case{'s' if n_cases != 1 else ''} on "
-        "this item</span>"
+    cases = f"{n_cases} case{'s' if n_cases != 1 else ''}"
+    mark = (  # short, so the label keeps its room; none when there is none ("k of N have cases")
+        f" · <span style='color:{CASE_ACCENT}' title='{cases} on this item'>● {cases}</span>"
         if n_cases
-        else " · no case yet"
+        else ""
     )
     return (
         # one line too: a long queue name gives way, the count of cases stays whole
@@ -310,8 +324,8 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
         # case mark stay whole
         "<div style='display:flex;white-space:pre;min-width:0'>"
         f"<b data-testid='tq-position'>{pos} of {queue.size}</b> · "
-        f"<span data-testid='tq-label' title='{esc(label)}' style='overflow:hidden;"
-        f"text-overflow:ellipsis;min-width:0;flex:0 1 auto'>{esc(label)}</span>"
+        f"<span data-testid='tq-label' title='{esc(label)}' style='display:flex;"
+        f"overflow:hidden;min-width:0;flex:0 1 auto'>{label_html(label)}</span>"
         f"<span style='flex:none'>{mark}</span></div>"
     )
 
@@ -367,7 +381,7 @@ def _bar(
         st.text_area(
             "Note", value=str(_value(fid, "note") or ""), key=field_key(fid, "tq_note"),
             height=68, label_visibility="collapsed", disabled=ro,
-            placeholder="Note (n) · Markdown · Ctrl+Enter saves",
+            placeholder="Note (n) · Ctrl+Enter saves",
         )  # fmt: skip
         st.button(
             "Save (Enter)", key="tq_save", type="primary", disabled=ro,
