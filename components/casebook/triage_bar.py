@@ -50,7 +50,7 @@ from components.common.casebook import (
 from components.common.guards import show_error
 from components.common.links import view_href
 from components.common.registered import registered
-from components.common.safe_text import esc
+from components.common.safe_text import esc, md_text
 from components.common.theme import CASE_ACCENT
 from components.common.triage import TPOS, TRIAGE, open_position
 from components.common.url_keys import widget_keys
@@ -202,6 +202,9 @@ def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> Non
     except DataError as exc:
         s["tq_error"] = exc
         return
+    # said on the next item's run (a step that loads another view's page starts a new session,
+    # and there the "have cases" count is what tells)
+    s["tq_saved"] = (pos, item.label or default_title(item.view, item.item), case is not None)
     if pos < queue.size:
         s["tq_go"] = pos + 1
     else:
@@ -394,6 +397,13 @@ def _bar(
         err = None
     if isinstance(err, DataError):
         show_error(err, key="tq")
+    saved = s.pop("tq_saved", None)
+    if saved is not None and not s.get("tq_done"):
+        at, what, edited = saved
+        st.toast(
+            f"{'Updated' if edited else 'Saved'} the case on item {at}: {md_text(what, 80)}",
+            icon=":material/check:",
+        )
     if s.pop("tq_done", False):
         st.success("Saved. That was the last item of this queue.", icon=":material/done_all:")
     if case is not None:

@@ -135,6 +135,8 @@ def test_j13_triage_a_filtered_table(
     # 4. Enter saves the case and advances
     page.keyboard.press("Enter")
     expect(_position(page)).to_have_text(f"3 of {n}")
+    # the save is said (a toast naming the item saved)
+    expect(page.get_by_test_id("stToast")).to_contain_text(f"Saved the case on item 2: {label}")
     settled(page)
     (case,) = store.list_cases(author=f"J13 {vp_id(viewport)}")
     assert case.tags == (tag,) and case.verdict == "confirmed"
