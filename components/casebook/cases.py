@@ -90,21 +90,25 @@ def _filters(store: CaseStore) -> dict[str, object]:
     }
 
 
-def _frame(cases: list[Case]) -> pl.DataFrame:
-    """The list: what tells cases apart first (item, verdict, author, when), then the title."""
-    return pl.DataFrame(
+def _frame(cases: list[Case], deleted: bool) -> pl.DataFrame:
+    """The list: what tells cases apart (item, verdict, author, when), then tags and the title;
+    whether a case is deleted only when deleted cases are listed (`deleted`)."""
+    frame = pl.DataFrame(
         {
+            # what tells cases apart first (on screen at 1024 px), then tags and the long title
+            # (the whole row on screen at 1440 px)
             "case": [short_label(c) for c in cases],
             "verdict": [c.verdict or "" for c in cases],
             "author": [c.author for c in cases],
             "updated": [dt.datetime.fromtimestamp(c.updated_at) for c in cases],
             "dataset": [dataset_label(c.dataset) for c in cases],
-            "title": [case_title(c) for c in cases],
             "tags": [", ".join(c.tags) for c in cases],
+            "title": [case_title(c) for c in cases],
             "deleted": [c.deleted for c in cases],
         },
         schema_overrides={"updated": pl.Datetime("ms")},
     )
+    return frame if deleted else frame.drop("deleted")
 
 
 def _undo_bar(store: CaseStore) -> None:
@@ -146,7 +150,7 @@ def render(store: CaseStore) -> None:
         "export or delete them together."
     )
     event = st.dataframe(
-        _frame(cases),
+        _frame(cases, bool(filters["include_deleted"])),
         hide_index=True,
         width="stretch",
         on_select="rerun",
@@ -154,14 +158,16 @@ def render(store: CaseStore) -> None:
         key=TABLE_KEY,
         height=min(420, 38 + 35 * len(cases)),
         column_config={
-            "case": st.column_config.TextColumn(width="medium"),
-            "verdict": st.column_config.TextColumn(width="small"),
-            "author": st.column_config.TextColumn(width="small"),
-            "updated": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm", width="small"),
-            "dataset": st.column_config.TextColumn(width="small"),
-            "title": st.column_config.TextColumn(width="large"),
-            "tags": st.column_config.TextColumn(width="medium"),
-            "deleted": st.column_config.CheckboxColumn(width="small"),
+            # pixels: "small" cut the time off "updated", and the sum of the named widths ran
+            # past a 1440-wide window, the tags out of sight
+            "case": st.column_config.TextColumn(width=125),
+            "title": st.column_config.TextColumn(width=270),
+            "tags": st.column_config.TextColumn(width=150),
+            "verdict": st.column_config.TextColumn(width=85),
+            "author": st.column_config.TextColumn(width=90),
+            "updated": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm", width=130),
+            "dataset": st.column_config.TextColumn(width=85),
+            "deleted": st.column_config.CheckboxColumn(width=70),
         },
         placeholder=DASH,
     )
