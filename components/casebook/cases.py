@@ -91,19 +91,19 @@ def _filters(store: CaseStore) -> dict[str, object]:
 
 
 def _frame(cases: list[Case], deleted: bool) -> pl.DataFrame:
-    """The list: what tells cases apart (item, verdict, author, when), then tags and the title;
+    """The list: what tells cases apart (item, verdict, author, when), then the title and tags;
     whether a case is deleted only when deleted cases are listed (`deleted`)."""
     frame = pl.DataFrame(
         {
-            # what tells cases apart first (on screen at 1024 px), then tags and the long title
-            # (the whole row on screen at 1440 px)
+            # what tells cases apart first (on screen at 1024 px, the title's start too), then
+            # the title and tags (the whole row on screen at 1440 px)
             "case": [short_label(c) for c in cases],
             "verdict": [c.verdict or "" for c in cases],
             "author": [c.author for c in cases],
             "updated": [dt.datetime.fromtimestamp(c.updated_at) for c in cases],
             "dataset": [dataset_label(c.dataset) for c in cases],
-            "tags": [", ".join(c.tags) for c in cases],
             "title": [case_title(c) for c in cases],
+            "tags": [", ".join(c.tags) for c in cases],
             "deleted": [c.deleted for c in cases],
         },
         schema_overrides={"updated": pl.Datetime("ms")},
