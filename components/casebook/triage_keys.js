@@ -132,6 +132,12 @@ function apply(action) {
   }
   record("click", `${name} run=${drawnRun()} script=${running() ? "running" : "idle"}`);
   btn.click();
+  const guard = window.__rteGuard; // browser.js: the reader chose to keep unsaved form text
+  if (guard && guard.refused === btn) {
+    guard.refused = null;
+    record("refused", name);
+    return false;
+  }
   return true;
 }
 

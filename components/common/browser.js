@@ -9,9 +9,19 @@ function sameSiteRelative(path) {
   return typeof path === "string" && /^[a-z][a-z0-9_-]*(\?[^#\s\\]*)?$/i.test(path);
 }
 
+const TRIAGE_STEPS = [".st-key-tq_next", ".st-key-tq_prev", ".st-key-tq_end", ".st-key-tq_save"]
+  .map((k) => `${k} button`).join(", ");
+const STEP_QUESTION =
+  "Text you typed in a form here (a capture form, even closed) is not saved, and the next item " +
+  "does not keep it. Leave it and go on?";
+
 function installGuard() {
+  // Text typed in a form and not submitted makes leaving the page ask first. A form in a
+  // popover (the views' capture forms) leaves the page when its popover closes, while Streamlit
+  // keeps its text for the next opening: it still counts while the page shows the same address
+  // as when it was typed (the same item). A form gone with the item it was on does not.
   if (window.__rteGuard) return;
-  window.__rteGuard = { dirty: new Set(), leaving: false };
+  window.__rteGuard = { dirty: new Map(), leaving: false };
   const g = window.__rteGuard;
   const formOf = (el) => el && el.closest && el.closest('[data-testid="stForm"]');
   document.addEventListener(
@@ -19,7 +29,7 @@ function installGuard() {
     (ev) => {
       const form = formOf(ev.target);
       const tag = ev.target && ev.target.tagName;
-      if (form && (tag === "TEXTAREA" || tag === "INPUT")) g.dirty.add(form);
+      if (form && (tag === "TEXTAREA" || tag === "INPUT")) g.dirty.set(form, location.href);
     },
     true,
   );
@@ -27,13 +37,40 @@ function installGuard() {
     "click",
     (ev) => {
       const btn = ev.target && ev.target.closest && ev.target.closest("button");
-      if (btn && /FormSubmit/.test(btn.getAttribute("data-testid") || "")) g.dirty.delete(formOf(btn));
+      if (!btn || !/FormSubmit/.test(btn.getAttribute("data-testid") || "")) return;
+      g.dirty.delete(formOf(btn));
+      // a reopened popover draws its form anew: the closed one's entry is this form's too (one
+      // popover is open at a time, so a second closed form's text goes unguarded: rare)
+      for (const form of [...g.dirty.keys()]) if (!form.isConnected) g.dirty.delete(form);
     },
     true,
   );
+  // a triage step (components/casebook/triage_bar.py) draws another item, and with it a new
+  // capture form: text in the old one would go without a word, so the step asks first, before
+  // its click reaches the app (after it, the run has already dropped the old form)
+  document.addEventListener(
+    "click",
+    (ev) => {
+      const btn = ev.target && ev.target.closest && ev.target.closest(TRIAGE_STEPS);
+      if (!btn || !g.unsaved()) return;
+      if (window.confirm(STEP_QUESTION)) {
+        g.dirty.clear(); // the reader chose to leave that text
+        return;
+      }
+      ev.preventDefault();
+      ev.stopPropagation();
+      g.refused = btn; // triage_keys.js: this key's click did not go to the app
+    },
+    true,
+  );
+  g.unsaved = () => {
+    for (const [form, href] of [...g.dirty]) {
+      if (!form.isConnected && href !== location.href) g.dirty.delete(form);
+    }
+    return g.dirty.size > 0;
+  };
   window.addEventListener("beforeunload", (ev) => {
-    for (const form of [...g.dirty]) if (!form.isConnected) g.dirty.delete(form);
-    if (g.dirty.size && !g.leaving) {
+    if (g.unsaved() && !g.leaving) {
       window.__rteLeaving = null; // the reader may stay: the triage keys answer here again
       ev.preventDefault();
       ev.returnValue = "";
@@ -86,6 +123,14 @@ export default function (component) {
   if (typeof d.focus === "string" && d.focus) focusWhenDrawn(d.focus, `${d.focus}:${d.nonce}:${location.search}`);
   if (d.navigate && d.nonce && window.__rteNavigated !== d.nonce && sameSiteRelative(d.navigate)) {
     window.__rteNavigated = d.nonce;
+    const g = window.__rteGuard;
+    // asked here, not by the browser's own leave prompt: a reader who stays must get the page
+    // back (the run that sent this stopped before drawing the view), so the answer is needed
+    if (g.unsaved() && !window.confirm(String(d.ask || ""))) {
+      component.setTriggerValue("stayed", d.nonce); // a new run draws this page again
+      return;
+    }
+    g.leaving = true; // asked already (or nothing to ask)
     // this page is being left: the triage keys (components/casebook/triage_keys.js) hold their
     // keys for the next page instead of clicking the old page's controls while it unloads
     window.__rteLeaving = performance.now();

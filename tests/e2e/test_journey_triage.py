@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import polars as pl
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Dialog, Page, expect
 
 from cache.casebook.links import view_pairs
 from cache.casebook.queue_items import QueueItem
@@ -393,5 +393,53 @@ def test_every_tag_key_has_its_chip_in_sight(
     page.keyboard.press("n")
     expect(page.locator(".st-key-tq_bar textarea")).to_be_focused()
     expect(note).to_have_js_property("offsetHeight", 68)
+    no_exception(page)
+    page.context.close()
+
+
+def test_a_step_asks_before_leaving_text_in_a_closed_capture_form(
+    browser: Browser, server: str, db_url: str, sample_root: Path
+) -> None:
+    """Regression: text typed in a capture form whose popover was then closed (Streamlit keeps
+    it for the next opening) was lost without a word when a step opened the next item. The step
+    asks first, before its click reaches the app; the reader stays, the keys answer at once, and
+    the text is still in the form. Once the form is saved, the step goes on without asking."""
+    store = open_store(db_url)
+    _purge(store)
+    items = _items_of_every_dataset(sample_root)
+    queue = store.create_queue("stay for text", "test", [i for i, _ in items])
+    page = new_page(browser, {"width": 1440, "height": 900})
+    _open_signed(page, f"{server}/{item_path(queue.id, items[0][0], 1)}", "J13 stay")
+    settled(page)
+    capture = page.get_by_role("button", name=re.compile(r"Add trace \d+"))
+    capture.click()
+    page.get_by_label("Title", exact=True).fill("unsaved words")
+    page.locator("h1").first.click()  # the popover closes, its form with it
+    expect(page.locator('[data-testid="stForm"]')).to_have_count(0)
+    asked: list[str] = []
+
+    def stay(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", stay)
+    page.keyboard.press("j")
+    # the reader stays: the step's click never reaches the app
+    page.wait_for_function("window.__rteTriage.log.some((line) => line.includes('refused'))")
+    assert asked == ["confirm"], asked
+    expect(_position(page)).to_have_text("1 of 3")
+    assert "/mars?" in page.url and "tpos=1" in page.url
+    page.keyboard.press("v")
+    verdict = page.locator(".st-key-tq_bar .st-key-tq_verdict button")
+    expect(verdict).to_contain_text("confirmed", timeout=8_000)  # well before the 20 s hold
+    capture.click()
+    expect(page.get_by_label("Title", exact=True)).to_have_value("unsaved words")
+    page.get_by_role("button", name="Save case").click()
+    expect(page.locator('[data-testid="stForm"]')).to_have_count(0)
+    settled(page)
+    page.keyboard.press("j")
+    expect(_position(page)).to_have_text("2 of 3")
+    assert asked == ["confirm"], asked  # not asked again
+    assert [c.title for c in store.list_cases(author="J13 stay")] == ["unsaved words"]
     no_exception(page)
     page.context.close()
