@@ -7,7 +7,8 @@
 // After `n` the keys are the note's text until Escape, a save or a click elsewhere: `n` may wait
 // behind earlier keys' runs before the note can take the focus, and a run may redraw the note
 // and take its focus away; either way what is typed goes into the note, never to the keys (a `k`
-// in a word stepped back). Escape before the note has the focus drops the `n` and that text.
+// in a word stepped back). Escape before the note has the focus keeps that text too: it goes
+// into the note when the note can take it, and the keys after the Escape are keys again.
 //
 // Keys are applied one at a time, in the order pressed. A click sent while the app's script runs
 // restarts that run with the click's widget state only, which drops the running one's button
@@ -80,7 +81,7 @@ const ACTIONS = {
   Enter: "tq_save",
 };
 
-const KNOWN = new Set([...Object.values(ACTIONS), "note", "save", ..."123456789"].map(
+const KNOWN = new Set([...Object.values(ACTIONS), "note", "endnote", "save", ..."123456789"].map(
   (a) => (a.length === 1 ? `tq_tag_${a}` : a),
 ));
 
@@ -112,6 +113,15 @@ function apply(action) {
   // done here (or not possible: `k` on the first item), null when its control is not there yet
   // (the bar being redrawn) or the app is reconnecting (Streamlit disables every widget while
   // its connection is down)
+  if (action === "endnote") {
+    // Escape typed while `n` still waited (or while a run had the note redrawn): what was typed
+    // goes into the note, then the note lets go, and the keys after the Escape are keys again
+    const note = noteField();
+    if (!note || (note.disabled && !connected())) return null;
+    if (!note.disabled && state.typed) editNote((text) => text);
+    note.blur();
+    return false;
+  }
   if (action === "note") {
     const note = noteField();
     if (!note) return null;
@@ -199,7 +209,8 @@ function onKey(ev) {
   // the element the key went to, inside a component's shadow root too (a light control's
   // text box or tab): `ev.target` here is only the component's host
   const target = (ev.composedPath && ev.composedPath()[0]) || ev.target;
-  const noteAsked = state.queue.includes("note");
+  // `n` waits in the queue and no Escape after it: what is typed is the note's text
+  const noteAsked = state.queue.lastIndexOf("note") > state.queue.lastIndexOf("endnote");
   if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
     if (target === noteField() || noteAsked || state.noteMode) {
       state.queue.push("save");
@@ -217,9 +228,10 @@ function onKey(ev) {
   const writing = noteAsked || state.noteMode;
   if (writing && !typing(target) && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
     if (ev.key === "Escape") {
-      state.queue = state.queue.filter((a) => a !== "note");
-      state.typed = "";
+      record("key", "Escape (note)");
       state.noteMode = false;
+      state.queue.push("endnote"); // the text typed so far is kept
+      pump();
     } else if (ev.key === "Backspace") {
       if (noteAsked) state.typed = state.typed.slice(0, -1);
       else editNote((text) => text.slice(0, -1));

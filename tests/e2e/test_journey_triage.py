@@ -443,3 +443,30 @@ def test_a_step_asks_before_leaving_text_in_a_closed_capture_form(
     assert [c.title for c in store.list_cases(author="J13 stay")] == ["unsaved words"]
     no_exception(page)
     page.context.close()
+
+
+def test_a_note_typed_and_left_at_once_is_saved(browser: Browser, server: str, db_url: str) -> None:
+    """Regression (a walk, 7 of 7): `2` `v` `n`, a note, Escape and Enter pressed without a pause
+    saved the tag and the verdict but not the note: Escape arrived while `n` still waited for
+    the verdict's run, and dropped the `n` with the text typed after it."""
+    store = open_store(db_url)
+    _purge(store)
+    page = new_page(browser, {"width": 1440, "height": 900})
+    n = _open_queue(page, server)
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill("J13 quick")
+    name.press("Enter")
+    expect(name).to_have_count(0)
+    settled(page)
+    for key in ["2", "v", "n"]:
+        page.keyboard.press(key)
+    page.keyboard.type("quick note")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    expect(_position(page)).to_have_text(f"2 of {n}")
+    settled(page)
+    (case,) = store.list_cases(author="J13 quick")
+    assert case.note == "quick note", _key_log(page)
+    assert case.tags == (tag_suggestions("parason")[1],) and case.verdict == "confirmed"
+    no_exception(page)
+    page.context.close()
