@@ -171,7 +171,7 @@ def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> Non
     fid = subject_id(queue, pos, case)
     tags = normalize_tags(tags_of(fid))
     verdict = verdict_of(fid)
-    note = str(_value(fid, "note") or "")
+    note = str(_value(fid, "note") or "").rstrip()  # `n` starts a line after a case's note
     s.pop("tq_error", None)
     try:
         if case is not None:
@@ -307,12 +307,17 @@ def label_html(label: str) -> str:
     )
 
 
-def _head(queue: Queue, pos: int, n_cases: int, done: set[int]) -> str:
+def _head(queue: Queue, pos: int, n_cases: int, done: set[int], case: Case | None) -> str:
     item = queue.items[pos - 1]
     label = item.label or item.view
     cases = f"{n_cases} case{'s' if n_cases != 1 else ''}"
-    mark = (  # short, so the label keeps its room; none when there is none ("k of N have cases")
-        f" · <span style='color:{CASE_ACCENT}' title='{cases} on this item'>● {cases}</span>"
+    # short, so the label keeps its room; none when there is none ("k of N have cases"); the
+    # case the bar edits is named by its author, as the keys change that case
+    whose = f"{esc(case.author)}'s case" if case is not None and case.author else cases
+    mark = (
+        f" · <span style='color:{CASE_ACCENT}' title='{cases} on this item: the keys edit "
+        f"{whose if case is not None else 'it'}'>● {whose}"
+        f"{f' (+{n_cases - 1})' if case is not None and n_cases > 1 else ''}</span>"
         if n_cases
         else ""
     )
@@ -349,7 +354,7 @@ def _bar(
         load_form(fid, case or blank, case.version if case else 0)
     ro = readonly()
     head, steps = st.columns([4, 1.7], vertical_alignment="center")
-    head.html(_head(queue, pos, n_cases, done))
+    head.html(_head(queue, pos, n_cases, done, case))
     with steps, st.container(horizontal=True, horizontal_alignment="right", gap="small"):
         st.button("k", key="tq_prev", icon=":material/arrow_back:", disabled=pos <= 1,
                   help="Previous item (k)", on_click=_step_to, args=(pos - 1,))  # fmt: skip

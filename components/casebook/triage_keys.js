@@ -128,7 +128,10 @@ function apply(action) {
     if (note.disabled && !connected()) return null; // reconnecting: wait for it
     if (note.disabled) return false; // a read-only casebook: no note to write, keys stay keys
     state.noteMode = true;
-    editNote((text) => text);
+    // a case's note already there: what is typed starts on a line of its own (the save trims
+    // a line left empty)
+    const more = note.value && !note.value.endsWith("\n") ? "\n" : "";
+    editNote((text) => (text.startsWith(note.value) ? note.value + more + text.slice(note.value.length) : text));
     return false;
   }
   const name = action === "save" ? "tq_save" : action;

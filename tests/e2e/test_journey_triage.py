@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect
 
 from cache.casebook.links import view_pairs
+from cache.casebook.model import make_case
 from cache.casebook.queue_items import QueueItem
 from cache.casebook.store import CaseStore, open_store
 from cache.sample.parason import make_uuid
@@ -468,5 +469,40 @@ def test_a_note_typed_and_left_at_once_is_saved(browser: Browser, server: str, d
     (case,) = store.list_cases(author="J13 quick")
     assert case.note == "quick note", _key_log(page)
     assert case.tags == (tag_suggestions("parason")[1],) and case.verdict == "confirmed"
+    no_exception(page)
+    page.context.close()
+
+
+def test_a_note_added_to_anothers_case_starts_its_own_line(
+    browser: Browser, server: str, db_url: str
+) -> None:
+    """Regression (a walk): on an item that already has a case, the bar edits that case, and a
+    note typed after `n` was glued to the end of its note. The bar names whose case the keys
+    edit, and the new text starts on a line of its own."""
+    store = open_store(db_url)
+    _purge(store)
+    page = new_page(browser, {"width": 1440, "height": 900})
+    _open_queue(page, server)
+    queue_id = parse_qs(urlparse(page.url).query)["triage"][0]
+    queue = store.get_queue(queue_id)
+    assert queue is not None
+    first = queue.items[0]
+    store.add(
+        make_case(first.view, first.view, query=first.query, item=first.item, title="theirs",
+                  note="Their **note**", author="Ada")
+    )  # fmt: skip
+    page.reload()
+    bar = page.locator(".st-key-tq_bar")
+    expect(bar).to_contain_text("● Ada's case")
+    _keys_ready(page)
+    page.keyboard.press("n")
+    expect(bar.locator("textarea")).to_be_focused()
+    page.keyboard.type("mine")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    expect(_position(page)).to_have_text(re.compile(r"^2 of "))
+    settled(page)
+    (case,) = store.list_cases(author="Ada")
+    assert case.note == "Their **note**\nmine", _key_log(page)
     no_exception(page)
     page.context.close()
