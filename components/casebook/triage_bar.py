@@ -64,6 +64,8 @@ _CSS = f"""<style>
   [data-testid="stLayoutWrapper"]:has(> .st-key-{BAR_KEY}) {{
     position: sticky; top: 3.75rem; z-index: 990;
   }}
+  /* the header above the pinned bar is opaque: the view does not show through above it */
+  [data-testid="stHeader"] {{ background: var(--st-background-color, #fff); }}
 }}
 .st-key-{BAR_KEY} {{
   background: var(--st-background-color, #fff); box-shadow: 0 6px 10px -8px rgba(0, 0, 0, 0.35);

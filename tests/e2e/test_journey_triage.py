@@ -390,6 +390,8 @@ def test_every_tag_key_has_its_chip_in_sight(
     # the bar leaves the view most of the window: an empty note is one line until focused
     bar = page.locator(".st-key-tq_bar").bounding_box()
     assert bar is not None and bar["height"] <= 0.25 * viewport["height"], bar
+    # the header above the pinned bar is opaque: the view scrolled under it does not show
+    expect(page.get_by_test_id("stHeader")).to_have_css("background-color", "rgb(255, 255, 255)")
     note = page.locator(".st-key-tq_bar [data-testid='stTextAreaRootElement']")
     page.keyboard.press("n")
     expect(page.locator(".st-key-tq_bar textarea")).to_be_focused()
