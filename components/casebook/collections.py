@@ -17,6 +17,7 @@ from components.common.links import view_href
 from components.common.safe_text import md_text
 from components.common.triage import item_path, triage_button
 from components.common.url_keys import CasebookKeys
+from components.common.url_state import say_refused
 
 
 def _create(store: CaseStore) -> None:
@@ -112,6 +113,11 @@ def render(store: CaseStore) -> None:
         format_func=lambda i: f"{by_id[i].name} ({len(by_id[i].case_ids)})",
     )
     col = by_id[chosen]
+    if want is not None and want not in ids:  # a link to a collection gone (or mistyped)
+        say_refused(
+            CasebookKeys.COLLECTION.key, str(want), "Collection", col.name,
+            "a collection of this casebook",
+        )  # fmt: skip
     CasebookKeys.COLLECTION.write(col.id)
     if col.description:
         st.caption(md_text(col.description, 500))

@@ -375,6 +375,7 @@ def url_switch(
 ) -> bool:
     """An on/off switch whose state lives in the URL (`?zoom=true`; none when the default),
     drawn as a light control."""
+    refused = param.refused(lambda v: isinstance(v, bool))
     value = bool(_url_choice(param, lambda v: isinstance(v, bool), bool(param.default)))
     light_switch(
         label,
@@ -384,6 +385,7 @@ def url_switch(
         help=help,
         disabled=disabled,
     )
+    say_refused(param.key, refused, label, "on" if value else "off", "true or false")
     return bool(_written(param, value))
 
 
@@ -495,6 +497,8 @@ def url_multiselect(
     by_text = {str(o): o for o in opts}
     state_key = shown_key(key)
     base = tuple(o for o in default if o in opts)
+    # said once, on the run that reads the link (the URL is then rewritten without them)
+    refused = [v for v in st.query_params.get_all(key) if v not in by_text]
     asked = (
         tuple(dict.fromkeys(by_text[v] for v in st.query_params.get_all(key) if v in by_text))
         if key in st.query_params
@@ -518,6 +522,9 @@ def url_multiselect(
         width=width,
     )
     _write_list(key, state_key, value, base)
+    if refused:
+        shown = ", ".join(fmt(v) for v in value) or "none"
+        say_refused(key, ", ".join(refused), label, shown, one_of([fmt(o) for o in opts]))
     return list(value)
 
 

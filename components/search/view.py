@@ -36,6 +36,7 @@ from components.common.url_keys import SearchKeys
 from components.common.url_state import (
     Param,
     parse_bool,
+    say_refused,
     url_multiselect,
     url_radio,
     url_switch,
@@ -241,10 +242,16 @@ def _go(number: int) -> None:
 
 
 def _page(corpus: Corpus, compiled: Compiled, filters: Filters, number: int) -> Page:
+    """The page asked for; past the last one (a link's `page=`), the first, and a note says so.
+    A `page` that is no page number is said by `results`."""
     shown = page(corpus, compiled, filters, number=number, size=PAGE_SIZE)
     if not shown.hits and number > 0 and shown.stuck is None:
         _go(1)
         shown = page(corpus, compiled, filters, number=0, size=PAGE_SIZE)
+        if shown.hits:
+            say_refused(
+                SearchKeys.PAGE.key, str(number + 1), "Page", "1", "a page these results have"
+            )
     return shown
 
 
@@ -274,6 +281,10 @@ def no_hit_advice(query: Query, filters: Filters | None = None) -> str:
 def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[str, str]) -> None:
     """The page of hits first (fast), then the full counts above it and the pager below. A
     regex stopped on a row says so, and is not counted again (it would stop there again)."""
+    refused = SearchKeys.PAGE.refused()
+    if refused is not None:
+        _go(1)
+        say_refused(SearchKeys.PAGE.key, refused, "Page", "1", "a page number")
     shown = _page(corpus, compiled, filters, int(SearchKeys.PAGE.read()) - 1)
     number = shown.number
     if shown.stuck is not None:

@@ -213,7 +213,7 @@ def test_triage_all_names_the_cases_it_leaves_out_and_the_query_as_typed(
     from cache.casebook.store import open_store
 
     casebook.store().add(
-        Case(id="case3", dataset="mars", view="mars", title="double-check", author="tester")
+        Case(id="case-all", dataset="mars", view="mars", title="double-check", author="tester")
     )
     at = run_page("pages/search.py", q="double\\-check", rx="1")
     assert not at.exception
