@@ -111,6 +111,15 @@ def item_key(item: Mapping[str, str]) -> str:
     return "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in sorted(item.items()))
 
 
+# item keys stored counted from 0 that the views count from 1 ("stage 1" is the first stage)
+_FROM_ONE = frozenset({"stage"})
+
+
+def shown_value(key: str, value: str) -> str:
+    """An item key's value as the views show it: a stage stored as 0 reads "1"."""
+    return str(int(value) + 1) if key in _FROM_ONE and value.isdigit() else value
+
+
 def default_title(dataset: str, item: Mapping[str, str]) -> str:
     """`fineproofs: problem P1 · sample 2 · prefix 5`, used when a case has no title."""
     parts = [f"{k} {v if len(v) <= 24 else v[:12] + '…'}" for k, v in item.items()]

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from cache.casebook.evidence import EVIDENCE_KEY, snapshot_figures
 from cache.casebook.evidence_svg import evidence_svg
 from cache.casebook.links import PUBLIC_URL_ENV, absolute, case_path, public_base
-from cache.casebook.model import Case, default_title
+from cache.casebook.model import Case, default_title, shown_value
 from cache.casebook.palette import (
     CASE_ACCENT,
     CASE_META_FG,
@@ -110,7 +110,7 @@ def case_section(case: Case, base: str = "", maths: bool = False) -> str:
     with `maths` the note's formulas are wrapped for the typesetter."""
     title = esc(case.title or default_title(case.dataset, case.item))
     tags = "".join(f"<span class='tag'>{esc(t)}</span>" for t in case.tags)
-    keys = " · ".join(f"{esc(k)} {esc(v)}" for k, v in case.item.items())
+    keys = " · ".join(f"{esc(k)} {esc(shown_value(k, v))}" for k, v in case.item.items())
     figures = "".join(
         f"<tr><td>{esc(k)}</td><td>{_figure(v)}</td></tr>"
         for k, v in snapshot_figures(case.snapshot).items()

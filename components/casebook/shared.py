@@ -11,7 +11,7 @@ from cache.casebook.evidence import EVIDENCE_KEY, clean_evidence, snapshot_figur
 from cache.casebook.evidence_svg import evidence_svg
 from cache.casebook.links import case_path
 from cache.casebook.locate import missing
-from cache.casebook.model import Case, default_title
+from cache.casebook.model import Case, default_title, shown_value
 from cache.datasets import views
 from components.common.browser import navigate
 from components.common.formatting import DASH
@@ -55,7 +55,7 @@ def _verdict_word(snap: dict[str, object]) -> str | None:
 def short_label(case: Case) -> str:
     """What tells a case apart from its neighbours in a list: `Q0 · trace 36 · wrong · 1005`."""
     parts = [
-        _ITEM_WORDS.get(k, k + " {}").format(v)
+        _ITEM_WORDS.get(k, k + " {}").format(shown_value(k, v))
         for k, v in case.item.items()
         if k not in _SKIP_ITEM and v != ""
     ]

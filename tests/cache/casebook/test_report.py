@@ -142,3 +142,19 @@ def test_a_crafted_view_or_query_never_becomes_a_link_outside_the_explorer(
     assert "<script>" not in html
     # the crafted value is carried only URL-encoded inside our own path
     assert len(p.urls) == (2 if base else 0)
+
+
+def test_a_stage_reads_as_the_views_count_it() -> None:
+    """Regression (a walk): a Parason stage case's title said "stage 1" and the report "stage 0":
+    the item stores the stage from 0, the views count from 1 (the casebook's list: in
+    tests/components/casebook/test_exports.py)."""
+    from cache.casebook.model import shown_value
+
+    case = make_case(
+        "parason", "parason", item={"subset": "sft-1x", "uuid": "b4db827a-x", "stage": "0"},
+        title="sft-1x b4db827a · stage 1",
+    )  # fmt: skip
+    html = report_html([case], "r")
+    assert "stage 1" in html and "stage 0" not in html
+    assert case.item["stage"] == "0"  # stored as before: links and old exports still match
+    assert shown_value("stage", "x") == "x" and shown_value("qid", "0") == "0"

@@ -106,3 +106,15 @@ def test_the_report_typesets_notes_maths_when_the_switch_is_on(monkeypatch) -> N
         html = built.pop("html")().decode()  # type: ignore[operator]
         assert ('data-tex="x^2"' in html) is on and ("<script" in html) is on
         assert "$x^2$</span>" in html if on else "flips at $x^2$" in html  # source kept
+
+
+def test_the_case_list_counts_stages_from_one() -> None:
+    """The list's label of a Parason stage case says the stage as its title and the view do."""
+    from cache.casebook.model import make_case
+    from components.casebook.shared import short_label
+
+    case = make_case(
+        "parason", "parason", item={"subset": "sft-1x", "uuid": "b4db827a-x", "stage": "0"},
+        title="sft-1x b4db827a · stage 1",
+    )  # fmt: skip
+    assert short_label(case) == "sft-1x · b4db827a · stage 1"
