@@ -83,11 +83,14 @@ def pick_question(rel: str, src: SourceConfig, store: MarsFeatureStore) -> int |
     # the question the page shows: the selector's default (the first) until one is chosen, so
     # the grid and the table mark it from the first opening on
     shown = current if current in qids else qids[0]
-    with lazy_expander(  # open when the page opens with no question chosen
+    # open when the page opens with no question chosen; a link naming one, even one this file
+    # lacks, keeps it shut, so the note on that question is on the first screen
+    linked = MarsKeys.QID.key in st.query_params
+    with lazy_expander(
         "Questions overview: click a square to open it",
         (),
         "mars_overview_open",
-        expanded=current is None,
+        expanded=current is None and not linked,
     ) as draw:
         if draw:  # a closed grid and table would still cost a new tab
             st.caption(

@@ -537,6 +537,9 @@ def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
         assert not [c for c in captions if f"=“{asked_value}”" in c], captions
     plain = notes[0].replace("\\", "")
     assert asked in plain and shown in plain, plain
+    if "qid" in params:  # the questions overview stays shut: the note is on the first screen
+        (grid,) = [e for e in at.expander if e.label.startswith("Questions overview")]
+        assert not grid.proto.expanded, params
     # the note stays on the next rerun (the URL no longer holds the bad value)
     at.run()
     assert any("The link asks for" in w for w in _warnings(at))
