@@ -30,6 +30,7 @@ from analysis.search.results import (
 from cache.casebook.queue_items import QueueItem
 from cache.datasets import view_names as dataset_view_names
 from components.common.safe_text import esc, md_text
+from components.common.search_marks import mark_pairs
 from components.common.source_picker import source_pairs
 from components.common.triage import start_queue, triage_button, triage_count_button
 from components.common.url_keys import SearchKeys
@@ -333,7 +334,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             icon=":material/chevron_right:",
         )
         query_label = f"“{compiled.query.text[:60]}”"  # as typed: repr() doubles backslashes
-        items = _queue_of(shown.hits)
+        items = _queue_of(shown.hits, compiled.query.case_sensitive)
         triage_button(
             items,
             f"Search {query_label} · page {number + 1} ({len(items):,})",
@@ -345,11 +346,17 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             _triage_all(corpus, compiled, filters, total, query_label)
 
 
-def _queue_of(hits: list[Hit]) -> list[QueueItem]:
-    """One queue stop per dataset item of `hits`, each carrying the sidebar's sources."""
+def _queue_of(hits: list[Hit], case_sensitive: bool) -> list[QueueItem]:
+    """One queue stop per dataset item of `hits`, each carrying the sidebar's sources and, as
+    the hit's own link does, the text matched at its first hit, marked where the item opens."""
     views = dataset_view_names()
+    first: dict[tuple[str, str, str], Hit] = {}
+    for h in hits:
+        first.setdefault((h.dataset, h.file, h.item), h)
     return [
-        replace(i, query=(*i.query, *source_pairs())) for i in queue_items(hits) if i.view in views
+        replace(i, query=(*i.query, *mark_pairs(h.match, case_sensitive).items(), *source_pairs()))
+        for i, h in zip(queue_items(hits), first.values(), strict=True)
+        if i.view in views
     ]
 
 
@@ -368,7 +375,7 @@ def _triage_all(
         return
     with st.spinner(f"Listing the {n:,} matching items…"):
         every = page(corpus, compiled, filters, size=max(total.total, 1), time_limit=ALL_TIME_LIMIT)
-    items = _queue_of(every.hits)
+    items = _queue_of(every.hits, compiled.query.case_sensitive)
     cut = every.timed_out or every.stuck is not None
     if cut:  # said here and in the queue's name, which its bar shows
         st.warning(

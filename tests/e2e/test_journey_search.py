@@ -316,7 +316,8 @@ def test_every_matching_item_opens_as_one_queue(
     browser: Browser, app_url: str, viewport: dict[str, int]
 ) -> None:
     """More hits than a page: "Triage all N matching items" opens a queue of every matching
-    item at its first one (the bar says "1 of N"), not only the page's few."""
+    item at its first one (the bar says "1 of N"), not only the page's few, with the phrase
+    marked there."""
     corpus = load_corpus()
     n = counts(corpus, compile_query(Query(PHRASE))).per_item.height
     page_ = new_page(browser, viewport)
@@ -327,5 +328,7 @@ def test_every_matching_item_opens_as_one_queue(
     assert 1 < shown <= n  # case notes are hits, but no item to step to
     button.click()
     expect(page_.get_by_test_id("tq-position")).to_have_text(f"1 of {shown}", timeout=SLOW)
+    # the item opens with the phrase marked, as the hit's own link opens it
+    expect(page_.locator(".st-key-rte_marks_line")).to_contain_text("Marked:")
     no_exception(page_)
     page_.context.close()

@@ -184,6 +184,10 @@ def test_a_page_of_results_starts_a_triage_queue(sample_root: Path, db: str) -> 
     # one stop per item of the page, each opening a dataset's view (casebook hits are no item)
     assert len({(i.view, i.query) for i in queue.items}) == n
     assert {i.view for i in queue.items} <= {"parason", "mars", "fineproofs"}
+    # each stop marks the text matched where it opens, as the hit's own link does
+    assert all(dict(i.query).get("hl", "").lower() == "boxed{9" for i in queue.items), [
+        dict(i.query).get("hl") for i in queue.items
+    ]
 
 
 def test_every_matching_item_starts_one_triage_queue(sample_root: Path, db: str) -> None:
