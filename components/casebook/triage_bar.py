@@ -328,12 +328,12 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int], case: Case | Non
         f"<div style='display:flex;white-space:pre;min-width:0;font-size:0.8rem;"
         f"color:{CASE_ACCENT}' title='{esc(queue.origin)}'><span data-testid='tq-name' "
         f"style='overflow:hidden;text-overflow:ellipsis;min-width:0;flex:0 1 auto'>"
-        f"Triage “{esc(queue.name)}”</span><span style='flex:none'> · {len(done)} of "
-        f"{queue.size} have cases</span></div>"
+        f"Triage “{esc(queue.name)}”</span><span style='flex:none'> · {len(done):,} of "
+        f"{queue.size:,} have cases</span></div>"
         # one line: the label gives way (cut with "…", whole in its tip), the position and the
         # case mark stay whole
         "<div style='display:flex;white-space:pre;min-width:0'>"
-        f"<b data-testid='tq-position'>{pos} of {queue.size}</b> · "
+        f"<b data-testid='tq-position'>{pos:,} of {queue.size:,}</b> · "
         f"<span data-testid='tq-label' title='{esc(label)}' style='display:flex;"
         f"overflow:hidden;min-width:0;flex:0 1 auto'>{label_html(label)}</span>"
         f"<span style='flex:none'>{mark}</span></div>"

@@ -340,7 +340,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             f"Search {query_label} · page {number + 1} ({len(items):,})",
             f"search: {query_label}, page {number + 1}",
             key="search_triage",
-            label=f"Triage this page's {len(items):,} items",
+            label=f"Triage this page's {len(items):,} item{'s' * (len(items) != 1)}",
         )
         if total is not None and pages > 1:
             _triage_all(corpus, compiled, filters, total, query_label)

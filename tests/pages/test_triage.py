@@ -239,3 +239,14 @@ def test_a_step_stays_in_the_page_when_widgets_already_hold_its_keys(
     assert not at.exception and at.session_state["swapped"] is swapped
     uuid = at.query_params["uuid"]
     assert (uuid in ("u2", ["u2"])) is swapped
+
+
+def test_the_bars_counts_are_written_as_the_queues_name_writes_them(
+    db: str, sample_root: Path
+) -> None:
+    """A walk saw "3 of 1756 have cases" beside "(1,756)": the bar's counts group thousands."""
+    q = open_store(db).create_queue("big (1,001)", "lens: big", _items(1001))
+    at = bar_app(triage=q.id, tpos="1000")
+    assert not at.exception
+    html = _html(at)
+    assert "1,000 of 1,001</b>" in html and "0 of 1,001 have cases" in html
