@@ -315,10 +315,10 @@ def _head(queue: Queue, pos: int, n_cases: int, done: set[int], case: Case | Non
     cases = f"{n_cases} case{'s' if n_cases != 1 else ''}"
     # short, so the label keeps its room; none when there is none ("k of N have cases"); the
     # case the bar edits is named by its author, as the keys change that case
-    whose = f"{esc(case.author)}'s case" if case is not None and case.author else cases
+    whose = f"{case.author}'s case" if case is not None and case.author else cases
+    tip = esc(f"{cases} on this item: the keys edit {whose if case is not None else 'it'}")
     mark = (
-        f" · <span style='color:{CASE_ACCENT}' title='{cases} on this item: the keys edit "
-        f"{whose if case is not None else 'it'}'>● {whose}"
+        f" · <span style='color:{CASE_ACCENT}' title='{tip}'>● {esc(whose)}"
         f"{f' (+{n_cases - 1})' if case is not None and n_cases > 1 else ''}</span>"
         if n_cases
         else ""

@@ -120,6 +120,7 @@ function apply(action) {
     if (!note || (note.disabled && !connected())) return null;
     if (!note.disabled && state.typed) editNote((text) => text);
     note.blur();
+    state.noteMode = false; // `n` set it when it ran; the keys after the Escape are keys
     return false;
   }
   if (action === "note") {
@@ -144,8 +145,9 @@ function apply(action) {
     if (note) note.blur(); // the note's text reaches the server with the save
   }
   record("click", `${name} run=${drawnRun()} script=${running() ? "running" : "idle"}`);
-  btn.click();
   const guard = window.__rteGuard; // browser.js: the reader chose to keep unsaved form text
+  if (guard) guard.refused = null; // a mouse click refused before is not this key's
+  btn.click();
   if (guard && guard.refused === btn) {
     guard.refused = null;
     record("refused", name);

@@ -51,12 +51,14 @@ function installGuard() {
   document.addEventListener(
     "click",
     (ev) => {
+      g.refused = null;
       const btn = ev.target && ev.target.closest && ev.target.closest(TRIAGE_STEPS);
       if (!btn || !g.unsaved()) return;
-      if (window.confirm(STEP_QUESTION)) {
-        g.dirty.clear(); // the reader chose to leave that text
-        return;
-      }
+      // Save on the last item saves and stays: nothing is dropped
+      const last = document.querySelector(".st-key-tq_next button");
+      if (btn.closest(".st-key-tq_save") && (!last || last.disabled)) return;
+      // the text's entries go by themselves once the step has drawn another item (`unsaved`)
+      if (window.confirm(STEP_QUESTION)) return;
       ev.preventDefault();
       ev.stopPropagation();
       g.refused = btn; // triage_keys.js: this key's click did not go to the app
@@ -125,8 +127,11 @@ export default function (component) {
     window.__rteNavigated = d.nonce;
     const g = window.__rteGuard;
     // asked here, not by the browser's own leave prompt: a reader who stays must get the page
-    // back (the run that sent this stopped before drawing the view), so the answer is needed
-    if (g.unsaved() && !window.confirm(String(d.ask || ""))) {
+    // back (the run that sent this stopped before drawing the view), so the answer is needed.
+    // Only a form still on screen holds its text: one this run did not draw lost it already
+    // (the triage steps ask before their click, while it is there)
+    const shown = g.unsaved() && [...g.dirty.keys()].some((form) => form.isConnected);
+    if (shown && !window.confirm(String(d.ask || ""))) {
       component.setTriggerValue("stayed", d.nonce); // a new run draws this page again
       return;
     }

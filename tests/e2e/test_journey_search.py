@@ -327,7 +327,7 @@ def test_every_matching_item_opens_as_one_queue(
     shown = int(re.findall(r"[\d,]+", button.inner_text())[0].replace(",", ""))
     assert 1 < shown <= n  # case notes are hits, but no item to step to
     button.click()
-    expect(page_.get_by_test_id("tq-position")).to_have_text(f"1 of {shown}", timeout=SLOW)
+    expect(page_.get_by_test_id("tq-position")).to_have_text(f"1 of {shown:,}", timeout=SLOW)
     # the item opens with the phrase marked, as the hit's own link opens it
     expect(page_.locator(".st-key-rte_marks_line")).to_contain_text("Marked:")
     no_exception(page_)

@@ -81,6 +81,30 @@ def _open_signed(page: Page, url: str, author: str) -> None:
     expect(name).to_have_count(0)
 
 
+def _across_views(
+    browser: Browser, server: str, db_url: str, sample_root: Path, author: str
+) -> tuple[CaseStore, list[tuple[QueueItem, str]], Page]:
+    """A fresh casebook's queue of a MARS trace, a FineProofs step and a Parason node, open at
+    the first at 1440x900 with `author`'s name given."""
+    store = open_store(db_url)
+    _purge(store)
+    items = _items_of_every_dataset(sample_root)
+    queue = store.create_queue(author, "test", [i for i, _ in items])
+    page = new_page(browser, {"width": 1440, "height": 900})
+    _open_signed(page, f"{server}/{item_path(queue.id, items[0][0], 1)}", author)
+    settled(page)
+    return store, items, page
+
+
+def _sign(page: Page, author: str) -> None:
+    """Give the name a first save needs, and wait for the bar to settle without the name box."""
+    name = page.get_by_placeholder("Your name (needed to save)")
+    name.fill(author)
+    name.press("Enter")
+    expect(name).to_have_count(0)
+    settled(page)
+
+
 def _key_log(page: Page) -> str:
     """The key listener's last decisions (keys, clicks, runs), for a failure to show."""
     return "\n".join(page.evaluate("(window.__rteTriage || {log: []}).log"))
@@ -253,13 +277,7 @@ def test_j13_keys_while_a_step_loads_another_view_apply_there(
     the new page's HTML is parsed: the FineProofs step's case has the tag and the verdict, and
     the queue is on item 3. The keys were lost before the page shell kept them
     (components/server/page_shell.py)."""
-    store = open_store(db_url)
-    _purge(store)
-    items = _items_of_every_dataset(sample_root)
-    queue = store.create_queue("across views", "test", [i for i, _ in items])
-    page = new_page(browser, {"width": 1440, "height": 900})
-    _open_signed(page, f"{server}/{item_path(queue.id, items[0][0], 1)}", "J13 across")
-    settled(page)
+    store, items, page = _across_views(browser, server, db_url, sample_root, "J13 across")
     page.keyboard.press("j")
     page.wait_for_url(re.compile(r"/fineproofs\?"), wait_until="domcontentloaded")
     # pressed at once: the bar's listener is usually not attached yet (on a quick run of the
@@ -308,11 +326,7 @@ def test_a_note_typed_before_it_has_the_focus_is_the_note(
     _purge(store)
     page = new_page(browser, {"width": 1440, "height": 900})
     n = _open_queue(page, server)
-    name = page.get_by_placeholder("Your name (needed to save)")
-    name.fill("J13 fast note")
-    name.press("Enter")
-    expect(name).to_have_count(0)
-    settled(page)
+    _sign(page, "J13 fast note")
     bar = page.locator(".st-key-tq_bar")
     text = "keep k and j here"
     page.keyboard.press("2")
@@ -407,13 +421,7 @@ def test_a_step_asks_before_leaving_text_in_a_closed_capture_form(
     it for the next opening) was lost without a word when a step opened the next item. The step
     asks first, before its click reaches the app; the reader stays, the keys answer at once, and
     the text is still in the form. Once the form is saved, the step goes on without asking."""
-    store = open_store(db_url)
-    _purge(store)
-    items = _items_of_every_dataset(sample_root)
-    queue = store.create_queue("stay for text", "test", [i for i, _ in items])
-    page = new_page(browser, {"width": 1440, "height": 900})
-    _open_signed(page, f"{server}/{item_path(queue.id, items[0][0], 1)}", "J13 stay")
-    settled(page)
+    store, items, page = _across_views(browser, server, db_url, sample_root, "J13 stay")
     capture = page.get_by_role("button", name=re.compile(r"Add trace \d+"))
     capture.click()
     page.get_by_label("Title", exact=True).fill("unsaved words")
@@ -456,11 +464,7 @@ def test_a_note_typed_and_left_at_once_is_saved(browser: Browser, server: str, d
     _purge(store)
     page = new_page(browser, {"width": 1440, "height": 900})
     n = _open_queue(page, server)
-    name = page.get_by_placeholder("Your name (needed to save)")
-    name.fill("J13 quick")
-    name.press("Enter")
-    expect(name).to_have_count(0)
-    settled(page)
+    _sign(page, "J13 quick")
     for key in ["2", "v", "n"]:
         page.keyboard.press(key)
     page.keyboard.type("quick note")
@@ -471,6 +475,9 @@ def test_a_note_typed_and_left_at_once_is_saved(browser: Browser, server: str, d
     (case,) = store.list_cases(author="J13 quick")
     assert case.note == "quick note", _key_log(page)
     assert case.tags == (tag_suggestions("parason")[1],) and case.verdict == "confirmed"
+    page.keyboard.press("j")  # the keys after the Escape are keys, not the note's text
+    expect(_position(page)).to_have_text(f"3 of {n}")
+    expect(page.locator(".st-key-tq_bar textarea")).to_have_value("")
     no_exception(page)
     page.context.close()
 
@@ -496,6 +503,8 @@ def test_a_note_added_to_anothers_case_starts_its_own_line(
     page.reload()
     bar = page.locator(".st-key-tq_bar")
     expect(bar).to_contain_text("● Ada's case")
+    tip = "1 case on this item: the keys edit Ada's case"
+    expect(bar.locator("span[title*='keys edit']")).to_have_attribute("title", tip)
     _keys_ready(page)
     page.keyboard.press("n")
     expect(bar.locator("textarea")).to_be_focused()
