@@ -88,13 +88,15 @@ _CSS = f"""<style>
 </style>"""
 
 
-def _keys(queue_id: str) -> None:
+def _keys(queue_id: str, stored_note: str) -> None:
     """The key listener, once per page (in the sidebar: a zero-height element costs no room).
     Drawn after the whole bar, with a new token each run: the listener knows that the run of
-    its last key has drawn every control of the bar (a run stopped early by a step draws none)."""
+    its last key has drawn every control of the bar (a run stopped early by a step draws none).
+    `stored_note`: the note of the item's case as stored, which `n` starts a new line after."""
     mount = registered("rte_triage_keys", lambda: _JS_FILE.read_text(encoding="utf-8"))
+    data = {"qid": queue_id, "run": uuid.uuid4().hex, "stored": stored_note}
     with st.sidebar:
-        mount(key="rte_triage_keys", data={"qid": queue_id, "run": uuid.uuid4().hex}, height=0)
+        mount(key="rte_triage_keys", data=data, height=0)
 
 
 def _step_to(pos: int) -> None:
@@ -281,7 +283,7 @@ def triage_bar(here: str = "") -> None:
         return
     with st.container(border=True, key=BAR_KEY):
         _bar(book, queue, pos, case, n_cases, done)
-    _keys(queue.id)
+    _keys(queue.id, case.note if case is not None else "")
     if not presenting():  # the view's item below the bar, as present mode brings it
         focus_evidence(EVIDENCE_PREFIX, nonce=f"{queue.id}:{pos}", key="tq_focus")
 

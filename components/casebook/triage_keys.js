@@ -129,9 +129,10 @@ function apply(action) {
     if (note.disabled && !connected()) return null; // reconnecting: wait for it
     if (note.disabled) return false; // a read-only casebook: no note to write, keys stay keys
     state.noteMode = true;
-    // a case's note already there: what is typed starts on a line of its own (the save trims
-    // a line left empty)
-    const more = note.value && !note.value.endsWith("\n") ? "\n" : "";
+    // the stored note of the item's case, as loaded: what is typed starts on a line of its own
+    // (the save trims a line left empty); a note of one's own being written is carried on
+    const stored = note.value && note.value === state.stored;
+    const more = stored && !note.value.endsWith("\n") ? "\n" : "";
     editNote((text) => (text.startsWith(note.value) ? note.value + more + text.slice(note.value.length) : text));
     return false;
   }
@@ -322,6 +323,7 @@ export default function (component) {
   if (d.qid) state.qid = d.qid;
   if (d.run && d.run !== state.run) record("token", d.run);
   if (d.run) state.run = d.run;
+  state.stored = typeof d.stored === "string" ? d.stored : "";
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
     // when a run starts or ends: a key waits until none has for IDLE_MS

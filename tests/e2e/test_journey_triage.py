@@ -477,7 +477,18 @@ def test_a_note_typed_and_left_at_once_is_saved(browser: Browser, server: str, d
     assert case.tags == (tag_suggestions("parason")[1],) and case.verdict == "confirmed"
     page.keyboard.press("j")  # the keys after the Escape are keys, not the note's text
     expect(_position(page)).to_have_text(f"3 of {n}")
-    expect(page.locator(".st-key-tq_bar textarea")).to_have_value("")
+    note = page.locator(".st-key-tq_bar textarea")
+    expect(note).to_have_value("")
+    # a note of one's own, left and taken up again, carries on (no line break: no stored note)
+    page.keyboard.press("n")
+    expect(note).to_be_focused()
+    page.keyboard.type("one")
+    page.keyboard.press("Escape")
+    expect(note).not_to_be_focused()
+    page.keyboard.press("n")
+    expect(note).to_be_focused()
+    page.keyboard.type(" two")
+    expect(note).to_have_value("one two")
     no_exception(page)
     page.context.close()
 
