@@ -42,7 +42,7 @@ _MARS_BUILD = "analysis.mars.feature_files.feature_paths"
 
 PARASON_METRICS = DerivedTable(
     name="parason-metrics",
-    version=2,
+    version=3,  # 3: each stage's longest thread (`longest`), which a lens opens
     dataset=PARASON.name,
     inputs=("sft-1x/train.parquet", "sft-8x/train.parquet"),
     params=("counter",),

@@ -48,7 +48,8 @@ def load(paths: Sequence[Path], part: str, progress: ProgressFn | None = None) -
 
 
 def _stages(m: pl.DataFrame) -> pl.DataFrame:
-    """One row per top-level stage: uuid, subset, stage (0-based), branches, kind, imbalance."""
+    """One row per top-level stage: uuid, subset, stage (0-based), branches, kind, imbalance,
+    its longest thread."""
     return (
         m.select(
             "uuid",
@@ -57,9 +58,10 @@ def _stages(m: pl.DataFrame) -> pl.DataFrame:
             pl.col("branches"),
             pl.col("block_kinds").alias("kind"),
             pl.col("imbalance"),
+            pl.col("longest"),
         )
         .with_columns(stage=pl.int_ranges(0, pl.col("branches").list.len()))
-        .explode("branches", "kind", "imbalance", "stage")
+        .explode("branches", "kind", "imbalance", "longest", "stage")
         .filter(pl.col("stage").is_not_null())
     )
 
@@ -76,7 +78,8 @@ def imbalanced_stages(t: ParasonLensTables) -> pl.DataFrame:
         "subset",
         "uuid",
         pl.col("stage").cast(pl.Int64),
-        node=pl.format("b{}t0", "stage"),
+        # the longest branch: the one the stage waits for, which the "why" names
+        node=pl.format("b{}t{}", "stage", pl.col("longest").fill_null(0)),
         label=pl.format(
             "{} {} · stage {}", "subset", pl.col("uuid").str.slice(0, 8), pl.col("stage") + 1
         ),

@@ -66,6 +66,7 @@ class StageStats:
     critical: float  # s + max cp(thread)
     block_speedup: float
     imbalance: float | None
+    longest: int | None  # the index of the longest thread (the first of equals): what waits
 
 
 @dataclass(slots=True)
@@ -88,6 +89,7 @@ class Metrics:
     kind_mix: str
     block_speedup: list[float]
     imbalance: list[float | None]
+    longest: list[int | None]
     depth: int
     valid: bool
     warning_codes: list[str]  # codes of warning severity (invalid data)
@@ -183,6 +185,7 @@ def compute_metrics(
                 critical=crit,
                 block_speedup=(total / crit) if crit > 0 else 1.0,
                 imbalance=(max(totals) / mean_t) if totals and mean_t > 0 else None,
+                longest=totals.index(max(totals)) if totals else None,
             )
         )
     C = max(0.0, outside) + crit_blocks
@@ -210,6 +213,7 @@ def compute_metrics(
         kind_mix=kind_mix(block_kinds),
         block_speedup=[st.block_speedup for st in stats],
         imbalance=[st.imbalance for st in stats],
+        longest=[st.longest for st in stats],
         depth=_max_depth(traj.blocks),
         valid=traj.valid,
         warning_codes=[c for c in warn_codes if WARNING_CODES[c][0] == "warning"],

@@ -52,6 +52,7 @@ SCHEMA: dict[str, pl.DataType] = {
     "trial_ratio": pl.Float64(),
     "block_speedup": pl.List(pl.Float64()),
     "imbalance": pl.List(pl.Float64()),
+    "longest": pl.List(pl.Int64()),  # per stage, the longest thread's index
     "depth": pl.Int64(),
     "valid": pl.Boolean(),
     "n_warnings": pl.Int64(),

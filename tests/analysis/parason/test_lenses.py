@@ -21,6 +21,7 @@ METRICS_SCHEMA = {
     "branches": pl.List(pl.Int64),
     "block_kinds": pl.List(pl.String),
     "imbalance": pl.List(pl.Float64),
+    "longest": pl.List(pl.Int64),
 }
 
 
@@ -29,20 +30,22 @@ def _tables(metrics: list[dict], trials: list[dict] | None = None) -> ParasonLen
     return ParasonLensTables("sft-1x", m, pl.DataFrame(trials or [], schema=SCHEMA))
 
 
-def _m(uuid: str, stages: list[tuple[int, str, float | None]]) -> dict:
+def _m(uuid: str, stages: list[tuple]) -> dict:
+    """Stages as (branches, kind, imbalance[, longest thread, 0 when left out])."""
     return {
         "uuid": uuid,
         "question": "q",
         "branches": [s[0] for s in stages],
         "block_kinds": [s[1] for s in stages],
         "imbalance": [s[2] for s in stages],
+        "longest": [s[3] if len(s) > 3 else 0 for s in stages],
     }
 
 
 def test_imbalanced_stages_have_two_branches_and_a_ratio_of_at_least_1_5() -> None:
     t = _tables(
         [
-            _m("u1", [(2, "trial", 1.2), (3, "subtask", 1.5), (4, "subtask", 2.5)]),
+            _m("u1", [(2, "trial", 1.2), (3, "subtask", 1.5), (4, "subtask", 2.5, 3)]),
             _m("u2", [(1, "subtask", 1.0), (2, "trial", 1.8), (2, "trial", None)]),
             _m("u3", []),  # no stage at all
         ]
@@ -59,7 +62,7 @@ def test_imbalanced_stages_have_two_branches_and_a_ratio_of_at_least_1_5() -> No
         ("view", "Trajectory"),
         ("subset", "sft-1x"),
         ("uuid", "u1"),
-        ("node", "b2t0"),
+        ("node", "b2t3"),  # the longest branch, the one the stage waits for
     )
     assert item_keys(lens, items.row(0, named=True)) == {
         "subset": "sft-1x",

@@ -109,6 +109,7 @@ def test_hand_counted_placement():
     assert m.C == 9 + 14 + 4 == 27
     assert m.stage_stats[0].s == 14
     assert m.stage_stats[0].thread_tokens == [4, 2]
+    assert m.longest == [0]  # the first thread is the longer: the stage waits for it
     assert m.parallel_ratio == pytest.approx(20 / 29)
     assert m.trial_ratio == pytest.approx(6 / 29)
     assert published_counts(response_tokens(text)) == (29, 27, 20)
@@ -128,3 +129,14 @@ def test_wrappers_are_charged_to_fork_and_join():
         ("</Parallel>", "s1"),
     }
     assert re.fullmatch(r"\s*1: x\s*", tr.node_text("b0t0"))
+
+
+def test_the_longest_thread_is_the_one_the_stage_waits_for():
+    """A lens opens a stage at its longest thread (`Metrics.longest`): here the second."""
+    text = (
+        f"{ASSISTANT}<think>\n<Parallel>\n<Thread>\n1: x</Thread>\n<Thread>\n2: y y y y</Thread>\n"
+        "<Thread>\n3: z z</Thread>\n</Parallel>\n</think>\n\n\\boxed{3}<|im_end|>"
+    )
+    m = compute_metrics(parse(text), WORDS)
+    tokens = m.stage_stats[0].thread_tokens
+    assert m.longest == [tokens.index(max(tokens))] == [1]
