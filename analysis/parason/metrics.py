@@ -66,7 +66,7 @@ class StageStats:
     critical: float  # s + max cp(thread)
     block_speedup: float
     imbalance: float | None
-    longest: int | None  # the index of the longest thread (the first of equals): what waits
+    longest: int | None = None  # the longest thread (the first of equals): what the stage waits for
 
 
 @dataclass(slots=True)
