@@ -10,22 +10,26 @@ from analysis.search.results import Hit
 from cache.casebook.queue_items import QueueItem
 
 
-def queue_items(hits: Iterable[Hit]) -> list[QueueItem]:
-    """One `QueueItem` per distinct (dataset, file, item), at its first hit."""
+def first_hits(hits: Iterable[Hit]) -> list[Hit]:
+    """The first hit of each distinct (dataset, file, item), in result order."""
     seen: set[tuple[str, str, str]] = set()
     out = []
     for h in hits:
         key = (h.dataset, h.file, h.item)
-        if key in seen:
-            continue
-        seen.add(key)
-        where = f" · {h.locator}" if h.locator else ""
-        out.append(
-            QueueItem(
-                view=h.view,
-                query=h.query,
-                item=dict(h.keys),
-                label=f"{h.label}{where}",
-            )
-        )
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
     return out
+
+
+def queue_items(hits: Iterable[Hit]) -> list[QueueItem]:
+    """One `QueueItem` per distinct (dataset, file, item), at its first hit."""
+    return [
+        QueueItem(
+            view=h.view,
+            query=h.query,
+            item=dict(h.keys),
+            label=f"{h.label} · {h.locator}" if h.locator else h.label,
+        )
+        for h in first_hits(hits)
+    ]

@@ -94,7 +94,7 @@ def _keys(queue_id: str, stored_note: str) -> None:
     its last key has drawn every control of the bar (a run stopped early by a step draws none).
     `stored_note`: the note of the item's case as stored, which `n` starts a new line after."""
     mount = registered("rte_triage_keys", lambda: _JS_FILE.read_text(encoding="utf-8"))
-    data = {"qid": queue_id, "run": uuid.uuid4().hex, "stored": stored_note}
+    data = {"qid": queue_id, "run": uuid.uuid4().hex, "stored": stored_note, "readonly": readonly()}
     with st.sidebar:
         mount(key="rte_triage_keys", data=data, height=0)
 

@@ -33,11 +33,12 @@ const STEP = "rte_triage_step"; // page_shell.py's TRIAGE_STEP: a queue's page i
 const GIVE_UP_MS = 20000; // a run that never draws the bar again (an error above it) frees the queue
 const IDLE_MS = 120;
 const QUIET_MS = 1500;
+const FILL_MS = 1000;
 const state =
   window.__rteTriage ||
   (window.__rteTriage = {
     queue: [], wait: null, blocked: null, qid: null, typed: "", noteMode: false,
-    run: null, changed: 0, log: [],
+    run: null, changed: 0, log: [], refused: null, stored: "", readonly: false, drawnAt: 0,
   });
 
 function record(what, detail) {
@@ -126,8 +127,12 @@ function apply(action) {
   if (action === "note") {
     const note = noteField();
     if (!note) return null;
-    if (note.disabled && !connected()) return null; // reconnecting: wait for it
-    if (note.disabled) return false; // a read-only casebook: no note to write, keys stay keys
+    // a read-only casebook: no note to write, keys stay keys; else the note is disabled for a
+    // moment (reconnecting, a page still loading): wait for it
+    if (note.disabled) return state.readonly ? false : null;
+    // Streamlit fills a text box whose value the app set just after drawing it: a note that
+    // reads empty right after a run with a stored note is not filled yet (for up to FILL_MS)
+    if (!note.value && state.stored && performance.now() - state.drawnAt < FILL_MS) return null;
     state.noteMode = true;
     // the stored note of the item's case, as loaded: what is typed starts on a line of its own
     // (the save trims a line left empty); a note of one's own being written is carried on
@@ -146,11 +151,10 @@ function apply(action) {
     if (note) note.blur(); // the note's text reaches the server with the save
   }
   record("click", `${name} run=${drawnRun()} script=${running() ? "running" : "idle"}`);
-  const guard = window.__rteGuard; // browser.js: the reader chose to keep unsaved form text
-  if (guard) guard.refused = null; // a mouse click refused before is not this key's
+  state.refused = null; // a mouse click refused before is not this key's
   btn.click();
-  if (guard && guard.refused === btn) {
-    guard.refused = null;
+  if (state.refused === btn) {
+    state.refused = null;
     record("refused", name);
     return false;
   }
@@ -202,6 +206,31 @@ function pump() {
     state.queue.shift();
     if (done) state.wait = { run: drawnRun(), since: Date.now(), at: performance.now() };
   }
+}
+
+const STEPS = ["tq_next", "tq_prev", "tq_end", "tq_save"].map((k) => `${BAR} .st-key-${k} button`)
+  .join(", ");
+const STEP_QUESTION =
+  "Text you typed in a form here (a capture form, even closed) is not saved, and the next item " +
+  "does not keep it. Leave it and go on?";
+
+function askBeforeStep(ev) {
+  // a step draws another item, and with it a new capture form: text in the old one would go
+  // without a word, so a step (key or mouse) asks first, before its click reaches the app (after
+  // it, the run has already dropped the old form); components/common/browser.js keeps the text
+  state.refused = null;
+  const btn = ev.target && ev.target.closest && ev.target.closest(STEPS);
+  const guard = window.__rteGuard;
+  if (!btn || !guard || !guard.unsaved()) return;
+  const next = control("tq_next", "button"); // Save on the last item saves and stays
+  if (btn.closest(".st-key-tq_save") && (!next || next.disabled)) return;
+  if (window.confirm(STEP_QUESTION)) {
+    guard.dirty.clear(); // the reader leaves that text: the page's leave prompt asks no more
+    return;
+  }
+  ev.preventDefault();
+  ev.stopPropagation();
+  state.refused = btn; // `apply`: this key's click did not go to the app
 }
 
 function typing(el) {
@@ -322,8 +351,10 @@ export default function (component) {
   const d = (component && component.data) || {};
   if (d.qid) state.qid = d.qid;
   if (d.run && d.run !== state.run) record("token", d.run);
+  if (d.run && d.run !== state.run) state.drawnAt = performance.now();
   if (d.run) state.run = d.run;
   state.stored = typeof d.stored === "string" ? d.stored : "";
+  state.readonly = d.readonly === true;
   if (!window.__rteTriageKeys) {
     window.__rteTriageKeys = true;
     // when a run starts or ends: a key waits until none has for IDLE_MS
@@ -335,6 +366,7 @@ export default function (component) {
       subtree: true, attributes: true, attributeFilter: ["data-test-script-state"],
     });
     document.addEventListener("keydown", onKey, true); // before the page's own handlers
+    document.addEventListener("click", askBeforeStep, true); // before the app's buttons
     document.addEventListener(
       "pointerdown",
       (ev) => {

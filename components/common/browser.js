@@ -9,12 +9,6 @@ function sameSiteRelative(path) {
   return typeof path === "string" && /^[a-z][a-z0-9_-]*(\?[^#\s\\]*)?$/i.test(path);
 }
 
-const TRIAGE_STEPS = [".st-key-tq_next", ".st-key-tq_prev", ".st-key-tq_end", ".st-key-tq_save"]
-  .map((k) => `${k} button`).join(", ");
-const STEP_QUESTION =
-  "Text you typed in a form here (a capture form, even closed) is not saved, and the next item " +
-  "does not keep it. Leave it and go on?";
-
 function installGuard() {
   // Text typed in a form and not submitted makes leaving the page ask first. A form in a
   // popover (the views' capture forms) leaves the page when its popover closes, while Streamlit
@@ -45,26 +39,7 @@ function installGuard() {
     },
     true,
   );
-  // a triage step (components/casebook/triage_bar.py) draws another item, and with it a new
-  // capture form: text in the old one would go without a word, so the step asks first, before
-  // its click reaches the app (after it, the run has already dropped the old form)
-  document.addEventListener(
-    "click",
-    (ev) => {
-      g.refused = null;
-      const btn = ev.target && ev.target.closest && ev.target.closest(TRIAGE_STEPS);
-      if (!btn || !g.unsaved()) return;
-      // Save on the last item saves and stays: nothing is dropped
-      const last = document.querySelector(".st-key-tq_next button");
-      if (btn.closest(".st-key-tq_save") && (!last || last.disabled)) return;
-      // the text's entries go by themselves once the step has drawn another item (`unsaved`)
-      if (window.confirm(STEP_QUESTION)) return;
-      ev.preventDefault();
-      ev.stopPropagation();
-      g.refused = btn; // triage_keys.js: this key's click did not go to the app
-    },
-    true,
-  );
+  // whether text typed in a form is still unsaved (the triage keys ask before a step drops it)
   g.unsaved = () => {
     for (const [form, href] of [...g.dirty]) {
       if (!form.isConnected && href !== location.href) g.dirty.delete(form);
@@ -125,17 +100,6 @@ export default function (component) {
   if (typeof d.focus === "string" && d.focus) focusWhenDrawn(d.focus, `${d.focus}:${d.nonce}:${location.search}`);
   if (d.navigate && d.nonce && window.__rteNavigated !== d.nonce && sameSiteRelative(d.navigate)) {
     window.__rteNavigated = d.nonce;
-    const g = window.__rteGuard;
-    // asked here, not by the browser's own leave prompt: a reader who stays must get the page
-    // back (the run that sent this stopped before drawing the view), so the answer is needed.
-    // Only a form still on screen holds its text: one this run did not draw lost it already
-    // (the triage steps ask before their click, while it is there)
-    const shown = g.unsaved() && [...g.dirty.keys()].some((form) => form.isConnected);
-    if (shown && !window.confirm(String(d.ask || ""))) {
-      component.setTriggerValue("stayed", d.nonce); // a new run draws this page again
-      return;
-    }
-    g.leaving = true; // asked already (or nothing to ask)
     // this page is being left: the triage keys (components/casebook/triage_keys.js) hold their
     // keys for the next page instead of clicking the old page's controls while it unloads
     window.__rteLeaving = performance.now();

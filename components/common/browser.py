@@ -19,8 +19,6 @@ from components.common.registered import joined_js, registered
 
 COMPONENT = "rte_browser"
 AUTHOR_COOKIE = "rte_author"
-STAYED = "rte_stayed"  # the reader chose to stay rather than leave unsaved text
-LEAVE_QUESTION = "Text you typed in a form on this page is not saved. Leave this page anyway?"
 
 
 def _component() -> Any:
@@ -36,28 +34,12 @@ def _mount(key: str, **data: object) -> None:
 def bridge(author: str = "") -> None:
     """Once per run (app.py): the unsaved-text guard, and the author's name into its cookie."""
     _mount("bridge", author=author)
-    if st.session_state.pop(STAYED, False):
-        st.toast(
-            "Stayed on this page: the text you typed is still in its form.",
-            icon=":material/edit_note:",
-        )
-
-
-def _stayed() -> None:
-    st.session_state[STAYED] = True
 
 
 def navigate(path: str) -> None:
     """Load `path` (relative to the app's root, built by the explorer from its own views and
-    URL-encoded keys) in this tab, then stop this run. With text typed in a form and not saved,
-    the browser asks first; a reader who stays gets a new run of this page (`bridge` says so)."""
-    with st.sidebar:
-        _component()(
-            key="rte_browser_navigate",
-            data={"navigate": path, "nonce": uuid.uuid4().hex, "ask": LEAVE_QUESTION},
-            height=0,
-            on_stayed_change=_stayed,
-        )
+    URL-encoded keys) in this tab, then stop this run."""
+    _mount("navigate", navigate=path, nonce=uuid.uuid4().hex)
     st.caption("Opening…")
     st.stop()
 

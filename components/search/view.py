@@ -13,7 +13,7 @@ from analysis.search import worker
 from analysis.search.corpus import Corpus
 from analysis.search.engine import Filters
 from analysis.search.query import Compiled, Query, QueryError, compile_query
-from analysis.search.queue import queue_items
+from analysis.search.queue import first_hits, queue_items
 from analysis.search.results import (
     TRY_INSTEAD,
     Counts,
@@ -350,12 +350,10 @@ def _queue_of(hits: list[Hit], case_sensitive: bool) -> list[QueueItem]:
     """One queue stop per dataset item of `hits`, each carrying the sidebar's sources and, as
     the hit's own link does, the text matched at its first hit, marked where the item opens."""
     views = dataset_view_names()
-    first: dict[tuple[str, str, str], Hit] = {}
-    for h in hits:
-        first.setdefault((h.dataset, h.file, h.item), h)
+    firsts = first_hits(hits)
     return [
         replace(i, query=(*i.query, *mark_pairs(h.match, case_sensitive).items(), *source_pairs()))
-        for i, h in zip(queue_items(hits), first.values(), strict=True)
+        for i, h in zip(queue_items(firsts), firsts, strict=True)
         if i.view in views
     ]
 
