@@ -523,7 +523,7 @@ def url_multiselect(
     )
     _write_list(key, state_key, value, base)
     if refused:
-        shown = ", ".join(fmt(v) for v in value) or "none"
+        shown = ", ".join(fmt(v) for v in value) or placeholder or "none"  # none: what shows
         say_refused(key, ", ".join(refused), label, shown, one_of([fmt(o) for o in opts]))
     return list(value)
 

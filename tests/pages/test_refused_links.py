@@ -43,6 +43,8 @@ def test_a_dataset_filter_the_search_lacks_is_named(sample_root: Path) -> None:
     assert at.query_params["ds"] in ("MARS", ["MARS"])  # the address keeps what is shown
     at.run()
     assert not _said(at)  # said once, on the run that read the link
+    at = run_page("pages/search.py", q="double-check", ds="Nope")  # nothing left: what shows
+    assert _said(at)[0].endswith("“Datasets” is set to “all datasets”.")
 
 
 def test_a_maths_switch_value_that_is_no_switch_is_named(sample_root: Path) -> None:
