@@ -61,13 +61,14 @@ def lab() -> None:
             pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
     elif name == "Questions":
         picked = None
+        notes_at = st.container()  # a link's refused question or iteration, on the first screen
         with guard("the per-question table", dataset="mars"):
             replayed = st.session_state.get("replay_q")  # marked in the table
             picked = pv.show_per_question(rel, cur, sc, replayed)
         with guard("the replay", dataset="mars"):
             qids = [p.qid for p in preps]
             labels = pv.question_labels(cur, sc)
-            pv.show_replay(rel, src, policy, settings, qids, picked, labels)
+            pv.show_replay(rel, src, policy, settings, qids, picked, labels, notes_at)
     elif name == "Compare":
         with guard("the policy comparison", dataset="mars"):
             pv.show_policy_compare(rel, src, policy, settings, cur)

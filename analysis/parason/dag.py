@@ -28,6 +28,7 @@ __all__ = [
     "node_from_url",
     "node_spans",
     "stage_label",
+    "top_stage",
     "url_node",
 ]
 
@@ -66,6 +67,14 @@ def node_from_url(raw: str | None) -> str | None:
         return raw
     out = "".join(("b" if i % 2 == 0 else "t") + str(n) for i, n in enumerate(nums))
     return out + (":" + suffix if suffix else "")
+
+
+def top_stage(node: str | None) -> int | None:
+    """The 0-based top-level stage a parser node id lies in (a nested node's outer stage), or
+    None for a segment, the answer or an id that is not a stage's. Why: a linked node's stage is
+    the one the stage picker should offer first."""
+    m = _INTERNAL_NODE.match(node or "")
+    return int(m.group(1)) if m else None
 
 
 def stage_label(prefix: str) -> str:

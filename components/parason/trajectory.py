@@ -11,6 +11,7 @@ import polars as pl
 import streamlit as st
 
 from analysis.parason.analyse import analyse_row
+from analysis.parason.dag import top_stage
 from analysis.parason.metrics import PLACEMENT, Metrics
 from analysis.parason.parse import Trajectory
 from analysis.parason.tables import (
@@ -277,10 +278,16 @@ def _trajectory_capture(case: CaseContext, m: Metrics, correctness: object) -> N
     cases_here(DATASET, item, key="pa_traj")
 
 
-def _stage_capture(case: CaseContext, m: Metrics) -> None:
-    """A stage picker and its "Add stage" control, above the stage table."""
+def _stage_capture(case: CaseContext, m: Metrics, node: str | None) -> None:
+    """A stage picker and its "Add stage" control, above the stage table. The picker moves to the
+    selected node's stage when the node changes (a lens's link, a click on the DAG), and is the
+    reader's own while the node stays."""
     stats = {s.stage: s for s in m.stage_stats}
     pick_key = f"pa_stage_{case.subset}_{case.uid}"
+    stage, seen_key = top_stage(node), f"{pick_key}_node"
+    if stage in stats and st.session_state.get(seen_key) != node:
+        st.session_state[pick_key] = stage
+    st.session_state[seen_key] = node
     picked = st.selectbox(
         "Stage",
         list(stats),
@@ -395,5 +402,5 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
             with st.container(horizontal=True, vertical_alignment="center"):
                 st.markdown("**Stages**", width="content")
                 with guard("the stage's casebook control", dataset=DATASET):
-                    _stage_capture(case, m)
+                    _stage_capture(case, m, node)
             st.markdown(md_frame(frame, formats=STAGE_FORMATS))

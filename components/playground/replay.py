@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from analysis.playground import Diagnostics, Policy, QuestionResult, SimSettings
 from analysis.playground.explain import ThresholdParts, threshold_parts
@@ -51,9 +52,11 @@ def show_replay(
     qids: list[int],
     picked: int | None,
     labels: Mapping[int, str] | None = None,
+    notes_at: DeltaGenerator | None = None,
 ) -> None:
     """One iteration of one question, step by step; `labels` name the questions in the
-    picker (default: Q<n>)."""
+    picker (default: Q<n>). `notes_at`: where a link's refused question or iteration is said
+    (the tab's top, so it is on the first screen; the replay sits below the table)."""
     st.subheader("Replay one bootstrap iteration")
     if policy.sequential:
         st.caption(
@@ -85,9 +88,10 @@ def show_replay(
         it = int(url_slider("bootstrap iteration", ITERATION, 0, last, 1, disabled=last == 0))
     DL.remember("qid", raw_q, raw_q is None or raw_q in {str(q) for q in qids}, f"Q{qid}")
     have = f"questions {qids[0]}–{qids[-1]}" if len(qids) > 1 else f"only question {qids[0]}"
-    DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
     DL.remember("it", raw_it, raw_it is None or (raw_it.isdigit() and int(raw_it) <= last), f"{it}")
-    DL.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
+    with notes_at if notes_at is not None else st.container():
+        DL.show("qid", QID_NOTE.replace("{have}", have), f"Q{qid}")
+        DL.show("it", IT_NOTE.replace("{last}", str(last)), f"{it}")
     res, diag = pc.replayed(rel, src, policy, settings, qid, it)
     proxy = policy.replay_proxy()
     ans = res.answer_text(0)

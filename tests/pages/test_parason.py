@@ -613,6 +613,22 @@ def test_capture_a_node_and_a_stage(db: str) -> None:
     assert not [t for t in at.text_input if (t.key or "").startswith("cb_pa_node_")]
 
 
+def test_the_stage_picker_follows_the_selected_nodes_stage(db: str) -> None:
+    """A lens links a stage's longest branch: "Add stage" starts on that stage, the reader's own
+    pick holds while the node stays, and a new node moves the picker to its stage."""
+    key = f"pa_stage_sft-1x_{FOUR}"
+    at = _app({"uuid": FOUR, "node": "3.1"})
+    assert at.selectbox(key=key).value == 2
+    at.selectbox(key=key).select(0).run()
+    assert at.selectbox(key=key).value == 0
+    at.query_params["node"] = "2.1"
+    at.run()
+    assert at.selectbox(key=key).value == 1
+    at.query_params["node"] = "answer"  # no stage: the picker keeps what it shows
+    at.run()
+    assert at.selectbox(key=key).value == 1 and not at.exception
+
+
 def test_capture_a_pair(db: str) -> None:
     at = _app({"uuid": FOUR, "view": "1x vs 8x"})
     _save_case(at, f"pa_pair_{FOUR}", "8x adds 12 trials")

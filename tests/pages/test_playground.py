@@ -757,6 +757,26 @@ def test_a_bad_deep_link_says_what_was_asked_and_what_is_shown(
     assert _link_notes(at), "the note stays while the fallback is shown"
 
 
+def _in_order(block) -> list:  # type: ignore[no-untyped-def]
+    """The page's elements in the order they are drawn (depth first)."""
+    out = []
+    for child in getattr(block, "children", {}).values():
+        out.append(child)
+        out.extend(_in_order(child))
+    return out
+
+
+@pytest.mark.parametrize("params", [{"qid": "999"}, {"it": "99"}])
+def test_a_refused_replay_link_is_said_above_the_table(open_app, params: dict[str, str]) -> None:
+    """The replay sits below the per-question table, off the first screen: a note about the
+    question or iteration the link asked for is said at the tab's top, above the table."""
+    at = open_app(budget="16", **params)
+    said = [str(getattr(e, "value", "")) for e in _in_order(at.main)]
+    note = next(i for i, text in enumerate(said) if "The link asks" in text)
+    table = said.index("Per question, next to self-consistency")
+    assert note < table < said.index("Replay one bootstrap iteration")
+
+
 def test_a_link_opens_the_tab_it_names_and_a_replay_link_opens_the_replay(open_app) -> None:
     """`?view=` opens that tab; a link naming a question or an iteration to replay (a replay
     case's link) opens the Questions tab; a bad tab name falls back to the frontier."""

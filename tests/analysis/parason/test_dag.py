@@ -10,6 +10,7 @@ from analysis.parason.dag import (
     layout,
     node_from_url,
     stage_label,
+    top_stage,
     url_node,
 )
 from analysis.parason.metrics import compute_metrics
@@ -138,6 +139,15 @@ def test_url_node_ids_are_one_based_and_old_ids_still_open(internal: str, url: s
     assert url_node(internal) == url
     assert node_from_url(url) == internal
     assert node_from_url(internal) == internal  # an old 0-based link (casebook cases keep them)
+
+
+@pytest.mark.parametrize(
+    ("node", "stage"),
+    [("b1t2", 1), ("b3:more", 3), ("b0t2b1t0", 0), ("b12:fork", 12), ("s0", None), ("answer", None)]
+    + [("2.3", None), (None, None), ("b1", None)],
+)
+def test_a_nodes_top_stage_is_its_outer_blocks_index(node: str | None, stage: int | None) -> None:
+    assert top_stage(node) == stage
 
 
 @pytest.mark.parametrize("raw", ["0.1", "2", "2.3.fork", "1.2.3", "nonsense", "2.x", ""])
