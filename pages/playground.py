@@ -37,6 +37,7 @@ with c2:
 @st.fragment
 def lab() -> None:
     """Parameters and results: moving a slider reruns only this fragment."""
+    notes_at = pv.replay_note_slot()  # inside the fragment, which may write to it on its reruns
     ok = False
     with guard("the simulation", dataset="mars"):
         policy = policy_params(method)
@@ -61,7 +62,6 @@ def lab() -> None:
             pv.show_frontier(policy, cur, runs.sweep_pts, runs.label, runs.others)
     elif name == "Questions":
         picked = None
-        notes_at = st.container()  # a link's refused question or iteration, on the first screen
         with guard("the per-question table", dataset="mars"):
             replayed = st.session_state.get("replay_q")  # marked in the table
             picked = pv.show_per_question(rel, cur, sc, replayed)

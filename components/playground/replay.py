@@ -44,6 +44,12 @@ def default_question(qids: list[int]) -> int | None:
     return QID.read() if QID.read() in qids else (qids[0] if qids else None)
 
 
+def replay_note_slot() -> DeltaGenerator | None:
+    """A place near the top of the page for the replay's notes on a link's question or iteration
+    (the replay itself is far below the first screen), made only when the link names either."""
+    return st.container() if DL.asked(QID.key) or DL.asked(ITERATION_KEY) else None
+
+
 def show_replay(
     rel: str,
     src: SourceConfig,

@@ -11,7 +11,7 @@ from components.playground.frontier import show_frontier
 from components.playground.per_question import question_labels, show_per_question
 from components.playground.policy_compare import show_policy_compare
 from components.playground.reference import show_downloads, show_reference
-from components.playground.replay import show_replay
+from components.playground.replay import replay_note_slot, show_replay
 from components.playground.runs import RunSet, run_set
 from components.playground.summary import show_notes, show_summary, untruncated_savings_pct
 from components.playground.tabs import TABS, TABS_KEY, result_tab
@@ -29,6 +29,7 @@ __all__ = [
     "show_per_question",
     "show_policy_compare",
     "show_reference",
+    "replay_note_slot",
     "show_replay",
     "show_run_cases",
     "show_summary",

@@ -767,14 +767,19 @@ def _in_order(block) -> list:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("params", [{"qid": "999"}, {"it": "99"}])
-def test_a_refused_replay_link_is_said_above_the_table(open_app, params: dict[str, str]) -> None:
-    """The replay sits below the per-question table, off the first screen: a note about the
-    question or iteration the link asked for is said at the tab's top, above the table."""
+def test_a_refused_replay_link_is_said_near_the_top(open_app, params: dict[str, str]) -> None:
+    """The replay sits below the summary and the per-question table, off the first screen: a
+    note about the question or iteration the link asked for is said above the policy's
+    parameters, and stays there on the fragment's reruns (a slider moved)."""
     at = open_app(budget="16", **params)
     said = [str(getattr(e, "value", "")) for e in _in_order(at.main)]
     note = next(i for i, text in enumerate(said) if "The link asks" in text)
-    table = said.index("Per question, next to self-consistency")
-    assert note < table < said.index("Replay one bootstrap iteration")
+    keys = [getattr(e, "key", None) for e in _in_order(at.main)]
+    assert (
+        note < keys.index("_sel_gamma_pick") < said.index("Per question, next to self-consistency")
+    )
+    at.number_input(key="iters").set_value(8).run()  # the fragment reruns
+    assert not at.exception and _link_notes(at)
 
 
 def test_a_link_opens_the_tab_it_names_and_a_replay_link_opens_the_replay(open_app) -> None:
