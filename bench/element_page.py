@@ -110,6 +110,18 @@ def _popover() -> None:
         st.write("inside")
 
 
+def _capture_popover() -> None:
+    """A popover holding a capture form, as every view's "Add to casebook" control draws it."""
+    with st.popover("Add to casebook"), st.form("bench_capture", border=False):
+        st.text_input("Title", value="DeepSeek-R1-0528-Qwen3-8B · AIME 2025 · Q0")
+        tags, verdict = st.columns([3, 2])
+        tags.multiselect("Tags", OPTIONS, accept_new_options=True)
+        verdict.selectbox("Verdict", [None, "confirmed", "rejected"])
+        st.text_area("Note (Markdown)", height=100)
+        st.text_input("Your name")
+        st.form_submit_button("Save case", type="primary")
+
+
 def _navigation_pages() -> list[st.Page]:
     return [st.Page(_home, title="Home", url_path="home", default=True)] + [
         st.Page(_home, title=f"View {i}", url_path=f"view{i}") for i in range(1, 8)
@@ -162,6 +174,7 @@ PARTS: dict[str, Callable[[], None]] = {
     "light select, then light tabs (ours)": lambda: (PARTS["light select (ours)"](), _light_tabs()),
     "3 expanders": _expanders,
     "popover": _popover,
+    "capture popover (a form inside)": _capture_popover,
     "3 x 3 columns": _columns,
     "horizontal container": _horizontal,
     "bordered container": lambda: st.container(border=True).write("inside"),
