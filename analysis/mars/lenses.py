@@ -52,17 +52,14 @@ def load(paths: Sequence[Path], part: str, progress: ProgressFn | None = None) -
     return MarsLensTables(part, s.features.select(COLUMNS), groups)
 
 
-def _bench(file: str) -> str:
-    """The benchmark part of a file's label ("AIME 2025"), else the file name."""
-    label = MARS_FILES.get(file, ("", "", file))[2]
-    return label.rsplit(" · ", 1)[-1]
-
-
 def _with_keys(frame: pl.DataFrame, file: str) -> pl.DataFrame:
-    bench = _bench(file)
+    """The item's label names the model as the view's own capture does ("DeepSeek-R1-0528-
+    Qwen3-8B · AIME 2025 · Q3 · trace 17"): it becomes a triage case's title, and every model
+    has a question 3 and a trace 17."""
+    model_bench = MARS_FILES.get(file, ("", "", file))[2]
     return frame.with_columns(
         file=pl.lit(file),
-        label=pl.format(f"{bench} q{{}} · trace {{}}", "qid", "trace_idx"),
+        label=pl.format(f"{model_bench} · Q{{}} · trace {{}}", "qid", "trace_idx"),
     )
 
 
@@ -89,7 +86,7 @@ def confidently_wrong(t: MarsLensTables) -> pl.DataFrame:
         [pl.col("tail") - pl.col("cut"), "qid", "trace_idx"], descending=[True, False, False]
     )
     why = pl.format(
-        "tail conf. {} ≥ {} (q{}'s top 10 %) · answered {}, truth {}",
+        "tail conf. {} ≥ {} (Q{}'s top 10 %) · answered {}, truth {}",
         pl.col("tail").round(2),
         pl.col("cut").round(2),
         "qid",

@@ -14,5 +14,5 @@ class QueueItem:
     view: str  # an explorer view name (`cache.datasets.view_names()`), e.g. "mars"
     query: tuple[tuple[str, str], ...] = ()  # the view's URL keys that open the item
     item: dict[str, str] = field(default_factory=dict)  # a captured case's item keys
-    label: str = ""  # how the queue names it ("AIME 2025 q3 · trace 17")
+    label: str = ""  # how the queue names it ("… · AIME 2025 · Q3 · trace 17")
     source: dict[str, str] = field(default_factory=dict)  # the data source, as a case stores it

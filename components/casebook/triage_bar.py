@@ -168,8 +168,12 @@ def items_with_cases(book: CaseStore, queue: Queue) -> set[int]:
     return {n for n, i in enumerate(queue.items) if frozenset(i.item.items()) in have}
 
 
+NOTHING_SET = "Nothing was set on item {at} (no tag, verdict or note)"
+
+
 def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> None:
-    """Save (Enter, the Save button): edit the item's case or add one, then move on."""
+    """Save (Enter, the Save button): edit the item's case or add one, then move on. An item
+    with no case and nothing set makes no case (Enter is also how a reader passes an item by)."""
     s = st.session_state
     item = queue.items[pos - 1]
     fid = subject_id(queue, pos, case)
@@ -177,6 +181,11 @@ def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> Non
     verdict = verdict_of(fid)
     note = str(_value(fid, "note") or "").rstrip()  # `n` starts a line after a case's note
     s.pop("tq_error", None)
+    label = item.label or default_title(item.view, item.item)
+    if case is None and not (tags or verdict or note):  # Enter to move on: no empty case
+        s["tq_saved"] = (pos, label, None)
+        _advance(queue, pos)
+        return
     try:
         if case is not None:
             base = int(s.get(form_key(fid, "base"), case.version))
@@ -208,11 +217,16 @@ def save_item(book: CaseStore, queue: Queue, pos: int, case: Case | None) -> Non
         return
     # said on the next item's run (a step that loads another view's page starts a new session,
     # and there the "have cases" count is what tells)
-    s["tq_saved"] = (pos, item.label or default_title(item.view, item.item), case is not None)
+    s["tq_saved"] = (pos, label, case is not None)
+    _advance(queue, pos)
+
+
+def _advance(queue: Queue, pos: int) -> None:
+    """After a save: the next item, or the queue's end."""
     if pos < queue.size:
-        s["tq_go"] = pos + 1
+        st.session_state["tq_go"] = pos + 1
     else:
-        s["tq_done"] = True
+        st.session_state["tq_done"] = True
 
 
 def _position(book: CaseStore, queue: Queue) -> int:
@@ -398,7 +412,8 @@ def _bar(
         st.button(
             "Save (Enter)", key="tq_save", type="primary", disabled=ro,
             on_click=save_item, args=(book, queue, pos, case),
-            help="Save the case and open the next item",
+            help="Save the case and open the next item (with no tag, verdict or note set, no "
+            "case is made: Enter just moves on)",
         )  # fmt: skip
     err = s.get("tq_error")
     if isinstance(err, MissingAuthor) and author():
@@ -407,13 +422,22 @@ def _bar(
     if isinstance(err, DataError):
         show_error(err, key="tq")
     saved = s.pop("tq_saved", None)
+    at, what, edited = saved if saved is not None else (0, "", False)
     if saved is not None and not s.get("tq_done"):
-        at, what, edited = saved
         st.toast(
-            f"{'Updated' if edited else 'Saved'} the case on item {at}: {md_text(what, 80)}",
-            icon=":material/check:",
+            f"{NOTHING_SET.format(at=at)}: moved on without a case."
+            if edited is None
+            else f"{'Updated' if edited else 'Saved'} the case on item {at}: {md_text(what, 80)}",
+            icon=":material/skip_next:" if edited is None else ":material/check:",
         )
     if s.pop("tq_done", False):
-        st.success("Saved. That was the last item of this queue.", icon=":material/done_all:")
+        if saved is not None and edited is None:
+            st.info(
+                f"{NOTHING_SET.format(at=at)}, so no case was made. That was the last item of "
+                "this queue.",
+                icon=":material/done_all:",
+            )
+        else:
+            st.success("Saved. That was the last item of this queue.", icon=":material/done_all:")
     if case is not None:
         conflict_block(book, case)

@@ -170,7 +170,16 @@ def test_j13_triage_a_filtered_table(
     page.reload()
     expect(_position(page)).to_have_text(f"3 of {n}")
     expect(bar).to_contain_text(f"1 of {n} have cases")
-    # 6. the saved case is in the casebook with its tag, verdict and note
+    # 6. Enter on an item with nothing set passes it by, and makes no empty case
+    settled(page)
+    page.keyboard.press("Enter")
+    expect(_position(page)).to_have_text(f"4 of {n}")
+    expect(page.get_by_test_id("stToast")).to_contain_text(
+        "Nothing was set on item 3 (no tag, verdict or note): moved on without a case."
+    )
+    expect(bar).to_contain_text(f"1 of {n} have cases")
+    assert len(store.list_cases(author=f"J13 {vp_id(viewport)}")) == 1
+    # 7. the saved case is in the casebook with its tag, verdict and note
     open_url(page, f"{server}/casebook?case={case.id}")
     panel = page.locator(".st-key-cb_case_panel")
     expect(panel).to_contain_text(tag)

@@ -100,6 +100,31 @@ def test_keys_then_save_write_a_real_case_and_move_on(db: str, sample_root: Path
     assert c.title == _items()[0].label and dict(c.query) == {"file": FILE, "qid": "0"}
 
 
+def test_enter_on_an_item_with_nothing_set_moves_on_without_a_case(
+    db: str, sample_root: Path
+) -> None:
+    """Enter is how a reader passes an item by: with no tag, verdict or note set and no case
+    there, it makes no empty case, says so, and opens the next item; on the last item it says
+    the queue is done without claiming a save."""
+    s = open_store(db)
+    q = s.create_queue("t", "lens: flips", _items())
+    at = bar_app(triage=q.id, tpos="1")
+    at = _button(at, "tq_save").click().run()  # Enter
+    assert not at.exception and s.count() == 0
+    assert "Opening…" in [c.value for c in at.caption]  # the next item's page (the toast: J13)
+    at = bar_app(triage=q.id, tpos="3")
+    at = _button(at, "tq_save").click().run()
+    assert s.count() == 0 and not at.success
+    (said,) = [i.value for i in at.info if "last item" in i.value]
+    assert said.startswith("Nothing was set on item 3 (no tag, verdict or note), so no case")
+    # a verdict alone is something: a case is made
+    at = bar_app(triage=q.id, tpos="2")
+    at = _button(at, "tq_verdict").click().run()
+    at = _button(at, "tq_save").click().run()
+    (c,) = s.list_cases()
+    assert c.verdict == "confirmed" and c.item == _items()[1].item
+
+
 def test_an_item_with_a_case_is_edited_and_a_conflict_shows_both(
     db: str, sample_root: Path
 ) -> None:
@@ -186,6 +211,7 @@ def test_a_new_case_needs_a_name_asked_in_the_bar(
     q = open_store(db).create_queue("t", "search: x", _items())
     at = bar_app(triage=q.id, tpos="1")
     assert at.text_input(key="tq_author") is not None
+    at = _button(at, "tq_verdict").click().run()  # something to save
     at = _button(at, "tq_save").click().run()
     errors = [e.value for e in at.error if "needs an author" in e.value]
     assert len(errors) == 1 and errors[0].startswith("**Who is writing?** "), errors

@@ -61,8 +61,8 @@ def test_confidently_wrong_takes_wrong_traces_at_or_above_the_questions_90th_per
     out = confidently_wrong(tables)
     assert out.select("qid", "trace_idx").rows() == [(0, 9)]
     row = out.row(0, named=True)
-    assert row["file"] == FILE and row["label"] == "AIME 2025 q0 · trace 9"
-    assert row["why"] == "tail conf. 10.0 ≥ 9.1 (q0's top 10 %) · answered 9, truth 7"
+    assert row["file"] == FILE and row["label"] == "Qwen3-32B · AIME 2025 · Q0 · trace 9"
+    assert row["why"] == "tail conf. 10.0 ≥ 9.1 (Q0's top 10 %) · answered 9, truth 7"
 
 
 def test_confidently_wrong_orders_by_the_margin_above_the_cut() -> None:
@@ -115,7 +115,7 @@ def test_the_items_open_the_trace_on_the_single_trace_tab() -> None:
     (q,) = queue_items(LensResult(lens, items, n, FILE, {"kind": "sample", "file": FILE}))
     assert (q.view, q.label, q.source) == (
         "mars",
-        "AIME 2025 q0 · trace 0",
+        "Qwen3-32B · AIME 2025 · Q0 · trace 0",
         {"kind": "sample", "file": FILE},
     )
 
