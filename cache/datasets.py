@@ -40,6 +40,9 @@ class ViewInfo:
     step_labels: bool = False  # its judged prefix/step cases export as step labels (PRM)
     # `python -m analysis` commands of its slice: (command, module with `register(subparsers)`)
     commands: tuple[tuple[str, str], ...] = ()
+    # "module:function" `(key, value) -> str | None`: how the view writes a case's item key
+    # where it differs from the stored value (a stage stored from 0 is "stage 1"); None: as is
+    shown_item: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ PARASON = DatasetInfo(
                 "parser warning",
             ),
             commands=(("parason-stats", "analysis.parason.cli"),),
+            shown_item="analysis.parason.dag:shown_item_value",
         ),
     ),
     check_columns=check_parason_columns,

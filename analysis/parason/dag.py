@@ -27,6 +27,7 @@ __all__ = [
     "layout",
     "node_from_url",
     "node_spans",
+    "shown_item_value",
     "stage_label",
     "top_stage",
     "url_node",
@@ -75,6 +76,17 @@ def top_stage(node: str | None) -> int | None:
     the one the stage picker should offer first."""
     m = _INTERNAL_NODE.match(node or "")
     return int(m.group(1)) if m else None
+
+
+def shown_item_value(key: str, value: str) -> str | None:
+    """How the view writes a case's item key (`cache.datasets.ViewInfo.shown_item`): a node by
+    its URL id ("2.2", as the case's title and link say, not "b1t1"), a stage counted from 1;
+    None for the others, written as stored."""
+    if key == "node":
+        return url_node(value)
+    if key == "stage" and value.isdigit():
+        return str(int(value) + 1)
+    return None
 
 
 def stage_label(prefix: str) -> str:

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from cache.casebook.errors import InvalidCase
 from cache.casebook.links import case_path, case_views, is_case_view
+from cache.datasets import load_declared, views
 
 MAX_TAGS = 1000
 MAX_TAG_CHARS = 200
@@ -111,13 +112,12 @@ def item_key(item: Mapping[str, str]) -> str:
     return "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in sorted(item.items()))
 
 
-# item keys stored counted from 0 that the views count from 1 ("stage 1" is the first stage)
-_FROM_ONE = frozenset({"stage"})
-
-
-def shown_value(key: str, value: str) -> str:
-    """An item key's value as the views show it: a stage stored as 0 reads "1"."""
-    return str(int(value) + 1) if key in _FROM_ONE and value.isdigit() else value
+def shown_value(key: str, value: str, view: str) -> str:
+    """An item key's value as the case's view writes it (its declared `shown_item`: a Parason
+    stage stored as 0 reads "1", a node "b1t1" reads "2.2"); else as stored."""
+    spec = next((v.shown_item for v in views() if v.name == view), "")
+    shown = load_declared(spec)(key, value) if spec else None
+    return value if shown is None else str(shown)
 
 
 def default_title(dataset: str, item: Mapping[str, str]) -> str:

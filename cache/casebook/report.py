@@ -110,7 +110,7 @@ def case_section(case: Case, base: str = "", maths: bool = False) -> str:
     with `maths` the note's formulas are wrapped for the typesetter."""
     title = esc(case.title or default_title(case.dataset, case.item))
     tags = "".join(f"<span class='tag'>{esc(t)}</span>" for t in case.tags)
-    keys = " · ".join(f"{esc(k)} {esc(shown_value(k, v))}" for k, v in case.item.items())
+    keys = " · ".join(f"{esc(k)} {esc(shown_value(k, v, case.view))}" for k, v in case.item.items())
     figures = "".join(
         f"<tr><td>{esc(k)}</td><td>{_figure(v)}</td></tr>"
         for k, v in snapshot_figures(case.snapshot).items()

@@ -55,7 +55,7 @@ def _verdict_word(snap: dict[str, object]) -> str | None:
 def short_label(case: Case) -> str:
     """What tells a case apart from its neighbours in a list: `Q0 · trace 36 · wrong · 1005`."""
     parts = [
-        _ITEM_WORDS.get(k, k + " {}").format(shown_value(k, v))
+        _ITEM_WORDS.get(k, k + " {}").format(shown_value(k, v, case.view))
         for k, v in case.item.items()
         if k not in _SKIP_ITEM and v != ""
     ]

@@ -157,4 +157,19 @@ def test_a_stage_reads_as_the_views_count_it() -> None:
     html = report_html([case], "r")
     assert "stage 1" in html and "stage 0" not in html
     assert case.item["stage"] == "0"  # stored as before: links and old exports still match
-    assert shown_value("stage", "x") == "x" and shown_value("qid", "0") == "0"
+    assert shown_value("stage", "x", "parason") == "x" and shown_value("qid", "0", "mars") == "0"
+    assert shown_value("stage", "0", "mars") == "0"  # another view's key is its own
+
+
+def test_a_node_reads_as_its_title_and_link_write_it() -> None:
+    """Regression (a walk): a Parason node case's title and link said "2.2", the case list and
+    the report "node b1t1"."""
+    from cache.casebook.model import shown_value
+
+    case = make_case(
+        "parason", "parason", item={"subset": "sft-1x", "uuid": "b4db827a-x", "node": "b1t1"},
+        title="sft-1x · trial 2.2 · Find x",
+    )  # fmt: skip
+    html = report_html([case], "r")
+    assert "node 2.2" in html and "b1t1" not in html
+    assert shown_value("node", "s0", "parason") == "s0"  # a segment keeps its id

@@ -118,3 +118,8 @@ def test_the_case_list_counts_stages_from_one() -> None:
         title="sft-1x b4db827a · stage 1",
     )  # fmt: skip
     assert short_label(case) == "sft-1x · b4db827a · stage 1"
+    node = make_case(
+        "parason", "parason", item={"subset": "sft-1x", "uuid": "b4db827a-x", "node": "b1t1"},
+        title="sft-1x · trial 2.2 · Find x",
+    )  # fmt: skip
+    assert short_label(node) == "sft-1x · b4db827a · node 2.2"  # as the title and link say
