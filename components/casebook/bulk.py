@@ -14,6 +14,7 @@ from cache.errors import DataError
 from components.casebook.case_panel import delete_cases
 from components.casebook.exports import export_buttons
 from components.common.casebook import STEP_VERDICTS, VERDICTS, readonly, tag_suggestions
+from components.common.formatting import counted
 from components.common.guards import show_error
 from components.common.safe_text import md_text
 
@@ -31,7 +32,7 @@ def _apply(book: CaseStore, cases: list[Case], change: dict[str, object]) -> tup
 
 
 def _report(saved: int, conflicts: int, what: str) -> None:
-    msg = f"{what} on {saved} case(s)."
+    msg = f"{what} on {counted(saved, 'case')}."
     if conflicts:
         msg += f" {conflicts} changed meanwhile and were left as they are: open them to retry."
     st.session_state["cb_toast"] = msg
@@ -63,7 +64,7 @@ def _collect(book: CaseStore, cases: list[Case]) -> None:
         return
     for c in cases:
         book.add_to_collection(col.id, c.id)
-    st.session_state["cb_toast"] = f"Added {len(cases)} case(s) to “{col.name}”."
+    st.session_state["cb_toast"] = f"Added {counted(len(cases), 'case')} to “{col.name}”."
 
 
 def bulk_bar(book: CaseStore, cases: list[Case]) -> None:

@@ -23,7 +23,7 @@ from components.casebook.shared import (
     short_label,
 )
 from components.common.casebook import STEP_VERDICTS, VERDICTS, author, author_input, readonly
-from components.common.formatting import DASH
+from components.common.formatting import DASH, counted
 from components.common.guards import show_error
 from components.common.safe_text import md_text
 from components.common.selection import selected_rows
@@ -146,7 +146,7 @@ def render(store: CaseStore) -> None:
         )
         return
     st.caption(
-        f"{len(cases)} case(s). Select a row to open it; select several to tag, judge, collect, "
+        f"{counted(len(cases), 'case')}. Select a row to open it; select several to tag, judge, collect, "
         "export or delete them together."
     )
     event = st.dataframe(

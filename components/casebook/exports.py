@@ -13,6 +13,7 @@ from cache.casebook.io import Format, export_casebook, export_cases, labels_byte
 from cache.casebook.model import Case, Collection
 from components.casebook.report import report_html
 from components.common.downloads import download_file, file_stem
+from components.common.formatting import counted
 from components.common.maths import maths_on
 
 FORMATS: tuple[Format, ...] = ("jsonl", "csv", "parquet")
@@ -60,7 +61,7 @@ def export_buttons(
     with row:
         download_file(
             lambda: report_html(
-                cases, title or f"Casebook: {len(cases)} case(s)", description, maths=maths
+                cases, title or f"Casebook: {counted(len(cases), 'case')}", description, maths=maths
             ).encode(),
             f"{name}_report",
             "html",
@@ -90,7 +91,7 @@ def _label_buttons(cases: list[Case], name: str, key: str) -> None:
             )
     if labels.no_step_index:
         st.caption(
-            f"{labels.no_step_index} labelled step case(s) skipped: no step index (their "
+            f"{counted(labels.no_step_index, 'labelled step case')} skipped: no step index (their "
             "capture stored neither item nor snapshot `step`), so they cannot be joined to "
             "the prefix table. Label those steps again in the FineProofs view to include them."
         )

@@ -10,6 +10,7 @@ from cache.casebook.model import ImportReport
 from cache.casebook.store import CaseStore
 from cache.errors import DataError
 from components.common.casebook import readonly
+from components.common.formatting import counted
 from components.common.guards import show_error
 
 
@@ -26,7 +27,7 @@ def summary(name: str, report: ImportReport) -> str:
         text += " Collections: {} added, {} updated, {} unchanged.".format(*cols)
     if report.collections_kept:
         n = len(report.collections_kept)
-        text += f" {n} collection(s) kept as stored (the copy here is as recent or more)."
+        text += f" {counted(n, 'collection')} kept as stored (the copy here is as recent or more)."
     return text
 
 

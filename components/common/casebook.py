@@ -26,6 +26,7 @@ from cache.errors import DataError
 from cache.sources import SourceConfig
 from components.common.browser import cookie_author
 from components.common.click_text import text_block
+from components.common.formatting import counted
 from components.common.guards import show_error
 from components.common.links import view_href
 from components.common.maths import maths_on
@@ -383,7 +384,9 @@ def cases_here(dataset: str, item: Mapping[str, object], *, key: str) -> None:
         return
     if not cases:
         return
-    with st.expander(f":material/bookmark: {len(cases)} case(s) on this item", expanded=False):
+    with st.expander(
+        f":material/bookmark: {counted(len(cases), 'case')} on this item", expanded=False
+    ):
         maths = maths_on()
         text_block(
             "".join(case_html(c, view_href("casebook", case=c.id), maths) for c in cases),

@@ -10,6 +10,11 @@ import math
 DASH = "–"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in the right number: "1 case", "2 cases", "1,024 hits"."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def _as_float(v: object) -> float | None:
     if v is None or isinstance(v, bool | str):
         return None

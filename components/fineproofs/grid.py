@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from plotly.colors import get_colorscale, sample_colorscale
 
-from components.common.formatting import fmt_num
+from components.common.formatting import counted, fmt_num
 from components.common.safe_text import esc
 from components.common.theme import (
     CASE_ACCENT,
@@ -160,7 +160,7 @@ def overview_grid_html(
                         else ""
                     ),
                     str(c["flags"] or ""),
-                    f"● {n_cases} case(s) in the casebook" if n_cases else "",
+                    f"● {counted(n_cases, 'case')} in the casebook" if n_cases else "",
                     "" if has else "no value here (no grade, or no previous prefix)",
                 ]
             )

@@ -21,7 +21,7 @@ from analysis.mars.features import CURVE_POINTS
 from analysis.mars.summaries import VoteShares
 from analysis.mars.windows import NO_ANSWER
 from components.common import theme
-from components.common.formatting import fmt_kilo, fmt_num
+from components.common.formatting import counted, fmt_kilo, fmt_num
 from components.common.safe_text import esc_hover
 from components.mars.curve_figures import BY_AGREEMENT, BY_CORRECTNESS, PROBE_STYLES
 
@@ -393,7 +393,11 @@ def overview_grid(
             f"<br>majority: {majority}"
             f"<br>{r['n_answers']} distinct answers, {r['n_null']} without answer"
             f"<br>median length right {fmt_kilo(r['median_len_correct'])} · wrong {fmt_kilo(r['median_len_wrong'])}"
-            + (f"<br>{marked[r['qid']]} case(s) in the casebook" if r["qid"] in marked else "")
+            + (
+                f"<br>{counted(marked[r['qid']], 'case')} in the casebook"
+                if r["qid"] in marked
+                else ""
+            )
         )
     fig = go.Figure()
     if selected is not None and selected in set(q.tolist()):

@@ -109,7 +109,8 @@ def _load(
     if src.kind == "hub":
         todo = [rel for rel, _ in have if not _built(rel, src)]
         if todo and not st.button(
-            f"Download and build {len(todo)} more file(s) of this benchmark", key="models_build"
+            f"Download and build {len(todo)} more {'file' if len(todo) == 1 else 'files'} of this benchmark",
+            key="models_build",
         ):
             st.info(
                 "From the Hub, the other models' files are fetched only on request: "

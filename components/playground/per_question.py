@@ -12,7 +12,7 @@ import streamlit as st
 
 from analysis.playground import RunResult
 from analysis.playground.compare import per_question_comparison
-from components.common.formatting import DASH
+from components.common.formatting import DASH, counted
 from components.common.links import view_href
 from components.common.lite_chart import lite_chart
 from components.common.lite_table import grid_switch, lite_table
@@ -91,7 +91,7 @@ def show_per_question(
     lost = cmp[cmp["lost"]]
     if len(lost):
         st.markdown(
-            f"**{len(lost)} question(s) lose accuracy** against SC: "
+            f"**{counted(len(lost), 'question')} {'loses' if len(lost) == 1 else 'lose'} accuracy** against SC: "
             + ", ".join(f"Q{q}" for q in lost["qid"])
         )
     else:

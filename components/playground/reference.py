@@ -21,7 +21,7 @@ from analysis.playground.params import DEFAULT_SETTINGS
 from cache.datasets import mars_reference_dir
 from cache.sources import SourceConfig
 from components.common.downloads import download_buttons, file_stem
-from components.common.formatting import fmt_num
+from components.common.formatting import counted, fmt_num
 from components.common.lite_table import TONES, grid_switch, table_or_grid
 from components.common.safe_text import md_text
 from components.playground import cached as pc
@@ -199,7 +199,7 @@ def show_reference(rel: str, src: SourceConfig, cur: RunResult, full: bool) -> N
         )
     elif n_diff:
         st.caption(
-            f"{n_diff} question(s) differ from the reference; {n_tie} of them only through votes "
+            f"{counted(n_diff, 'question')} {'differs' if n_diff == 1 else 'differ'} from the reference; {n_tie} of them only through votes "
             "tied for first place (blue, expected: the published simulator breaks a tie by Python "
             "set order, which depends on the hash seed; ours takes the lowest group id). Red: a "
             "difference no tie explains. “tied iterations” counts iterations whose outcome "

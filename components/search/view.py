@@ -29,6 +29,7 @@ from analysis.search.results import (
 )
 from cache.casebook.queue_items import QueueItem
 from cache.datasets import view_names as dataset_view_names
+from components.common.formatting import counted
 from components.common.safe_text import esc, md_text
 from components.common.search_marks import mark_pairs
 from components.common.source_picker import source_pairs
@@ -228,12 +229,13 @@ def counts_summary(corpus: Corpus, total: Counts) -> None:
         )
         lines.append(
             f"<div style='font-size:0.88rem;margin:2px 0'><b>{esc(corpus.titles.get(d['dataset'], d['dataset']))}</b>: "
-            f"{d['hits']:,} hits in {d['items']:,} items"
+            f"{counted(d['hits'], 'hit')} in {counted(d['items'], 'item')}"
             f"<span style='font-size:0.8rem'> ({parts})</span></div>"
         )
     st.html(
         f"<div class='rte-search-counts'><div style='font-size:0.95rem;margin-bottom:4px'>"
-        f"<b>{total.total:,}</b> hits in <b>{total.per_item.height:,}</b> items</div>"
+        f"<b>{total.total:,}</b> hit{'s' * (total.total != 1)} in <b>{total.per_item.height:,}</b> "
+        f"item{'s' * (total.per_item.height != 1)}</div>"
         f"{''.join(lines)}</div>"
     )
 

@@ -119,7 +119,7 @@ def _gather(page: Page, base: str, run: str) -> None:
     expect(page.get_by_text("Choose an option")).to_have_count(0)
     page.get_by_label("Search title, note and tags").fill(run)
     page.get_by_label("Search title, note and tags").press("Enter")
-    expect(page.get_by_text("8 case(s).")).to_be_visible()
+    expect(page.get_by_text("8 cases.")).to_be_visible()
     grid = page.locator('[data-testid="stDataFrame"]').first
     expect(grid).to_be_visible()
     box = grid.bounding_box()
@@ -133,7 +133,7 @@ def _gather(page: Page, base: str, run: str) -> None:
     page.keyboard.press("Enter")
     expect(bulk).to_match_aria_snapshot(f'- combobox "Collection": demo {run}')
     bulk.get_by_role("button", name="Add to collection").click()
-    expect(page.get_by_text(f"Added 8 case(s) to “demo {run}”")).to_be_visible()
+    expect(page.get_by_text(f"Added 8 cases to “demo {run}”")).to_be_visible()
 
 
 def _rows(page: Page):  # type: ignore[no-untyped-def]  # a Playwright locator

@@ -500,8 +500,8 @@ def test_inline_cases_on_the_open_question_and_trace(open_page, db: str) -> None
     at = open_page(qid="1", view="Single trace", trace="3")
     assert not at.exception, at.exception
     labels = [e.label for e in at.expander]
-    assert any("2 case(s) on this item" in x for x in labels), labels  # the question's
-    assert any("1 case(s) on this item" in x for x in labels), labels  # the trace's
+    assert any("2 cases on this item" in x for x in labels), labels  # the question's
+    assert any("1 case on this item" in x for x in labels), labels  # the trace's
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "&lt;b&gt;q case&lt;/b&gt;" in bodies and "t case" in bodies
     # another question shows none of them

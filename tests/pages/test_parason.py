@@ -668,7 +668,7 @@ def test_browse_badge_counts_cases(db: str) -> None:
 def test_inline_cases_on_the_open_trajectory(db: str) -> None:
     _case_on(db, {"subset": "sft-1x", "uuid": FOUR}, "look here <b>now</b>")
     at = _app({"uuid": FOUR})
-    assert any("1 case(s) on this item" in e.label for e in at.expander)
+    assert any("1 case on this item" in e.label for e in at.expander)
     html = _html(at)
     assert "look here &lt;b&gt;now&lt;/b&gt;" in html and "<script>" not in html
     at = _app({"uuid": FOUR, "subset": "sft-8x"})  # the 8x row has no case

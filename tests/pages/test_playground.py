@@ -619,7 +619,7 @@ def _expanders(app) -> list[str]:  # type: ignore[no-untyped-def]
 def test_a_run_is_captured_with_its_parameters(open_app, db: str) -> None:
     app = open_app(policy="sc-consensus", budget="16", tau="0.5")
     assert not app.exception, app.exception
-    assert not any("case(s) on this item" in x for x in _expanders(app))  # none stored yet
+    assert not any("on this item" in x for x in _expanders(app))  # none stored yet
     acc = float(_metric(app, "accuracy").rstrip("%"))
     savings = float(_metric(app, "mean token savings").rstrip("%"))
     _save_case(app, "cb_pg_run_", "consensus at 0.5 stops early")
@@ -650,9 +650,9 @@ def test_a_run_is_captured_with_its_parameters(open_app, db: str) -> None:
         42,
     )
     # the run's cases show inline by the summary; another tau is another run, without them
-    assert "case(s) on this item" in " ".join(_expanders(app))
+    assert "on this item" in " ".join(_expanders(app))
     other = open_app(policy="sc-consensus", budget="16", tau="0.6")
-    assert not any("case(s) on this item" in x for x in _expanders(other))
+    assert not any("on this item" in x for x in _expanders(other))
 
 
 def test_dco_run_snapshot_has_untruncated_savings(open_app, db: str) -> None:
@@ -692,7 +692,7 @@ def test_a_replayed_iteration_is_captured_and_marked(open_app, db: str) -> None:
     assert marks == {0: "", 1: "● 1", 2: ""}
     assert table["open"].str.contains("mars").all()
     # the replayed question shows its cases inline
-    assert any(x.endswith("1 case(s) on this item") for x in _expanders(app))
+    assert any(x.endswith("1 case on this item") for x in _expanders(app))
 
 
 def test_marks_and_inline_cases_from_a_stored_case(open_app, db: str) -> None:
@@ -723,14 +723,14 @@ def test_marks_and_inline_cases_from_a_stored_case(open_app, db: str) -> None:
     assert not app.exception, app.exception
     table = _perq(app)
     assert dict(zip(table["qid"], table["cases"], strict=True)) == {0: "", 1: "", 2: "● 1"}
-    assert any(x.endswith("1 case(s) on this item") for x in _expanders(app))
+    assert any(x.endswith("1 case on this item") for x in _expanders(app))
     html = "\n".join(h.proto.body for h in app.get("html"))
     assert "&lt;b&gt;stored&lt;/b&gt; case" in html and "<b>stored</b>" not in html
     assert "other file" not in html
     # another question: no inline cases
     app.session_state["replay_q"] = 0  # what a pick in the question box sets
     app.run()
-    assert not any("case(s) on this item" in x for x in _expanders(app))
+    assert not any("on this item" in x for x in _expanders(app))
 
 
 def _link_notes(at) -> list[str]:  # type: ignore[no-untyped-def]

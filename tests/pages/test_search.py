@@ -127,6 +127,9 @@ def test_casebook_text_is_searched_and_escaped(sample_root: Path, db: str) -> No
     assert "href='casebook?case=case1&amp;hl=%3Cscript%3E'" in html  # the mark, URL-encoded
     at = run_page("pages/search.py", q="&amp;", ds="Casebook")
     assert "&amp;amp;" in _html(at)
+    # one hit in one item is said in the singular (a walk read "1 hits in 1 items")
+    assert "<b>1</b> hit in <b>1</b> item</div>" in _html(at)
+    assert "Casebook</b>: 1 hit in 1 item" in _html(at)
 
 
 def test_home_box_opens_the_search(sample_root: Path, db: str) -> None:

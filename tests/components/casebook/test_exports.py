@@ -43,7 +43,7 @@ def test_step_labels_in_three_formats_with_their_columns_named() -> None:
         assert not disabled
         assert "problem_id, sample_index, step_idx" in help_text and "updated_at" in help_text
     assert "Download HTML report" in buttons
-    assert any("1 labelled step case(s) skipped: no step index" in c.value for c in at.caption)
+    assert any("1 labelled step case skipped: no step index" in c.value for c in at.caption)
     unlabelled = AppTest.from_function(_with_steps, args=(False,)).run()
     assert all(d for label, (d, _) in _buttons(unlabelled).items() if label.startswith("Step"))
     assert not unlabelled.caption

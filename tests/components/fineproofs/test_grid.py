@@ -45,7 +45,7 @@ def test_grid_marks_cases_and_frames_the_selected_row() -> None:
     cells, traces = _page()
     out = overview_grid_html(cells, traces, selected=("bbbb", 1), marked={("<b>a</b>", 0): 3})
     rows = out.split("<tbody>")[1].split("</tr>")
-    assert "● 3</b>" in rows[0] and "3 case(s) in the casebook" in rows[0]
+    assert "● 3</b>" in rows[0] and "3 cases in the casebook" in rows[0]
     assert rows[1].startswith("<tr class='sel'>") and "●" not in rows[1]
     assert "class='sel'" not in overview_grid_html(cells, traces)
 

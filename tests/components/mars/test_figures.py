@@ -271,7 +271,7 @@ def test_overview_grid_rings_the_questions_with_cases() -> None:
     assert ring.marker.color == theme.CASE_ACCENT and ring.marker.symbol == "square-open"
     assert ring.hoverinfo == "skip"  # a click goes to the square under it
     sq = fig.data[1]
-    assert "3 case(s)" in sq.hovertext[2] and "case" not in sq.hovertext[1]
+    assert "3 cases" in sq.hovertext[2] and "case" not in sq.hovertext[1]
     assert list(sq.marker.line.width) == list(plain.data[0].marker.line.width)
 
 
