@@ -31,6 +31,7 @@ from components.playground.controls import published_policy
 
 VS_KEY = "vs"
 DEFAULT_B = "offline"
+P_SPEC = ".3g"  # the McNemar p, the same in the figures and in the note on it
 # what a replay link sets itself; every other key of the current state (file, policy, its
 # parameters, the bootstrap settings) is kept as it is
 _SET = ("qid", "it", "view", VS_KEY)
@@ -76,7 +77,7 @@ def _headline(pair: PolicyPair, a: str, b: str) -> None:
         )
         m.metric(
             "McNemar exact p (two-sided, iterations as independent)",
-            fmt_num(mc.p_value, ".3g"),
+            fmt_num(mc.p_value, P_SPEC),
             help=f"iterations A right and B wrong: {mc.a_only:,}; B right and A wrong: "
             f"{mc.b_only:,}; the test uses only these",
         )
@@ -103,7 +104,7 @@ def disagreement_note(lo: float, hi: float, p_value: float) -> str | None:
     if not (lo <= 0.0 <= hi) or not p_value < 0.05:
         return None
     return (
-        f"The p-value ({p_value:.2g}) and the interval disagree: the interval holds 0, so the "
+        f"The p-value ({fmt_num(p_value, P_SPEC)}) and the interval disagree: the interval holds 0, so the "
         "accuracy difference is not shown to be real. McNemar's test counts every iteration as "
         "an independent pair, and the iterations of one question reuse its traces; the interval "
         "resamples the questions as well. Read the interval."

@@ -26,3 +26,12 @@ def test_a_note_only_when_the_p_value_and_the_interval_disagree(
     assert (note is not None) == says
     if note:
         assert "Read the interval" in note and "independent" in note
+
+
+def test_the_note_writes_the_p_value_as_the_figure_does() -> None:
+    """Regression (a walk): the figure read 0.000977 and the note beside it 0.00098."""
+    from components.common.formatting import fmt_num
+    from components.playground.policy_compare import P_SPEC
+
+    note = disagreement_note(-1.0, 3.0, 2 * 0.5**11)
+    assert note is not None and "(0.000977)" in note and fmt_num(2 * 0.5**11, P_SPEC) == "0.000977"
