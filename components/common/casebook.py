@@ -262,6 +262,8 @@ def capture(
     ):
         st.markdown(f"**{md_text(default_title(dataset, item_s), 120)}**")
         done = st.session_state.get(f"{key}_done")
+        if not done:
+            _existing_note(dataset, item_s)
         if done:
             _confirmation(key, done)
         else:
@@ -273,6 +275,28 @@ def capture(
     saved = st.session_state.pop(f"{key}_saved", None)
     if saved:
         st.toast(f"Saved to the casebook: {md_text(saved, 80)}", icon=":material/bookmark:")
+
+
+def _existing_note(dataset: str, item: dict[str, str]) -> None:
+    """Above the form: the cases this very item has already, each linked, so a second capture is
+    a choice (a walk saved a second label on a labelled step without knowing)."""
+    try:
+        cases = store().cases_for_item(dataset, **item)  # as "N cases on this item" counts
+    except DataError:
+        return  # the form's save says what is wrong with the casebook
+    if not cases:
+        return
+    links = ", ".join(
+        f"[{md_text(c.title or default_title(c.dataset, c.item), 60)}]"
+        f"({view_href('casebook', case=c.id)}) by {md_text(c.author or 'anonymous', 40)}"
+        for c in cases[-3:]
+    )
+    more = f" and {len(cases) - 3} more" if len(cases) > 3 else ""
+    st.caption(
+        f":material/bookmark: This item has {counted(len(cases), 'case')} already: {links}{more}. "
+        "Saving here adds another; to change one, open it in the casebook.",
+        width=FORM_PX,  # as wide as the form below: the popover keeps its size
+    )
 
 
 def _confirmation(key: str, done: tuple[str, str]) -> None:
