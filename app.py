@@ -13,7 +13,7 @@ import streamlit as st
 from components.casebook.present import banner as present_banner
 from components.casebook.triage_bar import triage_bar
 from components.common.browser import bridge
-from components.common.casebook import author
+from components.common.casebook import author, focus_linked_item
 from components.common.guards import show_bug
 from components.common.links import CASEBOOK, HOME, views
 from components.common.maths import maths_toggle
@@ -47,6 +47,7 @@ try:
         if view != CASEBOOK:
             present_banner()
             triage_bar(view.url_path)
+            focus_linked_item()  # a case opened from the casebook: its item in sight
         search_marks()  # a search hit's text, marked in the view it opens
         # a link's values the view's controls refused, and keys it does not read, named atop it
         with refused_summary(keys_of(view.url_path)):

@@ -241,7 +241,7 @@ def case_panel(book: CaseStore, case: Case) -> None:
                 )
                 st.json(case.source)
             else:
-                open_case(case)
+                open_case(case, focus="true")  # the view brings the case's item into sight
         if case.deleted:
             if b2.button("Restore", key=f"cb_restore_{case.id}", disabled=readonly()):
                 book.restore(case.id)

@@ -24,7 +24,7 @@ from cache.casebook.store import CaseStore, default_url, open_store
 from cache.datasets import view_info
 from cache.errors import DataError
 from cache.sources import SourceConfig
-from components.common.browser import cookie_author
+from components.common.browser import cookie_author, focus_evidence
 from components.common.click_text import text_block
 from components.common.formatting import counted
 from components.common.guards import show_error
@@ -32,7 +32,7 @@ from components.common.links import view_href
 from components.common.maths import maths_on
 from components.common.safe_text import esc, md_html, md_text
 from components.common.theme import CASE_ACCENT, CASE_META_FG, CASE_TAG_BG
-from components.common.url_state import query_pairs
+from components.common.url_state import Param, parse_bool, query_pairs
 
 AUTHOR_KEY = "casebook_author"
 
@@ -98,6 +98,16 @@ def evidence(name: str) -> Any:
     """The container of a view's captured item (a trace chart, a node, a step, a replay): while
     presenting, it is scrolled into sight below the banner and outlined."""
     return st.container(key=f"{EVIDENCE_PREFIX}_{name}")
+
+
+FOCUS = Param("focus", False, parse=parse_bool)  # a case's "Open the view": bring its item in
+
+
+def focus_linked_item() -> None:
+    """A case opened from the casebook (`?focus=true`) scrolls its view to the captured item,
+    as present mode does (the banner and the triage bar do that themselves)."""
+    if FOCUS.read() and not presenting() and not st.query_params.get("triage"):
+        focus_evidence(EVIDENCE_PREFIX, nonce="case", key="case_focus")
 
 
 def presenting() -> bool:

@@ -181,9 +181,10 @@ SOURCE_FIELDS = ("kind", "repo", "rev", "path")  # the sidebar's keys: `src_<dat
 
 def global_keys() -> tuple[str, ...]:
     """Keys every view reads: each dataset's source in the sidebar, a running presentation, a
-    running triage queue, the sidebar's "Render maths" switch, a search hit's marked text."""
+    running triage queue, the sidebar's "Render maths" switch, a search hit's marked text, a
+    case's item to bring into sight."""
     sources = tuple(f"src_{d}_{f}" for d in DATASETS for f in SOURCE_FIELDS)
-    return (*sources, "present", "step", "triage", "tpos", "maths", "hl", "hlcs")
+    return (*sources, "present", "step", "triage", "tpos", "maths", "hl", "hlcs", "focus")
 
 
 class ViewKeys:

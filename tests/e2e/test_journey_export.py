@@ -255,6 +255,13 @@ def test_j3_export_and_rejoin(  # type: ignore[no-untyped-def]
     _check_report_offline(browser, files["Download HTML report"], order, {c.id for c in labelled})
     no_exception(page)
 
+    # 6. a case opened from the casebook opens its view with the captured item in sight
+    open_url(page, f"{server}/casebook?case={labelled[0].id}", ready="version 1")
+    page.get_by_role("button", name="Open the view").click()
+    expect(page).to_have_url(re.compile(r"/fineproofs\?.*focus=true"))
+    expect(page.locator("[class*='st-key-rte_evidence_fp_step']")).to_be_in_viewport()
+    no_exception(page)
+
 
 def _check_report_offline(browser, path: Path, order: list[Case], pictured: set[str]) -> None:  # type: ignore[no-untyped-def]
     ctx = browser.new_context()
