@@ -59,9 +59,16 @@ def _verdict(book: CaseStore, cases: list[Case]) -> None:
 
 
 def _collect(book: CaseStore, cases: list[Case]) -> None:
-    col = book.get_collection(str(st.session_state.get("cb_bulk_col") or ""))
-    if col is None:
+    """Add the cases to the collection picked, or to a new one by the name typed (an existing
+    collection's name typed in full is that collection)."""
+    picked = str(st.session_state.get("cb_bulk_col") or "").strip()
+    if not picked:
         return
+    col = book.get_collection(picked) or next(
+        (c for c in book.collections() if c.name == picked), None
+    )
+    if col is None:
+        col = book.create_collection(picked[:200], "")
     for c in cases:
         book.add_to_collection(col.id, c.id)
     st.session_state["cb_toast"] = f"Added {counted(len(cases), 'case')} to “{col.name}”."
@@ -85,12 +92,14 @@ def bulk_bar(book: CaseStore, cases: list[Case]) -> None:
                      format_func=lambda v: "—" if v is None else v, disabled=ro)  # fmt: skip
         c2.button("Set verdict", key="cb_bulk_verdict_btn", on_click=_verdict,
                   args=(book, cases), disabled=ro)  # fmt: skip
-        cols = book.collections()
-        names = {c.id: c.name for c in cols}
-        c3.selectbox("Collection", list(names), key="cb_bulk_col", format_func=names.__getitem__,
-                     placeholder="create one in Collections", disabled=ro or not cols)  # fmt: skip
+        names = {c.id: c.name for c in book.collections()}
+        c3.selectbox(
+            "Collection", list(names), key="cb_bulk_col", index=None, accept_new_options=True,
+            format_func=lambda v: names.get(v, v),  # a typed name: a new collection
+            placeholder="Pick one, or type a new name", disabled=ro,
+        )  # fmt: skip
         c3.button("Add to collection", key="cb_bulk_col_btn", on_click=_collect,
-                  args=(book, cases), disabled=ro or not cols)  # fmt: skip
+                  args=(book, cases), disabled=ro)  # fmt: skip
         export_buttons(cases, f"casebook_{len(cases)}_selected", key="cb_bulk_export")
         if st.button(f"Delete {len(cases)} cases", key="cb_bulk_delete", disabled=ro,
                      icon=":material/delete:"):  # fmt: skip

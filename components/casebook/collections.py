@@ -98,7 +98,10 @@ def render(store: CaseStore) -> None:
         _create(store)
     cols = store.collections()
     if not cols:
-        st.info("No collections yet. Create one above, then add cases to it from the Cases tab.")
+        st.info(
+            "No collections yet. Create one above, then add cases to it from the Cases tab; or "
+            "select cases there and type a new collection's name."
+        )
         return
     ids = [c.id for c in cols]
     want = CasebookKeys.COLLECTION.read()

@@ -1,7 +1,10 @@
 // Leaving a view by a sidebar link, Streamlit first clears the view's whole query (an entry of
 // the same path with no query) and then adds the new view's path: Back then landed on the bare
 // view, its question, tab and filters gone. So a change of this kind is held a moment: if
-// another path follows, it is dropped and Back returns to the view as it was; if not, it is made.
+// another path follows, it is undone and Back returns to the view as it was; if not, it is
+// made. While held, the address already shows it (a rerun sent meanwhile, e.g. a search typed
+// right after opening a view's first tab, reads the query from the address: the old one would
+// reopen the tab just left).
 (function () {
   var push = history.pushState;
   var held = null;
@@ -9,21 +12,29 @@
     if (held) clearTimeout(held.timer);
     held = null;
   }
-  function flush() {
+  function undo() {
+    // the entry as it was before the held change (then the change, if kept, is pushed anew)
     var h = held;
     drop();
+    if (h) history.replaceState(h.state, "", h.from);
+    return h;
+  }
+  function flush() {
+    var h = undo();
     if (h) push.apply(history, h.args);
   }
   function holding(state, title, url) {
     var to = new URL(url == null ? location.href : String(url), location.href);
     var samePath = to.pathname === location.pathname;
     if (samePath && to.search === "" && location.search !== "") {
-      drop(); // the same change asked again: one entry
-      held = { args: arguments, timer: setTimeout(flush, 1000) };
+      undo(); // the same change asked again: one entry
+      var before = { state: history.state, from: location.href };
+      history.replaceState(state, title, url);
+      held = { args: arguments, state: before.state, from: before.from, timer: setTimeout(flush, 1000) };
       return undefined;
     }
     if (samePath) flush();
-    else drop();
+    else undo();
     return push.apply(history, arguments);
   }
   history.pushState = holding;

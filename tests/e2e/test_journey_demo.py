@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
 from tests.e2e.conftest import streamlit_server
-from tests.e2e.journey_helpers import shown_option
+from tests.e2e.journey_helpers import idle, shown_option
 
 pytestmark = pytest.mark.e2e
 SLOW = 180_000  # the first visit of a view builds its derived tables
@@ -108,18 +108,20 @@ def _capture(page: Page, label: str, title: str) -> None:
 
 
 def _gather(page: Page, base: str, run: str) -> None:
-    """Create a collection, then add the run's five cases to it from the case list in one go."""
+    """Select the run's cases in the case list and add them to a new collection, named there, in
+    one go."""
     page.goto(f"{base}/casebook?tab=Collections")
-    page.get_by_label("New collection").fill(f"demo {run}")
-    page.get_by_role("button", name="Create").click()
-    expect(page.get_by_text("This collection is empty")).to_be_visible()
-    # back to Cases by its tab: every filter shows its value (not "Choose an option")
+    expect(page.get_by_label("New collection")).to_be_visible()
+    idle(page)  # a click on a tab during the page's run is lost
+    # to Cases by its tab: every filter shows its value (not "Choose an option")
     page.get_by_role("tab", name="Cases").click()
     expect(shown_option(page, "Dataset")).to_have_text("all", timeout=60_000)
     expect(page.get_by_text("Choose an option")).to_have_count(0)
+    idle(page)  # the tab's run has written the URL: a rerun sent before it would reopen the old tab
     page.get_by_label("Search title, note and tags").fill(run)
     page.get_by_label("Search title, note and tags").press("Enter")
     expect(page.get_by_text("8 cases.")).to_be_visible()
+    idle(page)  # the search's run is over: the grid is not drawn anew under the click
     grid = page.locator('[data-testid="stDataFrame"]').first
     expect(grid).to_be_visible()
     box = grid.bounding_box()
@@ -129,7 +131,7 @@ def _gather(page: Page, base: str, run: str) -> None:
     expect(bulk.get_by_text("8 cases selected")).to_be_visible()
     combo = bulk.get_by_role("combobox", name="Collection")
     combo.click()
-    page.keyboard.type(f"demo {run}")
+    page.keyboard.type(f"demo {run}")  # no collection has this name: a new one
     page.keyboard.press("Enter")
     expect(bulk).to_match_aria_snapshot(f'- combobox "Collection": demo {run}')
     bulk.get_by_role("button", name="Add to collection").click()

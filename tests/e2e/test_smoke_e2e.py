@@ -62,3 +62,26 @@ def test_a_views_link_connects_at_the_root_without_a_detour(app_url: str, page, 
     expect(page.locator('[data-testid="stMain"] h1').first).to_be_visible()
     assert_no_exception(page)
     assert asked == [f"{app_url}/_stcore/health"]
+
+
+def test_a_rerun_right_after_opening_a_views_first_tab_keeps_that_tab(app_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    """Regression (found by the demo journey): the first tab's address has no query, and the
+    page shell held such a change a moment before making it (components/server/quiet_history.js),
+    so a rerun sent in that moment carried the old query and reopened the tab just left."""
+    from playwright.sync_api import expect
+
+    from tests.e2e.journey_helpers import idle
+
+    page.goto(f"{app_url}/casebook?tab=Collections")
+    wait_for_app(page)
+    expect(page.get_by_label("New collection")).to_be_visible()
+    idle(page)
+    page.get_by_role("tab", name="Cases").click()
+    search = page.get_by_label("Search title, note and tags")
+    search.fill("nothing like this")  # at once: within the moment the change was held
+    search.press("Enter")
+    expect(page).to_have_url(f"{app_url}/casebook?q=nothing+like+this")
+    idle(page)
+    expect(search).to_be_visible()  # still the Cases tab
+    expect(page.get_by_label("New collection")).to_have_count(0)
+    assert_no_exception(page)
