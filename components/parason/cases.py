@@ -11,8 +11,11 @@ tokens per branch with its longest branch highlighted; T and C of the 1x and 8x 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
+from analysis.parason.dag import top_stage
 from analysis.parason.metrics import Metrics, StageStats
 from analysis.parason.tables import node_facts, plain_question, stage_figures
 from cache.casebook.evidence import bar_evidence, with_evidence
@@ -104,9 +107,18 @@ def node_title(subset: str, question: object, label: str) -> str:
     return f"{subset} · {label} · {_question(question)}"
 
 
-def node_snapshot(node: str, d: dict, counter: str) -> dict[str, Any]:
-    """The node's kind, tokens, whether it is on the critical path, its warnings, the counter."""
-    return {
+_BRANCH = re.compile(
+    r"^b\d+t(\d+)"
+)  # a thread node's top-level branch (or the one it is nested in)
+
+
+def node_snapshot(
+    node: str, d: dict, counter: str, stages: Sequence[StageStats] = ()
+) -> dict[str, Any]:
+    """The node's kind, tokens, whether it is on the critical path, its warnings, the counter,
+    and as its picture its stage's tokens per branch with the node's own branch marked (a
+    segment or the answer, in no stage, has none)."""
+    snap = {
         "node": node,
         "label": str(d.get("label", node)),
         "kind": str(d.get("thread_kind") or d.get("kind") or ""),
@@ -116,6 +128,13 @@ def node_snapshot(node: str, d: dict, counter: str) -> dict[str, Any]:
         "facts": " · ".join(node_facts(d)),
         "counter": counter,
     }
+    stage = next((x for x in stages if x.stage == top_stage(node)), None)
+    if stage is None:
+        return snap
+    branch = _BRANCH.match(node)
+    return with_evidence(
+        snap, branches_evidence(stage, counter, int(branch.group(1)) if branch else None)
+    )
 
 
 def stage_label(s: StageStats) -> str:
@@ -132,19 +151,23 @@ def stage_title(subset: str, question: object, s: StageStats) -> str:
     return f"{subset} · stage {s.stage + 1} ({s.kind}) · {_question(question)}"
 
 
-def branches_evidence(s: StageStats, counter: str) -> dict[str, Any] | None:
-    """A stage's tokens per branch (thread), the longest one (on the critical path)
-    highlighted, and the block's own non-thread tokens (s_b)."""
+def branches_evidence(
+    s: StageStats, counter: str, branch: int | None = None
+) -> dict[str, Any] | None:
+    """A stage's tokens per branch (thread), and the block's own non-thread tokens (s_b); the
+    longest branch (on the critical path) highlighted, or `branch` (0-based: a node's own)."""
     if not s.thread_tokens:
         return None
     names = [f"branch {i + 1}" for i in range(len(s.thread_tokens))]
-    longest = names[max(range(len(names)), key=lambda i: s.thread_tokens[i])]
+    longest = max(range(len(names)), key=lambda i: s.thread_tokens[i])
+    marked = branch if branch is not None and 0 <= branch < len(names) else longest
+    whose = "" if marked == longest and branch is None else f"; this node's: branch {marked + 1}"
     return bar_evidence(
-        title=f"Stage {s.stage + 1} ({s.kind} {s.join_type}): tokens per branch",
+        title=f"Stage {s.stage + 1} ({s.kind} {s.join_type}): tokens per branch{whose}",
         y_label=_tokens_label(counter),
         categories=[*names, "s_b (non-thread)"],
         series=[("tokens", [*s.thread_tokens, s.s])],
-        highlight=longest,
+        highlight=names[marked],
     )
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from analysis.parason.analyse import analyse_row
 from analysis.parason.dag import top_stage
-from analysis.parason.metrics import PLACEMENT, Metrics
+from analysis.parason.metrics import PLACEMENT, Metrics, StageStats
 from analysis.parason.parse import Trajectory
 from analysis.parason.tables import (
     added_nodes,
@@ -186,7 +186,7 @@ def _node_capture(case: CaseContext, g: nx.DiGraph, node: str) -> None:
         DATASET,
         pcs.node_item(case.subset, case.uid, node),
         title=pcs.node_title(case.subset, case.question, label),
-        snapshot=pcs.node_snapshot(node, d, case.counter),
+        snapshot=pcs.node_snapshot(node, d, case.counter, case.stages),
         source=case.src,
         file=pcs.sft_file(case.subset),
         key=f"pa_node_{case.subset}_{case.uid}_{node}",
@@ -259,6 +259,7 @@ class CaseContext:
     uid: str
     counter: str
     question: object
+    stages: tuple[StageStats, ...] = ()  # a node case's picture is its stage's branches
 
 
 def _trajectory_capture(case: CaseContext, m: Metrics, correctness: object) -> None:
@@ -341,7 +342,7 @@ def render_trajectory(src: SourceConfig, subset: str, counter: str, table: pl.Da
     a = analyse_row(row, counter)
     traj, m, g = a.traj, a.metrics, a.dag
     text_block(question_html(row, m, traj, uid), key="pa_question_text")
-    case = CaseContext(src, subset, uid, m.counter, row.get("question"))
+    case = CaseContext(src, subset, uid, m.counter, row.get("question"), tuple(m.stage_stats))
     with (
         st.container(horizontal=True, vertical_alignment="center"),
         guard("the casebook controls", dataset=DATASET),

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.parason.metrics import added_branches, filter_table, trajectory_text
 from analysis.parason.parse import parse
 from analysis.parason.store import compute_table
+from cache.casebook.evidence import EVIDENCE_KEY
 from cache.casebook.model import Case, make_case
 from cache.casebook.store import open_store
 from cache.sample.parason import make_uuid
@@ -605,6 +606,11 @@ def test_capture_a_node_and_a_stage(db: str) -> None:
     assert ("node", "b1t0") in node.query and ("uuid", FOUR) in node.query
     assert node.snapshot["node"] == "b1t0" and node.snapshot["tokens"] > 0
     assert node.snapshot["kind"]
+    picture = node.snapshot[EVIDENCE_KEY]  # the report draws it: the stage's branches
+    assert picture["kind"] == "bars" and picture["highlight"] == {"category": "branch 1"}
+    assert picture["title"].startswith("Stage 2 (") and picture["title"].endswith(
+        "tokens per branch; this node's: branch 1"
+    )
     assert stage.item == {"subset": "sft-1x", "uuid": FOUR, "stage": "2"}
     assert stage.snapshot["stage_number"] == 3
     assert {"block_speedup", "imbalance", "branches", "kind", "join"} <= set(stage.snapshot)
