@@ -19,7 +19,7 @@ from cache.datasets import view_names
 
 PUBLIC_URL_ENV = "RTE_PUBLIC_URL"
 # keys of a running presentation or triage queue are not part of a captured view state
-_NOT_VIEW_STATE = frozenset({"present", "step", "triage", "tpos"})
+_NOT_VIEW_STATE = frozenset({"present", "step", "triage", "tpos", "focus"})
 _KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 

@@ -10,6 +10,7 @@ importer call `validate_case` on everything they write. Rows already stored are 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -116,8 +117,14 @@ def shown_value(key: str, value: str, view: str) -> str:
     """An item key's value as the case's view writes it (its declared `shown_item`: a Parason
     stage stored as 0 reads "1", a node "b1t1" reads "2.2"); else as stored."""
     spec = next((v.shown_item for v in views() if v.name == view), "")
-    shown = load_declared(spec)(key, value) if spec else None
+    shown = _declared(spec)(key, value) if spec else None
     return value if shown is None else str(shown)
+
+
+@functools.lru_cache(maxsize=32)
+def _declared(spec: str) -> Any:
+    """A declared function, imported once (a case list writes every case's keys)."""
+    return load_declared(spec)
 
 
 def default_title(dataset: str, item: Mapping[str, str]) -> str:

@@ -151,7 +151,7 @@ def report_html(
     body = "".join(case_section(c, base, maths=katex is not None) for c in cases)
     head = maths_head(katex) if katex is not None and FORMULA_MARK in body else ""
     now = dt.datetime.now(tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    sub = f"{len(cases)} case(s) · exported {now}"
+    sub = f"{len(cases)} case{'s' * (len(cases) != 1)} · exported {now}"
     hint = (
         ""
         if base or not cases

@@ -47,7 +47,7 @@ def _tag(book: CaseStore, cases: list[Case]) -> None:
     for c, merged in per_case:
         s, k = _apply(book, [c], {"tags": merged})
         saved, conflicts = saved + s, conflicts + k
-    _report(saved, conflicts, f"Tagged {', '.join(tags)}")
+    _report(saved, conflicts, f"Tagged {md_text(', '.join(tags), 200)}")
     st.session_state["cb_bulk_tags"] = []
 
 
@@ -58,20 +58,31 @@ def _verdict(book: CaseStore, cases: list[Case]) -> None:
     _report(*_apply(book, cases, {"verdict": verdict}), f"Verdict “{verdict}”")
 
 
+NAME_MAX = 200  # a collection's name, as the Collections tab takes it
+
+
 def _collect(book: CaseStore, cases: list[Case]) -> None:
     """Add the cases to the collection picked, or to a new one by the name typed (an existing
     collection's name typed in full is that collection)."""
     picked = str(st.session_state.get("cb_bulk_col") or "").strip()
     if not picked:
+        st.session_state["cb_toast"] = "Pick a collection, or type a new one's name, first."
         return
-    col = book.get_collection(picked) or next(
-        (c for c in book.collections() if c.name == picked), None
+    if len(picked) > NAME_MAX:
+        st.session_state["cb_toast"] = (
+            f"A collection's name is at most {NAME_MAX} characters; this one has {len(picked)}."
+        )
+        return
+    try:
+        col = book.find_collection(picked) or book.create_collection(picked, "")
+        for c in cases:
+            book.add_to_collection(col.id, c.id)
+    except DataError as exc:  # a name taken meanwhile, characters a name cannot hold
+        st.session_state["cb_toast"] = f"Not added: {md_text(exc.message, 200)}"
+        return
+    st.session_state["cb_toast"] = (
+        f"Added {counted(len(cases), 'case')} to “{md_text(col.name, 200)}”."
     )
-    if col is None:
-        col = book.create_collection(picked[:200], "")
-    for c in cases:
-        book.add_to_collection(col.id, c.id)
-    st.session_state["cb_toast"] = f"Added {counted(len(cases), 'case')} to “{col.name}”."
 
 
 def bulk_bar(book: CaseStore, cases: list[Case]) -> None:

@@ -412,8 +412,8 @@ def _bar(
         st.button(
             "Save (Enter)", key="tq_save", type="primary", disabled=ro,
             on_click=save_item, args=(book, queue, pos, case),
-            help="Save the case and open the next item (with no tag, verdict or note set, no "
-            "case is made: Enter just moves on)",
+            help="Save the case and open the next item (on an item with no case and nothing "
+            "set, no case is made: Enter just moves on)",
         )  # fmt: skip
     err = s.get("tq_error")
     if isinstance(err, MissingAuthor) and author():

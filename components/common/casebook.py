@@ -291,7 +291,7 @@ def _existing_note(dataset: str, item: dict[str, str]) -> None:
     """Above the form: the cases this very item has already, each linked, so a second capture is
     a choice (a walk saved a second label on a labelled step without knowing)."""
     try:
-        cases = store().cases_for_item(dataset, **item)  # as "N cases on this item" counts
+        cases = [c for c in store().cases_for_item(dataset, **item) if c.item == item]
     except DataError:
         return  # the form's save says what is wrong with the casebook
     if not cases:

@@ -160,8 +160,9 @@ def branches_evidence(
         return None
     names = [f"branch {i + 1}" for i in range(len(s.thread_tokens))]
     longest = max(range(len(names)), key=lambda i: s.thread_tokens[i])
-    marked = branch if branch is not None and 0 <= branch < len(names) else longest
-    whose = "" if marked == longest and branch is None else f"; this node's: branch {marked + 1}"
+    own = branch is not None and 0 <= branch < len(names)
+    marked = branch if own and branch is not None else longest
+    whose = f"; this node's: branch {marked + 1}" if own else ""
     return bar_evidence(
         title=f"Stage {s.stage + 1} ({s.kind} {s.join_type}): tokens per branch{whose}",
         y_label=_tokens_label(counter),

@@ -20,8 +20,11 @@
     return h;
   }
   function flush() {
+    // the address as it is now (a replaceState made while the change was held, e.g. a bound
+    // control's value, is kept), pushed as the new entry after the old one
+    var now = { state: history.state, href: location.href };
     var h = undo();
-    if (h) push.apply(history, h.args);
+    if (h) push.call(history, now.state, "", now.href);
   }
   function holding(state, title, url) {
     var to = new URL(url == null ? location.href : String(url), location.href);

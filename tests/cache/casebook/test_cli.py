@@ -134,7 +134,7 @@ def test_export_html_report(tmp_path: Path) -> None:
     _ok(_run("export", str(demo), "--format", "html", "--collection", "team demo", cache=src))
     text = demo.read_text()
     assert "<title>Team demo</title>" in text and "for Friday" in text and "Late flip" in text
-    assert "2 case(s)" in text
+    assert "2 cases · exported" in text
 
 
 def test_export_html_report_with_maths(tmp_path: Path) -> None:

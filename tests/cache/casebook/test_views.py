@@ -83,3 +83,14 @@ def test_stored_rows_with_odd_views_still_load(store: CaseStore) -> None:
     assert store.delete(case.id).deleted
     with pytest.raises(InvalidCase):  # an edit is a write: it asks for a real view
         store.update(replace(got, title="edited"), got.version)
+
+
+def test_a_case_link_drops_the_keys_of_how_it_was_opened() -> None:
+    """A case captured on a page opened from another case (`focus=true`), a presentation or a
+    queue keeps only the view's own state: its link would otherwise carry `focus=true` twice
+    once opened again (a review found it)."""
+    from cache.casebook.links import case_path, view_pairs
+
+    query = [("qid", "3"), ("focus", "true"), ("present", "c1"), ("step", "2"), ("tpos", "4")]
+    assert view_pairs(query) == [("qid", "3")]
+    assert case_path("mars", query) == "mars?qid=3"
