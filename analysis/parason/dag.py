@@ -29,6 +29,7 @@ __all__ = [
     "node_spans",
     "shown_item_value",
     "stage_label",
+    "top_branch",
     "top_stage",
     "url_node",
 ]
@@ -76,6 +77,16 @@ def top_stage(node: str | None) -> int | None:
     the one the stage picker should offer first."""
     m = _INTERNAL_NODE.match(node or "")
     return int(m.group(1)) if m else None
+
+
+def top_branch(node: str | None) -> int | None:
+    """The 0-based branch of its top-level stage a parser node id lies in (a nested node's outer
+    branch), or None for a stage's fork, join or collapsed node and for ids in no stage."""
+    m = _INTERNAL_NODE.match(node or "")
+    if not m:
+        return None
+    first = m.group(2) or m.group(3)  # "t2b0t1" nested in branch 2, or "t2" itself
+    return int(first[1:].split("b", 1)[0]) if first.startswith("t") else None
 
 
 def shown_item_value(key: str, value: str) -> str | None:

@@ -47,6 +47,7 @@ from components.common.casebook import (
     store,
     tag_suggestions,
 )
+from components.common.formatting import counted
 from components.common.guards import show_error
 from components.common.links import view_href
 from components.common.registered import registered
@@ -328,7 +329,7 @@ def label_html(label: str) -> str:
 def _head(queue: Queue, pos: int, n_cases: int, done: set[int], case: Case | None) -> str:
     item = queue.items[pos - 1]
     label = item.label or item.view
-    cases = f"{n_cases} case{'s' if n_cases != 1 else ''}"
+    cases = counted(n_cases, "case")
     # short, so the label keeps its room; none when there is none ("k of N have cases"); the
     # case the bar edits is named by its author, as the keys change that case
     whose = f"{case.author}'s case" if case is not None and case.author else cases

@@ -11,11 +11,10 @@ tokens per branch with its longest branch highlighted; T and C of the 1x and 8x 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from analysis.parason.dag import top_stage
+from analysis.parason.dag import top_branch, top_stage
 from analysis.parason.metrics import Metrics, StageStats
 from analysis.parason.tables import node_facts, plain_question, stage_figures
 from cache.casebook.evidence import bar_evidence, with_evidence
@@ -107,11 +106,6 @@ def node_title(subset: str, question: object, label: str) -> str:
     return f"{subset} · {label} · {_question(question)}"
 
 
-_BRANCH = re.compile(
-    r"^b\d+t(\d+)"
-)  # a thread node's top-level branch (or the one it is nested in)
-
-
 def node_snapshot(
     node: str, d: dict, counter: str, stages: Sequence[StageStats] = ()
 ) -> dict[str, Any]:
@@ -128,13 +122,11 @@ def node_snapshot(
         "facts": " · ".join(node_facts(d)),
         "counter": counter,
     }
-    stage = next((x for x in stages if x.stage == top_stage(node)), None)
+    at = top_stage(node)
+    stage = next((x for x in stages if x.stage == at), None)
     if stage is None:
         return snap
-    branch = _BRANCH.match(node)
-    return with_evidence(
-        snap, branches_evidence(stage, counter, int(branch.group(1)) if branch else None)
-    )
+    return with_evidence(snap, branches_evidence(stage, counter, top_branch(node)))
 
 
 def stage_label(s: StageStats) -> str:
@@ -160,9 +152,9 @@ def branches_evidence(
         return None
     names = [f"branch {i + 1}" for i in range(len(s.thread_tokens))]
     longest = max(range(len(names)), key=lambda i: s.thread_tokens[i])
-    own = branch is not None and 0 <= branch < len(names)
-    marked = branch if own and branch is not None else longest
-    whose = f"; this node's: branch {marked + 1}" if own else ""
+    own = branch if branch is not None and 0 <= branch < len(names) else None
+    marked = longest if own is None else own
+    whose = "" if own is None else f"; this node's: branch {own + 1}"
     return bar_evidence(
         title=f"Stage {s.stage + 1} ({s.kind} {s.join_type}): tokens per branch{whose}",
         y_label=_tokens_label(counter),

@@ -171,7 +171,7 @@ def left_out(corpus: Corpus, filters: Filters, compiled: Compiled) -> None:
     for name, out in no_correctness(corpus, filters, compiled).items():
         title = md_text(corpus.titles.get(name, name))
         fields = ", ".join(md_text(f) for f in out.fields)
-        items = f"{out.items:,} item{'s' if out.items != 1 else ''}"
+        items = counted(out.items, "item")
         if out.whole == out.items:
             lines.append(
                 f"- {title}: hits in {items} with no correctness ({fields}); those items are "
@@ -297,7 +297,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
         if shown.stuck is None:
             st.info(no_hit_advice(compiled.query, filters), icon=":material/search_off:")
         return
-    counted = st.container()
+    counts_at = st.container()
     per_item = item_hits(corpus, compiled, shown.hits, filters)
     html = [
         item_html(
@@ -315,7 +315,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
     if shown.stuck is not None:
         pages = number + 1 + int(shown.has_more)
     else:
-        with counted, st.spinner("Counting every hit…"):
+        with counts_at, st.spinner("Counting every hit…"):
             total = full_counts(corpus, compiled, filters)
             counts_summary(corpus, total)
         pages = max(1, math.ceil(total.total / PAGE_SIZE))
@@ -342,7 +342,7 @@ def results(corpus: Corpus, compiled: Compiled, filters: Filters, extra: dict[st
             f"Search {query_label} · page {number + 1} ({len(items):,})",
             f"search: {query_label}, page {number + 1}",
             key="search_triage",
-            label=f"Triage this page's {len(items):,} item{'s' * (len(items) != 1)}",
+            label=f"Triage this page's {counted(len(items), 'item')}",
         )
         if total is not None and pages > 1:
             _triage_all(corpus, compiled, filters, total, query_label)

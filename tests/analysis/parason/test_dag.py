@@ -10,6 +10,7 @@ from analysis.parason.dag import (
     layout,
     node_from_url,
     stage_label,
+    top_branch,
     top_stage,
     url_node,
 )
@@ -148,6 +149,17 @@ def test_url_node_ids_are_one_based_and_old_ids_still_open(internal: str, url: s
 )
 def test_a_nodes_top_stage_is_its_outer_blocks_index(node: str | None, stage: int | None) -> None:
     assert top_stage(node) == stage
+
+
+@pytest.mark.parametrize(
+    ("node", "branch"),
+    [("b1t2", 2), ("b0t2b1t0", 2), ("b0t2b1:fork", 2), ("b12t10", 10), ("b3:more", None)]
+    + [("b1:join", None), ("s0", None), ("answer", None), (None, None)],
+)
+def test_a_nodes_top_branch_is_its_outer_threads_index(
+    node: str | None, branch: int | None
+) -> None:
+    assert top_branch(node) == branch
 
 
 @pytest.mark.parametrize("raw", ["0.1", "2", "2.3.fork", "1.2.3", "nonsense", "2.x", ""])
